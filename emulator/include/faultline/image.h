@@ -1,0 +1,70 @@
+// A firmware image as read from an ELF file: what to load where, and the symbols
+// that name addresses in reports.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace faultline {
+
+struct Segment {
+  uint64_t load_address = 0;  // p_paddr (LMA): where a programmer writes the bytes
+  uint64_t run_address = 0;   // p_vaddr (VMA): where the code expects them
+  uint64_t mem_size = 0;      // p_memsz
+  std::vector<uint8_t> bytes; // p_filesz bytes from the file
+  bool readable = false, writable = false, executable = false;
+  std::vector<std::string> sections;  // allocated sections inside the segment
+  int index = 0;                      // program header index
+};
+
+struct Section {
+  std::string name;
+  uint64_t address = 0;
+  uint64_t size = 0;
+  bool alloc = false, write = false, exec = false, nobits = false;
+};
+
+struct Symbol {
+  std::string name;
+  uint64_t address = 0;  // Thumb bit cleared
+  uint64_t size = 0;
+  bool function = false;
+};
+
+// A symbol plus the offset of an address inside it: `main+0x12`.
+struct SymbolRef {
+  std::string name;
+  uint64_t offset = 0;
+  std::string ToString() const;
+};
+
+class SymbolTable {
+ public:
+  SymbolTable() = default;
+  explicit SymbolTable(std::vector<Symbol> symbols);
+  // The function or object that contains `addr`; falls back to the nearest
+  // preceding function when sizes are missing.
+  std::optional<SymbolRef> Lookup(uint64_t addr) const;
+  std::optional<Symbol> Find(const std::string& name) const;
+  const std::vector<Symbol>& symbols() const { return symbols_; }
+
+ private:
+  std::vector<Symbol> symbols_;  // sorted by address
+};
+
+struct Image {
+  std::filesystem::path path;
+  uint64_t entry = 0;
+  std::vector<Segment> segments;  // PT_LOAD only, in program-header order
+  std::vector<Section> sections;
+  SymbolTable symbols;
+};
+
+// Reads a 32-bit little-endian ARM ELF executable. Throws InputError naming the file
+// when it is not one, or is truncated.
+Image LoadElf(const std::filesystem::path& path);
+
+}  // namespace faultline

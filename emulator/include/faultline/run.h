@@ -1,0 +1,109 @@
+// Running an image on a board: from reset to exit, fault, hang or a limit.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "faultline/board.h"
+#include "faultline/image.h"
+
+namespace faultline {
+
+enum class Outcome { kExit, kFault, kHang, kLimit, kUnsupported };
+std::string ToString(Outcome outcome);
+
+enum class AccessType { kRead, kWrite, kFetch };
+std::string ToString(AccessType type);
+
+// A file the host places in memory before reset (U-Boot fatload, dd, a programmer).
+struct HostLoad {
+  std::string path;
+  uint64_t address = 0;
+};
+
+struct RunOptions {
+  std::optional<LoadMode> load_mode;         // default: the board's
+  uint64_t max_instructions = 1'000'000'000;
+  double timeout_seconds = 120.0;            // wall clock; 0 = none
+  std::vector<HostLoad> loads;
+  // Nominal core clock for SYS_CLOCK and SysTick: one instruction per cycle.
+  uint64_t clock_hz = 100'000'000;
+};
+
+// The core registers as the firmware left them at the stop.
+struct Registers {
+  uint32_t r[13] = {};
+  uint32_t sp = 0, lr = 0, pc = 0, xpsr = 0, msp = 0, psp = 0, control = 0;
+};
+
+// How the engine saw a fault: the faulting instruction, the access and the memory
+// layout around it.
+struct Fault {
+  std::string kind;                 // BusFault, UsageFault, HardFault
+  std::string detail;               // e.g. "precise data bus error"
+  std::optional<AccessType> access; // absent for an undefined instruction
+  uint64_t address = 0;
+  uint32_t size = 0;
+  uint32_t pc = 0;
+  bool pc_precise = true;           // false if the replay could not pin the instruction
+  std::vector<uint8_t> instruction; // bytes at pc (2 or 4)
+  std::optional<SymbolRef> pc_symbol;
+  std::optional<SymbolRef> address_symbol;
+  std::string region;               // region holding the address, if any
+  std::string region_below;         // when none: nearest regions on either side
+  std::string region_above;
+};
+
+// An instruction the engine cannot run (Armv8.1-M, MVE, ...).
+struct Unsupported {
+  uint32_t pc = 0;
+  std::vector<uint8_t> encoding;
+  std::string what;
+  std::optional<SymbolRef> pc_symbol;
+};
+
+struct Hang {
+  uint32_t pc = 0;
+  std::string why;
+  std::optional<SymbolRef> pc_symbol;
+};
+
+struct LoadedSegment {
+  int index = 0;
+  uint64_t load_address = 0, size = 0;
+  std::string region;
+  bool written = false;
+  std::string sections;
+};
+
+struct RunResult {
+  Outcome outcome = Outcome::kExit;
+  int exit_code = 0;
+  std::string console;        // everything the firmware wrote to stdout/stderr, in order
+  std::string console_stdout;
+  std::string console_stderr;
+  uint64_t instructions = 0;
+  LoadMode load_mode = LoadMode::kFlash;
+  std::string stop_detail;    // e.g. "instruction budget of 1000 reached"
+  std::optional<Fault> fault;
+  std::optional<Unsupported> unsupported;
+  std::optional<Hang> hang;
+  Registers registers;
+  std::optional<SymbolRef> pc_symbol;
+  std::vector<LoadedSegment> loaded;
+  std::string board;
+  std::string firmware;
+};
+
+// Loads `image` on `board` and runs it. Throws InputError for bad input (a segment
+// outside every region, a bad reset vector); guest faults are values in the result.
+RunResult Run(const Board& board, const Image& image, const RunOptions& options);
+
+// The CLI's exit status for a run: 0 firmware exited 0, 1 exited non-zero, 3 fault or
+// unsupported instruction, 4 hang or limit. (2 is bad input, raised before a run.)
+int ExitStatus(const RunResult& result);
+
+}  // namespace faultline

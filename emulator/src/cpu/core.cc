@@ -1,0 +1,349 @@
+#include "core.h"
+
+#include <unicorn/unicorn.h>
+
+#include <cassert>
+#include <chrono>
+#include <stdexcept>
+#include <string>
+
+namespace faultline::cpu {
+
+namespace {
+
+// Unicorn's M-profile target page (unicorn.md §3: uc_ctl_get_page_size = 1024).
+constexpr uint64_t kPageSize = 1024;
+constexpr size_t kBlockCacheSize = 4096;  // direct-mapped, by block address
+// `until` must be an address no Thumb PC can reach: PCs are even.
+constexpr uint64_t kNoUntil = 0xFFFFFFFF;
+
+int UnicornReg(Reg reg) {
+  switch (reg) {
+    case Reg::kR0: return UC_ARM_REG_R0;
+    case Reg::kR1: return UC_ARM_REG_R1;
+    case Reg::kR2: return UC_ARM_REG_R2;
+    case Reg::kR3: return UC_ARM_REG_R3;
+    case Reg::kSp: return UC_ARM_REG_SP;
+    case Reg::kLr: return UC_ARM_REG_LR;
+    case Reg::kPc: return UC_ARM_REG_PC;
+    case Reg::kMsp: return UC_ARM_REG_MSP;
+    case Reg::kPsp: return UC_ARM_REG_PSP;
+    case Reg::kXpsr: return UC_ARM_REG_XPSR;
+    case Reg::kControl: return UC_ARM_REG_CONTROL;
+  }
+  return UC_ARM_REG_INVALID;
+}
+
+// Thumb: a halfword whose top five bits are 0b11101, 0b11110 or 0b11111 starts a
+// 32-bit instruction (Armv7-M ARM §A5.1).
+bool IsWide(uint16_t hw) { return (hw >> 11) >= 0x1D; }
+
+uint32_t Perms(const Access& a) {
+  return (a.read ? UC_PROT_READ : 0) | (a.write ? UC_PROT_WRITE : 0) |
+         (a.execute ? UC_PROT_EXEC : 0);
+}
+
+}  // namespace
+
+struct Core::PartialPage {
+  Core* core;
+  uint64_t base;
+};
+
+// Trampolines: Unicorn calls these with the Core as user data. No C++ exception may
+// cross them, so they only record a Stop and ask the engine to stop.
+struct Hooks {
+  static void Block(uc_engine*, uint64_t address, uint32_t size, void* user) {
+    Core& c = *static_cast<Core*>(user);
+    c.retired_ += c.pending_;
+    Core::BlockInfo& b = c.block_cache_[(address >> 1) & (kBlockCacheSize - 1)];
+    if (b.address != address || b.size != size) {
+      b.address = address;
+      b.size = size;
+      b.count = c.CountInstructions(address, size, &b.self_loop);
+    }
+    c.current_block_ = address;
+    c.current_block_size_ = size;
+    c.pending_ = b.count;
+    if (b.self_loop) {
+      c.pending_ = 0;
+      c.StopWith({.kind = Stop::Kind::kHang, .pc = uint32_t(address)});
+    } else if (c.retired_ + c.pending_ > c.budget_) {
+      c.pending_ = 0;
+      c.StopWith({.kind = Stop::Kind::kLimit, .pc = uint32_t(address)});
+    }
+  }
+
+  static void Code(uc_engine*, uint64_t address, uint32_t, void* user) {
+    static_cast<Core*>(user)->last_traced_ = uint32_t(address);
+  }
+
+  static bool InvalidMemory(uc_engine*, uc_mem_type type, uint64_t address, int size, int64_t,
+                            void* user) {
+    Core& c = *static_cast<Core*>(user);
+    Stop s{.kind = Stop::Kind::kMemoryFault};
+    switch (type) {
+      case UC_MEM_WRITE_UNMAPPED:
+      case UC_MEM_WRITE_PROT: s.access = AccessType::kWrite; break;
+      case UC_MEM_FETCH_UNMAPPED:
+      case UC_MEM_FETCH_PROT: s.access = AccessType::kFetch; break;
+      default: s.access = AccessType::kRead; break;
+    }
+    s.address = address;
+    s.size = uint32_t(size);
+    s.pc = c.Read(Reg::kPc);
+    // unicorn.md §3: a data fault reports the translation block's start unless a code
+    // hook covers the instruction; fetch faults are always exact.
+    s.imprecise_pc = s.access != AccessType::kFetch;
+    if (s.imprecise_pc && c.tracing_ && c.last_traced_) {
+      s.pc = *c.last_traced_;
+      s.imprecise_pc = false;
+    }
+    c.StopWith(s);
+    return false;
+  }
+
+  static void Interrupt(uc_engine*, uint32_t intno, void* user) {
+    Core& c = *static_cast<Core*>(user);
+    uint32_t pc = c.Read(Reg::kPc);
+    Stop s{.pc = pc, .imm = intno};
+    // Exception numbers are QEMU's EXCP_* (target/arm/cpu.h), as unicorn.md §4 measured.
+    switch (intno) {
+      case 7: {  // EXCP_BKPT: pc is the BKPT itself
+        auto insn = c.InstructionAt(pc);
+        s.kind = Stop::Kind::kBreakpoint;
+        s.imm = insn.empty() ? 0 : insn[0];
+        break;
+      }
+      case 2: {  // EXCP_SWI: pc is after the SVC
+        auto insn = c.InstructionAt(pc - 2);
+        s.kind = Stop::Kind::kSupervisorCall;
+        s.imm = insn.empty() ? 0 : insn[0];
+        break;
+      }
+      case 3:  // EXCP_PREFETCH_ABORT: execute-never in the default memory map
+        s.kind = Stop::Kind::kExecuteNever;
+        s.access = AccessType::kFetch;
+        s.address = pc;
+        break;
+      case 17:  // EXCP_NOCP
+        s.kind = Stop::Kind::kCoprocessor;
+        break;
+      default:
+        s.kind = Stop::Kind::kOtherException;
+        break;
+    }
+    c.StopWith(s);
+  }
+
+  static bool InvalidInstruction(uc_engine*, void* user) {
+    Core& c = *static_cast<Core*>(user);
+    c.StopWith({.kind = Stop::Kind::kInvalidInstruction, .pc = c.Read(Reg::kPc)});
+    return false;
+  }
+
+  static uint64_t PartialRead(uc_engine*, uint64_t offset, unsigned size, void* user) {
+    auto& page = *static_cast<Core::PartialPage*>(user);
+    Core& c = *page.core;
+    uint64_t addr = page.base + offset;
+    int r = c.map_.FindRange(addr, size);
+    if (r < 0 || !c.map_.regions()[r].access.read) {
+      c.StopWith({.kind = Stop::Kind::kMemoryFault, .pc = c.Read(Reg::kPc),
+                  .access = AccessType::kRead, .address = addr, .size = size,
+                  .imprecise_pc = !c.tracing_});
+      if (c.tracing_ && c.last_traced_) c.stop_->pc = *c.last_traced_;
+      return 0;
+    }
+    uint8_t b[8] = {};
+    c.map_.Read(addr, std::span(b, size));
+    uint64_t v = 0;
+    for (int i = int(size) - 1; i >= 0; --i) v = v << 8 | b[i];
+    return v;
+  }
+
+  static void PartialWrite(uc_engine*, uint64_t offset, unsigned size, uint64_t value, void* user) {
+    auto& page = *static_cast<Core::PartialPage*>(user);
+    Core& c = *page.core;
+    uint64_t addr = page.base + offset;
+    int r = c.map_.FindRange(addr, size);
+    if (r < 0 || !c.map_.regions()[r].access.write) {
+      c.StopWith({.kind = Stop::Kind::kMemoryFault, .pc = c.Read(Reg::kPc),
+                  .access = AccessType::kWrite, .address = addr, .size = size,
+                  .imprecise_pc = !c.tracing_});
+      if (c.tracing_ && c.last_traced_) c.stop_->pc = *c.last_traced_;
+      return;
+    }
+    uint8_t b[8];
+    for (unsigned i = 0; i < size; ++i) b[i] = uint8_t(value >> (8 * i));
+    c.map_.Write(addr, std::span<const uint8_t>(b, size));
+  }
+};
+
+Core::Core(Cpu cpu, MemoryMap& map) : cpu_(cpu), map_(map), block_cache_(kBlockCacheSize) {
+  // unicorn.md §1: UC_MODE_MCLASS forces the Cortex-M33 model, so the other cores are
+  // selected with UC_MODE_THUMB and uc_ctl_set_cpu_model right after uc_open. Unicorn
+  // has no Cortex-M55: it runs on the M33 (Armv8-M mainline) model.
+  bool v8m = cpu == Cpu::kCortexM33 || cpu == Cpu::kCortexM55;
+  Check(uc_open(UC_ARCH_ARM, uc_mode(UC_MODE_THUMB | (v8m ? UC_MODE_MCLASS : 0)), &uc_), "uc_open");
+  if (!v8m) {
+    int model = cpu == Cpu::kCortexM0   ? UC_CPU_ARM_CORTEX_M0
+                : cpu == Cpu::kCortexM3 ? UC_CPU_ARM_CORTEX_M3
+                : cpu == Cpu::kCortexM4 ? UC_CPU_ARM_CORTEX_M4
+                                        : UC_CPU_ARM_CORTEX_M7;
+    Check(uc_ctl_set_cpu_model(uc_, model), "uc_ctl_set_cpu_model");
+  }
+
+  PagePlan plan = map_.PlanPages(kPageSize);
+  for (const DirectSpan& span : plan.direct) {
+    const Region& r = map_.regions()[span.region];
+    uint8_t* host = map_.storage(span.region).data() + (span.base - r.base);
+    Check(uc_mem_map_ptr(uc_, span.base, span.size, Perms(r.access), host), "uc_mem_map_ptr");
+  }
+  for (uint64_t page : plan.partial_pages) {
+    partial_pages_.push_back(std::make_unique<PartialPage>(PartialPage{this, page}));
+    Check(uc_mmio_map(uc_, page, kPageSize, Hooks::PartialRead, partial_pages_.back().get(),
+                      Hooks::PartialWrite, partial_pages_.back().get()),
+          "uc_mmio_map");
+  }
+
+  uc_hook h;
+  Check(uc_hook_add(uc_, &h, UC_HOOK_BLOCK, reinterpret_cast<void*>(Hooks::Block), this, 1, 0),
+        "uc_hook_add(BLOCK)");
+  Check(uc_hook_add(uc_, &h, UC_HOOK_MEM_INVALID, reinterpret_cast<void*>(Hooks::InvalidMemory),
+                    this, 1, 0),
+        "uc_hook_add(MEM_INVALID)");
+  Check(uc_hook_add(uc_, &h, UC_HOOK_INTR, reinterpret_cast<void*>(Hooks::Interrupt), this, 1, 0),
+        "uc_hook_add(INTR)");
+  Check(uc_hook_add(uc_, &h, UC_HOOK_INSN_INVALID,
+                    reinterpret_cast<void*>(Hooks::InvalidInstruction), this, 1, 0),
+        "uc_hook_add(INSN_INVALID)");
+}
+
+Core::~Core() {
+  if (uc_ != nullptr) uc_close(uc_);
+}
+
+void Core::Check(int err, const char* what) const {
+  if (err != UC_ERR_OK) {
+    throw std::logic_error(std::string("unicorn: ") + what + ": " + uc_strerror(uc_err(err)));
+  }
+}
+
+void Core::StopWith(const Stop& stop) {
+  if (!stop_) stop_ = stop;  // the first reason wins
+  uc_emu_stop(uc_);
+}
+
+uint32_t Core::Read(Reg reg) const {
+  uint32_t v = 0;
+  uc_reg_read(uc_, UnicornReg(reg), &v);
+  return v;
+}
+
+void Core::Write(Reg reg, uint32_t value) { Check(uc_reg_write(uc_, UnicornReg(reg), &value), "uc_reg_write"); }
+
+Registers Core::ReadAll() const {
+  Registers r;
+  for (int i = 0; i < 13; ++i) uc_reg_read(uc_, UC_ARM_REG_R0 + i, &r.r[i]);
+  r.sp = Read(Reg::kSp);
+  r.lr = Read(Reg::kLr);
+  r.pc = Read(Reg::kPc);
+  r.xpsr = Read(Reg::kXpsr);
+  r.msp = Read(Reg::kMsp);
+  r.psp = Read(Reg::kPsp);
+  r.control = Read(Reg::kControl);
+  return r;
+}
+
+std::vector<uint8_t> Core::InstructionAt(uint32_t addr) const {
+  if (map_.FindRange(addr, 2) < 0) return {};
+  uint8_t b[4];
+  map_.Read(addr, std::span(b, 2));
+  uint16_t hw = uint16_t(b[0] | b[1] << 8);
+  if (!IsWide(hw)) return {b[0], b[1]};
+  if (map_.FindRange(addr + 2, 2) < 0) return {b[0], b[1]};
+  map_.Read(addr + 2, std::span(b + 2, 2));
+  return {b[0], b[1], b[2], b[3]};
+}
+
+uint32_t Core::CountInstructions(uint64_t address, uint32_t size, bool* self_loop) const {
+  *self_loop = false;
+  if (map_.FindRange(address, size) < 0) return size / 2;  // best effort
+  std::vector<uint8_t> bytes(size);
+  map_.Read(address, bytes);
+  uint32_t count = 0;
+  for (uint32_t i = 0; i + 1 < size; ++count) {
+    uint16_t hw = uint16_t(bytes[i] | bytes[i + 1] << 8);
+    i += IsWide(hw) ? 4 : 2;
+  }
+  // `b .` (T2 encoding 0xE7FE) or `b.w .` (T4: 0xF7FF 0xBFFE) as the whole block.
+  if (size == 2 && bytes[0] == 0xFE && bytes[1] == 0xE7) *self_loop = true;
+  if (size == 4 && bytes[0] == 0xFF && bytes[1] == 0xF7 && bytes[2] == 0xFE && bytes[3] == 0xBF) {
+    *self_loop = true;
+  }
+  return count;
+}
+
+uint32_t Core::CountUpTo(uint64_t block, uint64_t pc) const {
+  if (block == UINT64_MAX || pc < block || pc >= block + current_block_size_) return uint32_t(pending_);
+  bool unused;
+  return CountInstructions(block, uint32_t(pc - block), &unused);
+}
+
+void Core::RetireThrough(uint32_t pc) {
+  retired_ += CountUpTo(current_block_, pc) + 1;
+  pending_ = 0;
+  current_block_ = UINT64_MAX;
+}
+
+void Core::TraceRange(uint64_t begin, uint64_t end) {
+  tracing_ = true;
+  uc_hook h;
+  Check(uc_hook_add(uc_, &h, UC_HOOK_CODE, reinterpret_cast<void*>(Hooks::Code), this, begin, end - 1),
+        "uc_hook_add(CODE)");
+}
+
+Stop Core::Run(uint32_t pc, const Limits& limits) {
+  stop_.reset();
+  budget_ = limits.max_instructions;
+  pending_ = 0;
+  current_block_ = UINT64_MAX;
+  uint64_t timeout_us = limits.timeout_seconds > 0 ? uint64_t(limits.timeout_seconds * 1e6) + 1 : 0;
+  auto start = std::chrono::steady_clock::now();
+  uc_err err = uc_emu_start(uc_, pc | 1u, kNoUntil, timeout_us, 0);
+  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  Stop s;
+  if (stop_) {
+    s = *stop_;
+  } else if (err == UC_ERR_OK && timeout_us != 0 && elapsed >= limits.timeout_seconds) {
+    s = {.kind = Stop::Kind::kTimeout, .pc = Read(Reg::kPc)};
+  } else if (err == UC_ERR_OK) {
+    // unicorn.md §4: WFI halts the engine silently with the PC after it.
+    s = {.kind = Stop::Kind::kWaitForInterrupt, .pc = Read(Reg::kPc)};
+  } else {
+    throw std::logic_error(std::string("unicorn: uc_emu_start: ") + uc_strerror(err));
+  }
+
+  // Account for the block that was executing when the engine stopped.
+  switch (s.kind) {
+    case Stop::Kind::kHang:
+    case Stop::Kind::kLimit:
+      break;  // stopped at a block's start, before it ran
+    case Stop::Kind::kBreakpoint:
+      break;  // the runner retires the BKPT (RetireThrough) once it has handled it
+    case Stop::Kind::kMemoryFault:
+      if (s.access == AccessType::kFetch || !s.imprecise_pc) retired_ += CountUpTo(current_block_, s.pc);
+      break;
+    default:
+      retired_ += CountUpTo(current_block_, s.pc);
+      break;
+  }
+  if (s.kind != Stop::Kind::kBreakpoint) {
+    pending_ = 0;
+    current_block_ = UINT64_MAX;
+  }
+  return s;
+}
+
+}  // namespace faultline::cpu

@@ -1,0 +1,47 @@
+#include <fmt/core.h>
+
+#include <algorithm>
+
+#include "faultline/image.h"
+
+namespace faultline {
+
+std::string SymbolRef::ToString() const {
+  return offset == 0 ? name : fmt::format("{}+0x{:x}", name, offset);
+}
+
+SymbolTable::SymbolTable(std::vector<Symbol> symbols) : symbols_(std::move(symbols)) {
+  // Sized symbols first at equal addresses, so a lookup prefers `main` over a label.
+  std::stable_sort(symbols_.begin(), symbols_.end(), [](const Symbol& a, const Symbol& b) {
+    if (a.address != b.address) return a.address < b.address;
+    return a.size > b.size;
+  });
+}
+
+std::optional<SymbolRef> SymbolTable::Lookup(uint64_t addr) const {
+  auto it = std::upper_bound(symbols_.begin(), symbols_.end(), addr,
+                             [](uint64_t a, const Symbol& s) { return a < s.address; });
+  // Walk back over symbols at or below addr: the first that contains it wins; an
+  // unsized label right at addr is fine too.
+  std::optional<SymbolRef> unsized;
+  int checked = 0;
+  while (it != symbols_.begin() && checked++ < 64) {
+    --it;
+    if (it->size > 0 && addr < it->address + it->size) {
+      return SymbolRef{it->name, addr - it->address};
+    }
+    if (it->size == 0 && !unsized && addr - it->address < 0x1000) {
+      unsized = SymbolRef{it->name, addr - it->address};
+    }
+  }
+  return unsized;
+}
+
+std::optional<Symbol> SymbolTable::Find(const std::string& name) const {
+  for (const Symbol& s : symbols_) {
+    if (s.name == name) return s;
+  }
+  return std::nullopt;
+}
+
+}  // namespace faultline

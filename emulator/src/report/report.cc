@@ -1,0 +1,194 @@
+#include "faultline/report.h"
+
+#include <fmt/core.h>
+
+#include <nlohmann/json.hpp>
+
+#include "../cpu/thumb.h"
+
+namespace faultline {
+
+namespace {
+
+std::string Hex32(uint64_t v) { return fmt::format("0x{:08x}", v); }
+
+std::string WithSymbol(uint64_t addr, const std::optional<SymbolRef>& sym) {
+  return sym ? fmt::format("0x{:08x} <{}>", addr, sym->ToString()) : Hex32(addr);
+}
+
+std::string Where(const Fault& f, const Board& board) {
+  if (!f.region.empty()) {
+    for (const Region& r : board.regions) {
+      if (r.name == f.region) {
+        return fmt::format("in {} ({}, 0x{:08x}-0x{:08x}, {})", r.name, ToString(r.kind), r.base,
+                           r.end() - 1, AccessString(r.access));
+      }
+    }
+    return "in " + f.region;
+  }
+  auto describe = [&](const std::string& name, bool below) {
+    for (const Region& r : board.regions) {
+      if (r.name == name) {
+        return below ? fmt::format("{} ends at 0x{:08x}", r.name, r.end() - 1)
+                     : fmt::format("{} starts at 0x{:08x}", r.name, r.base);
+      }
+    }
+    return std::string();
+  };
+  std::string s = "in no region";
+  if (!f.region_below.empty() || !f.region_above.empty()) {
+    s += " (";
+    if (!f.region_below.empty()) s += describe(f.region_below, true);
+    if (!f.region_below.empty() && !f.region_above.empty()) s += "; ";
+    if (!f.region_above.empty()) s += describe(f.region_above, false);
+    s += ")";
+  }
+  return s;
+}
+
+void AppendRegisters(std::string& out, const Registers& r) {
+  out += "  registers:\n";
+  for (int i = 0; i < 13; i += 4) {
+    out += "   ";
+    for (int j = i; j < std::min(i + 4, 13); ++j) out += fmt::format(" {:>3}=0x{:08x}", fmt::format("r{}", j), r.r[j]);
+    out += "\n";
+  }
+  out += fmt::format("     sp=0x{:08x}  lr=0x{:08x}  pc=0x{:08x} xpsr=0x{:08x}\n", r.sp, r.lr, r.pc, r.xpsr);
+}
+
+}  // namespace
+
+std::string FormatRunText(const RunResult& r, const Board& board) {
+  std::string out;
+  out += fmt::format("faultline: {} on board {} ({}), load mode {}\n", r.firmware, r.board,
+                     ToString(board.cpu), ToString(r.load_mode));
+  for (const LoadedSegment& s : r.loaded) {
+    out += fmt::format("  segment {} [{}] 0x{:08x} +{:<8} -> {:<10} {}\n", s.index, s.sections,
+                       s.load_address, s.size, s.region,
+                       s.written ? "written"
+                                 : "NOT written (volatile RAM: a flash programmer does not load it)");
+  }
+  if (!r.console.empty()) {
+    out += "--- console ---\n" + r.console;
+    if (r.console.back() != '\n') out += "\n";
+    out += "---------------\n";
+  }
+  switch (r.outcome) {
+    case Outcome::kExit:
+      out += fmt::format("outcome: exit, status {} ({}) after {} instructions\n", r.exit_code,
+                         r.stop_detail, r.instructions);
+      break;
+    case Outcome::kFault: {
+      const Fault& f = *r.fault;
+      out += fmt::format("outcome: FAULT after {} instructions\n", r.instructions);
+      out += fmt::format("  {}: {}\n", f.kind, f.detail);
+      if (f.access) {
+        out += fmt::format("  access:      {} of {} byte{} at {}\n", ToString(*f.access), f.size,
+                           f.size == 1 ? "" : "s", WithSymbol(f.address, f.address_symbol));
+        out += fmt::format("  address is   {}\n", Where(f, board));
+      }
+      out += fmt::format("  instruction: {} [{}]{}\n", WithSymbol(f.pc, f.pc_symbol),
+                         cpu::EncodingHex(f.instruction),
+                         f.pc_precise ? "" : "  (approximate: start of its translation block)");
+      AppendRegisters(out, r.registers);
+      if (r.load_mode == LoadMode::kDebugger) break;
+      for (const LoadedSegment& s : r.loaded) {
+        if (!s.written) {
+          out += fmt::format(
+              "  note: segment {} [{}] was not loaded (flash load mode); if the firmware "
+              "expected it, rerun with --load-mode debugger to compare, and check that startup "
+              "code copies it from flash\n",
+              s.index, s.sections);
+        }
+      }
+      break;
+    }
+    case Outcome::kHang:
+      out += fmt::format("outcome: hang at {}: {} after {} instructions\n",
+                         WithSymbol(r.hang->pc, r.hang->pc_symbol), r.hang->why, r.instructions);
+      break;
+    case Outcome::kLimit:
+      out += fmt::format("outcome: limit: {} after {} instructions, pc {}\n", r.stop_detail,
+                         r.instructions, WithSymbol(r.registers.pc, r.pc_symbol));
+      break;
+    case Outcome::kUnsupported:
+      out += fmt::format("outcome: unsupported instruction at {} after {} instructions\n  {}\n",
+                         WithSymbol(r.unsupported->pc, r.unsupported->pc_symbol), r.instructions,
+                         r.unsupported->what);
+      break;
+  }
+  out += fmt::format("exit code {}\n", ExitStatus(r));
+  return out;
+}
+
+std::string FormatRunJson(const RunResult& r) {
+  using nlohmann::json;
+  auto sym = [](const std::optional<SymbolRef>& s) { return s ? json(s->ToString()) : json(nullptr); };
+  json j;
+  j["outcome"] = ToString(r.outcome);
+  j["exit_code"] = r.outcome == Outcome::kExit ? json(r.exit_code) : json(nullptr);
+  j["console"] = r.console;
+  j["stdout"] = r.console_stdout;
+  j["stderr"] = r.console_stderr;
+  j["instructions"] = r.instructions;
+  j["load_mode"] = ToString(r.load_mode);
+  j["board"] = r.board;
+  j["firmware"] = r.firmware;
+  j["detail"] = r.stop_detail;
+  if (r.fault) {
+    const Fault& f = *r.fault;
+    json fj;
+    fj["kind"] = f.kind;
+    fj["detail"] = f.detail;
+    fj["access"] = f.access ? json(ToString(*f.access)) : json(nullptr);
+    fj["address"] = f.address;
+    fj["size"] = f.size;
+    fj["pc"] = f.pc;
+    fj["pc_precise"] = f.pc_precise;
+    fj["instruction"] = cpu::EncodingHex(f.instruction);
+    fj["symbol"] = sym(f.pc_symbol);
+    fj["address_symbol"] = sym(f.address_symbol);
+    fj["region"] = f.region.empty() ? json(nullptr) : json(f.region);
+    fj["region_below"] = f.region_below.empty() ? json(nullptr) : json(f.region_below);
+    fj["region_above"] = f.region_above.empty() ? json(nullptr) : json(f.region_above);
+    j["fault"] = fj;
+  } else {
+    j["fault"] = nullptr;
+  }
+  if (r.unsupported) {
+    j["unsupported"] = {{"pc", r.unsupported->pc},
+                        {"encoding", cpu::EncodingHex(r.unsupported->encoding)},
+                        {"what", r.unsupported->what},
+                        {"symbol", sym(r.unsupported->pc_symbol)}};
+  }
+  if (r.hang) {
+    j["hang"] = {{"pc", r.hang->pc}, {"why", r.hang->why}, {"symbol", sym(r.hang->pc_symbol)}};
+  }
+  json regs;
+  for (int i = 0; i < 13; ++i) regs[fmt::format("r{}", i)] = r.registers.r[i];
+  regs["sp"] = r.registers.sp;
+  regs["lr"] = r.registers.lr;
+  regs["pc"] = r.registers.pc;
+  regs["xpsr"] = r.registers.xpsr;
+  regs["msp"] = r.registers.msp;
+  regs["psp"] = r.registers.psp;
+  regs["control"] = r.registers.control;
+  j["registers"] = regs;
+  json segs = json::array();
+  for (const LoadedSegment& s : r.loaded) {
+    segs.push_back({{"index", s.index}, {"load_address", s.load_address}, {"size", s.size},
+                    {"region", s.region}, {"written", s.written}, {"sections", s.sections}});
+  }
+  j["segments"] = segs;
+  return j.dump(2) + "\n";
+}
+
+std::string FormatBoardList(const std::vector<BoardSummary>& boards) {
+  size_t width = 0;
+  for (const auto& b : boards) width = std::max(width, b.name.size());
+  std::string out;
+  for (const auto& b : boards) out += fmt::format("{:<{}}  {}\n", b.name, width, b.description);
+  return out;
+}
+
+}  // namespace faultline

@@ -1,0 +1,107 @@
+// faultline command line: CLI11 wiring only. Each subcommand parses, calls one library
+// function and prints through the report module. Bad input exits 2.
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include <fstream>
+#include <iostream>
+
+#include "faultline/board.h"
+#include "faultline/error.h"
+#include "faultline/image.h"
+#include "faultline/report.h"
+#include "faultline/run.h"
+
+namespace {
+
+constexpr int kBadInput = 2;
+
+faultline::HostLoad ParseLoad(const std::string& spec) {
+  auto at = spec.rfind('@');
+  if (at == std::string::npos || at == 0 || at + 1 == spec.size()) {
+    throw faultline::InputError("--load", fmt::format("'{}' is not FILE@ADDRESS", spec),
+                                "write e.g. --load model.pte@0x80100000");
+  }
+  std::string addr = spec.substr(at + 1);
+  size_t used = 0;
+  unsigned long long v = 0;
+  try {
+    v = std::stoull(addr, &used, 0);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != addr.size() || v > 0xFFFFFFFFull) {
+    throw faultline::InputError("--load", fmt::format("'{}' is not a 32-bit address", addr),
+                                "write the address in hex, e.g. @0x80100000");
+  }
+  return {spec.substr(0, at), v};
+}
+
+void WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  if (!out || !(out << text)) {
+    throw faultline::InputError("--json", fmt::format("cannot write '{}'", path),
+                                "choose a writable path");
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"faultline: run Cortex-M firmware on a board's memory map and explain its faults"};
+  app.set_version_flag("--version", std::string("faultline ") + FAULTLINE_VERSION);
+  app.require_subcommand(1);
+
+  std::string board_arg, firmware, load_mode, json_path;
+  std::vector<std::string> loads;
+  uint64_t max_instructions = faultline::RunOptions{}.max_instructions;
+  double timeout = faultline::RunOptions{}.timeout_seconds;
+  auto* run = app.add_subcommand("run", "Run a firmware ELF from reset to exit, fault, hang or limit");
+  run->add_option("--board,-b", board_arg, "Board name (see `faultline boards`) or board .yaml file")
+      ->required();
+  run->add_option("firmware", firmware, "Firmware ELF")->required()->check(CLI::ExistingFile);
+  run->add_option("--load", loads, "Place FILE at ADDRESS before reset (FILE@ADDRESS); repeatable");
+  run->add_option("--load-mode", load_mode,
+                  "flash: program only non-volatile memory (default for most boards); "
+                  "debugger: write every segment, as gdb load does")
+      ->check(CLI::IsMember({"flash", "debugger"}));
+  run->add_option("--max-instructions", max_instructions, "Instruction budget")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  run->add_option("--timeout", timeout, "Wall-clock budget in seconds (0: none)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  run->add_option("--json", json_path, "Also write the result as JSON to this file");
+
+  auto* boards = app.add_subcommand("boards", "List the built-in boards");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kBadInput;
+  }
+
+  try {
+    if (*boards) {
+      std::cout << faultline::FormatBoardList(faultline::ListBoards(faultline::DefaultBoardsDir()));
+      return 0;
+    }
+    faultline::Board board = faultline::ResolveBoard(board_arg, faultline::DefaultBoardsDir());
+    faultline::Image image = faultline::LoadElf(firmware);
+    faultline::RunOptions options;
+    if (!load_mode.empty()) options.load_mode = faultline::ParseLoadMode(load_mode);
+    options.max_instructions = max_instructions;
+    options.timeout_seconds = timeout;
+    for (const auto& l : loads) options.loads.push_back(ParseLoad(l));
+    faultline::RunResult result = faultline::Run(board, image, options);
+    std::cout << faultline::FormatRunText(result, board);
+    if (!json_path.empty()) WriteFile(json_path, faultline::FormatRunJson(result));
+    return faultline::ExitStatus(result);
+  } catch (const faultline::InputError& e) {
+    std::cerr << "faultline: error: " << e.what() << "\n";
+    return kBadInput;
+  }
+}

@@ -1,0 +1,75 @@
+/*
+ * CMSIS-style startup for the faultline fixtures.
+ *
+ * Vector table (section .vectors): initial SP = __StackTop, Reset_Handler,
+ * then 14 more system entries and 16 IRQ entries, all Default_Handler.
+ * Reset_Handler processes the linker-generated copy table ({src, dst, words})
+ * and zero table ({dst, words}), calls main() and exits via semihosting
+ * SYS_EXIT_EXTENDED with main's return value.
+ *
+ * Must be compiled with -fno-tree-loop-distribute-patterns so the loops are
+ * not turned into memcpy()/memset() calls (there is no libc).
+ */
+#include <stdint.h>
+#include "semihost.h"
+
+extern uint32_t __StackTop;
+extern const uint32_t __copy_table_start__[];
+extern const uint32_t __copy_table_end__[];
+extern const uint32_t __zero_table_start__[];
+extern const uint32_t __zero_table_end__[];
+
+int main(void);
+__attribute__((noreturn)) void Reset_Handler(void);
+void Default_Handler(void);
+
+typedef void (*vector_t)(void);
+
+#define NUM_VECTORS (16 + 16)
+
+__attribute__((section(".vectors"), used))
+const vector_t __vectors[NUM_VECTORS] = {
+    (vector_t)(uintptr_t)&__StackTop, /*  0: initial SP       */
+    Reset_Handler,                    /*  1: Reset            */
+    Default_Handler,                  /*  2: NMI              */
+    Default_Handler,                  /*  3: HardFault        */
+    Default_Handler,                  /*  4: MemManage        */
+    Default_Handler,                  /*  5: BusFault         */
+    Default_Handler,                  /*  6: UsageFault       */
+    Default_Handler,                  /*  7: SecureFault      */
+    Default_Handler,                  /*  8: reserved         */
+    Default_Handler,                  /*  9: reserved         */
+    Default_Handler,                  /* 10: reserved         */
+    Default_Handler,                  /* 11: SVCall           */
+    Default_Handler,                  /* 12: DebugMonitor     */
+    Default_Handler,                  /* 13: reserved         */
+    Default_Handler,                  /* 14: PendSV           */
+    Default_Handler,                  /* 15: SysTick          */
+    Default_Handler, Default_Handler, Default_Handler, Default_Handler, /* IRQ 0-3   */
+    Default_Handler, Default_Handler, Default_Handler, Default_Handler, /* IRQ 4-7   */
+    Default_Handler, Default_Handler, Default_Handler, Default_Handler, /* IRQ 8-11  */
+    Default_Handler, Default_Handler, Default_Handler, Default_Handler, /* IRQ 12-15 */
+};
+
+__attribute__((naked)) void Default_Handler(void)
+{
+    __asm__ volatile("b .");
+}
+
+void Reset_Handler(void)
+{
+    for (const uint32_t *e = __copy_table_start__; e < __copy_table_end__; e += 3) {
+        const uint32_t *src = (const uint32_t *)(uintptr_t)e[0];
+        uint32_t *dst = (uint32_t *)(uintptr_t)e[1];
+        uint32_t n = e[2];
+        for (uint32_t i = 0; i < n; i++)
+            dst[i] = src[i];
+    }
+    for (const uint32_t *e = __zero_table_start__; e < __zero_table_end__; e += 2) {
+        uint32_t *dst = (uint32_t *)(uintptr_t)e[0];
+        uint32_t n = e[1];
+        for (uint32_t i = 0; i < n; i++)
+            dst[i] = 0;
+    }
+    sh_exit(main());
+}

@@ -1,0 +1,7 @@
+/* exit_error: plain SYS_EXIT (0x18), r1 = ADP_Stopped_RunTimeError -> 1. */
+#include "semihost.h"
+
+int main(void)
+{
+    sh_exit_reason(ADP_Stopped_RunTimeError);
+}
