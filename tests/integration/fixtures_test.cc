@@ -1,0 +1,225 @@
+// Every fixture through build/faultline, the path a user takes: outcome, exit status,
+// console and the JSON report.
+#include <gtest/gtest.h>
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "cli.h"
+
+namespace faultline::testing {
+namespace {
+
+using nlohmann::json;
+
+struct JsonRun {
+  Completed cli;
+  json report;
+};
+
+JsonRun RunJson(std::vector<std::string> args) {
+  auto path = std::filesystem::temp_directory_path() /
+              ("faultline-report-" + std::to_string(getpid()) + ".json");
+  std::filesystem::remove(path);
+  args.push_back("--json");
+  args.push_back(path.string());
+  JsonRun r;
+  r.cli = RunCli(args);
+  if (std::filesystem::exists(path)) r.report = json::parse(Slurp(path));
+  std::filesystem::remove(path);
+  return r;
+}
+
+JsonRun RunFixture(const std::string& board, const std::string& name,
+                   std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {"run", "--board", board, Fixture(board, name).string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return RunJson(args);
+}
+
+// Address of a symbol in a fixture, read with the toolchain's nm (Thumb bit cleared).
+uint64_t SymbolAddress(const std::filesystem::path& elf, const std::string& name) {
+  Completed nm = RunProgram({"arm-none-eabi-nm", elf.string()});
+  std::istringstream lines(nm.out);
+  std::string addr, type, sym;
+  while (lines >> addr >> type >> sym) {
+    if (sym == name) return std::stoull(addr, nullptr, 16) & ~uint64_t{1};
+  }
+  ADD_FAILURE() << "symbol " << name << " not in " << elf;
+  return 0;
+}
+
+class EachBoard : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override { REQUIRE_FIXTURES(); }
+};
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, EachBoard, ::testing::Values("mps2-an505", "alif-e8-hp"),
+                         [](const ::testing::TestParamInfo<std::string>& param) {
+                           std::string s = param.param;
+                           std::replace(s.begin(), s.end(), '-', '_');
+                           return s;
+                         });
+
+TEST_P(EachBoard, HelloPrintsAndExitsZero) {
+  auto r = RunFixture(GetParam(), "hello");
+  EXPECT_EQ(r.cli.status, 0) << r.cli.out << r.cli.err;
+  EXPECT_EQ(r.report["outcome"], "exit");
+  EXPECT_EQ(r.report["exit_code"], 0);
+  EXPECT_EQ(r.report["console"], "hello from faultline\n");
+  EXPECT_GT(r.report["instructions"].get<uint64_t>(), 10u);
+  EXPECT_NE(r.cli.out.find("hello from faultline"), std::string::npos);
+}
+
+TEST_P(EachBoard, ChecksumExitsWithItsNonZeroStatus) {
+  auto r = RunFixture(GetParam(), "checksum");
+  EXPECT_EQ(r.cli.status, 1) << "a non-zero firmware status is CLI exit 1\n" << r.cli.out;
+  EXPECT_EQ(r.report["exit_code"], 63);  // (FNV-1a 0x8b1869bf & 0x7f), matches QEMU
+  EXPECT_EQ(r.report["console"], "checksum 0x8b1869bf\n");
+}
+
+TEST_P(EachBoard, BusFaultIsPinnedToTheLoadInTheMiddleOfItsBlock) {
+  auto elf = Fixture(GetParam(), "bus_fault");
+  auto r = RunFixture(GetParam(), "bus_fault");
+  ASSERT_EQ(r.cli.status, 3) << r.cli.out << r.cli.err;
+  const json& f = r.report["fault"];
+  EXPECT_EQ(r.report["outcome"], "fault");
+  EXPECT_EQ(f["kind"], "BusFault");
+  EXPECT_EQ(f["access"], "read");
+  EXPECT_EQ(f["address"], 0x60000000u);
+  EXPECT_EQ(f["size"], 4);
+  EXPECT_EQ(f["region"], nullptr);
+  EXPECT_TRUE(f["pc_precise"].get<bool>());
+  // The load sits after eight ALU instructions in the block that starts at
+  // read_unmapped; Unicorn alone would report the block's start.
+  uint64_t load = SymbolAddress(elf, "bus_fault_load");
+  uint64_t block = SymbolAddress(elf, "read_unmapped");
+  EXPECT_EQ(f["pc"].get<uint64_t>(), load);
+  EXPECT_NE(load, block);
+  EXPECT_EQ(f["symbol"], fmt::format("read_unmapped+0x{:x}", load - block));
+  EXPECT_EQ(f["instruction"], "6808");  // ldr r0, [r1]
+  // The registers are the ones before the load: r4..r6 were computed in the block.
+  EXPECT_EQ(r.report["registers"]["r4"], 0x11);
+  EXPECT_EQ(r.report["registers"]["r5"], 0x26);
+  EXPECT_EQ(r.report["registers"]["r6"], 0x05);
+  EXPECT_EQ(r.report["registers"]["pc"].get<uint64_t>(), load);
+  EXPECT_EQ(r.report["console"], "reading unmapped memory\n");
+  EXPECT_NE(r.cli.out.find("in no region"), std::string::npos) << r.cli.out;
+}
+
+TEST_P(EachBoard, DataNotInFlashIsWrongInFlashModeAndRightUnderADebugger) {
+  auto flash = RunFixture(GetParam(), "data_not_in_flash", {"--load-mode", "flash"});
+  EXPECT_EQ(flash.cli.status, 1);
+  EXPECT_EQ(flash.report["exit_code"], 2);
+  EXPECT_EQ(flash.report["load_mode"], "flash");
+  EXPECT_NE(flash.report["console"].get<std::string>().find("magic wrong"), std::string::npos);
+  bool skipped_data = false;
+  for (const auto& s : flash.report["segments"]) {
+    if (s["sections"] == ".data") skipped_data = !s["written"].get<bool>();
+  }
+  EXPECT_TRUE(skipped_data) << flash.report["segments"].dump();
+  EXPECT_NE(flash.cli.out.find("NOT written"), std::string::npos);
+
+  auto debugger = RunFixture(GetParam(), "data_not_in_flash", {"--load-mode", "debugger"});
+  EXPECT_EQ(debugger.cli.status, 0) << debugger.cli.out;
+  EXPECT_EQ(debugger.report["load_mode"], "debugger");
+  EXPECT_EQ(debugger.report["console"], "magic ok\n");
+}
+
+TEST_P(EachBoard, HangIsReportedAtTheBranchToItself) {
+  auto r = RunFixture(GetParam(), "hang");
+  EXPECT_EQ(r.cli.status, 4);
+  EXPECT_EQ(r.report["outcome"], "hang");
+  EXPECT_EQ(r.report["hang"]["symbol"], "spin_forever");
+  EXPECT_EQ(r.report["hang"]["pc"].get<uint64_t>(),
+            SymbolAddress(Fixture(GetParam(), "hang"), "spin_forever"));
+}
+
+TEST_P(EachBoard, InstructionBudgetEndsARunawayLoop) {
+  auto r = RunFixture(GetParam(), "spin", {"--max-instructions", "100000"});
+  EXPECT_EQ(r.cli.status, 4);
+  EXPECT_EQ(r.report["outcome"], "limit");
+  EXPECT_LE(r.report["instructions"].get<uint64_t>(), 100000u);
+  EXPECT_GT(r.report["instructions"].get<uint64_t>(), 99000u);
+  EXPECT_NE(r.report["detail"].get<std::string>().find("instruction budget"), std::string::npos);
+}
+
+TEST_P(EachBoard, WallClockTimeoutEndsARunawayLoop) {
+  auto r = RunFixture(GetParam(), "spin",
+                      {"--timeout", "0.3", "--max-instructions", "1000000000000"});
+  EXPECT_EQ(r.cli.status, 4);
+  EXPECT_EQ(r.report["outcome"], "limit");
+  EXPECT_NE(r.report["detail"].get<std::string>().find("timeout"), std::string::npos)
+      << r.report["detail"];
+}
+
+TEST_P(EachBoard, SemihostingCallsBehaveAsTheSpecSays) {
+  auto r = RunFixture(GetParam(), "semihosting");
+  EXPECT_EQ(r.cli.status, 0) << r.cli.out;
+  std::string console = r.report["console"];
+  EXPECT_EQ(console.rfind("A\nwrite0 ok\nto stdout\nto stderr\nreadc 0xffffffff\nclock ok\n"
+                          "time ok\nerrno 0x00000000\nheapinfo ",
+                          0),
+            0u)
+      << console;
+  EXPECT_EQ(r.report["stderr"], "to stderr\n");
+  EXPECT_EQ(r.report["stdout"].get<std::string>().find("to stderr"), std::string::npos);
+}
+
+TEST_P(EachBoard, PlainSysExitGivesZeroOrOneAsQemuDoes) {
+  EXPECT_EQ(RunFixture(GetParam(), "exit_plain").cli.status, 0);
+  auto error = RunFixture(GetParam(), "exit_error");
+  EXPECT_EQ(error.cli.status, 1);
+  EXPECT_EQ(error.report["exit_code"], 1);
+}
+
+TEST(Unsupported, LowOverheadLoopOnTheM55BoardNamesTheEncoding) {
+  REQUIRE_FIXTURES();
+  auto elf = Fixture("alif-e8-hp", "lob");
+  auto r = RunFixture("alif-e8-hp", "lob");
+  EXPECT_EQ(r.cli.status, 3) << r.cli.out;
+  EXPECT_EQ(r.report["outcome"], "unsupported");
+  EXPECT_EQ(r.report["console"], "entering loop\n");
+  const json& u = r.report["unsupported"];
+  EXPECT_EQ(u["encoding"].get<std::string>().substr(0, 3), "f04");  // DLS/WLS: 0xF04n
+  EXPECT_NE(u["what"].get<std::string>().find("low-overhead"), std::string::npos);
+  EXPECT_EQ(u["symbol"].get<std::string>().rfind("sum_words+", 0), 0u) << u["symbol"];
+}
+
+TEST(HostLoad, LoadingTheMissingDataFixesTheFlashModeRun) {
+  REQUIRE_FIXTURES();
+  // What a host-side loader (dd, fatload, a programmer script) would do: place the
+  // .data image at its run address before reset.
+  auto blob = std::filesystem::temp_directory_path() / "faultline-magic.bin";
+  {
+    std::ofstream out(blob, std::ios::binary);
+    const uint8_t magic[4] = {0x42, 0xEE, 0xFF, 0xC0};  // 0xC0FFEE42, little-endian
+    out.write(reinterpret_cast<const char*>(magic), 4);
+  }
+  auto r = RunFixture("mps2-an505", "data_not_in_flash",
+                      {"--load-mode", "flash", "--load", blob.string() + "@0x38000000"});
+  EXPECT_EQ(r.cli.status, 0) << r.cli.out << r.cli.err;
+  EXPECT_EQ(r.report["console"], "magic ok\n");
+  std::filesystem::remove(blob);
+}
+
+TEST(Json, ReportHasEveryDocumentedField) {
+  REQUIRE_FIXTURES();
+  auto r = RunFixture("mps2-an505", "bus_fault");
+  for (const char* key : {"outcome", "exit_code", "console", "instructions", "load_mode", "fault",
+                          "registers", "board", "firmware", "segments"}) {
+    EXPECT_TRUE(r.report.contains(key)) << key;
+  }
+  for (const char* key : {"kind", "access", "address", "size", "pc", "symbol", "region"}) {
+    EXPECT_TRUE(r.report["fault"].contains(key)) << key;
+  }
+  for (const char* key : {"r0", "r12", "sp", "lr", "pc", "xpsr", "msp", "psp", "control"}) {
+    EXPECT_TRUE(r.report["registers"].contains(key)) << key;
+  }
+  EXPECT_EQ(r.report["exit_code"], nullptr);  // a fault has no firmware exit code
+}
+
+}  // namespace
+}  // namespace faultline::testing

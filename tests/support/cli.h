@@ -1,0 +1,75 @@
+// Test support: run the faultline CLI (or another program) as a user would and capture
+// its exit status, stdout and stderr.
+#pragma once
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace faultline::testing {
+
+struct Completed {
+  int status = -1;  // exit status, or -1 if killed by a signal
+  std::string out;
+  std::string err;
+};
+
+inline std::string Slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+inline std::string ShellQuote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// Runs argv[0] with the arguments; stdin is /dev/null.
+inline Completed RunProgram(const std::vector<std::string>& argv) {
+  static int counter = 0;
+  auto dir = std::filesystem::temp_directory_path() /
+             ("faultline-test-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
+  std::filesystem::create_directories(dir);
+  std::string cmd;
+  for (const auto& a : argv) cmd += ShellQuote(a) + " ";
+  cmd += "</dev/null >" + ShellQuote((dir / "out").string()) + " 2>" + ShellQuote((dir / "err").string());
+  int raw = std::system(cmd.c_str());
+  Completed c;
+  c.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  c.out = Slurp(dir / "out");
+  c.err = Slurp(dir / "err");
+  std::filesystem::remove_all(dir);
+  return c;
+}
+
+inline Completed RunCli(std::vector<std::string> args) {
+  args.insert(args.begin(), FAULTLINE_CLI);
+  return RunProgram(args);
+}
+
+inline std::filesystem::path Fixture(const std::string& board, const std::string& name) {
+  return std::filesystem::path(FAULTLINE_FIXTURE_DIR) / board / (name + ".elf");
+}
+
+inline bool HaveFixtures() {
+  return std::filesystem::exists(Fixture("mps2-an505", "hello"));
+}
+
+#define REQUIRE_FIXTURES()                                                                  \
+  do {                                                                                      \
+    if (!::faultline::testing::HaveFixtures())                                              \
+      GTEST_SKIP() << "firmware fixtures were not built (arm-none-eabi-gcc missing?); run " \
+                      "./scripts/setup to install the toolchain";                           \
+  } while (0)
+
+}  // namespace faultline::testing
