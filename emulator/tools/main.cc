@@ -37,12 +37,14 @@ faultline::HostLoad ParseLoad(const std::string& spec) {
   return {spec.substr(0, at), v};
 }
 
-void WriteFile(const std::string& path, const std::string& text) {
+// Opened before the run, so an unwritable path is reported before any work is done.
+std::ofstream OpenOutput(const std::string& flag, const std::string& path) {
   std::ofstream out(path);
-  if (!out || !(out << text)) {
-    throw faultline::InputError("--json", fmt::format("cannot write '{}'", path),
-                                "choose a writable path");
+  if (!out) {
+    throw faultline::InputError(flag, fmt::format("cannot write '{}'", path),
+                                "choose a path in an existing, writable directory");
   }
+  return out;
 }
 
 }  // namespace
@@ -89,6 +91,8 @@ int main(int argc, char** argv) {
       std::cout << faultline::FormatBoardList(faultline::ListBoards(faultline::DefaultBoardsDir()));
       return 0;
     }
+    std::ofstream json_out;
+    if (!json_path.empty()) json_out = OpenOutput("--json", json_path);
     faultline::Board board = faultline::ResolveBoard(board_arg, faultline::DefaultBoardsDir());
     faultline::Image image = faultline::LoadElf(firmware);
     faultline::RunOptions options;
@@ -98,7 +102,7 @@ int main(int argc, char** argv) {
     for (const auto& l : loads) options.loads.push_back(ParseLoad(l));
     faultline::RunResult result = faultline::Run(board, image, options);
     std::cout << faultline::FormatRunText(result, board);
-    if (!json_path.empty()) WriteFile(json_path, faultline::FormatRunJson(result));
+    if (json_out.is_open()) json_out << faultline::FormatRunJson(result);
     return faultline::ExitStatus(result);
   } catch (const faultline::InputError& e) {
     std::cerr << "faultline: error: " << e.what() << "\n";
