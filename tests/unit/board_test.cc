@@ -387,7 +387,20 @@ TEST(BoardFile, NotAMappingIsRejected) {
 
 TEST(BoardFile, InvalidYamlReportsTheLine) {
   const std::string f = "bad_yaml_syntax.yaml";
-  ExpectBoardError(f, LINE_OF_YAML_ERROR, {"not valid YAML"}, "fix the YAML syntax at that line");
+  ExpectBoardError(f, LineOf(DataBoard(f), "cpu: cortex-m33: extra"), {"not valid YAML", "illegal map value"}, "fix the YAML syntax at that line");
+}
+
+TEST(BoardFile, EmptyFileIsNotAMappingAndHasNoLine) {
+  const fs::path path = DataBoard("bad_empty_file.yaml");
+  try {
+    LoadBoardFile(path);
+    FAIL() << "an empty board file loaded";
+  } catch (const InputError& e) {
+    // No node, so no line: the message names the file alone.
+    EXPECT_EQ(e.where(), path.string());
+    EXPECT_NE(std::string(e.what()).find("a board file must be a YAML mapping"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(BoardFile, EmptyRegionListIsRejected) {

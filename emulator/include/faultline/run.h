@@ -74,6 +74,7 @@ struct Hang {
 struct LoadedSegment {
   int index = 0;
   uint64_t load_address = 0, size = 0;
+  uint64_t run_address = 0;  // where the code expects it (differs for .data AT> flash)
   std::string region;
   bool written = false;
   std::string sections;

@@ -63,10 +63,13 @@ std::string FormatRunText(const RunResult& r, const Board& board) {
   out += fmt::format("faultline: {} on board {} ({}), load mode {}\n", r.firmware, r.board,
                      ToString(board.cpu), ToString(r.load_mode));
   for (const LoadedSegment& s : r.loaded) {
-    out += fmt::format("  segment {} [{}] 0x{:08x} +{:<8} -> {:<10} {}\n", s.index, s.sections,
+    out += fmt::format("  segment {} [{}] 0x{:08x} +{:<8} -> {:<10} {}{}\n", s.index, s.sections,
                        s.load_address, s.size, s.region,
                        s.written ? "written"
-                                 : "NOT written (volatile RAM: a flash programmer does not load it)");
+                                 : "NOT written (volatile RAM: a flash programmer does not load it)",
+                       s.run_address != s.load_address
+                           ? fmt::format("; runs at 0x{:08x}, copied by startup code", s.run_address)
+                           : "");
   }
   if (!r.console.empty()) {
     out += "--- console ---\n" + r.console;
@@ -177,7 +180,8 @@ std::string FormatRunJson(const RunResult& r) {
   json segs = json::array();
   for (const LoadedSegment& s : r.loaded) {
     segs.push_back({{"index", s.index}, {"load_address", s.load_address}, {"size", s.size},
-                    {"region", s.region}, {"written", s.written}, {"sections", s.sections}});
+                    {"run_address", s.run_address}, {"region", s.region}, {"written", s.written},
+                    {"sections", s.sections}});
   }
   j["segments"] = segs;
   return j.dump(2) + "\n";

@@ -68,8 +68,13 @@ std::vector<LoadedSegment> LoadImage(const Board& board, MemoryMap& map, const I
     const Region& region = map.regions()[r];
     bool write = mode == LoadMode::kDebugger || IsNonVolatile(region.kind);
     if (write) map.Write(seg.load_address, seg.bytes);
-    loaded.push_back({seg.index, seg.load_address, seg.bytes.size(), region.name, write,
-                      Join(seg.sections)});
+    loaded.push_back({.index = seg.index,
+                      .load_address = seg.load_address,
+                      .size = seg.bytes.size(),
+                      .run_address = seg.run_address,
+                      .region = region.name,
+                      .written = write,
+                      .sections = Join(seg.sections)});
   }
   return loaded;
 }
