@@ -68,7 +68,7 @@ std::string FormatRunText(const RunResult& r, const Board& board) {
                        s.written ? "written"
                                  : "NOT written (volatile RAM: a flash programmer does not load it)",
                        s.run_address != s.load_address
-                           ? fmt::format("; runs at 0x{:08x}, copied by startup code", s.run_address)
+                           ? fmt::format("; runs at 0x{:08x}: startup code must copy it there", s.run_address)
                            : "");
   }
   if (!r.console.empty()) {
@@ -94,16 +94,6 @@ std::string FormatRunText(const RunResult& r, const Board& board) {
                          cpu::EncodingHex(f.instruction),
                          f.pc_precise ? "" : "  (approximate: start of its translation block)");
       AppendRegisters(out, r.registers);
-      if (r.load_mode == LoadMode::kDebugger) break;
-      for (const LoadedSegment& s : r.loaded) {
-        if (!s.written) {
-          out += fmt::format(
-              "  note: segment {} [{}] was not loaded (flash load mode); if the firmware "
-              "expected it, rerun with --load-mode debugger to compare, and check that startup "
-              "code copies it from flash\n",
-              s.index, s.sections);
-        }
-      }
       break;
     }
     case Outcome::kHang:
@@ -119,6 +109,18 @@ std::string FormatRunText(const RunResult& r, const Board& board) {
                          WithSymbol(r.unsupported->pc, r.unsupported->pc_symbol), r.instructions,
                          r.unsupported->what);
       break;
+  }
+  bool failed = !(r.outcome == Outcome::kExit && r.exit_code == 0);
+  if (failed && r.load_mode == LoadMode::kFlash) {
+    for (const LoadedSegment& s : r.loaded) {
+      if (s.written) continue;
+      out += fmt::format(
+          "  note: segment {} [{}] (0x{:08x}, {} bytes) was linked with its load image in RAM, so a "
+          "flash programmer never writes it and it holds reset contents at boot. Give it a load "
+          "address in flash (`AT > FLASH`) and a copy-table entry, or compare with "
+          "--load-mode debugger.\n",
+          s.index, s.sections, s.load_address, s.size);
+    }
   }
   out += fmt::format("exit code {}\n", ExitStatus(r));
   return out;
