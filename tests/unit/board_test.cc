@@ -329,7 +329,7 @@ TEST(BoardFile, DuplicateRegionNameIsReportedAtTheSecondUse) {
 
 TEST(BoardFile, RandomResetWithoutSeedAsksForOne) {
   const std::string f = "bad_reset_random_no_seed.yaml";
-  ExpectBoardError(f, LineOf(DataBoard(f), "reset: random"),
+  ExpectBoardError(f, LineOf(DataBoard(f), "    reset: random"),
                    {"regions[1].reset", "random reset contents need a seed"},
                    "write reset: {random: 1}");
 }
