@@ -1,6 +1,8 @@
 // Board files: the built-in boards load as documented, number syntax parses, and every
 // kind of mistake in a board file is an InputError that names the file, the line of the
 // offending key or region, what is wrong and how to fix it.
+#include "faultline/board.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "faultline/board.h"
 #include "faultline/error.h"
 
 namespace faultline {
@@ -57,14 +58,15 @@ void ExpectBoardError(const std::string& file, int line, const std::vector<std::
     const std::string what = e.what();
     const std::string where = path.string() + ":" + std::to_string(line);
     EXPECT_EQ(e.where(), where) << what;
-    EXPECT_EQ(what.rfind(where + ": ", 0), 0u) << "message should start with " << where << ": " << what;
+    EXPECT_EQ(what.rfind(where + ": ", 0), 0u)
+        << "message should start with " << where << ": " << what;
     for (const std::string& w : words) {
       EXPECT_NE(what.find(w), std::string::npos) << "missing '" << w << "' in:\n" << what;
     }
     const size_t fix_at = what.find("\n  fix: ");
     ASSERT_NE(fix_at, std::string::npos) << "no fix line in:\n" << what;
-    EXPECT_NE(what.find(fix, fix_at), std::string::npos)
-        << "missing fix text '" << fix << "' in:\n" << what;
+    EXPECT_NE(what.find(fix, fix_at), std::string::npos) << "missing fix text '" << fix << "' in:\n"
+                                                         << what;
   }
 }
 
@@ -152,11 +154,11 @@ TEST(BoardNumbers, SizeSuffixesAreBinaryMultiples) {
 
 TEST(BoardNumbers, HexWithUnderscoresAndDecimalParse) {
   Board b = LoadBoardFile(DataBoard("good_numbers.yaml"));
-  EXPECT_EQ(b.boot.vector_table, 0x08000000u);        // 0x0800_0000
-  EXPECT_EQ(FindRegion(b, "ddr")->base, 0x40000000u);  // 0x4000_0000
-  EXPECT_EQ(FindRegion(b, "sram")->base, 0x20000000u); // 0X2000_0000
-  EXPECT_EQ(FindRegion(b, "flash")->base, 0x08000000u); // 134217728
-  EXPECT_EQ(FindRegion(b, "flash")->size, 0x100000u);  // 0x10_0000
+  EXPECT_EQ(b.boot.vector_table, 0x08000000u);           // 0x0800_0000
+  EXPECT_EQ(FindRegion(b, "ddr")->base, 0x40000000u);    // 0x4000_0000
+  EXPECT_EQ(FindRegion(b, "sram")->base, 0x20000000u);   // 0X2000_0000
+  EXPECT_EQ(FindRegion(b, "flash")->base, 0x08000000u);  // 134217728
+  EXPECT_EQ(FindRegion(b, "flash")->size, 0x100000u);    // 0x10_0000
 }
 
 TEST(BoardNumbers, RegionsEndUpSortedByBase) {
@@ -256,8 +258,9 @@ TEST(BoardFile, MissingRegionSizeNamesTheRegionAndItsLine) {
 
 TEST(BoardFile, UnknownCpuListsTheKnownCores) {
   const std::string f = "bad_unknown_cpu.yaml";
-  ExpectBoardError(f, LineOf(DataBoard(f), "cpu: cortex-m85"), {"unknown cpu 'cortex-m85'"},
-                   "use one of: cortex-m0, cortex-m3, cortex-m4, cortex-m7, cortex-m33, cortex-m55");
+  ExpectBoardError(
+      f, LineOf(DataBoard(f), "cpu: cortex-m85"), {"unknown cpu 'cortex-m85'"},
+      "use one of: cortex-m0, cortex-m3, cortex-m4, cortex-m7, cortex-m33, cortex-m55");
 }
 
 TEST(BoardFile, UnknownRegionKindListsTheKinds) {
@@ -362,8 +365,7 @@ TEST(BoardFile, BadHexNumberIsRejected) {
 TEST(BoardFile, UnknownSizeSuffixIsRejected) {
   const std::string f = "bad_number_suffix.yaml";
   ExpectBoardError(f, LineOf(DataBoard(f), "size: 12Q"),
-                   {"regions[0].size", "'12Q' is not a number"},
-                   "optionally with K, M or G");
+                   {"regions[0].size", "'12Q' is not a number"}, "optionally with K, M or G");
 }
 
 TEST(BoardFile, VectorTableOutsideEveryRegionIsReportedAtTheKey) {
@@ -387,7 +389,8 @@ TEST(BoardFile, NotAMappingIsRejected) {
 
 TEST(BoardFile, InvalidYamlReportsTheLine) {
   const std::string f = "bad_yaml_syntax.yaml";
-  ExpectBoardError(f, LineOf(DataBoard(f), "cpu: cortex-m33: extra"), {"not valid YAML", "illegal map value"}, "fix the YAML syntax at that line");
+  ExpectBoardError(f, LineOf(DataBoard(f), "cpu: cortex-m33: extra"),
+                   {"not valid YAML", "illegal map value"}, "fix the YAML syntax at that line");
 }
 
 TEST(BoardFile, EmptyFileIsNotAMappingAndHasNoLine) {
@@ -430,6 +433,15 @@ TEST(BoardFile, DISABLED_SizeThatWrapsA64BitSumIsRejected) {
                    {"region 'huge'", "past the 4 GiB"}, "reduce size to at most");
 }
 
+// A key given twice in one mapping is accepted and the first value silently wins:
+// yaml-cpp 0.7 does not reject duplicate keys and Mapping (yaml_fields.h) only checks
+// that each key is allowed. Here the region gets 64K although its last word is 128K.
+// Disabled until Mapping rejects a repeated key.
+TEST(BoardFile, DISABLED_DuplicateKeyInARegionIsRejected) {
+  const std::string f = "bad_duplicate_key.yaml";
+  ExpectBoardError(f, LineOf(DataBoard(f), "size: 128K"), {"regions[0]", "'size'"}, "");
+}
+
 // --- Resolving and listing boards ----------------------------------------------------
 
 TEST(ResolveBoard, ByName) {
@@ -466,7 +478,8 @@ TEST(ResolveBoard, UnknownNameInAnEmptyDirectorySaysNoneWereFound) {
     ResolveBoard("mps2-an505", empty);
     FAIL() << "resolved a board from a missing directory";
   } catch (const InputError& e) {
-    EXPECT_NE(e.fix().find("<none found in " + empty.string() + ">"), std::string::npos) << e.what();
+    EXPECT_NE(e.fix().find("<none found in " + empty.string() + ">"), std::string::npos)
+        << e.what();
   }
 }
 

@@ -46,8 +46,8 @@ std::vector<RawPhdr> RawLoadHeaders(const std::vector<uint8_t>& b) {
   uint32_t phentsize = uint32_t(b[42] | b[43] << 8), phnum = uint32_t(b[44] | b[45] << 8);
   for (uint32_t i = 0; i < phnum; ++i) {
     size_t ph = phoff + i * phentsize;
-    RawPhdr h{Le32(b, ph), Le32(b, ph + 4), Le32(b, ph + 8), Le32(b, ph + 12), Le32(b, ph + 16),
-              Le32(b, ph + 20)};
+    RawPhdr h{Le32(b, ph),      Le32(b, ph + 4),  Le32(b, ph + 8),
+              Le32(b, ph + 12), Le32(b, ph + 16), Le32(b, ph + 20)};
     if (h.type == 1) out.push_back(h);
   }
   return out;
@@ -282,9 +282,7 @@ TEST_F(ElfTest, TextFileIsNotAnElf) {
   ExpectRejected(path, {"not an ELF"});
 }
 
-TEST_F(ElfTest, EmptyFileIsNotAnElf) {
-  ExpectRejected(WriteFile("empty.elf", {}), {"not an ELF"});
-}
+TEST_F(ElfTest, EmptyFileIsNotAnElf) { ExpectRejected(WriteFile("empty.elf", {}), {"not an ELF"}); }
 
 TEST_F(ElfTest, MagicAloneIsShorterThanAHeader) {
   ExpectRejected(WriteFile("magic.elf", {0x7F, 'E', 'L', 'F', 1, 1, 1, 0, 0, 0}),
@@ -293,7 +291,8 @@ TEST_F(ElfTest, MagicAloneIsShorterThanAHeader) {
 
 TEST_F(ElfTest, First200BytesAreTruncated) {
   REQUIRE_FIXTURES();
-  const fs::path path = MutatedFixture("first200.elf", [](std::vector<uint8_t>& b) { b.resize(200); });
+  const fs::path path =
+      MutatedFixture("first200.elf", [](std::vector<uint8_t>& b) { b.resize(200); });
   ExpectRejected(path, {"truncated"});
 }
 

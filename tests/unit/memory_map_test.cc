@@ -1,5 +1,7 @@
 // MemoryMap: which region answers at an address (at the edges too), how regions are
 // laid onto the engine's pages, what RAM holds at reset, and raw little-endian access.
+#include "faultline/memory_map.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,7 +13,6 @@
 
 #include "faultline/board.h"
 #include "faultline/error.h"
-#include "faultline/memory_map.h"
 
 namespace faultline {
 namespace {
@@ -57,19 +58,19 @@ std::vector<uint8_t> Bytes(const MemoryMap& map, size_t region) {
 
 // flash 0x0000_0000..0x0001_0000, ram 0x2000_0000..0x2000_4000, periph 0x4000_0000..+0x1000
 MemoryMap ThreeRegions() {
-  return MemoryMap(MakeBoard({MakeRegion("flash", 0x00000000, 0x10000),
-                              MakeRegion("ram", 0x20000000, 0x4000),
-                              MakeRegion("periph", 0x40000000, 0x1000)}));
+  return MemoryMap(
+      MakeBoard({MakeRegion("flash", 0x00000000, 0x10000), MakeRegion("ram", 0x20000000, 0x4000),
+                 MakeRegion("periph", 0x40000000, 0x1000)}));
 }
 
 // --- Lookup ------------------------------------------------------------------------
 
 TEST(MemoryMapFind, FirstAndLastByteAreInsideOnePastEndIsNot) {
   MemoryMap map = ThreeRegions();
-  EXPECT_EQ(map.Find(0x20000000), 1);  // first byte
-  EXPECT_EQ(map.Find(0x20003FFF), 1);  // last byte
-  EXPECT_EQ(map.Find(0x20004000), -1); // one past the end
-  EXPECT_EQ(map.Find(0x1FFFFFFF), -1); // one before the start
+  EXPECT_EQ(map.Find(0x20000000), 1);   // first byte
+  EXPECT_EQ(map.Find(0x20003FFF), 1);   // last byte
+  EXPECT_EQ(map.Find(0x20004000), -1);  // one past the end
+  EXPECT_EQ(map.Find(0x1FFFFFFF), -1);  // one before the start
   EXPECT_EQ(map.Find(0x00000000), 0);
   EXPECT_EQ(map.Find(0x0000FFFF), 0);
   EXPECT_EQ(map.Find(0x00010000), -1);
@@ -83,7 +84,7 @@ TEST(MemoryMapFind, FindRangeNeedsTheWholeRangeInOneRegion) {
   EXPECT_EQ(map.FindRange(0x20003FFC, 4), 1);       // last word
   EXPECT_EQ(map.FindRange(0x20003FFD, 4), -1);      // runs one byte past the end
   EXPECT_EQ(map.FindRange(0x20000000, 0x4001), -1);
-  EXPECT_EQ(map.FindRange(0x1FFFFFFF, 2), -1);      // starts outside
+  EXPECT_EQ(map.FindRange(0x1FFFFFFF, 2), -1);  // starts outside
   EXPECT_EQ(map.FindRange(0x20004000, 1), -1);
 }
 
@@ -107,8 +108,8 @@ TEST(MemoryMapFind, NeighboursBelowTheFirstRegionHaveNothingBelow) {
 }
 
 TEST(MemoryMapFind, RegionEndingExactlyAt4GiBDoesNotWrap) {
-  MemoryMap map(MakeBoard({MakeRegion("low", 0x00000000, 0x1000),
-                           MakeRegion("top", 0xFFFFF000, 0x1000)}));
+  MemoryMap map(
+      MakeBoard({MakeRegion("low", 0x00000000, 0x1000), MakeRegion("top", 0xFFFFF000, 0x1000)}));
   EXPECT_EQ(map.regions()[1].end(), uint64_t{1} << 32);
   EXPECT_EQ(map.Find(0xFFFFF000), 1);
   EXPECT_EQ(map.Find(0xFFFFFFFF), 1);
@@ -162,8 +163,7 @@ TEST(MemoryMapPages, UnalignedRegionHasADirectMiddleAndPartialEnds) {
 }
 
 TEST(MemoryMapPages, TwoSmallRegionsInOnePageShareOnePartialPage) {
-  MemoryMap map(MakeBoard({MakeRegion("a", 0x40000000, 0x40),
-                           MakeRegion("b", 0x40000200, 0x40)}));
+  MemoryMap map(MakeBoard({MakeRegion("a", 0x40000000, 0x40), MakeRegion("b", 0x40000200, 0x40)}));
   PagePlan plan = map.PlanPages(1024);
   EXPECT_TRUE(plan.direct.empty());
   EXPECT_EQ(plan.partial_pages, std::vector<uint64_t>{0x40000000});
@@ -223,7 +223,8 @@ TEST(MemoryMapReset, RandomIsDeterministicPerSeed) {
   EXPECT_GT(std::count(va.begin(), va.end(), va[0]), 0);
   EXPECT_LT(std::count(va.begin(), va.end(), va[0]), 0x1003 / 16);
   // The odd-sized tail depends on the seed as well.
-  EXPECT_NE(std::vector<uint8_t>(va.end() - 3, va.end()), std::vector<uint8_t>(vc.end() - 3, vc.end()));
+  EXPECT_NE(std::vector<uint8_t>(va.end() - 3, va.end()),
+            std::vector<uint8_t>(vc.end() - 3, vc.end()));
 }
 
 TEST(MemoryMapReset, RandomBytesAreTheMt19937_64Stream) {

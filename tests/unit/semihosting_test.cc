@@ -1,5 +1,7 @@
 // Semihosting against a MemoryMap with one RAM region: console output, the special
 // ":tt" files, refused host files and errno, exit reasons, clocks and heap info.
+#include "runner/semihosting.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -9,7 +11,6 @@
 
 #include "faultline/board.h"
 #include "faultline/memory_map.h"
-#include "runner/semihosting.h"
 
 namespace faultline {
 namespace {
@@ -138,11 +139,27 @@ TEST_F(SemihostingTest, FeaturesFileReportsExitExtendedAndStdoutStderr) {
   ASSERT_NE(open.r0, kError);
   EXPECT_EQ(sh_.Call(kSysFlen, PutWords(0x20000300, {open.r0}), 0).r0, 5u);
   SemihostingResult read = sh_.Call(kSysRead, PutWords(0x20000100, {open.r0, 0x20000600, 5}), 0);
-  EXPECT_EQ(read.r0, 0u);  // all 5 bytes read
+  EXPECT_EQ(read.r0, 0u);                           // all 5 bytes read
   EXPECT_EQ(map_.Read32(0x20000600), 0x42464853u);  // "SHFB"
   uint8_t feature = 0;
   map_.Read(0x20000604, std::span(&feature, 1));
   EXPECT_EQ(feature, 0x03);  // EXIT_EXTENDED | STDOUT_STDERR
+}
+
+// The features file has no file position: each SYS_READ starts again at byte 0 and
+// SYS_SEEK is ignored (semihosting.cc, kSysRead/kSysSeek). newlib's
+// _get_semihosting_exts reads the 4-byte magic, seeks, then reads the feature byte,
+// and so gets 'S' (0x53) instead of 0x03 (it happens to have the same low two bits).
+// Disabled until the features handle keeps a position.
+TEST_F(SemihostingTest, DISABLED_FeaturesFileReadsContinueWhereTheLastStopped) {
+  SemihostingResult open = Open(":semihosting-features", 0);
+  ASSERT_NE(open.r0, kError);
+  EXPECT_EQ(sh_.Call(kSysRead, PutWords(0x20000100, {open.r0, 0x20000600, 4}), 0).r0, 0u);
+  EXPECT_EQ(map_.Read32(0x20000600), 0x42464853u);  // "SHFB"
+  EXPECT_EQ(sh_.Call(kSysRead, PutWords(0x20000100, {open.r0, 0x20000610, 1}), 0).r0, 0u);
+  uint8_t feature = 0;
+  map_.Read(0x20000610, std::span(&feature, 1));
+  EXPECT_EQ(feature, 0x03);
 }
 
 // --- Exit ------------------------------------------------------------------------------
@@ -162,8 +179,7 @@ TEST_F(SemihostingTest, ExitWithAnotherReasonIsStatus1) {
 }
 
 TEST_F(SemihostingTest, ExitExtendedCarriesTheSubcode) {
-  SemihostingResult r =
-      sh_.Call(kSysExitExtended, PutWords(0x20000100, {kApplicationExit, 42}), 0);
+  SemihostingResult r = sh_.Call(kSysExitExtended, PutWords(0x20000100, {kApplicationExit, 42}), 0);
   EXPECT_EQ(r.kind, Kind::kExit);
   EXPECT_EQ(r.exit_code, 42);
   SemihostingResult neg =

@@ -1,13 +1,13 @@
 // Thumb encodings the engine stops on: classification, description, the hex the report
 // prints, and the wait hints. Byte arrays are in memory order (little-endian halfwords);
 // the comment gives the disassembly and the halfwords as the Arm ARM writes them.
+#include "cpu/thumb.h"
+
 #include <gtest/gtest.h>
 
 #include <array>
 #include <cstdint>
 #include <span>
-
-#include "cpu/thumb.h"
 
 namespace faultline::cpu {
 namespace {

@@ -80,6 +80,18 @@ struct LoadedSegment {
   std::string sections;
 };
 
+// Something the firmware did that did not stop the run but bears on its result, e.g.
+// a write ignored by a powered-down SRAM bank, or a write to a modelled peripheral.
+struct Event {
+  std::string kind;     // "disabled-region-read", "disabled-region-write", ...
+  std::string where;    // region or peripheral register name
+  uint64_t first_address = 0;
+  uint32_t first_pc = 0;
+  std::optional<SymbolRef> first_pc_symbol;
+  uint64_t count = 0;
+  std::string message;  // one line for people
+};
+
 struct RunResult {
   Outcome outcome = Outcome::kExit;
   int exit_code = 0;
@@ -95,6 +107,7 @@ struct RunResult {
   Registers registers;
   std::optional<SymbolRef> pc_symbol;
   std::vector<LoadedSegment> loaded;
+  std::vector<Event> events;
   std::string board;
   std::string firmware;
 };
