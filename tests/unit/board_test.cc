@@ -427,7 +427,7 @@ TEST(BoardFile, MissingFileNamesThePath) {
 // A region whose size is so large that base + size wraps a 64-bit sum slips past the
 // "ends past 4 GiB" check (board.cc: `r.base + r.size > 1 << 32`) and is accepted with
 // size 0xFFFFFFFFFFFFFFF0. Disabled until the parser checks `size > 4 GiB - base`.
-TEST(BoardFile, DISABLED_SizeThatWrapsA64BitSumIsRejected) {
+TEST(BoardFile, SizeThatWrapsA64BitSumIsRejected) {
   const std::string f = "bad_size_wraps_64bit.yaml";
   ExpectBoardError(f, LineOf(DataBoard(f), "size: 0xFFFFFFFFFFFFFFF0"),
                    {"region 'huge'", "past the 4 GiB"}, "reduce size to at most");
@@ -437,7 +437,7 @@ TEST(BoardFile, DISABLED_SizeThatWrapsA64BitSumIsRejected) {
 // yaml-cpp 0.7 does not reject duplicate keys and Mapping (yaml_fields.h) only checks
 // that each key is allowed. Here the region gets 64K although its last word is 128K.
 // Disabled until Mapping rejects a repeated key.
-TEST(BoardFile, DISABLED_DuplicateKeyInARegionIsRejected) {
+TEST(BoardFile, DuplicateKeyInARegionIsRejected) {
   const std::string f = "bad_duplicate_key.yaml";
   ExpectBoardError(f, LineOf(DataBoard(f), "size: 128K"), {"regions[0]", "'size'"}, "");
 }

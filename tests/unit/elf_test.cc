@@ -241,7 +241,7 @@ TEST_F(ElfTest, LookupNamesTheFunctionAndOffset) {
 // the nearest preceding unsized symbol then names unmapped addresses 0x1000..0x1fff
 // (e.g. a fault address) "__STACK_SIZE+0x4". Disabled until absolute symbols are left
 // out of address lookup (elf.cc skips only shndx == 0).
-TEST_F(ElfTest, DISABLED_AbsoluteSymbolsDoNotNameAddresses) {
+TEST_F(ElfTest, AbsoluteSymbolsDoNotNameAddresses) {
   REQUIRE_FIXTURES();
   Image img = LoadElf(Fixture("mps2-an505", "checksum"));
   auto ref = img.symbols.Lookup(0x1004);

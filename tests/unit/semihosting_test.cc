@@ -151,7 +151,7 @@ TEST_F(SemihostingTest, FeaturesFileReportsExitExtendedAndStdoutStderr) {
 // _get_semihosting_exts reads the 4-byte magic, seeks, then reads the feature byte,
 // and so gets 'S' (0x53) instead of 0x03 (it happens to have the same low two bits).
 // Disabled until the features handle keeps a position.
-TEST_F(SemihostingTest, DISABLED_FeaturesFileReadsContinueWhereTheLastStopped) {
+TEST_F(SemihostingTest, FeaturesFileReadsContinueWhereTheLastStopped) {
   SemihostingResult open = Open(":semihosting-features", 0);
   ASSERT_NE(open.r0, kError);
   EXPECT_EQ(sh_.Call(kSysRead, PutWords(0x20000100, {open.r0, 0x20000600, 4}), 0).r0, 0u);

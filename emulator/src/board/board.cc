@@ -97,11 +97,12 @@ Region ParseRegion(const Field& f) {
   if (m.Has("description")) r.description = m.Get("description").Scalar();
   if (r.size == 0) m.Get("size").Fail(fmt::format("region '{}' has size 0", r.name),
                                       "give the region its size in bytes, e.g. size: 256K");
-  if (r.base + r.size > (uint64_t{1} << 32)) {
+  if (r.size > (uint64_t{1} << 32) - r.base) {  // r.base < 4 GiB (Address())
     m.Get("size").Fail(
-        fmt::format("region '{}' at 0x{:08x} with size 0x{:x} ends at 0x{:x}, past the 4 GiB "
-            "address space",
-            r.name, r.base, r.size, r.base + r.size),
+        fmt::format("region '{}' at 0x{:08x} with size 0x{:x} {}, past the 4 GiB address space",
+                    r.name, r.base, r.size,
+                    r.size <= UINT64_MAX - r.base ? fmt::format("ends at 0x{:x}", r.base + r.size)
+                                                  : std::string("wraps around")),
         fmt::format("reduce size to at most 0x{:x}", (uint64_t{1} << 32) - r.base));
   }
   return r;
@@ -207,13 +208,14 @@ Board ResolveBoard(const std::string& name_or_path, const std::filesystem::path&
   }
   std::filesystem::path builtin = boards_dir / (name_or_path + ".yaml");
   if (std::filesystem::exists(builtin)) return LoadBoardFile(builtin);
-  std::string known;
+  std::vector<std::string> names;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(boards_dir, ec)) {
-    if (entry.path().extension() == ".yaml") {
-      known += (known.empty() ? "" : ", ") + entry.path().stem().string();
-    }
+    if (entry.path().extension() == ".yaml") names.push_back(entry.path().stem().string());
   }
+  std::sort(names.begin(), names.end());
+  std::string known;
+  for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
   throw InputError("--board", fmt::format("unknown board '{}'", name_or_path),
                    fmt::format("use one of: {} (or a path to a board .yaml file)",
                        known.empty() ? "<none found in " + boards_dir.string() + ">" : known));

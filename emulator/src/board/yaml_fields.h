@@ -108,8 +108,15 @@ class Mapping {
       field.Fail("expected a mapping (key: value lines)", "see the documentation for this field's keys");
     }
     std::vector<std::string> keys(allowed.begin(), allowed.end());
+    std::vector<std::string> seen;
     for (const auto& kv : field.node) {
       std::string key = kv.first.Scalar();
+      if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
+        // yaml-cpp 0.7 keeps the first of two equal keys silently.
+        Field kf{kv.first, field.origin, field.path};
+        kf.Fail(fmt::format("key '{}' appears twice", key), "keep one of them");
+      }
+      seen.push_back(key);
       if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
         std::string list;
         for (const auto& k : keys) list += (list.empty() ? "" : ", ") + k;

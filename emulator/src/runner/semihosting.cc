@@ -95,7 +95,10 @@ SemihostingResult Semihosting::Call(uint32_t op, uint32_t arg, uint64_t instruct
       if (!name) return Fail(kEFAULT);
       // fopen modes 0-3 read, 4-7 write, 8-11 append (IHI 0096 §6.1).
       if (*name == ":tt") return {.r0 = *mode < 4 ? kStdin : *mode < 8 ? kStdout : kStderr};
-      if (*name == ":semihosting-features") return {.r0 = kFeatures};
+      if (*name == ":semihosting-features") {
+        features_position_ = 0;
+        return {.r0 = kFeatures};
+      }
       return Fail(kEACCES);  // host files are not exposed to the firmware
     }
     case kSysClose:
@@ -116,8 +119,10 @@ SemihostingResult Semihosting::Call(uint32_t op, uint32_t arg, uint64_t instruct
       auto handle = Word(arg), buf = Word(arg + 4), len = Word(arg + 8);
       if (!handle || !buf || !len) return Fail(kEFAULT);
       if (*handle == kFeatures) {
-        uint32_t n = std::min<uint32_t>(*len, uint32_t(kFeatureBytes.size()));
-        if (!Store(*buf, kFeatureBytes.data(), n)) return Fail(kEFAULT);
+        uint32_t left = uint32_t(kFeatureBytes.size()) - std::min<uint32_t>(features_position_, uint32_t(kFeatureBytes.size()));
+        uint32_t n = std::min<uint32_t>(*len, left);
+        if (!Store(*buf, kFeatureBytes.data() + (kFeatureBytes.size() - left), n)) return Fail(kEFAULT);
+        features_position_ += n;
         return {.r0 = *len - n};
       }
       if (*handle == kStdin) return {.r0 = *len};  // end of file: no input is attached
@@ -132,8 +137,12 @@ SemihostingResult Semihosting::Call(uint32_t op, uint32_t arg, uint64_t instruct
       auto handle = Word(arg);
       return {.r0 = handle && *handle >= kStdin && *handle <= kStderr ? 1u : 0u};
     }
-    case kSysSeek:
+    case kSysSeek: {
+      auto handle = Word(arg), position = Word(arg + 4);
+      if (!handle || !position) return Fail(kEFAULT);
+      if (*handle == kFeatures) features_position_ = *position;
       return {.r0 = 0};
+    }
     case kSysFlen: {
       auto handle = Word(arg);
       if (handle && *handle == kFeatures) return {.r0 = uint32_t(kFeatureBytes.size())};

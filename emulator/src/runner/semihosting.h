@@ -49,6 +49,7 @@ class Semihosting {
   std::vector<uint32_t> wall_clock_;
   size_t wall_clock_next_ = 0;
   int errno_ = 0;
+  uint32_t features_position_ = 0;  // read position in the :semihosting-features file
   std::string console_, out_, err_;
 };
 
