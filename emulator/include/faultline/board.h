@@ -39,7 +39,8 @@ struct Region {
   Access access;
   ResetContents reset;
   std::string description;
-  int line = 0;  // line in the board file, for messages
+  int line = 0;       // line in the board file, for messages
+  std::string where;  // "file:line" (a board may layer on a SoC file)
 
   uint64_t end() const { return base + size; }  // exclusive
   bool Contains(uint64_t addr) const { return addr >= base && addr < end(); }
@@ -56,14 +57,92 @@ struct Boot {
   LoadMode load_mode = LoadMode::kFlash;
 };
 
+// The same storage seen at another address: a secure/non-secure alias, or a TCM's
+// global address next to its core-local one.
+struct Alias {
+  std::string name;
+  std::string of;       // the region whose storage it shows
+  uint64_t base = 0;    // where the alias appears
+  uint64_t offset = 0;  // first byte of the region it shows
+  uint64_t size = 0;    // bytes shown
+  std::string where;
+};
+
+// A bit field of a peripheral register: bits [msb:lsb].
+struct RegisterField {
+  std::string name;
+  uint32_t msb = 0, lsb = 0;
+  uint32_t mask() const { return uint32_t(((uint64_t{1} << (msb - lsb + 1)) - 1) << lsb); }
+};
+
+// `PERIPH.REG[.FIELD] == value` terms, all of which must hold.
+struct Comparison {
+  size_t peripheral = 0, reg = 0;
+  std::optional<size_t> field;  // whole register when absent
+  bool equal = true;            // == or !=
+  uint32_t value = 0;
+};
+struct Condition {
+  std::vector<Comparison> all;
+  std::string text;  // as written, for reports
+};
+
+// A field that reads as `value` while `when` holds, whatever was written: how a
+// status flag such as a READY bit follows its enable bit.
+struct RegisterRule {
+  size_t field = 0;
+  uint32_t value = 0;
+  Condition when;
+};
+
+struct Register {
+  std::string name;
+  uint32_t offset = 0;
+  uint32_t reset = 0;
+  std::vector<RegisterField> fields;
+  std::vector<RegisterRule> rules;
+};
+
+// A block of memory-mapped registers. Writes are stored; reads return what was
+// written, except where a rule says otherwise.
+struct Peripheral {
+  std::string name;
+  std::string description;
+  uint64_t base = 0;
+  uint64_t size = 0;
+  std::vector<Register> registers;
+  std::string where;
+};
+
+// What the bus does with an access to a region whose gate is closed.
+enum class WhenDisabled {
+  kBusFault,             // the access errors (BusFault)
+  kReadZeroWriteIgnore,  // reads return 0, writes are dropped (and reported as events)
+};
+
+// A region usable only while a condition over peripheral registers holds: powered,
+// clocked, or a controller in memory-mapped mode.
+struct Gate {
+  std::string region;
+  Condition when;
+  WhenDisabled when_disabled = WhenDisabled::kBusFault;
+  std::string where;
+};
+
 struct Board {
   std::string name;
   std::string description;
   Cpu cpu = Cpu::kCortexM33;
   Boot boot;
   std::vector<Region> regions;  // sorted by base, non-overlapping
+  std::vector<Alias> aliases;
+  std::vector<Peripheral> peripherals;
+  std::vector<Gate> gates;
   std::filesystem::path source;  // the YAML file it came from
 };
+
+// "RCC.MEMENR.AXISRAM5EN" for a comparison's left-hand side.
+std::string RegisterPath(const Board& board, const Comparison& c);
 
 // Parses and validates a board file. Throws InputError with file:line.
 Board LoadBoardFile(const std::filesystem::path& path);
@@ -87,6 +166,7 @@ std::filesystem::path DefaultBoardsDir();
 std::string ToString(Cpu cpu);
 std::string ToString(RegionKind kind);
 std::string ToString(LoadMode mode);
+std::string ToString(WhenDisabled mode);
 std::optional<LoadMode> ParseLoadMode(const std::string& text);
 std::string AccessString(const Access& access);  // "rwx", "r-x", ...
 

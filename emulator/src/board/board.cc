@@ -114,9 +114,163 @@ LoadMode ParseLoadModeField(const Field& f) {
   return *mode;
 }
 
-}  // namespace
+// A condition as written, resolved against the peripherals once every layer is merged.
+struct PendingCondition {
+  std::string text;
+  std::string where;
+};
 
-Board ParseBoard(const std::string& yaml, const std::string& origin) {
+struct PendingRule {
+  size_t peripheral = 0, reg = 0;
+  std::string field;
+  uint32_t value = 0;
+  PendingCondition when;
+};
+
+struct PendingGate {
+  Gate gate;
+  PendingCondition when;
+};
+
+// One file's contribution before `uses:` layers are merged.
+struct Layer {
+  std::optional<std::string> name, description;
+  std::optional<Cpu> cpu;
+  std::optional<Boot> boot;
+  std::string boot_where;
+  std::string top_where;  // the board mapping itself, for missing keys
+  std::vector<Region> regions;
+  std::vector<Alias> aliases;
+  std::vector<Peripheral> peripherals;
+  std::vector<PendingRule> rules;  // indices into `peripherals`
+  std::vector<PendingGate> gates;
+};
+
+template <typename T>
+std::vector<Field> Items(const Mapping& m, const char* key, const std::string& origin) {
+  std::vector<Field> out;
+  if (!m.Has(key)) return out;
+  Field list = m.Get(key);
+  if (!list.node.IsSequence()) list.Fail("expected a list ('- ' items)", "write each entry on a '- ' line");
+  for (size_t i = 0; i < list.node.size(); ++i) {
+    out.push_back(Field{list.node[i], origin, fmt::format("{}[{}]", key, i)});
+  }
+  return out;
+}
+
+Alias ParseAlias(const Field& f) {
+  Mapping m(f, {"name", "of", "base", "offset", "size", "description"});
+  Alias a;
+  a.where = f.Where();
+  a.name = m.Require("name").Scalar();
+  a.of = m.Require("of").Scalar();
+  a.base = m.Require("base").Address();
+  if (m.Has("offset")) a.offset = m.Get("offset").Size();
+  if (m.Has("size")) {
+    a.size = m.Get("size").Size();
+    if (a.size == 0) m.Get("size").Fail("alias size is 0", "omit size to show the whole region");
+  }
+  return a;
+}
+
+RegisterField ParseRegisterField(const Field& f, const std::string& name) {
+  RegisterField rf;
+  rf.name = name;
+  const char* fix = "give a bit number (e.g. ENABLE: 0) or [msb, lsb] (e.g. MODE: [29, 28])";
+  if (f.node.IsScalar()) {
+    rf.msb = rf.lsb = uint32_t(f.Number());
+  } else if (f.node.IsSequence() && f.node.size() == 2) {
+    rf.msb = uint32_t(Field{f.node[0], f.origin, f.path}.Number());
+    rf.lsb = uint32_t(Field{f.node[1], f.origin, f.path}.Number());
+  } else {
+    f.Fail(fmt::format("field '{}' is not a bit or a [msb, lsb] pair", name), fix);
+  }
+  if (rf.msb > 31 || rf.lsb > rf.msb) {
+    f.Fail(fmt::format("field '{}' bits [{}:{}] are not within a 32-bit register", name, rf.msb, rf.lsb), fix);
+  }
+  return rf;
+}
+
+void ParsePeripheral(const Field& f, Layer& layer) {
+  Mapping m(f, {"name", "base", "size", "description", "registers"});
+  Peripheral p;
+  p.where = f.Where();
+  p.name = m.Require("name").Scalar();
+  p.base = m.Require("base").Address();
+  p.size = m.Has("size") ? m.Get("size").Size() : 1024;
+  if (m.Has("description")) p.description = m.Get("description").Scalar();
+  if (p.size == 0 || p.size > (uint64_t{1} << 32) - p.base) {
+    m.Get("size").Fail(fmt::format("peripheral '{}' size 0x{:x} is empty or runs past 4 GiB", p.name, p.size),
+                       "give the register block's size, e.g. size: 1K");
+  }
+  size_t index = layer.peripherals.size();
+  for (const Field& rf : Items<Register>(m, "registers", f.origin)) {
+    Mapping rm(rf, {"name", "offset", "reset", "fields", "rules", "description"});
+    Register r;
+    r.name = rm.Require("name").Scalar();
+    r.offset = uint32_t(rm.Require("offset").Number());
+    r.reset = rm.Has("reset") ? uint32_t(rm.Get("reset").Number()) : 0;
+    if (r.offset % 4 != 0 || r.offset + 4 > p.size) {
+      rm.Get("offset").Fail(fmt::format("register {}.{} at offset 0x{:x} is not a word inside the "
+                                        "0x{:x}-byte block", p.name, r.name, r.offset, p.size),
+                            "use a 4-byte-aligned offset inside the peripheral's size");
+    }
+    for (const Register& other : p.registers) {
+      if (other.name == r.name || other.offset == r.offset) {
+        rf.Fail(fmt::format("register {}.{} repeats the name or offset of {}.{}", p.name, r.name,
+                            p.name, other.name),
+                "give each register its own name and offset");
+      }
+    }
+    if (rm.Has("fields")) {
+      Field ff = rm.Get("fields");
+      if (!ff.node.IsMap()) ff.Fail("fields must be a mapping NAME: bit", "e.g. fields: {ENABLE: 0, MODE: [29, 28]}");
+      for (const auto& kv : ff.node) {
+        r.fields.push_back(ParseRegisterField(Field{kv.second, f.origin, ff.path}, kv.first.Scalar()));
+      }
+    }
+    for (const Field& rule : Items<RegisterRule>(rm, "rules", f.origin)) {
+      Mapping ru(rule, {"field", "reads", "when"});
+      PendingRule pr;
+      pr.peripheral = index;
+      pr.reg = p.registers.size();
+      pr.field = ru.Require("field").Scalar();
+      pr.value = uint32_t(ru.Require("reads").Number());
+      pr.when = {ru.Require("when").Scalar(), ru.Get("when").Where()};
+      layer.rules.push_back(pr);
+    }
+    p.registers.push_back(std::move(r));
+  }
+  layer.peripherals.push_back(std::move(p));
+}
+
+PendingGate ParseGate(const Field& f) {
+  Mapping m(f, {"region", "when", "when_disabled", "source"});
+  PendingGate g;
+  g.gate.where = f.Where();
+  g.gate.region = m.Require("region").Scalar();
+  g.when = {m.Require("when").Scalar(), m.Get("when").Where()};
+  static const std::vector<std::pair<std::string, WhenDisabled>> kModes = {
+      {"bus-fault", WhenDisabled::kBusFault},
+      {"read-zero-write-ignore", WhenDisabled::kReadZeroWriteIgnore}};
+  g.gate.when_disabled = m.Require("when_disabled").Choice("when_disabled", kModes);
+  return g;
+}
+
+Layer ParseLayer(const std::string& yaml, const std::string& origin, int depth);
+
+Layer LoadLayer(const std::filesystem::path& path, int depth, const std::string& where) {
+  std::ifstream in(path);
+  if (!in) {
+    throw InputError(where, fmt::format("cannot open board file '{}'", path.string()),
+                     "check the path (a `uses:` path is relative to the file that names it)");
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ParseLayer(ss.str(), path.string(), depth);
+}
+
+Layer ParseLayer(const std::string& yaml, const std::string& origin, int depth) {
   YAML::Node root;
   try {
     root = YAML::Load(yaml);
@@ -126,54 +280,264 @@ Board ParseBoard(const std::string& yaml, const std::string& origin) {
   }
   Field top{root, origin, "board"};
   if (!root.IsMap()) top.Fail("a board file must be a YAML mapping", "see docs/boards.md for an example");
-  Mapping m(top, {"name", "description", "cpu", "boot", "regions"});
-  Board b;
-  b.source = origin;
-  b.name = m.Require("name").Scalar();
-  b.description = m.Require("description").Scalar();
-  b.cpu = ParseCpu(m.Require("cpu"));
+  Mapping m(top, {"name", "description", "uses", "cpu", "boot", "regions", "aliases", "peripherals", "gates"});
 
-  Field boot = m.Require("boot");
-  Mapping bm(boot, {"vector_table", "load_mode"});
-  b.boot.vector_table = bm.Require("vector_table").Address();
-  b.boot.load_mode = ParseLoadModeField(bm.Require("load_mode"));
-
-  Field regions = m.Require("regions");
-  if (!regions.node.IsSequence() || regions.node.size() == 0) {
-    regions.Fail("regions must be a non-empty list", "list each memory as '- name: ... base: ... size: ...'");
+  Layer layer;
+  std::string top_where = top.Where();
+  if (m.Has("uses")) {
+    if (depth >= 4) m.Get("uses").Fail("`uses:` nests too deep (a cycle?)", "layer a board on at most a few files");
+    std::filesystem::path base = std::filesystem::path(origin).parent_path();
+    layer = LoadLayer(base / m.Get("uses").Scalar(), depth + 1, m.Get("uses").Where());
   }
-  std::set<std::string> names;
-  for (size_t i = 0; i < regions.node.size(); ++i) {
-    Field rf{regions.node[i], origin, fmt::format("regions[{}]", i)};
+  if (m.Has("name")) layer.name = m.Get("name").Scalar();
+  if (m.Has("description")) layer.description = m.Get("description").Scalar();
+  if (m.Has("cpu")) layer.cpu = ParseCpu(m.Get("cpu"));
+  if (m.Has("boot")) {
+    Mapping bm(m.Get("boot"), {"vector_table", "load_mode"});
+    Boot boot;
+    boot.vector_table = bm.Require("vector_table").Address();
+    boot.load_mode = ParseLoadModeField(bm.Require("load_mode"));
+    layer.boot = boot;
+    layer.boot_where = bm.Get("vector_table").Where();
+  }
+  if (m.Has("regions") && (!m.Get("regions").node.IsSequence() || m.Get("regions").node.size() == 0)) {
+    m.Get("regions").Fail("regions must be a non-empty list",
+                          "list each memory as '- name: ... base: ... size: ...'");
+  }
+  for (const Field& rf : Items<Region>(m, "regions", origin)) {
     Region r = ParseRegion(rf);
-    if (!names.insert(r.name).second) {
+    r.where = rf.Where();
+    // A board replaces a region of the SoC file it uses by naming it again.
+    auto same = std::find_if(layer.regions.begin(), layer.regions.end(),
+                             [&](const Region& x) { return x.name == r.name; });
+    bool inherited = same != layer.regions.end() && same->where.rfind(origin + ":", 0) != 0;
+    if (same != layer.regions.end() && !inherited) {
       rf.Fail(fmt::format("region name '{}' is used twice", r.name), "give each region a unique name");
     }
-    b.regions.push_back(std::move(r));
-  }
-  std::sort(b.regions.begin(), b.regions.end(),
-            [](const Region& x, const Region& y) { return x.base < y.base; });
-  for (size_t i = 1; i < b.regions.size(); ++i) {
-    const Region& prev = b.regions[i - 1];
-    const Region& cur = b.regions[i];
-    if (cur.base < prev.end()) {
-      throw InputError(
-          fmt::format("{}:{}", origin, cur.line),
-          fmt::format("region '{}' (0x{:08x}-0x{:08x}) overlaps region '{}' (0x{:08x}-0x{:08x}, line {})",
-              cur.name, cur.base, cur.end() - 1, prev.name, prev.base, prev.end() - 1, prev.line),
-          "regions must not overlap: fix base or size (the same memory at two addresses is an "
-          "alias, not a second region)");
+    if (inherited) {
+      *same = std::move(r);
+    } else {
+      layer.regions.push_back(std::move(r));
     }
   }
+  for (const Field& af : Items<Alias>(m, "aliases", origin)) layer.aliases.push_back(ParseAlias(af));
+  for (const Field& pf : Items<Peripheral>(m, "peripherals", origin)) ParsePeripheral(pf, layer);
+  for (const Field& gf : Items<Gate>(m, "gates", origin)) layer.gates.push_back(ParseGate(gf));
+  layer.top_where = top_where;
+  return layer;
+}
+
+// "RCC.MEMENR.AXISRAM5EN == 1 && RAMCFG.AXISRAM5CR.SRAMSD == 0"
+Condition ResolveCondition(const PendingCondition& pc, const std::vector<Peripheral>& peripherals) {
+  Condition c;
+  c.text = pc.text;
+  const std::string fix =
+      "write terms PERIPHERAL.REGISTER[.FIELD] == VALUE (or !=) joined by &&, naming registers "
+      "and fields the board declares";
+  std::string rest = pc.text;
+  while (true) {
+    size_t amp = rest.find("&&");
+    std::string term = rest.substr(0, amp);
+    auto trim = [](std::string t) {
+      size_t a = t.find_first_not_of(" \t"), b = t.find_last_not_of(" \t");
+      return a == std::string::npos ? std::string() : t.substr(a, b - a + 1);
+    };
+    term = trim(term);
+    size_t op = term.find("==");
+    bool equal = true;
+    if (op == std::string::npos) {
+      op = term.find("!=");
+      equal = false;
+    }
+    if (op == std::string::npos) {
+      throw InputError(pc.where, fmt::format("condition term '{}' has no == or !=", term), fix);
+    }
+    std::string lhs = trim(term.substr(0, op)), rhs = trim(term.substr(op + 2));
+    std::vector<std::string> parts;
+    for (size_t start = 0;;) {
+      size_t dot = lhs.find('.', start);
+      parts.push_back(lhs.substr(start, dot - start));
+      if (dot == std::string::npos) break;
+      start = dot + 1;
+    }
+    if (parts.size() < 2 || parts.size() > 3) {
+      throw InputError(pc.where, fmt::format("'{}' is not PERIPHERAL.REGISTER[.FIELD]", lhs), fix);
+    }
+    Comparison cmp;
+    cmp.equal = equal;
+    auto pit = std::find_if(peripherals.begin(), peripherals.end(),
+                            [&](const Peripheral& p) { return p.name == parts[0]; });
+    if (pit == peripherals.end()) {
+      std::string known;
+      for (const auto& p : peripherals) known += (known.empty() ? "" : ", ") + p.name;
+      throw InputError(pc.where, fmt::format("condition names unknown peripheral '{}'", parts[0]),
+                       "declare it under peripherals:, or use one of: " + (known.empty() ? "<none>" : known));
+    }
+    cmp.peripheral = size_t(pit - peripherals.begin());
+    const auto& regs = pit->registers;
+    auto rit = std::find_if(regs.begin(), regs.end(), [&](const Register& r) { return r.name == parts[1]; });
+    if (rit == regs.end()) {
+      std::string known;
+      for (const auto& r : regs) known += (known.empty() ? "" : ", ") + r.name;
+      throw InputError(pc.where, fmt::format("condition names unknown register '{}.{}'", parts[0], parts[1]),
+                       fmt::format("registers of {}: {}", parts[0], known.empty() ? "<none>" : known));
+    }
+    cmp.reg = size_t(rit - regs.begin());
+    uint64_t limit = 0xFFFFFFFFull;
+    if (parts.size() == 3) {
+      auto fit = std::find_if(rit->fields.begin(), rit->fields.end(),
+                              [&](const RegisterField& f) { return f.name == parts[2]; });
+      if (fit == rit->fields.end()) {
+        std::string known;
+        for (const auto& f : rit->fields) known += (known.empty() ? "" : ", ") + f.name;
+        throw InputError(pc.where, fmt::format("condition names unknown field '{}'", lhs),
+                         fmt::format("fields of {}.{}: {}", parts[0], parts[1], known.empty() ? "<none>" : known));
+      }
+      cmp.field = size_t(fit - rit->fields.begin());
+      limit = (uint64_t{1} << (fit->msb - fit->lsb + 1)) - 1;
+    }
+    size_t used = 0;
+    uint64_t v = 0;
+    try {
+      v = std::stoull(rhs, &used, 0);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (rhs.empty() || used != rhs.size() || v > limit) {
+      throw InputError(pc.where, fmt::format("'{}' is not a value {} can hold", rhs, lhs), fix);
+    }
+    cmp.value = uint32_t(v);
+    c.all.push_back(cmp);
+    if (amp == std::string::npos) break;
+    rest = rest.substr(amp + 2);
+  }
+  return c;
+}
+
+std::string Span(uint64_t base, uint64_t size) {
+  return fmt::format("0x{:08x}-0x{:08x}", base, base + size - 1);
+}
+
+}  // namespace
+
+Board ParseBoard(const std::string& yaml, const std::string& origin) {
+  Layer layer = ParseLayer(yaml, origin, 0);
+  auto missing = [&](const char* key) {
+    return InputError(layer.top_where, fmt::format("board: missing required key '{}'", key),
+                      fmt::format("add '{}:' here", key));
+  };
+  Board b;
+  b.source = origin;
+  if (!layer.name) throw missing("name");
+  if (!layer.description) throw missing("description");
+  if (!layer.cpu) throw missing("cpu");
+  if (!layer.boot) throw missing("boot");
+  if (layer.regions.empty()) throw missing("regions");
+  b.name = *layer.name;
+  b.description = *layer.description;
+  b.cpu = *layer.cpu;
+  b.boot = *layer.boot;
+  b.regions = std::move(layer.regions);
+  b.peripherals = std::move(layer.peripherals);
+
+  std::sort(b.regions.begin(), b.regions.end(),
+            [](const Region& x, const Region& y) { return x.base < y.base; });
+
+  // Everything that occupies addresses: regions, aliases, peripheral blocks.
+  struct Span_ {
+    uint64_t base, size;
+    std::string what, where;
+  };
+  std::vector<Span_> spans;
+  for (const Region& r : b.regions) spans.push_back({r.base, r.size, "region '" + r.name + "'", r.where});
+  for (Alias& a : layer.aliases) {
+    auto it = std::find_if(b.regions.begin(), b.regions.end(), [&](const Region& r) { return r.name == a.of; });
+    if (it == b.regions.end()) {
+      throw InputError(a.where, fmt::format("alias '{}' is of unknown region '{}'", a.name, a.of),
+                       "set `of:` to the name of a region this board declares");
+    }
+    if (a.size == 0) a.size = it->size - std::min(a.offset, it->size);
+    if (a.offset >= it->size || a.size > it->size - a.offset) {
+      throw InputError(a.where,
+                       fmt::format("alias '{}' shows 0x{:x} bytes from offset 0x{:x}, beyond region '{}' "
+                                   "(0x{:x} bytes)", a.name, a.size, a.offset, a.of, it->size),
+                       "reduce offset or size to fit inside the region");
+    }
+    if (a.size > (uint64_t{1} << 32) - a.base) {
+      throw InputError(a.where, fmt::format("alias '{}' runs past 4 GiB", a.name), "lower its base");
+    }
+    spans.push_back({a.base, a.size, "alias '" + a.name + "'", a.where});
+    b.aliases.push_back(a);
+  }
+  for (const Peripheral& p : b.peripherals) {
+    spans.push_back({p.base, p.size, "peripheral '" + p.name + "'", p.where});
+  }
+  std::sort(spans.begin(), spans.end(), [](const Span_& x, const Span_& y) { return x.base < y.base; });
+  for (size_t i = 1; i < spans.size(); ++i) {
+    const Span_& prev = spans[i - 1];
+    const Span_& cur = spans[i];
+    if (cur.base < prev.base + prev.size) {
+      // Same file: "line N"; a region from a used SoC file: "soc.yaml:N".
+      std::string cur_file = cur.where.substr(0, cur.where.rfind(':'));
+      std::string prev_at = prev.where.rfind(cur_file + ":", 0) == 0
+                                ? "line " + prev.where.substr(cur_file.size() + 1)
+                                : prev.where;
+      throw InputError(
+          cur.where,
+          fmt::format("{} ({}) overlaps {} ({}, {})", cur.what, Span(cur.base, cur.size), prev.what,
+                      Span(prev.base, prev.size), prev_at),
+          "regions must not overlap each other, aliases or peripherals: fix base or size (the same "
+          "memory at two addresses is an alias of one region, not a second region)");
+    }
+  }
+
+  for (const PendingRule& pr : layer.rules) {
+    Register& reg = b.peripherals[pr.peripheral].registers[pr.reg];
+    auto fit = std::find_if(reg.fields.begin(), reg.fields.end(),
+                            [&](const RegisterField& f) { return f.name == pr.field; });
+    if (fit == reg.fields.end()) {
+      throw InputError(pr.when.where, fmt::format("rule names unknown field '{}' of {}.{}", pr.field,
+                                                  b.peripherals[pr.peripheral].name, reg.name),
+                       "declare the field under the register's fields:");
+    }
+    reg.rules.push_back({size_t(fit - reg.fields.begin()), pr.value, ResolveCondition(pr.when, b.peripherals)});
+  }
+  for (PendingGate& pg : layer.gates) {
+    if (std::none_of(b.regions.begin(), b.regions.end(), [&](const Region& r) { return r.name == pg.gate.region; })) {
+      throw InputError(pg.gate.where, fmt::format("gate for unknown region '{}'", pg.gate.region),
+                       "set region: to the name of a region this board declares");
+    }
+    for (const Gate& g : b.gates) {
+      if (g.region == pg.gate.region) {
+        throw InputError(pg.gate.where, fmt::format("region '{}' has two gates (the other at {})", g.region, g.where),
+                         "join the conditions with && in one gate");
+      }
+    }
+    pg.gate.when = ResolveCondition(pg.when, b.peripherals);
+    b.gates.push_back(pg.gate);
+  }
+
   auto holds_vtor = std::find_if(b.regions.begin(), b.regions.end(), [&](const Region& r) {
     return r.Contains(b.boot.vector_table) && r.Contains(b.boot.vector_table + 7);
   });
   if (holds_vtor == b.regions.end()) {
-    bm.Get("vector_table").Fail(
-        fmt::format("boot vector table 0x{:08x} is not inside any region", b.boot.vector_table),
-        "set boot.vector_table to the address the core reads SP and PC from at reset");
+    throw InputError(layer.boot_where,
+                     fmt::format("boot.vector_table: boot vector table 0x{:08x} is not inside any region",
+                                 b.boot.vector_table),
+                     "set boot.vector_table to the address the core reads SP and PC from at reset");
   }
   return b;
+}
+
+std::string RegisterPath(const Board& board, const Comparison& c) {
+  const Peripheral& p = board.peripherals[c.peripheral];
+  const Register& r = p.registers[c.reg];
+  return c.field ? fmt::format("{}.{}.{}", p.name, r.name, r.fields[*c.field].name)
+                 : fmt::format("{}.{}", p.name, r.name);
+}
+
+std::string ToString(WhenDisabled mode) {
+  return mode == WhenDisabled::kBusFault ? "bus-fault" : "read-zero-write-ignore";
 }
 
 Board LoadBoardFile(const std::filesystem::path& path) {
