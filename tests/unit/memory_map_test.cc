@@ -52,8 +52,8 @@ ResetContents Random(uint64_t seed) {
 }
 
 std::vector<uint8_t> Bytes(const MemoryMap& map, size_t region) {
-  const Storage& s = map.storage(region);
-  return std::vector<uint8_t>(s.data(), s.data() + s.size());
+  const uint8_t* host = map.Host(region);
+  return std::vector<uint8_t>(host, host + map.regions()[region].size);
 }
 
 // flash 0x0000_0000..0x0001_0000, ram 0x2000_0000..0x2000_4000, periph 0x4000_0000..+0x1000
@@ -122,7 +122,7 @@ TEST(MemoryMapFind, RegionEndingExactlyAt4GiBDoesNotWrap) {
   const std::array<uint8_t, 4> word = {0x11, 0x22, 0x33, 0x44};
   map.Write(0xFFFFFFFC, word);
   EXPECT_EQ(map.Read32(0xFFFFFFFC), 0x44332211u);
-  EXPECT_EQ(map.storage(1).data()[0xFFC], 0x11);
+  EXPECT_EQ(map.Host(1)[0xFFC], 0x11);
 
   PagePlan plan = map.PlanPages(1024);
   ASSERT_EQ(plan.direct.size(), 2u);
@@ -234,8 +234,8 @@ TEST(MemoryMapReset, RandomBytesAreTheMt19937_64Stream) {
   std::mt19937_64 rng(5489);
   const uint64_t w0 = rng(), w1 = rng();
   uint64_t got0 = 0, got1 = 0;
-  for (int i = 7; i >= 0; --i) got0 = got0 << 8 | map.storage(0).data()[i];
-  for (int i = 15; i >= 8; --i) got1 = got1 << 8 | map.storage(0).data()[i];
+  for (int i = 7; i >= 0; --i) got0 = got0 << 8 | map.Host(0)[i];
+  for (int i = 15; i >= 8; --i) got1 = got1 << 8 | map.Host(0)[i];
   EXPECT_EQ(got0, w0);
   EXPECT_EQ(got1, w1);
 }
@@ -279,10 +279,10 @@ TEST(MemoryMapAccess, WriteReadRoundTripIsLittleEndian) {
   map.Read(0x20000010, out);
   EXPECT_EQ(out, in);
   // The bytes went into ram's storage at the right offset, nowhere else.
-  EXPECT_EQ(map.storage(1).data()[0x10], 0x78);
-  EXPECT_EQ(map.storage(1).data()[0x0F], 0x00);
-  EXPECT_EQ(map.storage(1).data()[0x18], 0x00);
-  EXPECT_EQ(map.storage(0).data()[0x10], 0x00);
+  EXPECT_EQ(map.Host(1)[0x10], 0x78);
+  EXPECT_EQ(map.Host(1)[0x0F], 0x00);
+  EXPECT_EQ(map.Host(1)[0x18], 0x00);
+  EXPECT_EQ(map.Host(0)[0x10], 0x00);
 }
 
 TEST(MemoryMapAccess, WritesToTheLastBytesOfARegion) {
@@ -290,7 +290,7 @@ TEST(MemoryMapAccess, WritesToTheLastBytesOfARegion) {
   const std::array<uint8_t, 4> in = {0x01, 0x02, 0x03, 0x04};
   map.Write(0x0000FFFC, in);
   EXPECT_EQ(map.Read32(0x0000FFFC), 0x04030201u);
-  EXPECT_EQ(map.storage(0).data()[0xFFFF], 0x04);
+  EXPECT_EQ(map.Host(0)[0xFFFF], 0x04);
 }
 
 }  // namespace

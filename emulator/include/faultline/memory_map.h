@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -30,49 +31,93 @@ class Storage {
   uint64_t size_ = 0;
 };
 
-// A page-aligned run of pages that lies wholly inside one region: the CPU maps it
+// A page-aligned run of pages that lies wholly inside one window: the CPU maps it
 // directly, so accesses to it cost nothing extra.
 struct DirectSpan {
   uint64_t base = 0;
   uint64_t size = 0;
-  size_t region = 0;  // index into MemoryMap::regions()
+  size_t region = 0;  // window index into MemoryMap::regions()
 };
 
-// Where regions and Unicorn's pages disagree (a region smaller than a page, or not
-// page-aligned), the page is served access by access so that bytes outside every
-// region still fault.
+// Pages the CPU serves access by access: where windows and Unicorn's pages disagree
+// (a region smaller than a page, or not page-aligned), so that bytes outside every
+// window still fault; and peripheral register blocks.
 struct PagePlan {
   std::vector<DirectSpan> direct;
-  std::vector<uint64_t> partial_pages;  // base of each partially covered page
+  std::vector<uint64_t> partial_pages;  // base of each page served access by access
 };
 
+// What a peripheral write changed.
+struct RegisterWriteEffect {
+  std::vector<size_t> gates_changed;  // indices into Board::gates whose state flipped
+};
+
+// The address space: windows onto storage (each board region, then each alias of one),
+// the gates that enable them, and the peripheral registers the gates read.
 class MemoryMap {
  public:
   explicit MemoryMap(const Board& board);
 
-  const std::vector<Region>& regions() const { return regions_; }
+  // Windows, sorted by base. An alias is a window whose bytes are another region's;
+  // it carries that region's kind, access and reset contents.
+  const std::vector<Region>& regions() const { return windows_; }
+  // The board region behind a window (itself unless it is an alias).
+  const std::string& BackingName(size_t window) const { return windows_[backing_[window]].name; }
+  bool IsAlias(size_t window) const { return backing_[window] != window; }
 
-  // Index of the region holding `addr`, or -1.
+  // Index of the window holding `addr`, or -1.
   int Find(uint64_t addr) const;
-  // Index of the region that holds all of [addr, addr + size), or -1.
+  // Index of the window that holds all of [addr, addr + size), or -1.
   int FindRange(uint64_t addr, uint64_t size) const;
-  // The nearest regions below and above an address that no region holds (-1 if none).
+  // The nearest windows below and above an address that none holds (-1 if none).
   std::pair<int, int> Neighbours(uint64_t addr) const;
 
-  Storage& storage(size_t region) { return *storage_[region]; }
-  const Storage& storage(size_t region) const { return *storage_[region]; }
+  // Host bytes behind the first byte of a window.
+  uint8_t* Host(size_t window);
+  const uint8_t* Host(size_t window) const;
 
-  // Raw access that ignores permissions, as a flash programmer or debugger has.
-  // Requires: the range lies in one region.
+  // Raw access that ignores permissions and gates, as a flash programmer or debugger
+  // has. Requires: the range lies in one window.
   void Write(uint64_t addr, std::span<const uint8_t> bytes);
   void Read(uint64_t addr, std::span<uint8_t> bytes) const;
   uint32_t Read32(uint64_t addr) const;
 
   PagePlan PlanPages(uint64_t page_size) const;
 
+  // Gates. A window without a gate is always enabled.
+  const std::vector<Gate>& gates() const { return gates_; }
+  std::optional<size_t> GateOf(size_t window) const { return gate_of_[window]; }
+  bool GateOpen(size_t gate) const { return gate_open_[gate]; }
+  bool Enabled(size_t window) const { return !gate_of_[window] || gate_open_[*gate_of_[window]]; }
+  // Why a gate is closed: "RCC.MEMENR.AXISRAM5EN = 0 (needs == 1)".
+  std::string ExplainClosed(size_t gate) const;
+
+  // Peripherals: register blocks whose writes are stored and whose reads follow the
+  // board's rules.
+  const std::vector<Peripheral>& peripherals() const { return peripherals_; }
+  int FindPeripheral(uint64_t addr) const;
+  // Index of the register at `offset`, or -1 for an address the board does not declare.
+  int FindRegister(size_t peripheral, uint64_t offset) const;
+  uint32_t ReadRegister(size_t peripheral, size_t reg) const;  // as the CPU reads it
+  uint32_t StoredValue(size_t peripheral, size_t reg) const { return values_[peripheral][reg]; }
+  RegisterWriteEffect WriteRegister(size_t peripheral, size_t reg, uint32_t value);
+  // "AXISRAM5EN=1 SRAMSD=0" for a value of a register with named fields.
+  std::string DescribeFields(size_t peripheral, size_t reg, uint32_t value) const;
+
  private:
-  std::vector<Region> regions_;
-  std::vector<std::unique_ptr<Storage>> storage_;
+  bool Holds(const Condition& c) const;
+  uint32_t ReadRegisterForCondition(const Comparison& cmp) const;
+  void UpdateGates(RegisterWriteEffect* effect);
+
+  std::vector<Region> windows_;
+  std::vector<size_t> backing_;          // window -> window that owns the storage
+  std::vector<uint64_t> backing_offset_; // offset of the window inside that storage
+  std::vector<std::unique_ptr<Storage>> storage_;  // per window; null for aliases
+  std::vector<Gate> gates_;
+  std::vector<std::optional<size_t>> gate_of_;  // window -> gate
+  std::vector<bool> gate_open_;
+  std::vector<Peripheral> peripherals_;
+  std::vector<std::vector<uint32_t>> values_;  // stored register values
 };
 
 // Fills `storage` with the region's reset contents.

@@ -92,6 +92,14 @@ struct Event {
   std::string message;  // one line for people
 };
 
+// The last value the firmware wrote to a modelled peripheral register.
+struct RegisterWrite {
+  std::string name;    // "RCC.MEMENR"
+  uint32_t value = 0;
+  std::string fields;  // "AXISRAM5EN=1 AXISRAM6EN=0"
+  uint64_t count = 0;  // writes
+};
+
 struct RunResult {
   Outcome outcome = Outcome::kExit;
   int exit_code = 0;
@@ -108,6 +116,7 @@ struct RunResult {
   std::optional<SymbolRef> pc_symbol;
   std::vector<LoadedSegment> loaded;
   std::vector<Event> events;
+  std::vector<RegisterWrite> register_writes;
   std::string board;
   std::string firmware;
 };

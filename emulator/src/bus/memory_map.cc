@@ -3,6 +3,8 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <fmt/core.h>
+
 #include <cassert>
 #include <cstring>
 #include <new>
@@ -44,33 +46,87 @@ void ApplyResetContents(const ResetContents& reset, Storage& storage) {
   }
 }
 
-MemoryMap::MemoryMap(const Board& board) : regions_(board.regions) {
-  for (const Region& r : regions_) {
-    storage_.push_back(std::make_unique<Storage>(r.size));
-    ApplyResetContents(r.reset, *storage_.back());
+MemoryMap::MemoryMap(const Board& board) : gates_(board.gates), peripherals_(board.peripherals) {
+  // Board regions first, then aliases; sorted afterwards with their backing tracked.
+  struct Entry {
+    Region window;
+    std::string backing;  // empty for a region
+    uint64_t offset = 0;
+  };
+  std::vector<Entry> entries;
+  for (const Region& r : board.regions) entries.push_back({r, {}, 0});
+  for (const Alias& a : board.aliases) {
+    auto it = std::find_if(board.regions.begin(), board.regions.end(),
+                           [&](const Region& r) { return r.name == a.of; });
+    assert(it != board.regions.end());  // the parser checked `of`
+    Region w = *it;
+    w.name = a.name;
+    w.base = a.base;
+    w.size = a.size;
+    w.description = "alias of " + it->name;
+    w.where = a.where;
+    entries.push_back({w, it->name, a.offset});
   }
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry& x, const Entry& y) { return x.window.base < y.window.base; });
+  for (const Entry& e : entries) windows_.push_back(e.window);
+  backing_.resize(windows_.size());
+  backing_offset_.resize(windows_.size());
+  storage_.resize(windows_.size());
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (!entries[i].backing.empty()) continue;
+    backing_[i] = i;
+    storage_[i] = std::make_unique<Storage>(windows_[i].size);
+    ApplyResetContents(windows_[i].reset, *storage_[i]);
+  }
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (entries[i].backing.empty()) continue;
+    for (size_t j = 0; j < entries.size(); ++j) {
+      if (entries[j].backing.empty() && windows_[j].name == entries[i].backing) backing_[i] = j;
+    }
+    backing_offset_[i] = entries[i].offset;
+  }
+
+  gate_of_.resize(windows_.size());
+  for (size_t g = 0; g < gates_.size(); ++g) {
+    for (size_t w = 0; w < windows_.size(); ++w) {
+      if (windows_[backing_[w]].name == gates_[g].region) gate_of_[w] = g;  // aliases too
+    }
+  }
+  for (const Peripheral& p : peripherals_) {
+    std::vector<uint32_t> v;
+    for (const Register& r : p.registers) v.push_back(r.reset);
+    values_.push_back(std::move(v));
+  }
+  gate_open_.assign(gates_.size(), false);
+  for (size_t g = 0; g < gates_.size(); ++g) gate_open_[g] = Holds(gates_[g].when);
+}
+
+uint8_t* MemoryMap::Host(size_t w) { return storage_[backing_[w]]->data() + backing_offset_[w]; }
+const uint8_t* MemoryMap::Host(size_t w) const {
+  return storage_[backing_[w]]->data() + backing_offset_[w];
 }
 
 int MemoryMap::Find(uint64_t addr) const {
-  // Regions are sorted and disjoint.
-  auto it = std::upper_bound(regions_.begin(), regions_.end(), addr,
+  // Windows are sorted and disjoint.
+  auto it = std::upper_bound(windows_.begin(), windows_.end(), addr,
                              [](uint64_t a, const Region& r) { return a < r.base; });
-  if (it == regions_.begin()) return -1;
+  if (it == windows_.begin()) return -1;
   --it;
-  return it->Contains(addr) ? int(it - regions_.begin()) : -1;
+  return it->Contains(addr) ? int(it - windows_.begin()) : -1;
 }
 
 int MemoryMap::FindRange(uint64_t addr, uint64_t size) const {
   int i = Find(addr);
   if (i < 0 || size == 0) return i;
-  return addr + size <= regions_[i].end() ? i : -1;
+  return addr + size <= windows_[i].end() ? i : -1;
 }
 
 std::pair<int, int> MemoryMap::Neighbours(uint64_t addr) const {
   int below = -1, above = -1;
-  for (size_t i = 0; i < regions_.size(); ++i) {
-    if (regions_[i].end() <= addr) below = int(i);
-    if (regions_[i].base > addr && above < 0) above = int(i);
+  for (size_t i = 0; i < windows_.size(); ++i) {
+    if (windows_[i].end() <= addr) below = int(i);
+    if (windows_[i].base > addr && above < 0) above = int(i);
   }
   return {below, above};
 }
@@ -78,13 +134,13 @@ std::pair<int, int> MemoryMap::Neighbours(uint64_t addr) const {
 void MemoryMap::Write(uint64_t addr, std::span<const uint8_t> bytes) {
   int i = FindRange(addr, bytes.size());
   assert(i >= 0);
-  std::memcpy(storage_[i]->data() + (addr - regions_[i].base), bytes.data(), bytes.size());
+  std::memcpy(Host(i) + (addr - windows_[i].base), bytes.data(), bytes.size());
 }
 
 void MemoryMap::Read(uint64_t addr, std::span<uint8_t> bytes) const {
   int i = FindRange(addr, bytes.size());
   assert(i >= 0);
-  std::memcpy(bytes.data(), storage_[i]->data() + (addr - regions_[i].base), bytes.size());
+  std::memcpy(bytes.data(), Host(i) + (addr - windows_[i].base), bytes.size());
 }
 
 uint32_t MemoryMap::Read32(uint64_t addr) const {
@@ -93,10 +149,94 @@ uint32_t MemoryMap::Read32(uint64_t addr) const {
   return uint32_t(b[0]) | uint32_t(b[1]) << 8 | uint32_t(b[2]) << 16 | uint32_t(b[3]) << 24;
 }
 
+int MemoryMap::FindPeripheral(uint64_t addr) const {
+  for (size_t i = 0; i < peripherals_.size(); ++i) {
+    if (addr >= peripherals_[i].base && addr < peripherals_[i].base + peripherals_[i].size) return int(i);
+  }
+  return -1;
+}
+
+int MemoryMap::FindRegister(size_t p, uint64_t offset) const {
+  const auto& regs = peripherals_[p].registers;
+  for (size_t r = 0; r < regs.size(); ++r) {
+    if (offset >= regs[r].offset && offset < regs[r].offset + 4) return int(r);
+  }
+  return -1;
+}
+
+uint32_t MemoryMap::ReadRegister(size_t p, size_t r) const {
+  const Register& reg = peripherals_[p].registers[r];
+  uint32_t v = values_[p][r];
+  for (const RegisterRule& rule : reg.rules) {
+    if (!Holds(rule.when)) continue;
+    const RegisterField& f = reg.fields[rule.field];
+    v = (v & ~f.mask()) | ((rule.value << f.lsb) & f.mask());
+  }
+  return v;
+}
+
+RegisterWriteEffect MemoryMap::WriteRegister(size_t p, size_t r, uint32_t value) {
+  values_[p][r] = value;
+  RegisterWriteEffect effect;
+  UpdateGates(&effect);
+  return effect;
+}
+
+std::string MemoryMap::DescribeFields(size_t p, size_t r, uint32_t value) const {
+  std::string s;
+  for (const RegisterField& f : peripherals_[p].registers[r].fields) {
+    s += fmt::format("{}{}={}", s.empty() ? "" : " ", f.name, (value & f.mask()) >> f.lsb);
+  }
+  return s;
+}
+
+bool MemoryMap::Holds(const Condition& c) const {
+  for (const Comparison& cmp : c.all) {
+    uint32_t v = ReadRegisterForCondition(cmp);
+    if ((v == cmp.value) != cmp.equal) return false;
+  }
+  return true;
+}
+
+uint32_t MemoryMap::ReadRegisterForCondition(const Comparison& cmp) const {
+  // Conditions see stored values: a rule's reading never feeds back into a gate.
+  uint32_t v = values_[cmp.peripheral][cmp.reg];
+  if (!cmp.field) return v;
+  const RegisterField& f = peripherals_[cmp.peripheral].registers[cmp.reg].fields[*cmp.field];
+  return (v & f.mask()) >> f.lsb;
+}
+
+void MemoryMap::UpdateGates(RegisterWriteEffect* effect) {
+  for (size_t g = 0; g < gates_.size(); ++g) {
+    bool open = Holds(gates_[g].when);
+    if (open != gate_open_[g]) {
+      gate_open_[g] = open;
+      effect->gates_changed.push_back(g);
+    }
+  }
+}
+
+std::string MemoryMap::ExplainClosed(size_t g) const {
+  std::string s;
+  for (const Comparison& cmp : gates_[g].when.all) {
+    uint32_t v = ReadRegisterForCondition(cmp);
+    if ((v == cmp.value) == cmp.equal) continue;
+    std::string path = cmp.field ? fmt::format("{}.{}.{}", peripherals_[cmp.peripheral].name,
+                                               peripherals_[cmp.peripheral].registers[cmp.reg].name,
+                                               peripherals_[cmp.peripheral].registers[cmp.reg].fields[*cmp.field].name)
+                                 : fmt::format("{}.{}", peripherals_[cmp.peripheral].name,
+                                               peripherals_[cmp.peripheral].registers[cmp.reg].name);
+    s += fmt::format("{}{} = {} (needs {} {})", s.empty() ? "" : ", ", path,
+                     v > 9 ? fmt::format("0x{:x}", v) : std::to_string(v), cmp.equal ? "==" : "!=",
+                     cmp.value > 9 ? fmt::format("0x{:x}", cmp.value) : std::to_string(cmp.value));
+  }
+  return s;
+}
+
 PagePlan MemoryMap::PlanPages(uint64_t page) const {
   PagePlan plan;
-  for (size_t i = 0; i < regions_.size(); ++i) {
-    const Region& r = regions_[i];
+  for (size_t i = 0; i < windows_.size(); ++i) {
+    const Region& r = windows_[i];
     uint64_t first_full = (r.base + page - 1) / page * page;
     uint64_t end_full = r.end() / page * page;
     if (first_full < end_full) plan.direct.push_back({first_full, end_full - first_full, i});
@@ -109,6 +249,10 @@ PagePlan MemoryMap::PlanPages(uint64_t page) const {
       if (plan.partial_pages.empty() || plan.partial_pages.back() != p) plan.partial_pages.push_back(p);
     }
   }
+  for (const Peripheral& p : peripherals_) {
+    for (uint64_t pg = p.base / page * page; pg < p.base + p.size; pg += page) plan.partial_pages.push_back(pg);
+  }
+  // A page both served and direct (a peripheral inside a window's page) is served.
   std::sort(plan.partial_pages.begin(), plan.partial_pages.end());
   plan.partial_pages.erase(std::unique(plan.partial_pages.begin(), plan.partial_pages.end()),
                            plan.partial_pages.end());

@@ -2,6 +2,9 @@
 
 #include <unicorn/unicorn.h>
 
+#include <fmt/core.h>
+
+#include <algorithm>
 #include <cassert>
 #include <chrono>
 #include <stdexcept>
@@ -45,7 +48,7 @@ uint32_t Perms(const Access& a) {
 
 }  // namespace
 
-struct Core::PartialPage {
+struct Core::ServedPage {
   Core* core;
   uint64_t base;
 };
@@ -142,42 +145,130 @@ struct Hooks {
     return false;
   }
 
-  static uint64_t PartialRead(uc_engine*, uint64_t offset, unsigned size, void* user) {
-    auto& page = *static_cast<Core::PartialPage*>(user);
-    Core& c = *page.core;
-    uint64_t addr = page.base + offset;
-    int r = c.map_.FindRange(addr, size);
-    if (r < 0 || !c.map_.regions()[r].access.read) {
-      c.StopWith({.kind = Stop::Kind::kMemoryFault, .pc = c.Read(Reg::kPc),
-                  .access = AccessType::kRead, .address = addr, .size = size,
-                  .imprecise_pc = !c.tracing_});
-      if (c.tracing_ && c.last_traced_) c.stop_->pc = *c.last_traced_;
+  static uint64_t ServedRead(uc_engine*, uint64_t offset, unsigned size, void* user) {
+    auto& page = *static_cast<Core::ServedPage*>(user);
+    return page.core->ServeAccess(page.base + offset, size, false, 0);
+  }
+
+  static void ServedWrite(uc_engine*, uint64_t offset, unsigned size, uint64_t value, void* user) {
+    auto& page = *static_cast<Core::ServedPage*>(user);
+    page.core->ServeAccess(page.base + offset, size, true, value);
+  }
+};
+
+uint64_t Core::ServeAccess(uint64_t addr, unsigned size, bool write, uint64_t value) {
+  const AccessType type = write ? AccessType::kWrite : AccessType::kRead;
+  auto fault = [&] {
+    StopWith({.kind = Stop::Kind::kMemoryFault, .pc = Read(Reg::kPc), .access = type,
+              .address = addr, .size = size, .imprecise_pc = !tracing_});
+    if (tracing_ && last_traced_) stop_->pc = *last_traced_;
+    return uint64_t{0};
+  };
+  if (int w = map_.FindRange(addr, size); w >= 0) {
+    const Region& r = map_.regions()[w];
+    if (!map_.Enabled(w)) {
+      size_t g = *map_.GateOf(w);
+      if (map_.gates()[g].when_disabled == WhenDisabled::kBusFault) return fault();
+      RecordEvent(write ? "disabled-region-write" : "disabled-region-read", r.name, addr,
+                  fmt::format("{} {} at 0x{:08x} {}: region is disabled ({})",
+                              write ? "write to" : "read of", r.name, addr,
+                              write ? "ignored" : "read as zero", map_.ExplainClosed(g)));
       return 0;
     }
+    if (write ? !r.access.write : !r.access.read) return fault();
     uint8_t b[8] = {};
-    c.map_.Read(addr, std::span(b, size));
+    if (write) {
+      for (unsigned i = 0; i < size; ++i) b[i] = uint8_t(value >> (8 * i));
+      map_.Write(addr, std::span<const uint8_t>(b, size));
+      return 0;
+    }
+    map_.Read(addr, std::span(b, size));
     uint64_t v = 0;
     for (int i = int(size) - 1; i >= 0; --i) v = v << 8 | b[i];
     return v;
   }
+  int p = map_.FindPeripheral(addr);
+  if (p < 0) return fault();
+  const Peripheral& per = map_.peripherals()[p];
+  uint64_t offset = addr - per.base;
+  int reg = map_.FindRegister(p, offset);
+  if (reg < 0) {
+    RecordEvent("unmodelled-register", per.name, addr,
+                fmt::format("{} {} offset 0x{:x}, a register the board does not declare: {}",
+                            write ? "write to" : "read of", per.name, offset,
+                            write ? "ignored" : "read as zero"));
+    return 0;
+  }
+  const Register& rd = per.registers[reg];
+  unsigned shift = unsigned(offset - rd.offset) * 8;
+  uint32_t lane = size >= 4 ? 0xFFFFFFFFu : ((1u << (8 * size)) - 1) << shift;
+  if (!write) return (map_.ReadRegister(p, reg) & lane) >> shift;
+  uint32_t v = (map_.StoredValue(p, reg) & ~lane) | ((uint32_t(value) << shift) & lane);
+  RegisterWriteEffect effect = map_.WriteRegister(p, reg, v);
+  RecordRegisterWrite(p, reg, v);
+  for (size_t g : effect.gates_changed) ApplyGate(g);
+  return 0;
+}
 
-  static void PartialWrite(uc_engine*, uint64_t offset, unsigned size, uint64_t value, void* user) {
-    auto& page = *static_cast<Core::PartialPage*>(user);
-    Core& c = *page.core;
-    uint64_t addr = page.base + offset;
-    int r = c.map_.FindRange(addr, size);
-    if (r < 0 || !c.map_.regions()[r].access.write) {
-      c.StopWith({.kind = Stop::Kind::kMemoryFault, .pc = c.Read(Reg::kPc),
-                  .access = AccessType::kWrite, .address = addr, .size = size,
-                  .imprecise_pc = !c.tracing_});
-      if (c.tracing_ && c.last_traced_) c.stop_->pc = *c.last_traced_;
+void Core::RecordEvent(const std::string& kind, const std::string& where, uint64_t addr,
+                       std::string message) {
+  for (Event& e : events_) {
+    if (e.kind == kind && e.where == where) {
+      ++e.count;
       return;
     }
-    uint8_t b[8];
-    for (unsigned i = 0; i < size; ++i) b[i] = uint8_t(value >> (8 * i));
-    c.map_.Write(addr, std::span<const uint8_t>(b, size));
   }
-};
+  Event e;
+  e.kind = kind;
+  e.where = where;
+  e.first_address = addr;
+  e.first_pc = tracing_ && last_traced_ ? *last_traced_ : Read(Reg::kPc);
+  e.count = 1;
+  e.message = std::move(message);
+  events_.push_back(std::move(e));
+}
+
+void Core::RecordRegisterWrite(size_t p, size_t reg, uint32_t value) {
+  const Peripheral& per = map_.peripherals()[p];
+  std::string name = per.name + "." + per.registers[reg].name;
+  auto it = std::find_if(register_writes_.begin(), register_writes_.end(),
+                         [&](const RegisterWrite& w) { return w.name == name; });
+  if (it == register_writes_.end()) {
+    register_writes_.push_back({name, value, map_.DescribeFields(p, reg, value), 1});
+  } else {
+    it->value = value;
+    it->fields = map_.DescribeFields(p, reg, value);
+    ++it->count;
+  }
+}
+
+// Maps a window's page-aligned spans as its state says: directly while enabled (no
+// cost per access), served access by access while disabled with reads-as-zero, and
+// not at all while a disabled access must fault.
+void Core::MapWindow(size_t w, bool remap) {
+  const Region& r = map_.regions()[w];
+  bool enabled = map_.Enabled(w);
+  bool served = !enabled && map_.gates()[*map_.GateOf(w)].when_disabled == WhenDisabled::kReadZeroWriteIgnore;
+  for (const DirectSpan& span : plan_.direct) {
+    if (span.region != w) continue;
+    if (remap) uc_mem_unmap(uc_, span.base, span.size);  // may not be mapped: a closed bus-fault gate
+    if (enabled) {
+      uint8_t* host = map_.Host(w) + (span.base - r.base);
+      Check(uc_mem_map_ptr(uc_, span.base, span.size, Perms(r.access), host), "uc_mem_map_ptr");
+    } else if (served) {
+      served_pages_.push_back(std::make_unique<ServedPage>(ServedPage{this, span.base}));
+      Check(uc_mmio_map(uc_, span.base, span.size, Hooks::ServedRead, served_pages_.back().get(),
+                        Hooks::ServedWrite, served_pages_.back().get()),
+            "uc_mmio_map");
+    }
+  }
+}
+
+void Core::ApplyGate(size_t gate) {
+  for (size_t w = 0; w < map_.regions().size(); ++w) {
+    if (map_.GateOf(w) == gate) MapWindow(w, /*remap=*/true);
+  }
+}
 
 Core::Core(Cpu cpu, MemoryMap& map) : cpu_(cpu), map_(map), block_cache_(kBlockCacheSize) {
   // unicorn.md §1: UC_MODE_MCLASS forces the Cortex-M33 model, so the other cores are
@@ -193,16 +284,12 @@ Core::Core(Cpu cpu, MemoryMap& map) : cpu_(cpu), map_(map), block_cache_(kBlockC
     Check(uc_ctl_set_cpu_model(uc_, model), "uc_ctl_set_cpu_model");
   }
 
-  PagePlan plan = map_.PlanPages(kPageSize);
-  for (const DirectSpan& span : plan.direct) {
-    const Region& r = map_.regions()[span.region];
-    uint8_t* host = map_.storage(span.region).data() + (span.base - r.base);
-    Check(uc_mem_map_ptr(uc_, span.base, span.size, Perms(r.access), host), "uc_mem_map_ptr");
-  }
-  for (uint64_t page : plan.partial_pages) {
-    partial_pages_.push_back(std::make_unique<PartialPage>(PartialPage{this, page}));
-    Check(uc_mmio_map(uc_, page, kPageSize, Hooks::PartialRead, partial_pages_.back().get(),
-                      Hooks::PartialWrite, partial_pages_.back().get()),
+  plan_ = map_.PlanPages(kPageSize);
+  for (size_t w = 0; w < map_.regions().size(); ++w) MapWindow(w, /*remap=*/false);
+  for (uint64_t page : plan_.partial_pages) {
+    served_pages_.push_back(std::make_unique<ServedPage>(ServedPage{this, page}));
+    Check(uc_mmio_map(uc_, page, kPageSize, Hooks::ServedRead, served_pages_.back().get(),
+                      Hooks::ServedWrite, served_pages_.back().get()),
           "uc_mmio_map");
   }
 

@@ -71,11 +71,14 @@ class Core {
   void TraceRange(uint64_t begin, uint64_t end);
   std::optional<uint32_t> last_traced_pc() const { return last_traced_; }
 
+  const std::vector<Event>& events() const { return events_; }
+  const std::vector<RegisterWrite>& register_writes() const { return register_writes_; }
+
   // Thumb instruction bytes at addr (2 or 4), empty if unreadable.
   std::vector<uint8_t> InstructionAt(uint32_t addr) const;
 
  private:
-  struct PartialPage;
+  struct ServedPage;
   struct BlockInfo {
     uint64_t address = UINT64_MAX;
     uint32_t size = 0;
@@ -86,6 +89,13 @@ class Core {
   friend struct Hooks;  // the Unicorn callback trampolines (core.cc)
 
   void Check(int err, const char* what) const;
+  // An access to a page served access by access: a partly covered page, a disabled
+  // region that reads as zero, or a peripheral. Returns the value read.
+  uint64_t ServeAccess(uint64_t addr, unsigned size, bool write, uint64_t value);
+  void MapWindow(size_t window, bool remap);
+  void ApplyGate(size_t gate);
+  void RecordEvent(const std::string& kind, const std::string& where, uint64_t addr, std::string message);
+  void RecordRegisterWrite(size_t peripheral, size_t reg, uint32_t value);
   void StopWith(const Stop& stop);
   uint32_t CountInstructions(uint64_t address, uint32_t size, bool* self_loop) const;
   uint32_t CountUpTo(uint64_t block, uint64_t pc) const;
@@ -93,7 +103,10 @@ class Core {
   uc_struct* uc_ = nullptr;
   Cpu cpu_;
   MemoryMap& map_;
-  std::vector<std::unique_ptr<PartialPage>> partial_pages_;
+  std::vector<std::unique_ptr<ServedPage>> served_pages_;
+  PagePlan plan_;
+  std::vector<Event> events_;
+  std::vector<RegisterWrite> register_writes_;
   std::vector<BlockInfo> block_cache_;
 
   // Retired-instruction accounting: blocks are counted when the next one starts.
