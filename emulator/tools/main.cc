@@ -76,6 +76,11 @@ int main(int argc, char** argv) {
   run->add_option("--json", json_path, "Also write the result as JSON to this file");
 
   auto* boards = app.add_subcommand("boards", "List the built-in boards");
+  auto* board_cmd = app.add_subcommand("board", "Inspect a board");
+  board_cmd->require_subcommand(1);
+  std::string show_arg;
+  auto* show = board_cmd->add_subcommand("show", "Print a board's memory map");
+  show->add_option("board", show_arg, "Board name or board .yaml file")->required();
 
   try {
     app.parse(argc, argv);
@@ -87,6 +92,10 @@ int main(int argc, char** argv) {
   }
 
   try {
+    if (*show) {
+      std::cout << faultline::FormatBoard(faultline::ResolveBoard(show_arg, faultline::DefaultBoardsDir()));
+      return 0;
+    }
     if (*boards) {
       std::cout << faultline::FormatBoardList(faultline::ListBoards(faultline::DefaultBoardsDir()));
       return 0;

@@ -55,6 +55,7 @@ struct Fault {
   std::string region;               // region holding the address, if any
   std::string region_below;         // when none: nearest regions on either side
   std::string region_above;
+  std::string gate;                 // the condition of the closed gate that made it fault
 };
 
 // An instruction the engine cannot run (Armv8.1-M, MVE, ...).
@@ -88,6 +89,7 @@ struct Event {
   uint64_t first_address = 0;
   uint32_t first_pc = 0;
   std::optional<SymbolRef> first_pc_symbol;
+  bool pc_precise = false;  // false: first_pc is the start of its translation block
   uint64_t count = 0;
   std::string message;  // one line for people
 };

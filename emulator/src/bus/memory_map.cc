@@ -1,6 +1,7 @@
 #include "faultline/memory_map.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <fmt/core.h>
@@ -19,12 +20,46 @@ Storage::Storage(uint64_t size) : size_(size) {
   data_ = static_cast<uint8_t*>(p);
 }
 
+namespace {
+
+// Regions larger than this with non-zero reset contents (a 512 MiB erased XIP window)
+// are not filled byte by byte: one chunk of the pattern is mapped copy-on-write over
+// the whole region, so untouched pages cost neither time nor memory. Random contents
+// then repeat with this period.
+constexpr uint64_t kPatternChunk = uint64_t{1} << 20;
+constexpr uint64_t kFillDirectlyUpTo = uint64_t{16} << 20;
+
+bool MapPattern(Storage& storage, const ResetContents& reset) {
+  if (storage.size() <= kFillDirectlyUpTo || storage.size() % kPatternChunk != 0) return false;
+  int fd = memfd_create("faultline-reset", MFD_CLOEXEC);
+  if (fd < 0) return false;
+  bool ok = ftruncate(fd, off_t(kPatternChunk)) == 0;
+  void* chunk = ok ? mmap(nullptr, kPatternChunk, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+  if (chunk != MAP_FAILED) {
+    Storage pattern(kPatternChunk);
+    ApplyResetContents(reset, pattern);
+    std::memcpy(chunk, pattern.data(), kPatternChunk);
+    munmap(chunk, kPatternChunk);
+    for (uint64_t off = 0; ok && off < storage.size(); off += kPatternChunk) {
+      ok = mmap(storage.data() + off, kPatternChunk, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd, 0) !=
+           MAP_FAILED;
+    }
+  } else {
+    ok = false;
+  }
+  close(fd);
+  return ok;
+}
+
+}  // namespace
+
 Storage::~Storage() { munmap(data_, size_); }
 
 void ApplyResetContents(const ResetContents& reset, Storage& storage) {
   switch (reset.kind) {
     case ResetContents::Kind::kZero:
-      break;  // fresh anonymous pages are zero
+      std::memset(storage.data(), 0, storage.size());
+      break;
     case ResetContents::Kind::kErased:
       std::memset(storage.data(), 0xFF, storage.size());  // erased NOR flash reads all ones
       break;
@@ -77,7 +112,8 @@ MemoryMap::MemoryMap(const Board& board) : gates_(board.gates), peripherals_(boa
     if (!entries[i].backing.empty()) continue;
     backing_[i] = i;
     storage_[i] = std::make_unique<Storage>(windows_[i].size);
-    ApplyResetContents(windows_[i].reset, *storage_[i]);
+    if (windows_[i].reset.kind == ResetContents::Kind::kZero) continue;  // fresh pages are zero
+    if (!MapPattern(*storage_[i], windows_[i].reset)) ApplyResetContents(windows_[i].reset, *storage_[i]);
   }
   for (size_t i = 0; i < entries.size(); ++i) {
     if (entries[i].backing.empty()) continue;
@@ -226,7 +262,7 @@ std::string MemoryMap::ExplainClosed(size_t g) const {
                                                peripherals_[cmp.peripheral].registers[cmp.reg].fields[*cmp.field].name)
                                  : fmt::format("{}.{}", peripherals_[cmp.peripheral].name,
                                                peripherals_[cmp.peripheral].registers[cmp.reg].name);
-    s += fmt::format("{}{} = {} (needs {} {})", s.empty() ? "" : ", ", path,
+    s += fmt::format("{}{} = {}, needs {} {}", s.empty() ? "" : "; ", path,
                      v > 9 ? fmt::format("0x{:x}", v) : std::to_string(v), cmp.equal ? "==" : "!=",
                      cmp.value > 9 ? fmt::format("0x{:x}", cmp.value) : std::to_string(cmp.value));
   }
@@ -256,6 +292,18 @@ PagePlan MemoryMap::PlanPages(uint64_t page) const {
   std::sort(plan.partial_pages.begin(), plan.partial_pages.end());
   plan.partial_pages.erase(std::unique(plan.partial_pages.begin(), plan.partial_pages.end()),
                            plan.partial_pages.end());
+  // Cut served pages out of direct spans (a peripheral sharing a page with a window).
+  std::vector<DirectSpan> direct;
+  for (const DirectSpan& d : plan.direct) {
+    uint64_t start = d.base;
+    for (uint64_t pg : plan.partial_pages) {
+      if (pg < start || pg >= d.base + d.size) continue;
+      if (pg > start) direct.push_back({start, pg - start, d.region});
+      start = pg + page;
+    }
+    if (start < d.base + d.size) direct.push_back({start, d.base + d.size - start, d.region});
+  }
+  plan.direct = std::move(direct);
   return plan;
 }
 

@@ -170,7 +170,7 @@ uint64_t Core::ServeAccess(uint64_t addr, unsigned size, bool write, uint64_t va
       size_t g = *map_.GateOf(w);
       if (map_.gates()[g].when_disabled == WhenDisabled::kBusFault) return fault();
       RecordEvent(write ? "disabled-region-write" : "disabled-region-read", r.name, addr,
-                  fmt::format("{} {} at 0x{:08x} {}: region is disabled ({})",
+                  fmt::format("{} {} at 0x{:08x} {}: region is disabled: {}",
                               write ? "write to" : "read of", r.name, addr,
                               write ? "ignored" : "read as zero", map_.ExplainClosed(g)));
       return 0;
@@ -222,7 +222,8 @@ void Core::RecordEvent(const std::string& kind, const std::string& where, uint64
   e.kind = kind;
   e.where = where;
   e.first_address = addr;
-  e.first_pc = tracing_ && last_traced_ ? *last_traced_ : Read(Reg::kPc);
+  e.pc_precise = tracing_ && last_traced_;
+  e.first_pc = e.pc_precise ? *last_traced_ : Read(Reg::kPc);
   e.count = 1;
   e.message = std::move(message);
   events_.push_back(std::move(e));

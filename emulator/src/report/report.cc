@@ -110,6 +110,21 @@ std::string FormatRunText(const RunResult& r, const Board& board) {
                          r.unsupported->what);
       break;
   }
+  if (!r.events.empty()) {
+    out += "events:\n";
+    for (const Event& e : r.events) {
+      out += fmt::format("  {}\n    {} time{}, first by the instruction at {}{}\n", e.message, e.count,
+                         e.count == 1 ? "" : "s", WithSymbol(e.first_pc, e.first_pc_symbol),
+                         e.pc_precise ? "" : " (approximate: start of its translation block)");
+    }
+  }
+  if (!r.register_writes.empty()) {
+    out += "peripheral registers written (last value):\n";
+    for (const RegisterWrite& w : r.register_writes) {
+      out += fmt::format("  {:<24} = 0x{:08x}  {}{}\n", w.name, w.value, w.fields,
+                         w.count > 1 ? fmt::format("  ({} writes)", w.count) : "");
+    }
+  }
   bool failed = !(r.outcome == Outcome::kExit && r.exit_code == 0);
   if (failed && r.load_mode == LoadMode::kFlash) {
     for (const LoadedSegment& s : r.loaded) {
@@ -156,6 +171,7 @@ std::string FormatRunJson(const RunResult& r) {
     fj["region"] = f.region.empty() ? json(nullptr) : json(f.region);
     fj["region_below"] = f.region_below.empty() ? json(nullptr) : json(f.region_below);
     fj["region_above"] = f.region_above.empty() ? json(nullptr) : json(f.region_above);
+    fj["gate"] = f.gate.empty() ? json(nullptr) : json(f.gate);
     j["fault"] = fj;
   } else {
     j["fault"] = nullptr;
@@ -186,7 +202,87 @@ std::string FormatRunJson(const RunResult& r) {
                     {"sections", s.sections}});
   }
   j["segments"] = segs;
+  json events = json::array();
+  for (const Event& e : r.events) {
+    events.push_back({{"kind", e.kind}, {"where", e.where}, {"count", e.count},
+                      {"first_address", e.first_address}, {"first_pc", e.first_pc},
+                      {"first_pc_symbol", sym(e.first_pc_symbol)}, {"pc_precise", e.pc_precise},
+                      {"message", e.message}});
+  }
+  j["events"] = events;
+  json writes = json::array();
+  for (const RegisterWrite& w : r.register_writes) {
+    writes.push_back({{"register", w.name}, {"value", w.value}, {"fields", w.fields}, {"count", w.count}});
+  }
+  j["register_writes"] = writes;
   return j.dump(2) + "\n";
+}
+
+std::string FormatBoard(const Board& b) {
+  std::string out = fmt::format("{}: {}\n  cpu {}{}; reset from vector table 0x{:08x}; load mode {}\n  file {}\n",
+                                b.name, b.description, ToString(b.cpu),
+                                b.cpu == Cpu::kCortexM55 ? " (runs on the Armv8-M mainline model)" : "",
+                                b.boot.vector_table, ToString(b.boot.load_mode), b.source.string());
+  struct Row {
+    uint64_t base, size;
+    std::string name, kind, access, reset, note;
+  };
+  std::vector<Row> rows;
+  auto reset = [](const ResetContents& r) {
+    switch (r.kind) {
+      case ResetContents::Kind::kZero: return std::string("zero");
+      case ResetContents::Kind::kErased: return std::string("erased (0xff)");
+      case ResetContents::Kind::kFill: return fmt::format("fill 0x{:02x}", r.fill);
+      case ResetContents::Kind::kRandom: return fmt::format("random, seed {}", r.seed);
+    }
+    return std::string();
+  };
+  auto gate_note = [&](const std::string& region) {
+    for (const Gate& g : b.gates) {
+      if (g.region == region) return fmt::format("gated: {} ({} when not)", g.when.text, ToString(g.when_disabled));
+    }
+    return std::string();
+  };
+  for (const Region& r : b.regions) {
+    rows.push_back({r.base, r.size, r.name, ToString(r.kind), AccessString(r.access), reset(r.reset), gate_note(r.name)});
+  }
+  for (const Alias& a : b.aliases) {
+    std::string note = fmt::format("alias of {}{}", a.of, a.offset ? fmt::format(" +0x{:x}", a.offset) : "");
+    std::string g = gate_note(a.of);
+    rows.push_back({a.base, a.size, a.name, "alias", "", "", g.empty() ? note : note + "; " + g});
+  }
+  for (const Peripheral& p : b.peripherals) {
+    rows.push_back({p.base, p.size, p.name, "peripheral", "rw", "",
+                    fmt::format("{} register{}", p.registers.size(), p.registers.size() == 1 ? "" : "s")});
+  }
+  std::sort(rows.begin(), rows.end(), [](const Row& x, const Row& y) { return x.base < y.base; });
+  out += fmt::format("\n  {:<23} {:>9}  {:<18} {:<10} {:<4} {:<16} {}\n", "range", "size", "name", "kind", "acc",
+                     "reset", "notes");
+  for (const Row& r : rows) {
+    std::string size = r.size % (1 << 20) == 0 ? fmt::format("{}M", r.size >> 20)
+                       : r.size % 1024 == 0   ? fmt::format("{}K", r.size >> 10)
+                                              : fmt::format("{}", r.size);
+    out += fmt::format("  0x{:08x}-0x{:08x} {:>9}  {:<18} {:<10} {:<4} {:<16} {}\n", r.base, r.base + r.size - 1,
+                       size, r.name, r.kind, r.access, r.reset, r.note);
+  }
+  if (!b.peripherals.empty()) {
+    out += "\n  peripheral registers (reset value; rules):\n";
+    for (const Peripheral& p : b.peripherals) {
+      for (const Register& reg : p.registers) {
+        std::string fields;
+        for (const RegisterField& f : reg.fields) {
+          fields += (fields.empty() ? "" : " ") +
+                    (f.msb == f.lsb ? fmt::format("{}[{}]", f.name, f.lsb) : fmt::format("{}[{}:{}]", f.name, f.msb, f.lsb));
+        }
+        out += fmt::format("    {}.{:<16} 0x{:08x}+0x{:03x} = 0x{:08x}  {}\n", p.name, reg.name, p.base, reg.offset,
+                           reg.reset, fields);
+        for (const RegisterRule& rule : reg.rules) {
+          out += fmt::format("      {} reads {} while {}\n", reg.fields[rule.field].name, rule.value, rule.when.text);
+        }
+      }
+    }
+  }
+  return out;
 }
 
 std::string FormatBoardList(const std::vector<BoardSummary>& boards) {

@@ -4,6 +4,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iterator>
@@ -118,7 +119,7 @@ struct SessionInput {
   const RunOptions& options;
   LoadMode mode;
   std::vector<uint32_t> wall_clock;             // SYS_TIME answers to replay
-  std::optional<uint64_t> trace_from;           // replay: trace this block
+  std::vector<uint64_t> trace_from;             // replay: trace these blocks
   uint64_t max_instructions;
 };
 
@@ -152,7 +153,7 @@ SessionOutput RunSession(const SessionInput& in) {
   LoadHostFiles(map, in.options.loads);
 
   cpu::Core core(in.board.cpu, map);
-  if (in.trace_from) core.TraceRange(*in.trace_from, *in.trace_from + kTraceWindow);
+  for (uint64_t block : in.trace_from) core.TraceRange(block, block + kTraceWindow);
 
   // Reset (Armv7-M ARM §B1.5.5 TakeReset): SP_main from word 0 of the vector table, PC
   // from word 1, whose bit 0 must be 1 (Thumb).
@@ -168,6 +169,9 @@ SessionOutput RunSession(const SessionInput& in) {
     res.console_stdout = semihosting.out();
     res.console_stderr = semihosting.err();
     res.pc_symbol = in.image.symbols.Lookup(res.registers.pc);
+    res.events = core.events();
+    for (Event& e : res.events) e.first_pc_symbol = in.image.symbols.Lookup(e.first_pc);
+    res.register_writes = core.register_writes();
     out.wall_clock = semihosting.wall_clock();
     return out;
   };
@@ -249,7 +253,12 @@ SessionOutput RunSession(const SessionInput& in) {
         const Region* region = nullptr;
         if (int r = map.Find(s.address); r >= 0) region = &map.regions()[r];
         std::string why;
-        if (region == nullptr) {
+        int window = map.Find(s.address);
+        if (window >= 0 && !map.Enabled(window)) {
+          size_t g = *map.GateOf(window);
+          why = fmt::format("{} is disabled: its gate `{}` does not hold: {}", region->name,
+                            map.gates()[g].when.text, map.ExplainClosed(g));
+        } else if (region == nullptr) {
           why = "no memory answers at this address";
         } else if (s.access == AccessType::kWrite) {
           why = fmt::format("{} is not writable ({})", region->name, AccessString(region->access));
@@ -263,6 +272,7 @@ SessionOutput RunSession(const SessionInput& in) {
                 ? "instruction fetch bus error (IBUSERR): " + why
                 : "precise data bus error (PRECISERR, BFAR valid): " + why;
         Fault f = fault("BusFault", detail);
+        if (window >= 0 && !map.Enabled(window)) f.gate = map.gates()[*map.GateOf(window)].when.text;
         f.access = s.access;
         f.address = s.address;
         f.size = s.size;
@@ -275,6 +285,16 @@ SessionOutput RunSession(const SessionInput& in) {
         return out;
       }
       case Stop::Kind::kExecuteNever: {
+        if (int w = map.Find(s.pc); w >= 0 && map.regions()[w].access.execute) {
+          const Region& r = map.regions()[w];
+          unsupported(fmt::format(
+              "execute in place from {} at 0x{:08x}: the board marks it executable, but Unicorn "
+              "2.0.1 applies the default memory map's execute-never rule to "
+              "0x40000000-0x5FFFFFFF and 0xA0000000-0xFFFFFFFF and cannot take the MPU region "
+              "that makes it executable on silicon",
+              r.name, s.pc));
+          return finish();
+        }
         Fault f = fault("MemManage",
                         "instruction fetch from execute-never space of the default memory map "
                         "(IACCVIOL): 0x40000000-0x5FFFFFFF and 0xA0000000-0xFFFFFFFF are XN "
@@ -358,22 +378,40 @@ RunResult Run(const Board& board, const Image& image, const RunOptions& options)
   SessionInput in{board, image, options, options.load_mode.value_or(board.boot.load_mode), {}, {},
                   options.max_instructions};
   SessionOutput first = RunSession(in);
-  if (!first.fault_stop || !first.fault_stop->imprecise_pc) return first.result;
 
-  // Unicorn 2.0.1 reports a data fault at its translation block's start (unicorn.md §3).
-  // Replay the same run, which is deterministic, with a code hook on that block only:
-  // the last instruction the hook saw before the fault is the faulting one.
+  // Unicorn 2.0.1 reports a data fault, and the PC in an access the bus serves itself,
+  // at the translation block's start (unicorn.md §3). Replay the run, which is
+  // deterministic, with a code hook on those blocks only: the last instruction the hook
+  // saw before the access is the one that made it.
+  std::vector<uint64_t> blocks;
+  bool imprecise_fault = first.fault_stop && first.fault_stop->imprecise_pc;
+  if (imprecise_fault) blocks.push_back(first.fault_stop->pc);
+  for (const Event& e : first.result.events) {
+    if (!e.pc_precise) blocks.push_back(e.first_pc);
+  }
+  bool timed_out = first.result.stop_detail.find("timeout") != std::string::npos;
+  if (blocks.empty() || timed_out) return first.result;
+
   SessionInput replay = in;
   replay.wall_clock = first.wall_clock;
-  replay.trace_from = first.fault_stop->pc;
+  std::sort(blocks.begin(), blocks.end());
+  blocks.erase(std::unique(blocks.begin(), blocks.end()), blocks.end());
+  replay.trace_from = blocks;
   replay.max_instructions = first.result.instructions + kTraceWindow;
   SessionOutput second = RunSession(replay);
-  const auto& a = *first.fault_stop;
-  if (second.fault_stop && !second.fault_stop->imprecise_pc &&
-      second.fault_stop->address == a.address && second.fault_stop->access == a.access) {
-    return second.result;
+
+  bool same = second.result.outcome == first.result.outcome &&
+              second.result.events.size() == first.result.events.size();
+  if (imprecise_fault) {
+    const auto& a = *first.fault_stop;
+    same = same && second.fault_stop && !second.fault_stop->imprecise_pc &&
+           second.fault_stop->address == a.address && second.fault_stop->access == a.access;
   }
-  return first.result;  // pc_precise stays false
+  for (size_t i = 0; same && i < first.result.events.size(); ++i) {
+    same = second.result.events[i].count == first.result.events[i].count &&
+           second.result.events[i].first_address == first.result.events[i].first_address;
+  }
+  return same ? second.result : first.result;  // otherwise the PCs stay marked imprecise
 }
 
 int ExitStatus(const RunResult& r) {
