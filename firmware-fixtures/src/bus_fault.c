@@ -7,8 +7,11 @@
 #include <stdint.h>
 #include "semihost.h"
 
-/* Unmapped on both boards (QEMU mps2-an505 and faultline's alif-e8-hp map). */
+/* Unmapped on most boards; a board where 0x60000000 is memory sets UNMAPPED_ADDR
+ * with -D (firmware-fixtures/CMakeLists.txt, FX_DEFS_<board>). */
+#ifndef UNMAPPED_ADDR
 #define UNMAPPED_ADDR 0x60000000u
+#endif
 
 volatile uint32_t bus_fault_seed = 0x10u;
 volatile uint32_t bus_fault_sink;
