@@ -65,7 +65,13 @@ struct Hooks {
     c.current_block_ = address;
     c.current_block_size_ = size;
     c.pending_ = b.count;
-    if (b.self_loop) {
+    // Exception model (issue 3): SysTick due, an SCS write, or a mask change while an
+    // exception is pending. Checked before the block runs.
+    if (c.retired_ + c.idle_ >= c.next_event_ ||
+        (c.watch_masks_ && c.ReadMasksRaw() != c.masks_snapshot_)) {
+      c.pending_ = 0;
+      c.StopWith({.kind = Stop::Kind::kEvent, .pc = uint32_t(address)});
+    } else if (b.self_loop) {
       c.pending_ = 0;
       c.StopWith({.kind = Stop::Kind::kHang, .pc = uint32_t(address)});
     } else if (c.retired_ + c.pending_ > c.budget_) {
@@ -95,7 +101,7 @@ struct Hooks {
     // unicorn.md §3: a data fault reports the translation block's start unless a code
     // hook covers the instruction; fetch faults are always exact.
     s.imprecise_pc = s.access != AccessType::kFetch;
-    if (s.imprecise_pc && c.tracing_ && c.last_traced_) {
+    if (s.imprecise_pc && c.TracedInBlock()) {
       s.pc = *c.last_traced_;
       s.imprecise_pc = false;
     }
@@ -121,7 +127,16 @@ struct Hooks {
         s.imm = insn.empty() ? 0 : insn[0];
         break;
       }
+      case 8:  // EXCP_EXCEPTION_EXIT: pc is EXC_RETURN without bit 0 (unicorn.md §4)
+        s.kind = Stop::Kind::kExceptionReturn;
+        s.imm = pc | 1u;
+        break;
       case 3:  // EXCP_PREFETCH_ABORT: execute-never in the default memory map
+        if (pc >= 0xFFFFFF00u && c.ipsr() != 0) {  // M4/M7: EXC_RETURN seen as a fetch
+          s.kind = Stop::Kind::kExceptionReturn;
+          s.imm = pc | 1u;
+          break;
+        }
         s.kind = Stop::Kind::kExecuteNever;
         s.access = AccessType::kFetch;
         s.address = pc;
@@ -150,8 +165,8 @@ struct Hooks {
     if (r < 0 || !c.map_.regions()[r].access.read) {
       c.StopWith({.kind = Stop::Kind::kMemoryFault, .pc = c.Read(Reg::kPc),
                   .access = AccessType::kRead, .address = addr, .size = size,
-                  .imprecise_pc = !c.tracing_});
-      if (c.tracing_ && c.last_traced_) c.stop_->pc = *c.last_traced_;
+                  .imprecise_pc = !c.TracedInBlock()});
+      if (c.TracedInBlock()) c.stop_->pc = *c.last_traced_;
       return 0;
     }
     uint8_t b[8] = {};
@@ -169,8 +184,8 @@ struct Hooks {
     if (r < 0 || !c.map_.regions()[r].access.write) {
       c.StopWith({.kind = Stop::Kind::kMemoryFault, .pc = c.Read(Reg::kPc),
                   .access = AccessType::kWrite, .address = addr, .size = size,
-                  .imprecise_pc = !c.tracing_});
-      if (c.tracing_ && c.last_traced_) c.stop_->pc = *c.last_traced_;
+                  .imprecise_pc = !c.TracedInBlock()});
+      if (c.TracedInBlock()) c.stop_->pc = *c.last_traced_;
       return;
     }
     uint8_t b[8];
@@ -179,7 +194,8 @@ struct Hooks {
   }
 };
 
-Core::Core(Cpu cpu, MemoryMap& map) : cpu_(cpu), map_(map), block_cache_(kBlockCacheSize) {
+Core::Core(Cpu cpu, MemoryMap& map, uint32_t reset_vtor)
+    : cpu_(cpu), map_(map), block_cache_(kBlockCacheSize), scs_(cpu, reset_vtor) {
   // unicorn.md §1: UC_MODE_MCLASS forces the Cortex-M33 model, so the other cores are
   // selected with UC_MODE_THUMB and uc_ctl_set_cpu_model right after uc_open. Unicorn
   // has no Cortex-M55: it runs on the M33 (Armv8-M mainline) model.
@@ -205,6 +221,8 @@ Core::Core(Cpu cpu, MemoryMap& map) : cpu_(cpu), map_(map), block_cache_(kBlockC
                       Hooks::PartialWrite, partial_pages_.back().get()),
           "uc_mmio_map");
   }
+
+  MapSystemSpace();  // SCS, DWT (core_exceptions.cc)
 
   uc_hook h;
   Check(uc_hook_add(uc_, &h, UC_HOOK_BLOCK, reinterpret_cast<void*>(Hooks::Block), this, 1, 0),
@@ -296,6 +314,13 @@ void Core::RetireThrough(uint32_t pc) {
   current_block_ = UINT64_MAX;
 }
 
+bool Core::TracedInBlock() const {
+  // A trace hook covers the faulting instruction only if the last traced PC is in the
+  // block now executing; several ranges may be traced.
+  return tracing_ && last_traced_ && *last_traced_ >= current_block_ &&
+         *last_traced_ < current_block_ + current_block_size_;
+}
+
 void Core::TraceRange(uint64_t begin, uint64_t end) {
   tracing_ = true;
   uc_hook h;
@@ -329,6 +354,7 @@ Stop Core::Run(uint32_t pc, const Limits& limits) {
   switch (s.kind) {
     case Stop::Kind::kHang:
     case Stop::Kind::kLimit:
+    case Stop::Kind::kEvent:
       break;  // stopped at a block's start, before it ran
     case Stop::Kind::kBreakpoint:
       break;  // the runner retires the BKPT (RetireThrough) once it has handled it
