@@ -198,6 +198,7 @@ Core::Taken Core::TakeFault(const FaultRequest& req) {
   }
   if (o.vector_failed) {
     scs_.hfsr |= hfsr::kVecttbl;
+    if (cpu_ != Cpu::kCortexM55) scs_.hfsr |= hfsr::kForced;  // as in TakeException
     if (t.exception == kHardFault) {
       t.lockup = true;
       return snapshot();
@@ -222,17 +223,29 @@ Core::Taken Core::TakeFault(const FaultRequest& req) {
 
 Core::Taken Core::TakeException(uint32_t number, uint32_t return_address) {
   Taken t;
+  const uint32_t sp = RegRead(uc_, UC_ARM_REG_SP), lr = RegRead(uc_, UC_ARM_REG_LR);
+  const uint32_t control = RegRead(uc_, UC_ARM_REG_CONTROL), before = ipsr(), current = before;
   EntryOutcome o = Enter(number, return_address);
   t.exception = number;
   t.frame = o.frame;
   if (o.stacking_failed || o.vector_failed) {
-    // Stacking already moved SP; take the derived fault from the handler that was
-    // being entered (its vector read is what failed, or its frame is incomplete).
+    // Undo the entry and take the derived fault from where the exception was to be
+    // taken: one frame, the derived fault's. The exception stays pending.
     scs_.SetActive(number, false);
     scs_.SetPending(number, true);
-    RegWrite(uc_, UC_ARM_REG_IPSR, 0);
+    RegWrite(uc_, UC_ARM_REG_IPSR, before);
+    RegWrite(uc_, UC_ARM_REG_CONTROL, control);
+    RegWrite(uc_, UC_ARM_REG_SP, sp);
+    RegWrite(uc_, UC_ARM_REG_LR, lr);
     RebuildHflags(uc_);
-    scs_.set_current(0);
+    scs_.set_current(current);
+    if (o.vector_failed && number != kHardFault) {
+      // QEMU target/arm/m_helper.c arm_v7m_load_vector: a vector fetch failure is a
+      // BusFault escalated to HardFault, so FORCED is set too, except on Armv8.1-M.
+      if (cpu_ != Cpu::kCortexM55) scs_.hfsr |= hfsr::kForced;
+    }
+    // The exception that could not be entered would be retried forever: drop it.
+    scs_.SetPending(number, false);
     FaultRequest f{.exception = o.stacking_failed ? uint32_t(kBusFault) : uint32_t(kHardFault),
                    .cfsr_bits = o.stacking_failed ? cfsr::kStkerr : 0u,
                    .hfsr_bits = o.stacking_failed ? 0u : hfsr::kVecttbl,
