@@ -208,7 +208,11 @@ uint32_t Scs::SysTickValue(uint64_t now) const {
   if (!(syst_csr_ & 1u)) return base_value_;
   if (now < base_) return base_value_;
   uint64_t first = FirstZero();
-  if (now < first) return base_value_ > 0 ? uint32_t(base_value_ - (now - base_)) : 0;
+  if (now < first) {
+    if (base_value_ > 0) return uint32_t(base_value_ - (now - base_));
+    // Cleared: RVR is loaded on the next cycle, then counts down.
+    return now == base_ ? 0 : uint32_t(syst_rvr_ - (now - base_ - 1));
+  }
   if (syst_rvr_ == 0) return 0;
   uint64_t r = (now - first) % (uint64_t(syst_rvr_) + 1);
   return r == 0 ? 0 : uint32_t(syst_rvr_ + 1 - r);
