@@ -74,6 +74,9 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   run->add_option("--json", json_path, "Also write the result as JSON to this file");
+  bool stop_at_fault = false;
+  run->add_flag("--stop-at-fault", stop_at_fault,
+                "Stop at the faulting instruction instead of entering the firmware's handler");
 
   auto* boards = app.add_subcommand("boards", "List the built-in boards");
   auto* board_cmd = app.add_subcommand("board", "Inspect a board");
@@ -108,6 +111,7 @@ int main(int argc, char** argv) {
     if (!load_mode.empty()) options.load_mode = faultline::ParseLoadMode(load_mode);
     options.max_instructions = max_instructions;
     options.timeout_seconds = timeout;
+    options.stop_at_fault = stop_at_fault;
     for (const auto& l : loads) options.loads.push_back(ParseLoad(l));
     faultline::RunResult result = faultline::Run(board, image, options);
     std::cout << faultline::FormatRunText(result, board);

@@ -2,7 +2,8 @@
  * CMSIS-style startup for the faultline fixtures.
  *
  * Vector table (section .vectors): initial SP = __StackTop, Reset_Handler,
- * then 14 more system entries and 16 IRQ entries, all Default_Handler.
+ * then 14 more system entries (CMSIS names, weak aliases of Default_Handler)
+ * and 16 IRQ entries, all Default_Handler.
  * Reset_Handler processes the linker-generated copy table ({src, dst, words})
  * and zero table ({dst, words}), calls main() and exits via semihosting
  * SYS_EXIT_EXTENDED with main's return value.
@@ -27,24 +28,38 @@ typedef void (*vector_t)(void);
 
 #define NUM_VECTORS (16 + 16)
 
+/* Every handler is a weak alias of Default_Handler: a fixture overrides the ones it
+ * needs by defining a function of the same name (CMSIS naming). */
+#define WEAK_HANDLER(name) void name(void) __attribute__((weak, alias("Default_Handler")))
+WEAK_HANDLER(NMI_Handler);
+WEAK_HANDLER(HardFault_Handler);
+WEAK_HANDLER(MemManage_Handler);
+WEAK_HANDLER(BusFault_Handler);
+WEAK_HANDLER(UsageFault_Handler);
+WEAK_HANDLER(SecureFault_Handler);
+WEAK_HANDLER(SVC_Handler);
+WEAK_HANDLER(DebugMon_Handler);
+WEAK_HANDLER(PendSV_Handler);
+WEAK_HANDLER(SysTick_Handler);
+
 __attribute__((section(".vectors"), used))
 const vector_t __vectors[NUM_VECTORS] = {
     (vector_t)(uintptr_t)&__StackTop, /*  0: initial SP       */
     Reset_Handler,                    /*  1: Reset            */
-    Default_Handler,                  /*  2: NMI              */
-    Default_Handler,                  /*  3: HardFault        */
-    Default_Handler,                  /*  4: MemManage        */
-    Default_Handler,                  /*  5: BusFault         */
-    Default_Handler,                  /*  6: UsageFault       */
-    Default_Handler,                  /*  7: SecureFault      */
+    NMI_Handler,                      /*  2: NMI              */
+    HardFault_Handler,                /*  3: HardFault        */
+    MemManage_Handler,                /*  4: MemManage        */
+    BusFault_Handler,                 /*  5: BusFault         */
+    UsageFault_Handler,               /*  6: UsageFault       */
+    SecureFault_Handler,              /*  7: SecureFault      */
     Default_Handler,                  /*  8: reserved         */
     Default_Handler,                  /*  9: reserved         */
     Default_Handler,                  /* 10: reserved         */
-    Default_Handler,                  /* 11: SVCall           */
-    Default_Handler,                  /* 12: DebugMonitor     */
+    SVC_Handler,                      /* 11: SVCall           */
+    DebugMon_Handler,                 /* 12: DebugMonitor     */
     Default_Handler,                  /* 13: reserved         */
-    Default_Handler,                  /* 14: PendSV           */
-    Default_Handler,                  /* 15: SysTick          */
+    PendSV_Handler,                   /* 14: PendSV           */
+    SysTick_Handler,                  /* 15: SysTick          */
     Default_Handler, Default_Handler, Default_Handler, Default_Handler, /* IRQ 0-3   */
     Default_Handler, Default_Handler, Default_Handler, Default_Handler, /* IRQ 4-7   */
     Default_Handler, Default_Handler, Default_Handler, Default_Handler, /* IRQ 8-11  */

@@ -82,8 +82,10 @@ TEST_P(EachBoard, ChecksumExitsWithItsNonZeroStatus) {
 
 TEST_P(EachBoard, BusFaultIsPinnedToTheLoadInTheMiddleOfItsBlock) {
   auto elf = Fixture(GetParam(), "bus_fault");
-  auto r = RunFixture(GetParam(), "bus_fault");
+  auto r = RunFixture(GetParam(), "bus_fault", {"--stop-at-fault"});
   ASSERT_EQ(r.cli.status, 3) << r.cli.out << r.cli.err;
+  EXPECT_FALSE(r.report["fault"]["handled_by_firmware"].get<bool>());
+  EXPECT_EQ(r.report["fault"]["exception"], nullptr) << "--stop-at-fault enters no handler";
   const json& f = r.report["fault"];
   EXPECT_EQ(r.report["outcome"], "fault");
   EXPECT_EQ(f["kind"], "BusFault");
@@ -107,6 +109,45 @@ TEST_P(EachBoard, BusFaultIsPinnedToTheLoadInTheMiddleOfItsBlock) {
   EXPECT_EQ(r.report["registers"]["pc"].get<uint64_t>(), load);
   EXPECT_EQ(r.report["console"], "reading unmapped memory\n");
   EXPECT_NE(r.cli.out.find("in no region"), std::string::npos) << r.cli.out;
+}
+
+// By default the fault is taken as silicon takes it: BUSFAULTENA is clear after reset,
+// so the BusFault escalates to HardFault, whose handler (Default_Handler) spins. The run
+// ends as the original fault, with both views.
+TEST_P(EachBoard, BusFaultEscalatesToTheFirmwaresHardFaultHandlerWhichSpins) {
+  auto elf = Fixture(GetParam(), "bus_fault");
+  auto r = RunFixture(GetParam(), "bus_fault");
+  ASSERT_EQ(r.cli.status, 3) << r.cli.out << r.cli.err;
+  EXPECT_EQ(r.report["outcome"], "fault");
+  const json& f = r.report["fault"];
+  uint64_t load = SymbolAddress(elf, "bus_fault_load");
+  // What happened: the same precise record as --stop-at-fault.
+  EXPECT_EQ(f["kind"], "BusFault");
+  EXPECT_EQ(f["access"], "read");
+  EXPECT_EQ(f["address"], 0x60000000u);
+  EXPECT_TRUE(f["pc_precise"].get<bool>());
+  EXPECT_EQ(f["pc"].get<uint64_t>(), load);
+  EXPECT_EQ(f["registers"]["r4"], 0x11);
+  EXPECT_EQ(f["registers"]["r5"], 0x26);
+  EXPECT_EQ(f["registers"]["r6"], 0x05);
+  // What the firmware sees.
+  EXPECT_TRUE(f["handled_by_firmware"].get<bool>());
+  EXPECT_TRUE(f["escalated"].get<bool>());
+  EXPECT_EQ(f["exception"], "HardFault");
+  EXPECT_EQ(f["cfsr"], 0x8200u);
+  EXPECT_EQ(f["cfsr_bits"], json::array({"PRECISERR", "BFARVALID"}));
+  EXPECT_EQ(f["hfsr"], 0x40000000u);
+  EXPECT_EQ(f["hfsr_bits"], json::array({"FORCED"}));
+  EXPECT_EQ(f["bfar"], 0x60000000u);
+  EXPECT_EQ(f["stacked_frame"]["pc"].get<uint64_t>(), load);
+  EXPECT_EQ(f["stacked_frame"]["r0"], 0x60000000u);
+  EXPECT_EQ(f["stacked_frame"]["r1"], 0x60000000u);
+  // (By address: the CMSIS handler names are weak aliases of Default_Handler.)
+  EXPECT_EQ(r.report["hang"]["pc"].get<uint64_t>(), SymbolAddress(elf, "Default_Handler"));
+  // The final registers are in the handler: IPSR 3, SP below the 8-byte frame.
+  EXPECT_EQ(r.report["registers"]["xpsr"].get<uint32_t>() & 0x1FF, 3u);
+  EXPECT_EQ(r.report["registers"]["lr"], 0xFFFFFFF9u);
+  EXPECT_NE(r.cli.out.find("CFSR  0x00008200  PRECISERR BFARVALID"), std::string::npos) << r.cli.out;
 }
 
 TEST_P(EachBoard, DataNotInFlashIsWrongInFlashModeAndRightUnderADebugger) {

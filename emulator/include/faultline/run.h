@@ -12,7 +12,8 @@
 
 namespace faultline {
 
-enum class Outcome { kExit, kFault, kHang, kLimit, kUnsupported };
+// kLockup: a fault while in HardFault or NMI (or with FAULTMASK set); the core stops.
+enum class Outcome { kExit, kFault, kHang, kLimit, kUnsupported, kLockup };
 std::string ToString(Outcome outcome);
 
 enum class AccessType { kRead, kWrite, kFetch };
@@ -31,6 +32,8 @@ struct RunOptions {
   std::vector<HostLoad> loads;
   // Nominal core clock for SYS_CLOCK and SysTick: one instruction per cycle.
   uint64_t clock_hz = 100'000'000;
+  // Stop at the first fault's instruction instead of entering the firmware's handler.
+  bool stop_at_fault = false;
 };
 
 // The core registers as the firmware left them at the stop.
@@ -56,6 +59,17 @@ struct Fault {
   std::string region_below;         // when none: nearest regions on either side
   std::string region_above;
   std::string gate;                 // the condition of the closed gate that made it fault
+
+  // What the firmware sees (issue 3): filled when the fault was taken as an exception.
+  std::string exception;            // the handler entered: BusFault, HardFault, ...
+  bool handled_by_firmware = false; // the run went on into the firmware's handler
+  bool escalated = false;           // became HardFault (HFSR.FORCED)
+  uint32_t cfsr = 0, hfsr = 0, bfar = 0, mmfar = 0;  // as the handler sees them on entry
+  struct StackedFrame {
+    uint32_t r0 = 0, r1 = 0, r2 = 0, r3 = 0, r12 = 0, lr = 0, pc = 0, xpsr = 0;
+  };
+  std::optional<StackedFrame> stacked_frame;  // absent if stacking failed
+  std::optional<Registers> registers;         // at the faulting instruction, before it
 };
 
 // An instruction the engine cannot run (Armv8.1-M, MVE, ...).
@@ -128,7 +142,7 @@ struct RunResult {
 RunResult Run(const Board& board, const Image& image, const RunOptions& options);
 
 // The CLI's exit status for a run: 0 firmware exited 0, 1 exited non-zero, 3 fault or
-// unsupported instruction, 4 hang or limit. (2 is bad input, raised before a run.)
+// unsupported instruction or lockup, 4 hang or limit. (2 is bad input, raised before a run.)
 int ExitStatus(const RunResult& result);
 
 }  // namespace faultline

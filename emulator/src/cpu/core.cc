@@ -68,7 +68,13 @@ struct Hooks {
     c.current_block_ = address;
     c.current_block_size_ = size;
     c.pending_ = b.count;
-    if (b.self_loop) {
+    // Exception model (issue 3): SysTick due, an SCS write, or a mask change while an
+    // exception is pending. Checked before the block runs.
+    if (c.retired_ + c.idle_ >= c.next_event_ ||
+        (c.watch_masks_ && c.ReadMasksRaw() != c.masks_snapshot_)) {
+      c.pending_ = 0;
+      c.StopWith({.kind = Stop::Kind::kEvent, .pc = uint32_t(address)});
+    } else if (b.self_loop) {
       c.pending_ = 0;
       c.StopWith({.kind = Stop::Kind::kHang, .pc = uint32_t(address)});
     } else if (c.retired_ + c.pending_ > c.budget_) {
@@ -98,7 +104,7 @@ struct Hooks {
     // unicorn.md §3: a data fault reports the translation block's start unless a code
     // hook covers the instruction; fetch faults are always exact.
     s.imprecise_pc = s.access != AccessType::kFetch;
-    if (s.imprecise_pc && c.tracing_ && c.last_traced_) {
+    if (s.imprecise_pc && c.TracedInBlock()) {
       s.pc = *c.last_traced_;
       s.imprecise_pc = false;
     }
@@ -124,7 +130,16 @@ struct Hooks {
         s.imm = insn.empty() ? 0 : insn[0];
         break;
       }
+      case 8:  // EXCP_EXCEPTION_EXIT: pc is EXC_RETURN without bit 0 (unicorn.md §4)
+        s.kind = Stop::Kind::kExceptionReturn;
+        s.imm = pc | 1u;
+        break;
       case 3:  // EXCP_PREFETCH_ABORT: execute-never in the default memory map
+        if (pc >= 0xFFFFFF00u && c.ipsr() != 0) {  // M4/M7: EXC_RETURN seen as a fetch
+          s.kind = Stop::Kind::kExceptionReturn;
+          s.imm = pc | 1u;
+          break;
+        }
         s.kind = Stop::Kind::kExecuteNever;
         s.access = AccessType::kFetch;
         s.address = pc;
@@ -160,8 +175,8 @@ uint64_t Core::ServeAccess(uint64_t addr, unsigned size, bool write, uint64_t va
   const AccessType type = write ? AccessType::kWrite : AccessType::kRead;
   auto fault = [&] {
     StopWith({.kind = Stop::Kind::kMemoryFault, .pc = Read(Reg::kPc), .access = type,
-              .address = addr, .size = size, .imprecise_pc = !tracing_});
-    if (tracing_ && last_traced_) stop_->pc = *last_traced_;
+              .address = addr, .size = size, .imprecise_pc = !TracedInBlock()});
+    if (TracedInBlock()) stop_->pc = *last_traced_;
     return uint64_t{0};
   };
   if (int w = map_.FindRange(addr, size); w >= 0) {
@@ -222,7 +237,7 @@ void Core::RecordEvent(const std::string& kind, const std::string& where, uint64
   e.kind = kind;
   e.where = where;
   e.first_address = addr;
-  e.pc_precise = tracing_ && last_traced_;
+  e.pc_precise = TracedInBlock();
   e.first_pc = e.pc_precise ? *last_traced_ : Read(Reg::kPc);
   e.count = 1;
   e.message = std::move(message);
@@ -271,7 +286,8 @@ void Core::ApplyGate(size_t gate) {
   }
 }
 
-Core::Core(Cpu cpu, MemoryMap& map) : cpu_(cpu), map_(map), block_cache_(kBlockCacheSize) {
+Core::Core(Cpu cpu, MemoryMap& map, uint32_t reset_vtor)
+    : cpu_(cpu), map_(map), block_cache_(kBlockCacheSize), scs_(cpu, reset_vtor) {
   // unicorn.md §1: UC_MODE_MCLASS forces the Cortex-M33 model, so the other cores are
   // selected with UC_MODE_THUMB and uc_ctl_set_cpu_model right after uc_open. Unicorn
   // has no Cortex-M55: it runs on the M33 (Armv8-M mainline) model.
@@ -293,6 +309,8 @@ Core::Core(Cpu cpu, MemoryMap& map) : cpu_(cpu), map_(map), block_cache_(kBlockC
                       Hooks::ServedWrite, served_pages_.back().get()),
           "uc_mmio_map");
   }
+
+  MapSystemSpace();  // SCS, DWT (core_exceptions.cc)
 
   uc_hook h;
   Check(uc_hook_add(uc_, &h, UC_HOOK_BLOCK, reinterpret_cast<void*>(Hooks::Block), this, 1, 0),
@@ -384,6 +402,13 @@ void Core::RetireThrough(uint32_t pc) {
   current_block_ = UINT64_MAX;
 }
 
+bool Core::TracedInBlock() const {
+  // A trace hook covers the faulting instruction only if the last traced PC is in the
+  // block now executing; several ranges may be traced.
+  return tracing_ && last_traced_ && *last_traced_ >= current_block_ &&
+         *last_traced_ < current_block_ + current_block_size_;
+}
+
 void Core::TraceRange(uint64_t begin, uint64_t end) {
   tracing_ = true;
   uc_hook h;
@@ -417,6 +442,7 @@ Stop Core::Run(uint32_t pc, const Limits& limits) {
   switch (s.kind) {
     case Stop::Kind::kHang:
     case Stop::Kind::kLimit:
+    case Stop::Kind::kEvent:
       break;  // stopped at a block's start, before it ran
     case Stop::Kind::kBreakpoint:
       break;  // the runner retires the BKPT (RetireThrough) once it has handled it

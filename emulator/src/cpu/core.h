@@ -12,6 +12,8 @@
 #include "faultline/board.h"
 #include "faultline/memory_map.h"
 #include "faultline/run.h"
+#include "exceptions.h"
+#include "scs.h"
 
 struct uc_struct;
 
@@ -32,6 +34,9 @@ struct Stop {
     kHang,                // a branch to itself at pc
     kLimit,               // the instruction budget ran out
     kTimeout,             // the wall-clock budget ran out
+    kExceptionReturn,     // a branch to EXC_RETURN in handler mode; imm = the value
+    kEvent,               // the exception model needs attention (SysTick due, an SCS
+                          // write, a mask change); pc is a block that has not run
   } kind;
   uint32_t pc = 0;
   uint32_t imm = 0;  // BKPT / SVC immediate, or the exception number
@@ -48,7 +53,8 @@ struct Limits {
 
 class Core {
  public:
-  Core(Cpu cpu, MemoryMap& map);
+  // `reset_vtor`: the vector table address VTOR resets to.
+  Core(Cpu cpu, MemoryMap& map, uint32_t reset_vtor = 0);
   ~Core();
   Core(const Core&) = delete;
   Core& operator=(const Core&) = delete;
@@ -77,6 +83,49 @@ class Core {
   // Thumb instruction bytes at addr (2 or 4), empty if unreadable.
   std::vector<uint8_t> InstructionAt(uint32_t addr) const;
 
+  // --- Exception model (core_exceptions.cc; issue 3) ---
+  Scs& scs() { return scs_; }
+  const Scs& scs() const { return scs_; }
+  // Instructions retired plus cycles spent asleep in WFI: SysTick's and CYCCNT's clock.
+  uint64_t time() const { return retired_ + idle_; }
+  void Idle(uint64_t cycles) { idle_ += cycles; }
+  // The engine stops (Stop::Kind::kEvent) at the first block that starts at or after
+  // `time` (UINT64_MAX: never); `watch_masks` also stops it when PRIMASK, BASEPRI or
+  // FAULTMASK change, so that a masked pending exception is taken once unmasked.
+  void SetNextEvent(uint64_t time, bool watch_masks);
+  PriorityMasks masks() const;
+  uint32_t ipsr() const;
+  int ExecutionPriority() const;
+
+  // What taking a fault did: the exception entered (or lockup), and what the firmware
+  // sees on entry.
+  struct FaultRequest {
+    uint32_t exception = kHardFault;  // MemManage, BusFault, UsageFault, HardFault
+    uint32_t cfsr_bits = 0;
+    uint32_t hfsr_bits = 0;
+    std::optional<uint32_t> bfar, mmfar;
+    uint32_t return_address = 0;      // the stacked PC: the faulting instruction
+  };
+  struct Taken {
+    bool lockup = false;
+    uint32_t exception = 0;           // entered
+    bool escalated = false;
+    uint32_t handler = 0;             // where execution continues
+    std::optional<StackFrame> frame;  // as stacked (absent if stacking failed)
+    uint32_t cfsr = 0, hfsr = 0, bfar = 0, mmfar = 0;
+  };
+  // Takes a synchronous fault: escalation, status bits, stacking (STKERR), vector read
+  // (VECTTBL), lockup. Requires: the engine is stopped.
+  Taken TakeFault(const FaultRequest& request);
+  // Enters an asynchronous or SVC exception that is allowed to preempt; faults on the
+  // way in are taken as FaultRequests would be.
+  Taken TakeException(uint32_t number, uint32_t return_address);
+  // Exception return for EXC_RETURN `value`; faults on the way (INVPC, UNSTKERR) are
+  // taken. `pc` of the result is where execution continues.
+  Taken ReturnFromException(uint32_t value);
+  // Warm reset (AIRCR.SYSRESETREQ): registers and the SCS, not memory.
+  void ResetRegisters(uint32_t sp);
+
  private:
   struct ServedPage;
   struct BlockInfo {
@@ -86,7 +135,8 @@ class Core {
     bool self_loop = false;
   };
 
-  friend struct Hooks;  // the Unicorn callback trampolines (core.cc)
+  friend struct Hooks;     // the Unicorn callback trampolines (core.cc)
+  friend struct ScsHooks;  // the SCS MMIO trampolines (core_exceptions.cc)
 
   void Check(int err, const char* what) const;
   // An access to a page served access by access: a partly covered page, a disabled
@@ -99,6 +149,7 @@ class Core {
   void StopWith(const Stop& stop);
   uint32_t CountInstructions(uint64_t address, uint32_t size, bool* self_loop) const;
   uint32_t CountUpTo(uint64_t block, uint64_t pc) const;
+  bool TracedInBlock() const;
 
   uc_struct* uc_ = nullptr;
   Cpu cpu_;
@@ -117,6 +168,31 @@ class Core {
   uint64_t budget_ = 0;
 
   std::optional<Stop> stop_;
+  // Exception model state (issue 3).
+  Scs scs_;
+  uint64_t idle_ = 0;
+  uint64_t next_event_ = UINT64_MAX;
+  bool watch_masks_ = false;
+  uint64_t masks_snapshot_ = 0;
+  struct SystemPage {
+    Core* core;
+    uint32_t base;
+  };
+  std::vector<std::unique_ptr<SystemPage>> system_pages_;
+  void MapSystemSpace();
+  uint64_t ReadMasksRaw() const;
+  // Guest memory as the bus sees it from the exception logic (permissions apply).
+  bool BusRead32(uint32_t addr, uint32_t* value) const;
+  bool BusWrite32(uint32_t addr, uint32_t value);
+  struct EntryOutcome {
+    bool stacking_failed = false;
+    uint32_t stacking_address = 0;
+    bool vector_failed = false;
+    std::optional<StackFrame> frame;
+    uint32_t handler = 0;
+  };
+  EntryOutcome Enter(uint32_t number, uint32_t return_address);
+
   bool tracing_ = false;
   std::optional<uint32_t> last_traced_;
 };

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../cpu/exceptions.h"
 #include "../cpu/thumb.h"
 
 namespace faultline {
@@ -56,6 +57,34 @@ void AppendRegisters(std::string& out, const Registers& r) {
   out += fmt::format("     sp=0x{:08x}  lr=0x{:08x}  pc=0x{:08x} xpsr=0x{:08x}\n", r.sp, r.lr, r.pc, r.xpsr);
 }
 
+std::string Names(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : " ") + n;
+  return s.empty() ? "(none)" : s;
+}
+
+// The second view of a fault: what the firmware's handler finds in the SCS and on its
+// stack when it is entered.
+void AppendFirmwareView(std::string& out, const Fault& f) {
+  if (f.exception.empty()) return;
+  out += fmt::format("  firmware sees: {} entered{}{}\n", f.exception,
+                     f.escalated ? " (escalated: HFSR.FORCED)" : "",
+                     f.handled_by_firmware ? "; its handler then spins" : "");
+  out += fmt::format("    CFSR  0x{:08x}  {}\n", f.cfsr, Names(cpu::DecodeCfsr(f.cfsr)));
+  out += fmt::format("    HFSR  0x{:08x}  {}\n", f.hfsr, Names(cpu::DecodeHfsr(f.hfsr)));
+  out += fmt::format("    BFAR  0x{:08x}{}   MMFAR 0x{:08x}{}\n", f.bfar,
+                     f.cfsr & cpu::cfsr::kBfarvalid ? " (valid)" : "", f.mmfar,
+                     f.cfsr & cpu::cfsr::kMmarvalid ? " (valid)" : "");
+  if (f.stacked_frame) {
+    const auto& s = *f.stacked_frame;
+    out += fmt::format("    stacked r0=0x{:08x} r1=0x{:08x} r2=0x{:08x} r3=0x{:08x} r12=0x{:08x}\n"
+                       "            lr=0x{:08x} pc=0x{:08x} xpsr=0x{:08x}\n",
+                       s.r0, s.r1, s.r2, s.r3, s.r12, s.lr, s.pc, s.xpsr);
+  } else {
+    out += "    stacked frame: none (stacking failed)\n";
+  }
+}
+
 }  // namespace
 
 std::string FormatRunText(const RunResult& r, const Board& board) {
@@ -81,9 +110,11 @@ std::string FormatRunText(const RunResult& r, const Board& board) {
       out += fmt::format("outcome: exit, status {} ({}) after {} instructions\n", r.exit_code,
                          r.stop_detail, r.instructions);
       break;
-    case Outcome::kFault: {
+    case Outcome::kFault:
+    case Outcome::kLockup: {
       const Fault& f = *r.fault;
-      out += fmt::format("outcome: FAULT after {} instructions\n", r.instructions);
+      out += fmt::format("outcome: {} after {} instructions\n",
+                         r.outcome == Outcome::kLockup ? "LOCKUP" : "FAULT", r.instructions);
       out += fmt::format("  {}: {}\n", f.kind, f.detail);
       if (f.access) {
         out += fmt::format("  access:      {} of {} byte{} at {}\n", ToString(*f.access), f.size,
@@ -93,7 +124,11 @@ std::string FormatRunText(const RunResult& r, const Board& board) {
       out += fmt::format("  instruction: {} [{}]{}\n", WithSymbol(f.pc, f.pc_symbol),
                          cpu::EncodingHex(f.instruction),
                          f.pc_precise ? "" : "  (approximate: start of its translation block)");
-      AppendRegisters(out, r.registers);
+      AppendRegisters(out, f.registers && f.handled_by_firmware ? *f.registers : r.registers);
+      AppendFirmwareView(out, f);
+      if (f.handled_by_firmware && r.hang) {
+        out += fmt::format("  then: {} at {}\n", r.hang->why, WithSymbol(r.hang->pc, r.hang->pc_symbol));
+      }
       break;
     }
     case Outcome::kHang:
@@ -172,6 +207,31 @@ std::string FormatRunJson(const RunResult& r) {
     fj["region_below"] = f.region_below.empty() ? json(nullptr) : json(f.region_below);
     fj["region_above"] = f.region_above.empty() ? json(nullptr) : json(f.region_above);
     fj["gate"] = f.gate.empty() ? json(nullptr) : json(f.gate);
+    fj["exception"] = f.exception.empty() ? json(nullptr) : json(f.exception);
+    fj["handled_by_firmware"] = f.handled_by_firmware;
+    fj["escalated"] = f.escalated;
+    fj["cfsr"] = f.cfsr;
+    fj["cfsr_bits"] = cpu::DecodeCfsr(f.cfsr);
+    fj["hfsr"] = f.hfsr;
+    fj["hfsr_bits"] = cpu::DecodeHfsr(f.hfsr);
+    fj["bfar"] = f.bfar;
+    fj["mmfar"] = f.mmfar;
+    if (f.stacked_frame) {
+      const auto& sf = *f.stacked_frame;
+      fj["stacked_frame"] = {{"r0", sf.r0}, {"r1", sf.r1}, {"r2", sf.r2},  {"r3", sf.r3},
+                             {"r12", sf.r12}, {"lr", sf.lr}, {"pc", sf.pc}, {"xpsr", sf.xpsr}};
+    } else {
+      fj["stacked_frame"] = nullptr;
+    }
+    if (f.registers) {
+      json fr;
+      for (int i = 0; i < 13; ++i) fr[fmt::format("r{}", i)] = f.registers->r[i];
+      fr["sp"] = f.registers->sp;
+      fr["lr"] = f.registers->lr;
+      fr["pc"] = f.registers->pc;
+      fr["xpsr"] = f.registers->xpsr;
+      fj["registers"] = fr;
+    }
     j["fault"] = fj;
   } else {
     j["fault"] = nullptr;

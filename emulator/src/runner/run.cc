@@ -119,15 +119,24 @@ struct SessionInput {
   const RunOptions& options;
   LoadMode mode;
   std::vector<uint32_t> wall_clock;             // SYS_TIME answers to replay
-  std::vector<uint64_t> trace_from;             // replay: trace these blocks
+  std::vector<uint64_t> traces;                 // replay: trace these blocks
   uint64_t max_instructions;
+  bool allow_trace_requests = true;             // may stop to ask for a replay
 };
 
 struct SessionOutput {
   RunResult result;
-  std::optional<Stop> fault_stop;   // the engine's record of a memory fault
+  std::optional<uint64_t> need_trace;  // an imprecise data fault in this untraced block
   std::vector<uint32_t> wall_clock;
 };
+
+// A replay re-runs the session from reset for each distinct block with an imprecise
+// data fault, up to this many.
+constexpr int kMaxReplays = 8;
+
+Fault::StackedFrame ToReport(const cpu::StackFrame& f) {
+  return {f.r0, f.r1, f.r2, f.r3, f.r12, f.lr, f.pc, f.xpsr};
+}
 
 void FillLocation(const MemoryMap& map, const Image& image, uint64_t address, Fault& f) {
   int r = map.Find(address);
@@ -152,8 +161,8 @@ SessionOutput RunSession(const SessionInput& in) {
   res.loaded = LoadImage(in.board, map, in.image, in.mode);
   LoadHostFiles(map, in.options.loads);
 
-  cpu::Core core(in.board.cpu, map);
-  for (uint64_t block : in.trace_from) core.TraceRange(block, block + kTraceWindow);
+  cpu::Core core(in.board.cpu, map, uint32_t(in.board.boot.vector_table));
+  for (uint64_t block : in.traces) core.TraceRange(block, block + kTraceWindow);
 
   // Reset (Armv7-M ARM §B1.5.5 TakeReset): SP_main from word 0 of the vector table, PC
   // from word 1, whose bit 0 must be 1 (Thumb).
@@ -173,6 +182,19 @@ SessionOutput RunSession(const SessionInput& in) {
     for (Event& e : res.events) e.first_pc_symbol = in.image.symbols.Lookup(e.first_pc);
     res.register_writes = core.register_writes();
     out.wall_clock = semihosting.wall_clock();
+    for (const auto& [address, u] : core.scs().unmodelled()) {
+      res.events.push_back(
+          {.kind = "scs-unmodelled",
+           .where = fmt::format("SCS 0x{:08x}", address),
+           .first_address = address,
+           .first_pc = u.first_pc,
+           .first_pc_symbol = in.image.symbols.Lookup(u.first_pc),
+           .count = u.count,
+           .message = fmt::format("the firmware {} 0x{:08x}, a System Control Space register "
+                                  "faultline does not model: reads give 0, writes are ignored "
+                                  "(pc is its basic block's start)",
+                                  u.write ? "wrote" : "read", address)});
+    }
     return out;
   };
 
@@ -199,7 +221,86 @@ SessionOutput RunSession(const SessionInput& in) {
 
   const auto start = std::chrono::steady_clock::now();
   uint32_t pc = reset_vector & ~1u;
+
+  // --- Exception model (issue 3) ---
+  // The first fault the firmware's handler was entered for: reported if the run then
+  // ends in a handler that spins.
+  std::optional<Fault> first_fault;
+  bool lockup = false;
+  auto record_taken = [&](Fault& f, const cpu::Core::Taken& t) {
+    f.exception = cpu::ExceptionName(t.exception);
+    f.escalated = t.escalated;
+    f.cfsr = t.cfsr;
+    f.hfsr = t.hfsr;
+    f.bfar = t.bfar;
+    f.mmfar = t.mmfar;
+    if (t.frame) f.stacked_frame = ToReport(*t.frame);
+    if (t.lockup) {
+      lockup = true;
+      res.outcome = Outcome::kLockup;
+      f.detail += fmt::format("; taken as {} while the core runs at priority {}: lockup",
+                              f.exception, core.ExecutionPriority());
+      res.fault = f;
+    }
+  };
+  // Takes a synchronous fault as silicon would; false when the run ends here (the
+  // option --stop-at-fault, or lockup), with res.fault set.
+  auto vector_fault = [&](Fault f, cpu::Core::FaultRequest req) -> bool {
+    Registers before = core.ReadAll();
+    before.pc = req.return_address;
+    f.registers = before;
+    if (in.options.stop_at_fault) {
+      res.outcome = Outcome::kFault;
+      res.fault = f;
+      return false;
+    }
+    cpu::Core::Taken t = core.TakeFault(req);
+    record_taken(f, t);
+    if (lockup) return false;
+    if (!first_fault) first_fault = f;
+    pc = t.handler;
+    return true;
+  };
+  // The core sleeps (WFI, or `b .` waiting for an interrupt) until SysTick wakes it;
+  // false if nothing ever will. `must_preempt`: only an exception that can be taken
+  // ends the wait (a spin), not any pending one (WFI).
+  auto sleep_until_wake = [&](bool must_preempt) -> bool {
+    cpu::Scs& scs = core.scs();
+    auto can_take = [&] { return scs.PendingToTake(core.ExecutionPriority()).has_value(); };
+    if (must_preempt ? can_take() : scs.AnythingPending()) return true;
+    std::optional<uint64_t> next = scs.NextTickAt();
+    if (!next) return false;
+    if (must_preempt && !cpu::Preempts(cpu::GroupPriority(scs.Priority(cpu::kSysTick), scs.prigroup()),
+                                       core.ExecutionPriority())) {
+      return false;
+    }
+    if (*next > core.time()) core.Idle(*next - core.time());
+    scs.AdvanceTo(core.time());
+    return true;
+  };
+
   for (;;) {
+    {
+      cpu::Scs& scs = core.scs();
+      scs.AdvanceTo(core.time());
+      if (scs.reset_requested()) {  // AIRCR.SYSRESETREQ: a warm reset, memory kept
+        core.ResetRegisters(initial_sp);
+        pc = reset_vector & ~1u;
+      }
+      if (auto n = scs.PendingToTake(core.ExecutionPriority())) {
+        cpu::Core::Taken t = core.TakeException(*n, pc);
+        if (t.lockup) {
+          Fault f;
+          f.kind = "HardFault";
+          f.detail = fmt::format("entering {} failed", cpu::ExceptionName(*n));
+          record_taken(f, t);
+          return finish();
+        }
+        pc = t.handler;
+      }
+      std::optional<uint64_t> next = scs.NextTickAt();
+      core.SetNextEvent(next.value_or(UINT64_MAX), scs.AnythingPending());
+    }
     cpu::Limits limits{.max_instructions = in.max_instructions};
     if (in.options.timeout_seconds > 0) {
       double used = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -229,7 +330,10 @@ SessionOutput RunSession(const SessionInput& in) {
           Fault f = fault("HardFault", fmt::format("BKPT #0x{:02x} with no debugger attached "
                                                    "escalates to HardFault (HFSR.DEBUGEVT)",
                                                    s.imm));
-          res.fault = f;
+          if (vector_fault(f, {.exception = cpu::kHardFault, .hfsr_bits = cpu::hfsr::kDebugevt,
+                               .return_address = s.pc})) {
+            continue;
+          }
           return finish();
         }
         core.RetireThrough(s.pc);
@@ -277,12 +381,28 @@ SessionOutput RunSession(const SessionInput& in) {
         f.address = s.address;
         f.size = s.size;
         FillLocation(map, in.image, s.address, f);
-        res.fault = f;
-        out.fault_stop = s;
-        finish();
-        out.result.registers.pc = s.pc;
-        out.result.pc_symbol = f.pc_symbol;
-        return out;
+        // Unicorn 2.0.1 reports a data fault at its translation block's start
+        // (unicorn.md §3). Ask for a replay of the same, deterministic run with a code
+        // hook on that block: the last instruction the hook sees is the faulting one.
+        bool traced = false;
+        for (uint64_t b : in.traces) traced = traced || (s.pc >= b && s.pc < b + kTraceWindow);
+        if (s.imprecise_pc && !traced && in.allow_trace_requests) out.need_trace = s.pc;
+        if (out.need_trace ||
+            !vector_fault(f, {.exception = cpu::kBusFault,
+                              .cfsr_bits = s.access == AccessType::kFetch
+                                               ? cpu::cfsr::kIbuserr
+                                               : cpu::cfsr::kPreciserr | cpu::cfsr::kBfarvalid,
+                              .bfar = s.access == AccessType::kFetch
+                                          ? std::nullopt
+                                          : std::optional<uint32_t>(uint32_t(s.address)),
+                              .return_address = s.pc})) {
+          res.fault = res.fault ? res.fault : f;
+          finish();
+          out.result.registers.pc = s.pc;
+          out.result.pc_symbol = f.pc_symbol;
+          return out;
+        }
+        continue;
       }
       case Stop::Kind::kExecuteNever: {
         if (int w = map.Find(s.pc); w >= 0 && map.regions()[w].access.execute) {
@@ -303,14 +423,31 @@ SessionOutput RunSession(const SessionInput& in) {
         f.address = s.pc;
         f.size = 2;
         FillLocation(map, in.image, s.pc, f);
-        res.fault = f;
+        if (vector_fault(f, {.exception = cpu::kMemManage, .cfsr_bits = cpu::cfsr::kIaccviol,
+                             .return_address = s.pc})) {
+          continue;
+        }
         return finish();
       }
       case Stop::Kind::kInvalidInstruction: {
         auto insn = core.InstructionAt(s.pc);
         auto cls = cpu::Classify(insn);
         if (cls == cpu::EncodingClass::kUdf) {
-          res.fault = fault("UsageFault", "undefined instruction (UNDEFINSTR)");
+          if (vector_fault(fault("UsageFault", "undefined instruction (UNDEFINSTR)"),
+                           {.exception = cpu::kUsageFault, .cfsr_bits = cpu::cfsr::kUndefinstr,
+                            .return_address = s.pc})) {
+            continue;
+          }
+          return finish();
+        }
+        // EPSR.T clear: a branch or vector without the Thumb bit (INVSTATE).
+        if ((core.Read(Reg::kXpsr) & (1u << 24)) == 0) {
+          if (vector_fault(fault("UsageFault", "execution in ARM state: a branch target or "
+                                               "vector without the Thumb bit (INVSTATE)"),
+                           {.exception = cpu::kUsageFault, .cfsr_bits = cpu::cfsr::kInvstate,
+                            .return_address = s.pc})) {
+            continue;
+          }
           return finish();
         }
         // WFE/YIELD stop the engine with the PC after them; they are hints, so resume.
@@ -340,23 +477,71 @@ SessionOutput RunSession(const SessionInput& in) {
           unsupported(fmt::format("{} [{}]: MVE (Helium) is Armv8.1-M; Unicorn 2.0.1 runs this "
                                   "board on the Armv8-M mainline model",
                                   cpu::Describe(cpu::Classify(insn)), cpu::EncodingHex(insn)));
-        } else {
-          res.fault = fault("UsageFault", "coprocessor instruction with no coprocessor (NOCP)");
+          return finish();
+        }
+        if (vector_fault(fault("UsageFault", "coprocessor instruction with no coprocessor (NOCP)"),
+                         {.exception = cpu::kUsageFault, .cfsr_bits = cpu::cfsr::kNocp,
+                          .return_address = s.pc})) {
+          continue;
         }
         return finish();
       }
-      case Stop::Kind::kSupervisorCall:
-        unsupported(fmt::format("SVC #{}: taking exceptions is not modelled yet (issue 3)", s.imm));
-        return finish();
+      case Stop::Kind::kSupervisorCall: {
+        // SVCall; it escalates to HardFault where it cannot preempt (Armv7-M ARM §B1.5.15).
+        cpu::Core::Taken t = core.TakeFault({.exception = cpu::kSvCall, .return_address = s.pc});
+        if (t.escalated || t.lockup) {
+          Fault f = fault("HardFault", fmt::format("SVC #{} where SVCall cannot preempt: escalated "
+                                                   "to HardFault (FORCED)", s.imm));
+          f.pc = s.pc - 2;
+          f.instruction = core.InstructionAt(f.pc);
+          f.pc_symbol = in.image.symbols.Lookup(f.pc);
+          record_taken(f, t);
+          if (lockup) return finish();
+          if (!first_fault) first_fault = f;
+        }
+        pc = t.handler;
+        continue;
+      }
+      case Stop::Kind::kExceptionReturn: {
+        cpu::Core::Taken t = core.ReturnFromException(s.imm);
+        if (t.lockup) {
+          Fault f = fault("HardFault", fmt::format("exception return to 0x{:08x} faulted", s.imm));
+          record_taken(f, t);
+          return finish();
+        }
+        pc = t.handler;
+        continue;
+      }
+      case Stop::Kind::kEvent:
+        pc = s.pc;
+        continue;
       case Stop::Kind::kOtherException:
         unsupported(fmt::format("engine exception {} at this instruction", s.imm));
         return finish();
       case Stop::Kind::kWaitForInterrupt:
+        if (sleep_until_wake(false)) {
+          pc = s.pc;
+          continue;
+        }
         res.outcome = Outcome::kHang;
         res.hang = Hang{s.pc, "WFI with no interrupt source to wake the core",
                         in.image.symbols.Lookup(s.pc)};
         return finish();
       case Stop::Kind::kHang:
+        if (sleep_until_wake(true)) {  // `b .` in thread mode while SysTick runs
+          pc = s.pc;
+          continue;
+        }
+        if (first_fault && core.ipsr() != 0) {
+          // The firmware's fault handler spins: the run ends as the fault it handled.
+          res.outcome = Outcome::kFault;
+          res.fault = first_fault;
+          res.fault->handled_by_firmware = true;
+          res.hang = Hang{s.pc, fmt::format("the firmware's {} handler spins (b .)",
+                                            cpu::ExceptionName(core.ipsr())),
+                          in.image.symbols.Lookup(s.pc)};
+          return finish();
+        }
         res.outcome = Outcome::kHang;
         res.hang = Hang{s.pc, "branch to itself (b .)", in.image.symbols.Lookup(s.pc)};
         return finish();
@@ -377,47 +562,53 @@ SessionOutput RunSession(const SessionInput& in) {
 RunResult Run(const Board& board, const Image& image, const RunOptions& options) {
   SessionInput in{board, image, options, options.load_mode.value_or(board.boot.load_mode), {}, {},
                   options.max_instructions};
-  SessionOutput first = RunSession(in);
+  // Unicorn 2.0.1 reports a data fault at its translation block's start (unicorn.md §3).
+  // A session that meets one in a block it does not trace stops and asks for a replay:
+  // the same run, which is deterministic (SYS_TIME answers are given again), with a
+  // code hook on that block too. The handler must see the precise stacked PC, so this
+  // happens before the fault is taken, once per distinct faulting block.
+  SessionOutput first;
+  for (int replays = 0;; ++replays) {
+    in.allow_trace_requests = replays < kMaxReplays;
+    first = RunSession(in);
+    if (!first.need_trace) break;  // pc_precise is false if a replay still disagreed
+    in.traces.push_back(*first.need_trace);
+    in.wall_clock = first.wall_clock;
+  }
 
-  // Unicorn 2.0.1 reports a data fault, and the PC in an access the bus serves itself,
-  // at the translation block's start (unicorn.md §3). Replay the run, which is
-  // deterministic, with a code hook on those blocks only: the last instruction the hook
-  // saw before the access is the one that made it.
+  // Accesses the bus serves itself (a disabled region that reads as zero, a register the
+  // board does not declare) see the same block-start PC. One more replay with a code
+  // hook on those blocks names the instruction that made each first access.
   std::vector<uint64_t> blocks;
-  bool imprecise_fault = first.fault_stop && first.fault_stop->imprecise_pc;
-  if (imprecise_fault) blocks.push_back(first.fault_stop->pc);
   for (const Event& e : first.result.events) {
-    if (!e.pc_precise) blocks.push_back(e.first_pc);
+    if (!e.pc_precise && e.kind != "scs-unmodelled") blocks.push_back(e.first_pc);
   }
   bool timed_out = first.result.stop_detail.find("timeout") != std::string::npos;
   if (blocks.empty() || timed_out) return first.result;
-
   SessionInput replay = in;
   replay.wall_clock = first.wall_clock;
-  std::sort(blocks.begin(), blocks.end());
-  blocks.erase(std::unique(blocks.begin(), blocks.end()), blocks.end());
-  replay.trace_from = blocks;
-  replay.max_instructions = first.result.instructions + kTraceWindow;
-  SessionOutput second = RunSession(replay);
-
-  bool same = second.result.outcome == first.result.outcome &&
-              second.result.events.size() == first.result.events.size();
-  if (imprecise_fault) {
-    const auto& a = *first.fault_stop;
-    same = same && second.fault_stop && !second.fault_stop->imprecise_pc &&
-           second.fault_stop->address == a.address && second.fault_stop->access == a.access;
+  replay.allow_trace_requests = false;
+  for (uint64_t b : blocks) {
+    if (std::find(replay.traces.begin(), replay.traces.end(), b) == replay.traces.end()) {
+      replay.traces.push_back(b);
+    }
   }
+  SessionOutput second = RunSession(replay);
+  bool same = second.result.outcome == first.result.outcome &&
+              second.result.instructions == first.result.instructions &&
+              second.result.events.size() == first.result.events.size();
   for (size_t i = 0; same && i < first.result.events.size(); ++i) {
     same = second.result.events[i].count == first.result.events[i].count &&
            second.result.events[i].first_address == first.result.events[i].first_address;
   }
-  return same ? second.result : first.result;  // otherwise the PCs stay marked imprecise
+  return same ? second.result : first.result;  // otherwise the event PCs stay approximate
 }
 
 int ExitStatus(const RunResult& r) {
   switch (r.outcome) {
     case Outcome::kExit: return r.exit_code == 0 ? 0 : 1;
     case Outcome::kFault:
+    case Outcome::kLockup:
     case Outcome::kUnsupported: return 3;
     case Outcome::kHang:
     case Outcome::kLimit: return 4;
@@ -432,6 +623,7 @@ std::string ToString(Outcome o) {
     case Outcome::kHang: return "hang";
     case Outcome::kLimit: return "limit";
     case Outcome::kUnsupported: return "unsupported";
+    case Outcome::kLockup: return "lockup";
   }
   return "?";
 }

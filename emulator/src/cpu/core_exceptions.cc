@@ -1,0 +1,330 @@
+// The Core's side of the exception model (issue 3): the SCS mapped as MMIO, exception
+// entry (stacking, EXC_RETURN, vector read through VTOR) and return, fault status bits,
+// escalation and lockup. The rules themselves are in exceptions.cc; the registers in
+// scs.cc. Entry and return follow the code verified in unicorn.md §4, including the
+// hflags pitfall: after IPSR changes, APSR_NZCV is written to rebuild the translator's
+// cached handler-mode flag.
+#include <unicorn/unicorn.h>
+
+#include "core.h"
+
+namespace faultline::cpu {
+
+namespace {
+
+constexpr uint64_t kPage = 1024;
+
+uint32_t RegRead(uc_engine* uc, int id) {
+  uint32_t v = 0;
+  uc_reg_read(uc, id, &v);
+  return v;
+}
+
+void RegWrite(uc_engine* uc, int id, uint32_t v) { uc_reg_write(uc, id, &v); }
+
+// Rebuilds the translator's hflags after an IPSR or CONTROL change (unicorn.md §2).
+void RebuildHflags(uc_engine* uc) { RegWrite(uc, UC_ARM_REG_APSR_NZCV, RegRead(uc, UC_ARM_REG_APSR_NZCV)); }
+
+bool HasFpu(Cpu cpu) { return cpu != Cpu::kCortexM0 && cpu != Cpu::kCortexM3; }
+
+}  // namespace
+
+// MMIO trampolines for the SCS pages. The PC Unicorn shows in an MMIO callback is the
+// block's start (unicorn.md §5); it only labels unmodelled accesses.
+struct ScsHooks {
+  static uint64_t Read(uc_engine*, uint64_t offset, unsigned size, void* user) {
+    auto& page = *static_cast<Core::SystemPage*>(user);
+    Core& c = *page.core;
+    return c.scs_.Read(uint32_t(page.base + offset), size, c.time(), c.Read(Reg::kPc));
+  }
+  static void Write(uc_engine*, uint64_t offset, unsigned size, uint64_t value, void* user) {
+    auto& page = *static_cast<Core::SystemPage*>(user);
+    Core& c = *page.core;
+    c.scs_.Write(uint32_t(page.base + offset), size, value, c.time(), c.Read(Reg::kPc));
+    // A write may pend an exception, start SysTick, move VTOR or request a reset: let
+    // the runner look at the next block boundary.
+    c.next_event_ = 0;
+  }
+};
+
+void Core::MapSystemSpace() {
+  struct Span {
+    uint32_t base, size;
+  };
+  std::vector<Span> spans = {{kScsBase, 0x1000}, {kDwtBase, uint32_t(kPage)}};
+  if (cpu_ == Cpu::kCortexM55) spans.push_back({kM55ImpdefBase, uint32_t(kPage)});
+  for (const Span& s : spans) {
+    bool taken = false;
+    for (uint64_t a = s.base; a < uint64_t(s.base) + s.size; a += kPage) {
+      if (map_.Find(a) >= 0 || map_.Find(a + kPage - 1) >= 0) taken = true;
+    }
+    if (taken) continue;  // the board describes this space itself
+    system_pages_.push_back(std::make_unique<SystemPage>(SystemPage{this, s.base}));
+    SystemPage* page = system_pages_.back().get();
+    Check(uc_mmio_map(uc_, s.base, s.size, ScsHooks::Read, page, ScsHooks::Write, page),
+          "uc_mmio_map(SCS)");
+  }
+}
+
+uint64_t Core::ReadMasksRaw() const {
+  return uint64_t(RegRead(uc_, UC_ARM_REG_PRIMASK) & 1) | uint64_t(RegRead(uc_, UC_ARM_REG_FAULTMASK) & 1) << 1 |
+         uint64_t(RegRead(uc_, UC_ARM_REG_BASEPRI) & 0xFF) << 8;
+}
+
+void Core::SetNextEvent(uint64_t t, bool watch_masks) {
+  next_event_ = t;
+  watch_masks_ = watch_masks;
+  if (watch_masks) masks_snapshot_ = ReadMasksRaw();
+}
+
+PriorityMasks Core::masks() const {
+  uint64_t raw = ReadMasksRaw();
+  return {.primask = (raw & 1) != 0, .faultmask = (raw & 2) != 0, .basepri = uint8_t(raw >> 8)};
+}
+
+uint32_t Core::ipsr() const { return RegRead(uc_, UC_ARM_REG_IPSR) & 0x1FF; }
+
+int Core::ExecutionPriority() const {
+  return cpu::ExecutionPriority(scs_.ActiveGroupPriority(), masks());
+}
+
+// Stacking and vector reads see the bus as the core does: a window behind a closed
+// gate errors (bus-fault) or reads zero and drops writes (read-zero-write-ignore).
+bool Core::BusRead32(uint32_t addr, uint32_t* value) const {
+  int r = map_.FindRange(addr, 4);
+  if (r < 0 || !map_.regions()[r].access.read) return false;
+  if (!map_.Enabled(r)) {
+    if (map_.gates()[*map_.GateOf(r)].when_disabled == WhenDisabled::kBusFault) return false;
+    *value = 0;
+    return true;
+  }
+  *value = map_.Read32(addr);
+  return true;
+}
+
+bool Core::BusWrite32(uint32_t addr, uint32_t value) {
+  int r = map_.FindRange(addr, 4);
+  if (r < 0 || !map_.regions()[r].access.write) return false;
+  if (!map_.Enabled(r)) return map_.gates()[*map_.GateOf(r)].when_disabled != WhenDisabled::kBusFault;
+  uint8_t b[4] = {uint8_t(value), uint8_t(value >> 8), uint8_t(value >> 16), uint8_t(value >> 24)};
+  map_.Write(addr, b);
+  return true;
+}
+
+Core::EntryOutcome Core::Enter(uint32_t number, uint32_t return_address) {
+  EntryOutcome o;
+  const uint32_t control = RegRead(uc_, UC_ARM_REG_CONTROL);
+  const bool thread = ipsr() == 0;
+  const bool psp = thread && (control & 2u);
+  const bool fp = HasFpu(cpu_) && (control & 4u);
+  const uint32_t sp = RegRead(uc_, UC_ARM_REG_SP);
+  FrameLayout l = LayoutEntryFrame(sp, fp);
+  StackFrame f{RegRead(uc_, UC_ARM_REG_R0), RegRead(uc_, UC_ARM_REG_R1),  RegRead(uc_, UC_ARM_REG_R2),
+               RegRead(uc_, UC_ARM_REG_R3), RegRead(uc_, UC_ARM_REG_R12), RegRead(uc_, UC_ARM_REG_LR),
+               return_address & ~1u,
+               StackedXpsr(RegRead(uc_, UC_ARM_REG_XPSR) | (1u << 24), l.realigned)};
+  std::vector<uint32_t> words = {f.r0, f.r1, f.r2, f.r3, f.r12, f.lr, f.pc, f.xpsr};
+  if (fp) {
+    for (int i = 0; i < 16; ++i) words.push_back(RegRead(uc_, UC_ARM_REG_S0 + i));
+    words.push_back(RegRead(uc_, UC_ARM_REG_FPSCR));
+    words.push_back(0);
+  }
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (!BusWrite32(l.frame_sp + uint32_t(4 * i), words[i])) {
+      o.stacking_failed = true;
+      o.stacking_address = l.frame_sp + uint32_t(4 * i);
+      break;
+    }
+  }
+  if (!o.stacking_failed) o.frame = f;
+  RegWrite(uc_, UC_ARM_REG_SP, l.frame_sp);
+  RegWrite(uc_, UC_ARM_REG_LR, ExcReturn(thread, psp, fp));
+  // Handler mode runs on MSP with FPCA clear. CONTROL is written while still in
+  // Thread mode so that Unicorn swaps the banked SP (unicorn.md §2).
+  RegWrite(uc_, UC_ARM_REG_CONTROL, control & ~6u);
+  RegWrite(uc_, UC_ARM_REG_IPSR, number);
+  RebuildHflags(uc_);
+  scs_.SetPending(number, false);
+  scs_.SetActive(number, true);
+  scs_.set_current(number);
+  uint32_t vector = 0;
+  if (!BusRead32(scs_.vtor() + 4 * number, &vector)) {
+    o.vector_failed = true;
+    return o;
+  }
+  o.handler = vector;
+  return o;
+}
+
+Core::Taken Core::TakeFault(const FaultRequest& req) {
+  Taken t;
+  const int exec = ExecutionPriority();
+  const uint32_t entering_from = ipsr();
+  Escalation e = EscalateSynchronous(req.exception, scs_.FaultEnabled(req.exception),
+                                     GroupPriority(scs_.Priority(req.exception), scs_.prigroup()), exec);
+  scs_.cfsr |= req.cfsr_bits;
+  scs_.hfsr |= req.hfsr_bits;
+  if (req.bfar) scs_.bfar = *req.bfar;
+  if (req.mmfar) scs_.mmfar = *req.mmfar;
+  if (e.escalated) scs_.hfsr |= hfsr::kForced;
+  auto snapshot = [&] {
+    t.cfsr = scs_.cfsr;
+    t.hfsr = scs_.hfsr;
+    t.bfar = scs_.bfar;
+    t.mmfar = scs_.mmfar;
+    return t;
+  };
+  t.exception = e.take;
+  t.escalated = e.escalated;
+  if (e.lockup) {
+    t.lockup = true;
+    return snapshot();
+  }
+  EntryOutcome o = Enter(e.take, req.return_address);
+  t.frame = o.frame;
+  if (o.stacking_failed) {
+    // A bus error while stacking: STKERR, a derived BusFault that replaces the original
+    // if it may be taken, else HardFault (Armv7-M ARM §B1.5.15, §B1.5.6).
+    scs_.cfsr |= cfsr::kStkerr;
+    Escalation d = EscalateSynchronous(kBusFault, scs_.FaultEnabled(kBusFault),
+                                       GroupPriority(scs_.Priority(kBusFault), scs_.prigroup()), exec);
+    if (d.escalated) scs_.hfsr |= hfsr::kForced;
+    if (d.lockup || (entering_from == kHardFault || entering_from == kNmi)) {
+      t.lockup = true;
+      return snapshot();
+    }
+    if (d.take != e.take) {
+      scs_.SetActive(e.take, false);
+      RegWrite(uc_, UC_ARM_REG_IPSR, d.take);
+      RebuildHflags(uc_);
+      scs_.SetActive(d.take, true);
+      scs_.set_current(d.take);
+      t.exception = d.take;
+      t.escalated = t.escalated || d.escalated;
+      o.vector_failed = !BusRead32(scs_.vtor() + 4 * d.take, &o.handler);
+    }
+  }
+  if (o.vector_failed) {
+    scs_.hfsr |= hfsr::kVecttbl;
+    if (cpu_ != Cpu::kCortexM55) scs_.hfsr |= hfsr::kForced;  // as in TakeException
+    if (t.exception == kHardFault) {
+      t.lockup = true;
+      return snapshot();
+    }
+    scs_.SetActive(t.exception, false);
+    RegWrite(uc_, UC_ARM_REG_IPSR, kHardFault);
+    RebuildHflags(uc_);
+    scs_.SetActive(kHardFault, true);
+    scs_.set_current(kHardFault);
+    t.exception = kHardFault;
+    if (!BusRead32(scs_.vtor() + 4 * kHardFault, &o.handler)) {
+      t.lockup = true;
+      return snapshot();
+    }
+  }
+  t.handler = o.handler & ~1u;
+  RegWrite(uc_, UC_ARM_REG_PC, o.handler | 1u);
+  // A vector without the Thumb bit is INVSTATE on the handler's first instruction:
+  // reported by the runner when the engine refuses to run it.
+  return snapshot();
+}
+
+Core::Taken Core::TakeException(uint32_t number, uint32_t return_address) {
+  Taken t;
+  const uint32_t sp = RegRead(uc_, UC_ARM_REG_SP), lr = RegRead(uc_, UC_ARM_REG_LR);
+  const uint32_t control = RegRead(uc_, UC_ARM_REG_CONTROL), before = ipsr(), current = before;
+  EntryOutcome o = Enter(number, return_address);
+  t.exception = number;
+  t.frame = o.frame;
+  if (o.stacking_failed || o.vector_failed) {
+    // Undo the entry and take the derived fault from where the exception was to be
+    // taken: one frame, the derived fault's. The exception stays pending.
+    scs_.SetActive(number, false);
+    scs_.SetPending(number, true);
+    RegWrite(uc_, UC_ARM_REG_IPSR, before);
+    RegWrite(uc_, UC_ARM_REG_CONTROL, control);
+    RegWrite(uc_, UC_ARM_REG_SP, sp);
+    RegWrite(uc_, UC_ARM_REG_LR, lr);
+    RebuildHflags(uc_);
+    scs_.set_current(current);
+    if (o.vector_failed && number != kHardFault) {
+      // QEMU target/arm/m_helper.c arm_v7m_load_vector: a vector fetch failure is a
+      // BusFault escalated to HardFault, so FORCED is set too, except on Armv8.1-M.
+      if (cpu_ != Cpu::kCortexM55) scs_.hfsr |= hfsr::kForced;
+    }
+    // The exception that could not be entered would be retried forever: drop it.
+    scs_.SetPending(number, false);
+    FaultRequest f{.exception = o.stacking_failed ? uint32_t(kBusFault) : uint32_t(kHardFault),
+                   .cfsr_bits = o.stacking_failed ? cfsr::kStkerr : 0u,
+                   .hfsr_bits = o.stacking_failed ? 0u : hfsr::kVecttbl,
+                   .return_address = return_address};
+    return TakeFault(f);
+  }
+  t.handler = o.handler & ~1u;
+  RegWrite(uc_, UC_ARM_REG_PC, o.handler | 1u);
+  t.cfsr = scs_.cfsr;
+  t.hfsr = scs_.hfsr;
+  t.bfar = scs_.bfar;
+  t.mmfar = scs_.mmfar;
+  return t;
+}
+
+Core::Taken Core::ReturnFromException(uint32_t value) {
+  const bool v8m = cpu_ == Cpu::kCortexM33 || cpu_ == Cpu::kCortexM55;
+  ExcReturnFields r = DecodeExcReturn(value, v8m);
+  const uint32_t returning = ipsr();
+  if (!r.valid || returning == 0) {
+    // INVPC: the stacked PC is the EXC_RETURN value itself here, since the branch that
+    // tried the return is not known precisely.
+    return TakeFault({.exception = kUsageFault, .cfsr_bits = cfsr::kInvpc, .return_address = value});
+  }
+  scs_.SetActive(returning, false);
+  const bool psp = r.to_thread && r.use_psp;
+  const bool fp = r.extended_frame && HasFpu(cpu_);
+  const uint32_t frame_sp = RegRead(uc_, psp ? UC_ARM_REG_PSP : UC_ARM_REG_MSP);
+  uint32_t w[26] = {};
+  const int n = fp ? 26 : 8;
+  for (int i = 0; i < n; ++i) {
+    if (!BusRead32(frame_sp + uint32_t(4 * i), &w[i])) {
+      scs_.SetActive(returning, true);
+      return TakeFault({.exception = kBusFault, .cfsr_bits = cfsr::kUnstkerr, .return_address = value});
+    }
+  }
+  const uint32_t xpsr = w[7];
+  uint32_t back_to = r.to_thread ? 0 : (xpsr & 0x1FFu);
+  RegWrite(uc_, UC_ARM_REG_IPSR, back_to);
+  uint32_t control = RegRead(uc_, UC_ARM_REG_CONTROL) & ~6u;
+  if (psp) control |= 2u;
+  if (fp) control |= 4u;
+  RegWrite(uc_, UC_ARM_REG_CONTROL, control);
+  RegWrite(uc_, UC_ARM_REG_SP, SpAfterUnstack(frame_sp, xpsr, fp));
+  const int gp[] = {UC_ARM_REG_R0, UC_ARM_REG_R1, UC_ARM_REG_R2, UC_ARM_REG_R3, UC_ARM_REG_R12, UC_ARM_REG_LR};
+  for (int i = 0; i < 6; ++i) RegWrite(uc_, gp[i], w[i]);
+  if (fp) {
+    for (int i = 0; i < 16; ++i) RegWrite(uc_, UC_ARM_REG_S0 + i, w[8 + i]);
+    RegWrite(uc_, UC_ARM_REG_FPSCR, w[24]);
+  }
+  RegWrite(uc_, UC_ARM_REG_APSR_NZCV, xpsr & 0xF0000000u);  // flags + hflags rebuild
+  scs_.set_current(back_to);
+  Taken t;
+  t.exception = back_to;
+  t.handler = w[6] & ~1u;
+  RegWrite(uc_, UC_ARM_REG_PC, w[6] | 1u);
+  return t;
+}
+
+void Core::ResetRegisters(uint32_t sp) {
+  for (int i = 0; i < 13; ++i) RegWrite(uc_, UC_ARM_REG_R0 + i, 0);
+  RegWrite(uc_, UC_ARM_REG_IPSR, 0);
+  RegWrite(uc_, UC_ARM_REG_CONTROL, 0);
+  RegWrite(uc_, UC_ARM_REG_PRIMASK, 0);
+  RegWrite(uc_, UC_ARM_REG_FAULTMASK, 0);
+  RegWrite(uc_, UC_ARM_REG_BASEPRI, 0);
+  RegWrite(uc_, UC_ARM_REG_LR, 0xFFFFFFFFu);
+  RegWrite(uc_, UC_ARM_REG_MSP, sp);
+  RegWrite(uc_, UC_ARM_REG_SP, sp);
+  RebuildHflags(uc_);
+  scs_.Reset();
+}
+
+}  // namespace faultline::cpu

@@ -1,0 +1,135 @@
+// The System Control Space as the firmware sees it through memory: SCB, NVIC, SysTick,
+// MPU registers, FP control, CoreDebug DEMCR and DWT CYCCNT, plus the pending and
+// active state of every exception. Pure C++: the core maps it with uc_mmio_map and
+// asks it which exception to take; time is the count of emulated instructions.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "exceptions.h"
+#include "faultline/board.h"
+
+namespace faultline::cpu {
+
+// Where the SCS and its neighbours sit (Armv7-M ARM §B3.2, Armv8-M ARM §D1.1).
+constexpr uint32_t kScsBase = 0xE000E000u;   // 4 KiB: ICTR, SysTick, NVIC, SCB, MPU, FP
+constexpr uint32_t kDwtBase = 0xE0001000u;   // DWT: CTRL, CYCCNT (one 1 KiB page)
+constexpr uint32_t kM55ImpdefBase = 0xE001E000u;  // Cortex-M55 TRM §5: MSCR..PWRMODCTL
+
+// The core's CPUID (SCB 0xE000ED00). Values as QEMU sets them (target/arm/cpu_tcg.c
+// cortex_m*_initfn "cpu->midr") and the cores' Technical Reference Manuals:
+// M0 r0p0 0x410CC200, M3 r2p0 0x412FC230... see CpuidOf in scs.cc.
+uint32_t CpuidOf(Cpu cpu);
+
+constexpr int kNumIrqs = 32;  // NVIC interrupt lines modelled (a board field may come)
+constexpr int kNumExceptions = kFirstIrq + kNumIrqs;
+
+// An SCS access the model does not know, aggregated by address.
+struct UnmodelledAccess {
+  uint32_t address = 0;
+  bool write = false;
+  uint32_t first_pc = 0;  // start of the basic block (MMIO callbacks see no precise PC)
+  uint64_t count = 0;
+};
+
+class Scs {
+ public:
+  explicit Scs(Cpu cpu, uint32_t reset_vtor);
+
+  // Warm reset (AIRCR.SYSRESETREQ): every register back to its reset value.
+  void Reset();
+
+  // MMIO: `address` is absolute; `now` is the instruction count. Unknown registers read
+  // as 0, ignore writes and are recorded in unmodelled().
+  uint64_t Read(uint32_t address, unsigned size, uint64_t now, uint32_t pc);
+  void Write(uint32_t address, unsigned size, uint64_t value, uint64_t now, uint32_t pc);
+  const std::map<uint32_t, UnmodelledAccess>& unmodelled() const { return unmodelled_; }
+
+  // --- exception state ---
+  bool pending(uint32_t n) const { return n < kNumExceptions && pending_[n]; }
+  bool active(uint32_t n) const { return n < kNumExceptions && active_[n]; }
+  void SetPending(uint32_t n, bool v) { if (n < kNumExceptions) pending_[n] = v; }
+  void SetActive(uint32_t n, bool v) { if (n < kNumExceptions) active_[n] = v; }
+  int Priority(uint32_t n) const;         // configured priority (Reset -3, NMI -2, HardFault -1)
+  int ActiveGroupPriority() const;        // most urgent active, or kNoActivePriority
+  int ActiveCount() const;
+  // The pending exception that would preempt at `execution_priority`, if any.
+  std::optional<uint32_t> PendingToTake(int execution_priority) const;
+  bool AnythingPending() const;
+  // SHCSR.MEMFAULTENA / BUSFAULTENA / USGFAULTENA (others: always enabled).
+  bool FaultEnabled(uint32_t n) const;
+  uint32_t prigroup() const { return (aircr_ >> 8) & 7u; }
+
+  // --- registers the core reads ---
+  uint32_t vtor() const { return vtor_; }
+  uint32_t ccr() const { return ccr_; }
+  uint32_t cpacr() const { return cpacr_; }
+  bool reset_requested() const { return reset_requested_; }
+  void set_current(uint32_t ipsr) { current_ = ipsr; }  // ICSR.VECTACTIVE
+
+  // Fault status: the core ORs bits in as it takes a fault (they are sticky; firmware
+  // clears them by writing ones).
+  uint32_t cfsr = 0, hfsr = 0, dfsr = 0, mmfar = 0, bfar = 0, afsr = 0;
+
+  // --- SysTick (Armv7-M ARM §B3.3), counted in instructions ---
+  // Brings the counter up to `now`: sets COUNTFLAG and pends SysTick (if TICKINT) for
+  // each wrap to zero in between. Returns whether SysTick became pending.
+  bool AdvanceTo(uint64_t now);
+  // The instruction count at which the counter next reaches zero with TICKINT set.
+  std::optional<uint64_t> NextTickAt() const;
+
+  // --- MPU registers (stored; enforcement is not modelled yet) ---
+  bool mpu_enabled() const { return mpu_ctrl_ & 1u; }
+
+ private:
+  uint32_t ReadWord(uint32_t address, uint64_t now, bool* known);
+  void WriteWord(uint32_t address, uint32_t value, uint64_t now, bool* known);
+  uint32_t Shcsr() const;
+  uint32_t Icsr() const;
+  uint32_t SysTickValue(uint64_t now) const;
+  uint64_t FirstZero() const;
+  void RestartSysTick(uint64_t now, uint32_t value);
+
+  Cpu cpu_;
+  bool v8m_;
+  uint32_t reset_vtor_;
+  std::map<uint32_t, UnmodelledAccess> unmodelled_;
+
+  std::array<bool, kNumExceptions> pending_{};
+  std::array<bool, kNumExceptions> active_{};
+  uint32_t current_ = 0;
+
+  uint32_t vtor_ = 0, aircr_ = 0, scr_ = 0, ccr_ = 0, cpacr_ = 0, fpccr_ = 0, fpcar_ = 0;
+  uint32_t fpdscr_ = 0, actlr_ = 0, demcr_ = 0;
+  std::array<uint8_t, 12> shpr_{};  // exceptions 4..15
+  std::array<bool, 4> fault_enable_{};  // [0] MemManage [1] BusFault [2] UsageFault [3] SecureFault
+  std::array<bool, kNumIrqs> irq_enabled_{};
+  std::array<uint8_t, kNumIrqs> ipr_{};
+  bool reset_requested_ = false;
+
+  // SysTick: the counter is `base_value_` at instruction `base_`, counting down while enabled.
+  uint32_t syst_csr_ = 0, syst_rvr_ = 0;
+  uint32_t base_value_ = 0;
+  uint64_t base_ = 0;
+  uint64_t advanced_to_ = 0;
+  bool countflag_ = false;
+
+  // DWT: CYCCNT is the instruction count since it was enabled (a proxy: one instruction
+  // per cycle, which no real core achieves).
+  uint32_t dwt_ctrl_ = 0, cyccnt_base_value_ = 0;
+  uint64_t cyccnt_base_ = 0;
+
+  // MPU (PMSAv7: TYPE CTRL RNR RBAR RASR; PMSAv8: TYPE CTRL RNR RBAR RLAR MAIR0/1).
+  uint32_t mpu_ctrl_ = 0, mpu_rnr_ = 0;
+  std::array<uint32_t, 16> mpu_rbar_{}, mpu_rasr_{};  // RASR doubles as RLAR on v8-M
+  uint32_t mpu_mair0_ = 0, mpu_mair1_ = 0;
+
+  // Cortex-M55 implementation-defined registers (0xE001E000 page): stored.
+  std::map<uint32_t, uint32_t> m55_impdef_;
+};
+
+}  // namespace faultline::cpu

@@ -1,0 +1,56 @@
+/*
+ * Shared by the exc_* fixtures: System Control Space registers (Armv8-M ARM §D1.2,
+ * CMSIS core_cm33.h names) and a fault-handler entry that hands the C handler the
+ * stacked frame (r0 r1 r2 r3 r12 lr pc xpsr).
+ */
+#ifndef FAULTLINE_EXC_COMMON_H
+#define FAULTLINE_EXC_COMMON_H
+
+#include <stdint.h>
+#include "semihost.h"
+
+#define REG32(a) (*(volatile uint32_t *)(a))
+#define SYST_CSR REG32(0xE000E010u)
+#define SYST_RVR REG32(0xE000E014u)
+#define SYST_CVR REG32(0xE000E018u)
+#define NVIC_ISER0 REG32(0xE000E100u)
+#define NVIC_ISPR0 REG32(0xE000E200u)
+#define SCB_CPUID REG32(0xE000ED00u)
+#define SCB_ICSR REG32(0xE000ED04u)
+#define SCB_VTOR REG32(0xE000ED08u)
+#define SCB_SHCSR REG32(0xE000ED24u)
+#define SCB_CFSR REG32(0xE000ED28u)
+#define SCB_HFSR REG32(0xE000ED2Cu)
+#define SCB_MMFAR REG32(0xE000ED34u)
+#define SCB_BFAR REG32(0xE000ED38u)
+
+#define SHCSR_MEMFAULTENA (1u << 16)
+#define SHCSR_BUSFAULTENA (1u << 17)
+#define SHCSR_USGFAULTENA (1u << 18)
+
+/* Defines `name` as an exception handler that calls `c_handler(uint32_t *frame)` with
+ * the stacked frame of the stack the exception was taken from; returning from
+ * c_handler returns from the exception (lr still holds EXC_RETURN). */
+#define FRAME_HANDLER(name, c_handler)                         \
+    __attribute__((naked)) void name(void)                     \
+    {                                                          \
+        __asm__ volatile("tst   lr, #4\n\t"                    \
+                         "ite   eq\n\t"                        \
+                         "mrseq r0, msp\n\t"                   \
+                         "mrsne r0, psp\n\t"                   \
+                         "b     " #c_handler "\n\t");          \
+    }
+
+/* What every fault handler prints: the firmware's view of the fault. */
+static inline void print_fault_status(const char *what, const uint32_t *frame)
+{
+    sh_write0(what);
+    sh_write0("\n");
+    sh_puts_hex("cfsr ", SCB_CFSR);
+    sh_puts_hex("hfsr ", SCB_HFSR);
+    sh_puts_hex("bfar ", SCB_BFAR);
+    sh_puts_hex("mmfar ", SCB_MMFAR);
+    sh_puts_hex("stacked pc ", frame[6]);
+}
+
+#endif

@@ -1,0 +1,163 @@
+// The exception model's pure rules (cpu/exceptions.h) and the SCS register model
+// (cpu/scs.h), without an engine.
+#include <gtest/gtest.h>
+
+#include "cpu/exceptions.h"
+#include "cpu/scs.h"
+
+namespace faultline::cpu {
+namespace {
+
+TEST(Cfsr, DecodesEachBitByItsArchitecturalName) {
+  EXPECT_EQ(DecodeCfsr(0x00008200u), (std::vector<std::string>{"PRECISERR", "BFARVALID"}));
+  EXPECT_EQ(DecodeCfsr(cfsr::kUndefinstr | cfsr::kDivbyzero),
+            (std::vector<std::string>{"UNDEFINSTR", "DIVBYZERO"}));
+  EXPECT_EQ(DecodeCfsr(cfsr::kIaccviol | cfsr::kMmarvalid | cfsr::kStkerr | cfsr::kStkof),
+            (std::vector<std::string>{"IACCVIOL", "MMARVALID", "STKERR", "STKOF"}));
+  EXPECT_TRUE(DecodeCfsr(0).empty());
+  EXPECT_EQ(DecodeHfsr(0x40000002u), (std::vector<std::string>{"VECTTBL", "FORCED"}));
+}
+
+TEST(Cfsr, EachBitBelongsToItsFault) {
+  EXPECT_EQ(FaultOfCfsrBit(cfsr::kDaccviol), kMemManage);
+  EXPECT_EQ(FaultOfCfsrBit(cfsr::kPreciserr), kBusFault);
+  EXPECT_EQ(FaultOfCfsrBit(cfsr::kNocp), kUsageFault);
+}
+
+TEST(Frame, BasicFrameIsEightWordsBelowAnAlignedSp) {
+  FrameLayout l = LayoutEntryFrame(0x20001000u, false);
+  EXPECT_EQ(l.frame_sp, 0x20000FE0u);
+  EXPECT_FALSE(l.realigned);
+  EXPECT_EQ(StackedXpsr(0x01000000u, l.realigned), 0x01000000u);
+  EXPECT_EQ(SpAfterUnstack(l.frame_sp, 0x01000000u, false), 0x20001000u);
+}
+
+TEST(Frame, SpFourModEightIsRealignedAndFlaggedInXpsrBit9) {
+  FrameLayout l = LayoutEntryFrame(0x381FFFE4u, false);
+  EXPECT_EQ(l.frame_sp, 0x381FFFC0u);  // 0x381FFFE4 - 0x20 = ...C4, aligned down to ...C0
+  EXPECT_TRUE(l.realigned);
+  uint32_t xpsr = StackedXpsr(0x01000000u, true);
+  EXPECT_EQ(xpsr, 0x01000200u);
+  EXPECT_EQ(SpAfterUnstack(l.frame_sp, xpsr, false), 0x381FFFE4u);
+}
+
+TEST(Frame, ExtendedFrameHoldsTwentySixWords) {
+  FrameLayout l = LayoutEntryFrame(0x20001000u, true);
+  EXPECT_EQ(l.frame_sp, 0x20001000u - 26 * 4);
+  EXPECT_EQ(SpAfterUnstack(l.frame_sp, 0, true), 0x20001000u);
+}
+
+TEST(ExcReturn, ValuesForEachModeStackAndFrame) {
+  EXPECT_EQ(ExcReturn(true, false, false), 0xFFFFFFF9u);
+  EXPECT_EQ(ExcReturn(true, true, false), 0xFFFFFFFDu);
+  EXPECT_EQ(ExcReturn(false, false, false), 0xFFFFFFF1u);
+  EXPECT_EQ(ExcReturn(true, false, true), 0xFFFFFFE9u);
+  ExcReturnFields f = DecodeExcReturn(0xFFFFFFFDu, true);
+  EXPECT_TRUE(f.valid);
+  EXPECT_TRUE(f.to_thread);
+  EXPECT_TRUE(f.use_psp);
+  EXPECT_FALSE(f.extended_frame);
+  EXPECT_FALSE(DecodeExcReturn(0xFFFFFFF5u, false).valid);  // handler mode on PSP
+  EXPECT_FALSE(DecodeExcReturn(0xFFFFFFFBu, true).valid);   // reserved low bits
+}
+
+TEST(Priority, MasksBoostTheExecutionPriority) {
+  EXPECT_EQ(ExecutionPriority(kNoActivePriority, {}), kNoActivePriority);
+  EXPECT_EQ(ExecutionPriority(kNoActivePriority, {.primask = true}), 0);
+  EXPECT_EQ(ExecutionPriority(kNoActivePriority, {.faultmask = true}), -1);
+  EXPECT_EQ(ExecutionPriority(0x80, {.basepri = 0x40}), 0x40);
+  EXPECT_EQ(ExecutionPriority(0x20, {.basepri = 0x40}), 0x20);
+  EXPECT_EQ(GroupPriority(0x5F, 3), 0x50);  // PRIGROUP 3: bits [3:0] are subpriority
+  EXPECT_EQ(GroupPriority(-1, 7), -1);
+}
+
+TEST(Escalation, DisabledBusFaultBecomesHardFault) {
+  Escalation e = EscalateSynchronous(kBusFault, false, 0, kNoActivePriority);
+  EXPECT_EQ(e.take, kHardFault);
+  EXPECT_TRUE(e.escalated);
+  EXPECT_FALSE(e.lockup);
+  Escalation enabled = EscalateSynchronous(kBusFault, true, 0, kNoActivePriority);
+  EXPECT_EQ(enabled.take, kBusFault);
+  EXPECT_FALSE(enabled.escalated);
+}
+
+TEST(Escalation, FaultThatCannotPreemptEscalatesAndInHardFaultLocksUp) {
+  // A UsageFault at priority 0x40 inside a handler running at 0x20.
+  Escalation e = EscalateSynchronous(kUsageFault, true, 0x40, 0x20);
+  EXPECT_EQ(e.take, kHardFault);
+  EXPECT_TRUE(e.escalated);
+  // SVC at the priority of the handler that issues it.
+  EXPECT_TRUE(EscalateSynchronous(kSvCall, true, 0, 0).escalated);
+  // Any fault in HardFault (priority -1), or with FAULTMASK set.
+  EXPECT_TRUE(EscalateSynchronous(kBusFault, true, 0, -1).lockup);
+  EXPECT_TRUE(EscalateSynchronous(kHardFault, true, -1, -1).lockup);
+}
+
+TEST(ScsModel, CpuidPerCore) {
+  EXPECT_EQ(Scs(Cpu::kCortexM33, 0).Read(0xE000ED00u, 4, 0, 0), 0x410FD213u);
+  EXPECT_EQ(Scs(Cpu::kCortexM7, 0).Read(0xE000ED00u, 4, 0, 0), 0x411FC272u);
+  EXPECT_EQ(Scs(Cpu::kCortexM4, 0).Read(0xE000ED00u, 4, 0, 0), 0x410FC241u);
+}
+
+TEST(ScsModel, CfsrIsWriteOneToClearAndAircrNeedsItsKey) {
+  Scs scs(Cpu::kCortexM33, 0x10000000u);
+  scs.cfsr = cfsr::kPreciserr | cfsr::kBfarvalid | cfsr::kUndefinstr;
+  scs.Write(0xE000ED28u, 4, cfsr::kPreciserr | cfsr::kBfarvalid, 0, 0);
+  EXPECT_EQ(scs.Read(0xE000ED28u, 4, 0, 0), cfsr::kUndefinstr);
+  EXPECT_EQ(scs.Read(0xE000ED2Au, 2, 0, 0), 1u) << "UFSR as a halfword";
+  scs.Write(0xE000ED0Cu, 4, 0x00000004u, 0, 0);  // SYSRESETREQ without VECTKEY
+  EXPECT_FALSE(scs.reset_requested());
+  scs.Write(0xE000ED0Cu, 4, 0x05FA0004u, 0, 0);
+  EXPECT_TRUE(scs.reset_requested());
+  EXPECT_EQ(scs.vtor(), 0x10000000u);
+}
+
+TEST(ScsModel, ShcsrEnablesTheConfigurableFaults) {
+  Scs scs(Cpu::kCortexM4, 0);
+  EXPECT_FALSE(scs.FaultEnabled(kBusFault));
+  scs.Write(0xE000ED24u, 4, 1u << 17, 0, 0);
+  EXPECT_TRUE(scs.FaultEnabled(kBusFault));
+  EXPECT_FALSE(scs.FaultEnabled(kUsageFault));
+  EXPECT_EQ(scs.Read(0xE000ED24u, 4, 0, 0), 1u << 17);
+}
+
+TEST(ScsModel, SysTickPendsEveryReloadPlusOneInstructions) {
+  Scs scs(Cpu::kCortexM33, 0);
+  scs.Write(0xE000E014u, 4, 99, 0, 0);   // RVR
+  scs.Write(0xE000E018u, 4, 0, 0, 0);    // CVR: clear
+  scs.Write(0xE000E010u, 4, 7, 0, 0);    // ENABLE | TICKINT | CLKSOURCE
+  ASSERT_TRUE(scs.NextTickAt().has_value());
+  EXPECT_EQ(*scs.NextTickAt(), 100u);     // reload on the first cycle, then 99 down to 0
+  EXPECT_FALSE(scs.AdvanceTo(99));
+  EXPECT_EQ(scs.Read(0xE000E018u, 4, 50, 0), 50u);
+  EXPECT_TRUE(scs.AdvanceTo(100));
+  EXPECT_TRUE(scs.pending(kSysTick));
+  EXPECT_EQ(*scs.NextTickAt(), 200u);
+  EXPECT_EQ(scs.Read(0xE000E010u, 4, 100, 0) >> 16 & 1, 1u) << "COUNTFLAG";
+  EXPECT_EQ(scs.Read(0xE000E010u, 4, 100, 0) >> 16 & 1, 0u) << "cleared by the read";
+}
+
+TEST(ScsModel, PendingIrqIsTakenOnlyWhenEnabledAndMoreUrgent) {
+  Scs scs(Cpu::kCortexM33, 0);
+  scs.Write(0xE000E200u, 4, 1u << 3, 0, 0);  // ISPR: IRQ 3
+  EXPECT_FALSE(scs.PendingToTake(kNoActivePriority).has_value()) << "not enabled";
+  scs.Write(0xE000E100u, 4, 1u << 3, 0, 0);  // ISER
+  scs.Write(0xE000E403u, 1, 0x80, 0, 0);     // IPR byte for IRQ 3
+  EXPECT_EQ(scs.PendingToTake(kNoActivePriority), std::optional<uint32_t>(kFirstIrq + 3));
+  EXPECT_FALSE(scs.PendingToTake(0x80).has_value()) << "equal priority does not preempt";
+  EXPECT_FALSE(scs.PendingToTake(0).has_value()) << "PRIMASK";
+}
+
+TEST(ScsModel, UnknownRegisterIsRecordedNotFatal) {
+  Scs scs(Cpu::kCortexM33, 0);
+  EXPECT_EQ(scs.Read(0xE000EFD0u, 4, 0, 0x10000040u), 0u);  // a CoreSight ID register
+  scs.Read(0xE000EFD0u, 4, 0, 0x10000080u);
+  ASSERT_EQ(scs.unmodelled().size(), 1u);
+  const auto& u = scs.unmodelled().at(0xE000EFD0u);
+  EXPECT_EQ(u.count, 2u);
+  EXPECT_EQ(u.first_pc, 0x10000040u);
+  EXPECT_FALSE(u.write);
+}
+
+}  // namespace
+}  // namespace faultline::cpu
