@@ -32,6 +32,7 @@ struct Stop {
     kHang,                // a branch to itself at pc
     kLimit,               // the instruction budget ran out
     kTimeout,             // the wall-clock budget ran out
+    kHostBreakpoint,      // reached an address set with BreakAt; nothing there ran yet
   } kind;
   uint32_t pc = 0;
   uint32_t imm = 0;  // BKPT / SVC immediate, or the exception number
@@ -71,11 +72,24 @@ class Core {
   void TraceRange(uint64_t begin, uint64_t end);
   std::optional<uint32_t> last_traced_pc() const { return last_traced_; }
 
+  // Stops the run the first time execution reaches `address`, before the instruction
+  // there runs (Stop::Kind::kHostBreakpoint). A code hook bounded to that one address.
+  void BreakAt(uint64_t address);
+  // r0-r12 (0-12), sp (13) or lr (14).
+  void WriteGeneral(int n, uint32_t value);
+  // The host changed [begin, end) behind the engine's back: drop translated code there.
+  void InvalidateCode(uint64_t begin, uint64_t end);
+
   // Thumb instruction bytes at addr (2 or 4), empty if unreadable.
   std::vector<uint8_t> InstructionAt(uint32_t addr) const;
 
  private:
   struct PartialPage;
+  struct HostBreak {
+    Core* core;
+    uint64_t address;
+    bool armed = true;
+  };
   struct BlockInfo {
     uint64_t address = UINT64_MAX;
     uint32_t size = 0;
@@ -94,6 +108,7 @@ class Core {
   Cpu cpu_;
   MemoryMap& map_;
   std::vector<std::unique_ptr<PartialPage>> partial_pages_;
+  std::vector<std::unique_ptr<HostBreak>> host_breaks_;
   std::vector<BlockInfo> block_cache_;
 
   // Retired-instruction accounting: blocks are counted when the next one starts.
