@@ -37,7 +37,8 @@ TEST_P(AgainstQemu, SameConsoleAndExitStatus) {
   ASSERT_NE(qemu.status, 124) << "QEMU timed out";
 
   // qemu -kernel writes every segment, as a debugger does.
-  auto json_path = std::filesystem::temp_directory_path() / "faultline-vs-qemu.json";
+  auto json_path = std::filesystem::temp_directory_path() /
+                   ("faultline-vs-qemu-" + std::to_string(getpid()) + ".json");
   Completed ours = RunCli({"run", "--board", "mps2-an505", "--load-mode", "debugger", "--json",
                            json_path.string(), elf.string()});
   auto report = nlohmann::json::parse(Slurp(json_path));
