@@ -473,6 +473,14 @@ Expectations ParseExpect(const Field& f) {
   return e;
 }
 
+// A top-level key's field, named by its own key ("expect.fault.kind", not
+// "scenario.expect.fault.kind"), as the failure lines name expectations.
+Field Key(const Mapping& m, const char* key) {
+  Field f = m.Require(key);
+  f.path = key;
+  return f;
+}
+
 }  // namespace
 
 Scenario ParseScenario(const std::string& yaml, const fs::path& path, const ScenarioContext& context) {
@@ -489,19 +497,19 @@ Scenario ParseScenario(const std::string& yaml, const fs::path& path, const Scen
   Mapping m(top, {"name", "description", "board", "overrides", "firmware", "setup", "run", "expect"});
   Scenario s;
   s.path = path;
-  s.name = m.Require("name").Scalar();
-  if (s.name.empty()) m.Get("name").Fail("empty name", "name the scenario, e.g. name: bus_fault");
-  s.description = m.Require("description").Scalar();
-  s.board = ParseBoardRef(p, m.Require("board"));
-  if (m.Has("overrides")) ApplyOverrides(m.Get("overrides"), s);
-  s.firmware = ParseFirmware(p, m.Require("firmware"));
+  s.name = Key(m, "name").Scalar();
+  if (s.name.empty()) Key(m, "name").Fail("empty name", "name the scenario, e.g. name: bus_fault");
+  s.description = Key(m, "description").Scalar();
+  s.board = ParseBoardRef(p, Key(m, "board"));
+  if (m.Has("overrides")) ApplyOverrides(Key(m, "overrides"), s);
+  s.firmware = ParseFirmware(p, Key(m, "firmware"));
   if (m.Has("setup")) {
-    for (const Field& item : Items(m.Get("setup"), "list steps: setup: [{write: {...}}]")) {
+    for (const Field& item : Items(Key(m, "setup"), "list steps: setup: [{write: {...}}]")) {
       s.setup.push_back(ParseStep(p, item));
     }
   }
-  if (m.Has("run")) ParseRun(m.Get("run"), s);
-  s.expect = ParseExpect(m.Require("expect"));
+  if (m.Has("run")) ParseRun(Key(m, "run"), s);
+  s.expect = ParseExpect(Key(m, "expect"));
   return s;
 }
 
