@@ -3,14 +3,18 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <unistd.h>
+
 #include <fstream>
 #include <iostream>
+#include <thread>
 
 #include "faultline/board.h"
 #include "faultline/error.h"
 #include "faultline/image.h"
 #include "faultline/report.h"
 #include "faultline/run.h"
+#include "faultline/scenario.h"
 
 namespace {
 
@@ -85,6 +89,23 @@ int main(int argc, char** argv) {
   auto* show = board_cmd->add_subcommand("show", "Print a board's memory map");
   show->add_option("board", show_arg, "Board name or board .yaml file")->required();
 
+  std::vector<std::string> scenario_paths;
+  std::string fixtures, junit_path, scenario_json, shard, filter;
+  int jobs = int(std::max(1u, std::thread::hardware_concurrency()));
+  auto* scenario = app.add_subcommand("scenario", "Run scenario files and check their expectations");
+  scenario->add_option("paths", scenario_paths, "Scenario .yaml files or directories (recursive)")
+      ->required();
+  scenario->add_option("-j,--jobs", jobs, "Scenarios run in parallel")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  scenario->add_option("--fixtures", fixtures,
+                       "Directory of built fixtures for `firmware: {fixture: B/N}` (default: "
+                       "$FAULTLINE_FIXTURES, else firmware-fixtures/ next to this executable)");
+  scenario->add_option("--junit", junit_path, "Also write JUnit XML to this file");
+  scenario->add_option("--json", scenario_json, "Also write the results as JSON to this file");
+  scenario->add_option("--shard", shard, "Run only shard I of N (I/N, 1-based; split by sorted path)");
+  scenario->add_option("--filter", filter, "Run only scenarios whose name, BOARD/NAME or path matches this glob");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -102,6 +123,29 @@ int main(int argc, char** argv) {
     if (*boards) {
       std::cout << faultline::FormatBoardList(faultline::ListBoards(faultline::DefaultBoardsDir()));
       return 0;
+    }
+    if (*scenario) {
+      faultline::SuiteOptions options;
+      options.paths = scenario_paths;
+      options.context = {faultline::DefaultBoardsDir(), faultline::DefaultFixturesDir(fixtures)};
+      options.jobs = jobs;
+      if (!shard.empty()) options.shard = faultline::ParseShard(shard);
+      options.filter = filter;
+      std::ofstream junit_out, json_file;
+      if (!junit_path.empty()) junit_out = OpenOutput("--junit", junit_path);
+      if (!scenario_json.empty()) json_file = OpenOutput("--json", scenario_json);
+      const bool live = isatty(STDOUT_FILENO) != 0;
+      if (live) {
+        options.on_start = [](size_t i, size_t n, const std::string& label) {
+          std::cout << fmt::format("\r\033[K[{}/{}] running {}...", i, n, label) << std::flush;
+        };
+      }
+      faultline::SuiteResult result = faultline::RunScenarioSuite(options);
+      if (live) std::cout << "\r\033[K";
+      std::cout << faultline::FormatScenarioTable(result);
+      if (junit_out.is_open()) junit_out << faultline::FormatScenarioJunit(result);
+      if (json_file.is_open()) json_file << faultline::FormatScenarioJson(result);
+      return faultline::ExitStatus(result);
     }
     std::ofstream json_out;
     if (!json_path.empty()) json_out = OpenOutput("--json", json_path);

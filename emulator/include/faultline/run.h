@@ -25,6 +25,33 @@ struct HostLoad {
   uint64_t address = 0;
 };
 
+// Something the host does to the target, as a debugger, boot loader or other bus
+// master would: place bytes in memory (ignoring permissions), or set a core register.
+struct HostAction {
+  enum class Kind { kMemory, kRegister } kind = Kind::kMemory;
+  uint64_t address = 0;         // kMemory
+  std::vector<uint8_t> bytes;   // kMemory
+  int reg = 0;                  // kRegister: 0-12 = r0-r12, 13 sp, 14 lr, 15 pc
+  uint32_t value = 0;           // kRegister
+  std::string origin;           // names the action in messages, e.g. "x.yaml:12"
+};
+
+// When execution first reaches `address` (before the instruction there runs), the
+// runner applies `actions`, or with `stop` ends the run: outcome limit, stop_detail
+// "reached stop_at LABEL". A code hook bounded to that one address: no cost elsewhere.
+struct Breakpoint {
+  uint64_t address = 0;
+  std::vector<HostAction> actions;
+  bool stop = false;
+  std::string label;  // symbol or address, for stop_detail
+};
+
+// A memory range whose contents the run result reports as the run left them.
+struct MemoryCapture {
+  uint64_t address = 0;
+  uint64_t size = 0;
+};
+
 struct RunOptions {
   std::optional<LoadMode> load_mode;         // default: the board's
   uint64_t max_instructions = 1'000'000'000;
@@ -34,6 +61,11 @@ struct RunOptions {
   uint64_t clock_hz = 100'000'000;
   // Stop at the first fault's instruction instead of entering the firmware's handler.
   bool stop_at_fault = false;
+  // After the image and `loads`, before reset. Register actions apply after reset has
+  // set SP and PC from the vector table, before the first instruction.
+  std::vector<HostAction> before_reset;
+  std::vector<Breakpoint> breakpoints;
+  std::vector<MemoryCapture> captures;
 };
 
 // The core registers as the firmware left them at the stop.
@@ -135,6 +167,9 @@ struct RunResult {
   std::vector<RegisterWrite> register_writes;
   std::string board;
   std::string firmware;
+  // One per RunOptions::captures, in order; empty when the range is not inside one
+  // region.
+  std::vector<std::vector<uint8_t>> captured;
 };
 
 // Loads `image` on `board` and runs it. Throws InputError for bad input (a segment

@@ -639,3 +639,9 @@ std::string AccessString(const Access& a) {
 }
 
 }  // namespace faultline
+
+// For scenario overrides (board_fields.h): the same grammar as in a board file.
+namespace faultline {
+ResetContents ParseResetField(const Field& field) { return ParseReset(field); }
+LoadMode ParseLoadModeValue(const Field& field) { return ParseLoadModeField(field); }
+}  // namespace faultline

@@ -87,6 +87,13 @@ struct Hooks {
     static_cast<Core*>(user)->last_traced_ = uint32_t(address);
   }
 
+  static void HostBreak(uc_engine*, uint64_t address, uint32_t, void* user) {
+    auto& b = *static_cast<Core::HostBreak*>(user);
+    if (!b.armed) return;
+    b.armed = false;
+    b.core->StopWith({.kind = Stop::Kind::kHostBreakpoint, .pc = uint32_t(address)});
+  }
+
   static bool InvalidMemory(uc_engine*, uc_mem_type type, uint64_t address, int size, int64_t,
                             void* user) {
     Core& c = *static_cast<Core*>(user);
@@ -414,6 +421,24 @@ void Core::TraceRange(uint64_t begin, uint64_t end) {
   uc_hook h;
   Check(uc_hook_add(uc_, &h, UC_HOOK_CODE, reinterpret_cast<void*>(Hooks::Code), this, begin, end - 1),
         "uc_hook_add(CODE)");
+}
+
+void Core::BreakAt(uint64_t address) {
+  host_breaks_.push_back(std::make_unique<HostBreak>(HostBreak{this, address}));
+  uc_hook h;
+  Check(uc_hook_add(uc_, &h, UC_HOOK_CODE, reinterpret_cast<void*>(Hooks::HostBreak),
+                    host_breaks_.back().get(), address, address),
+        "uc_hook_add(CODE, one address)");
+}
+
+void Core::WriteGeneral(int n, uint32_t value) {
+  assert(n >= 0 && n <= 14);
+  int reg = n <= 12 ? UC_ARM_REG_R0 + n : n == 13 ? UC_ARM_REG_SP : UC_ARM_REG_LR;
+  Check(uc_reg_write(uc_, reg, &value), "uc_reg_write");
+}
+
+void Core::InvalidateCode(uint64_t begin, uint64_t end) {
+  Check(uc_ctl_remove_cache(uc_, begin, end), "uc_ctl_remove_cache");
 }
 
 Stop Core::Run(uint32_t pc, const Limits& limits) {

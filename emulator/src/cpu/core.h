@@ -37,6 +37,7 @@ struct Stop {
     kExceptionReturn,     // a branch to EXC_RETURN in handler mode; imm = the value
     kEvent,               // the exception model needs attention (SysTick due, an SCS
                           // write, a mask change); pc is a block that has not run
+    kHostBreakpoint,      // reached an address set with BreakAt; nothing there ran yet
   } kind;
   uint32_t pc = 0;
   uint32_t imm = 0;  // BKPT / SVC immediate, or the exception number
@@ -79,6 +80,13 @@ class Core {
 
   const std::vector<Event>& events() const { return events_; }
   const std::vector<RegisterWrite>& register_writes() const { return register_writes_; }
+  // Stops the run the first time execution reaches `address`, before the instruction
+  // there runs (Stop::Kind::kHostBreakpoint). A code hook bounded to that one address.
+  void BreakAt(uint64_t address);
+  // r0-r12 (0-12), sp (13) or lr (14).
+  void WriteGeneral(int n, uint32_t value);
+  // The host changed [begin, end) behind the engine's back: drop translated code there.
+  void InvalidateCode(uint64_t begin, uint64_t end);
 
   // Thumb instruction bytes at addr (2 or 4), empty if unreadable.
   std::vector<uint8_t> InstructionAt(uint32_t addr) const;
@@ -128,6 +136,11 @@ class Core {
 
  private:
   struct ServedPage;
+  struct HostBreak {
+    Core* core;
+    uint64_t address;
+    bool armed = true;
+  };
   struct BlockInfo {
     uint64_t address = UINT64_MAX;
     uint32_t size = 0;
@@ -158,6 +171,7 @@ class Core {
   PagePlan plan_;
   std::vector<Event> events_;
   std::vector<RegisterWrite> register_writes_;
+  std::vector<std::unique_ptr<HostBreak>> host_breaks_;
   std::vector<BlockInfo> block_cache_;
 
   // Retired-instruction accounting: blocks are counted when the next one starts.

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <fstream>
 #include <iterator>
+#include <set>
 
 #include "../cpu/core.h"
 #include "../cpu/thumb.h"
@@ -95,6 +96,45 @@ void LoadHostFiles(MemoryMap& map, const std::vector<HostLoad>& loads) {
   }
 }
 
+// Every memory action must land inside one region; checked before anything runs.
+void CheckHostActions(const MemoryMap& map, const std::vector<HostAction>& actions) {
+  for (const HostAction& a : actions) {
+    if (a.kind != HostAction::Kind::kMemory) continue;
+    if (a.bytes.empty() || map.FindRange(a.address, a.bytes.size()) >= 0) continue;
+    throw InputError(a.origin,
+                     fmt::format("{} bytes at 0x{:08x}-0x{:08x} do not fit inside one region",
+                                 a.bytes.size(), a.address, a.address + a.bytes.size() - 1),
+                     "place them at an address inside a region large enough for them");
+  }
+}
+
+// Applies host actions in order; a write to pc changes where execution continues.
+void ApplyHostActions(const std::vector<HostAction>& actions, MemoryMap& map, cpu::Core* core,
+                      uint32_t* pc) {
+  for (const HostAction& a : actions) {
+    if (a.kind == HostAction::Kind::kMemory) {
+      map.Write(a.address, a.bytes);
+      if (core != nullptr && !a.bytes.empty()) {
+        core->InvalidateCode(a.address, a.address + a.bytes.size());
+      }
+    } else if (core != nullptr) {
+      if (a.reg == 15) {
+        *pc = a.value & ~1u;
+      } else {
+        core->WriteGeneral(a.reg, a.value);
+      }
+    }
+  }
+}
+
+std::vector<HostAction> OfKind(const std::vector<HostAction>& actions, HostAction::Kind kind) {
+  std::vector<HostAction> out;
+  for (const HostAction& a : actions) {
+    if (a.kind == kind) out.push_back(a);
+  }
+  return out;
+}
+
 // Heap for SYS_HEAPINFO: from the end of the image's data in the region that holds the
 // initial stack pointer, up to a stack of a quarter of that region (at most 64 KiB).
 HeapInfo ComputeHeapInfo(const MemoryMap& map, const Image& image, uint32_t initial_sp) {
@@ -160,9 +200,17 @@ SessionOutput RunSession(const SessionInput& in) {
   MemoryMap map(in.board);
   res.loaded = LoadImage(in.board, map, in.image, in.mode);
   LoadHostFiles(map, in.options.loads);
+  CheckHostActions(map, in.options.before_reset);
+  for (const Breakpoint& b : in.options.breakpoints) CheckHostActions(map, b.actions);
+  ApplyHostActions(OfKind(in.options.before_reset, HostAction::Kind::kMemory), map, nullptr,
+                   nullptr);
 
   cpu::Core core(in.board.cpu, map, uint32_t(in.board.boot.vector_table));
   for (uint64_t block : in.traces) core.TraceRange(block, block + kTraceWindow);
+  std::set<uint64_t> break_addresses;  // one hook per address, however many breakpoints
+  for (const Breakpoint& b : in.options.breakpoints) {
+    if (break_addresses.insert(b.address).second) core.BreakAt(b.address);
+  }
 
   // Reset (Armv7-M ARM §B1.5.5 TakeReset): SP_main from word 0 of the vector table, PC
   // from word 1, whose bit 0 must be 1 (Thumb).
@@ -195,6 +243,14 @@ SessionOutput RunSession(const SessionInput& in) {
                                   "(pc is its basic block's start)",
                                   u.write ? "wrote" : "read", address)});
     }
+    for (const MemoryCapture& c : in.options.captures) {
+      std::vector<uint8_t> bytes;
+      if (c.size > 0 && map.FindRange(c.address, c.size) >= 0) {
+        bytes.resize(c.size);
+        map.Read(c.address, bytes);
+      }
+      res.captured.push_back(std::move(bytes));
+    }
     return out;
   };
 
@@ -219,7 +275,6 @@ SessionOutput RunSession(const SessionInput& in) {
   core.Write(Reg::kMsp, initial_sp);
   core.Write(Reg::kSp, initial_sp);
 
-  const auto start = std::chrono::steady_clock::now();
   uint32_t pc = reset_vector & ~1u;
 
   // --- Exception model (issue 3) ---
@@ -279,6 +334,9 @@ SessionOutput RunSession(const SessionInput& in) {
     return true;
   };
 
+  ApplyHostActions(OfKind(in.options.before_reset, HostAction::Kind::kRegister), map, &core, &pc);
+
+  const auto start = std::chrono::steady_clock::now();
   for (;;) {
     {
       cpu::Scs& scs = core.scs();
@@ -549,6 +607,19 @@ SessionOutput RunSession(const SessionInput& in) {
         res.outcome = Outcome::kLimit;
         res.stop_detail = fmt::format("instruction budget of {} reached", in.max_instructions);
         return finish();
+      case Stop::Kind::kHostBreakpoint: {
+        pc = s.pc;
+        for (const Breakpoint& b : in.options.breakpoints) {
+          if (b.address != s.pc) continue;
+          if (b.stop) {
+            res.outcome = Outcome::kLimit;
+            res.stop_detail = "reached stop_at " + b.label;
+            return finish();
+          }
+          ApplyHostActions(b.actions, map, &core, &pc);
+        }
+        continue;
+      }
       case Stop::Kind::kTimeout:
         res.outcome = Outcome::kLimit;
         res.stop_detail = fmt::format("wall-clock timeout of {} s reached", in.options.timeout_seconds);

@@ -1,0 +1,181 @@
+// Scenarios: a board, a firmware, what the host does, and what must happen, in one
+// YAML file (docs/scenarios.md). Parsed strictly, run in parallel, checked
+// expectation by expectation, reported as a table, JUnit XML or JSON.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "faultline/board.h"
+#include "faultline/image.h"
+#include "faultline/run.h"
+
+namespace faultline {
+
+// Where a scenario file's names point: `board: NAME` and `firmware: {fixture: B/N}`.
+struct ScenarioContext {
+  std::filesystem::path boards_dir;
+  std::filesystem::path fixtures_dir;  // <fixtures_dir>/BOARD/NAME.elf
+};
+
+// An address written as a number, or a symbol (plus offset) resolved in the firmware.
+struct Location {
+  std::optional<uint64_t> address;
+  std::string symbol;
+  uint64_t offset = 0;
+  std::string where;  // file:line
+  std::string ToString() const;
+};
+
+// One `setup:` step, already turned into the bytes or register value it applies.
+struct SetupStep {
+  std::optional<Location> at;       // absent: before reset
+  HostAction::Kind kind = HostAction::Kind::kMemory;
+  Location target;                  // kMemory
+  std::vector<uint8_t> bytes;       // kMemory (load: the file's bytes)
+  int reg = 0;                      // kRegister, as HostAction::reg
+  uint32_t value = 0;               // kRegister
+  std::string where;                // file:line
+};
+
+struct FaultExpectation {
+  std::optional<std::string> kind;
+  std::vector<std::string> cfsr_bits;  // accepted and checked for names; see docs
+  bool has_cfsr_bits = false;
+  std::optional<AccessType> access;
+  std::optional<uint64_t> address;
+  std::optional<std::string> region;
+  std::optional<std::string> address_symbol;  // fnmatch glob
+  std::optional<std::string> pc_symbol;       // fnmatch glob
+};
+
+struct ConsoleExpectation {
+  std::vector<std::string> contains;
+  std::optional<std::string> regex;  // std::regex ECMAScript, checked at parse time
+  std::optional<std::string> exact;
+};
+
+struct MemoryExpectation {
+  Location location;
+  enum class Kind { kBytes, kU32, kSha256 } kind = Kind::kBytes;
+  std::vector<uint8_t> bytes;    // kBytes; kU32 as little-endian bytes
+  std::vector<uint32_t> words;   // kU32
+  std::string sha256;            // kSha256, lower-case hex
+  uint64_t size = 0;             // bytes checked
+};
+
+struct EventExpectation {
+  std::string kind;
+  std::optional<std::string> where;
+  std::optional<uint64_t> count;
+  std::optional<uint64_t> first_address;
+};
+
+struct Expectations {
+  std::string outcome;  // exit | fault | hang | limit | lockup | unsupported (required)
+  std::optional<int> exit_code;
+  std::optional<FaultExpectation> fault;
+  std::optional<ConsoleExpectation> console;
+  std::vector<MemoryExpectation> memory;
+  std::vector<EventExpectation> events;
+  std::optional<uint64_t> max_instructions;
+};
+
+struct Scenario {
+  std::filesystem::path path;
+  std::string name;
+  std::string description;
+  Board board;  // overrides applied
+  std::optional<LoadMode> load_mode;
+  std::filesystem::path firmware;
+  std::vector<SetupStep> setup;
+  uint64_t max_instructions = RunOptions{}.max_instructions;
+  double timeout_seconds = RunOptions{}.timeout_seconds;
+  std::optional<Location> stop_at;
+  Expectations expect;
+};
+
+// Parses a scenario; relative paths are relative to `path`'s directory. Throws
+// InputError with file:line for anything unknown, missing or malformed.
+Scenario ParseScenario(const std::string& yaml, const std::filesystem::path& path,
+                       const ScenarioContext& context);
+Scenario LoadScenarioFile(const std::filesystem::path& path, const ScenarioContext& context);
+
+// A scenario ready to run: symbols resolved against the firmware.
+struct PreparedScenario {
+  Image image;
+  RunOptions options;
+  std::vector<MemoryCapture> memory;  // one per expect.memory, resolved
+};
+// Throws InputError (file:line) for a symbol the firmware does not have.
+PreparedScenario PrepareScenario(const Scenario& scenario);
+
+// One line per failed expectation, e.g.
+// "expect.fault.address: expected 0x60000000, got 0x60000004"; empty when all pass.
+std::vector<std::string> CheckExpectations(const Scenario& scenario,
+                                           const PreparedScenario& prepared,
+                                           const RunResult& result);
+
+struct ScenarioResult {
+  std::filesystem::path path;
+  std::string name;
+  std::string board;
+  enum class Status { kPass, kFail, kError } status = Status::kPass;
+  std::vector<std::string> failures;  // kFail: the diff; kError: the input error
+  double seconds = 0;
+  std::optional<RunResult> run;
+  std::vector<std::pair<std::string, uint64_t>> random_seeds;  // region, seed
+};
+
+// Loads, prepares, runs and checks one scenario. Input errors during preparation or
+// the run become Status::kError.
+ScenarioResult RunScenario(const Scenario& scenario);
+
+struct Shard {
+  int index = 1;  // 1-based
+  int count = 1;
+};
+// "I/N" with 1 <= I <= N. Throws InputError naming --shard.
+Shard ParseShard(const std::string& text);
+
+// Files (any extension) and directories (recursively, *.yaml), sorted by path. Throws
+// InputError for a path that does not exist or holds no scenario.
+std::vector<std::filesystem::path> FindScenarioFiles(const std::vector<std::string>& paths);
+
+struct SuiteOptions {
+  std::vector<std::string> paths;
+  ScenarioContext context;
+  int jobs = 1;
+  Shard shard;
+  std::string filter;  // fnmatch glob on the scenario's name, board/name or path
+  // Called as each scenario starts (index from 1), from worker threads, serialised.
+  std::function<void(size_t index, size_t total, const std::string& label)> on_start;
+};
+
+struct SuiteResult {
+  std::vector<ScenarioResult> scenarios;  // sorted by path
+  double seconds = 0;
+  size_t Count(ScenarioResult::Status status) const;
+};
+
+// Parses every scenario (InputError on the first bad one), filters, shards, and runs
+// the selection on `jobs` threads, each with its own engine.
+SuiteResult RunScenarioSuite(const SuiteOptions& options);
+
+// 0 all passed, 1 any failed, 2 any had bad input.
+int ExitStatus(const SuiteResult& result);
+
+// The fixtures directory: `flag` if set, else $FAULTLINE_FIXTURES, else
+// <directory of the running executable>/firmware-fixtures.
+std::filesystem::path DefaultFixturesDir(const std::string& flag);
+
+// Reports (report/scenario_report.cc).
+std::string FormatScenarioTable(const SuiteResult& result);
+std::string FormatScenarioJunit(const SuiteResult& result);
+std::string FormatScenarioJson(const SuiteResult& result);
+
+}  // namespace faultline

@@ -1,0 +1,528 @@
+// scenarios/**/*.yaml -> Scenario. Strict like board files: every key known, every
+// value checked, paths resolved and opened now, each error with file:line and a fix.
+#include <fmt/core.h>
+#include <yaml-cpp/yaml.h>
+
+#include <charconv>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "../board/board_fields.h"
+#include "../board/yaml_fields.h"
+#include "faultline/error.h"
+#include "faultline/scenario.h"
+#include "glob.h"
+
+namespace faultline {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Context for one file being parsed.
+struct FileParser {
+  fs::path path;
+  fs::path dir;
+  std::string origin;
+  const ScenarioContext& context;
+};
+
+const std::vector<std::pair<std::string, std::string>>& Outcomes() {
+  static const std::vector<std::pair<std::string, std::string>> kOutcomes = {
+      {"exit", "exit"},   {"fault", "fault"},   {"hang", "hang"},
+      {"limit", "limit"}, {"lockup", "lockup"}, {"unsupported", "unsupported"}};
+  return kOutcomes;
+}
+
+bool StartsWithDigit(const std::string& s) { return !s.empty() && s[0] >= '0' && s[0] <= '9'; }
+
+std::vector<Field> Items(const Field& f, const char* example) {
+  if (!f.node.IsSequence()) f.Fail("expected a list", example);
+  std::vector<Field> out;
+  for (size_t i = 0; i < f.node.size(); ++i) {
+    out.push_back(Field{f.node[i], f.origin, fmt::format("{}[{}]", f.path, i)});
+  }
+  return out;
+}
+
+uint32_t U32(const Field& f) {
+  uint64_t v = f.Number();
+  if (v > 0xFFFFFFFFull) f.Fail(fmt::format("0x{:x} does not fit in 32 bits", v), "use a value up to 0xFFFFFFFF");
+  return uint32_t(v);
+}
+
+// "de ad be ef", "deadbeef" or a list of byte values.
+std::vector<uint8_t> Bytes(const Field& f) {
+  std::vector<uint8_t> out;
+  if (f.node.IsSequence()) {
+    for (const Field& item : Items(f, "")) {
+      uint64_t v = item.Number();
+      if (v > 0xFF) item.Fail(fmt::format("0x{:x} does not fit in a byte", v), "use values 0x00..0xFF");
+      out.push_back(uint8_t(v));
+    }
+  } else {
+    std::string digits;
+    for (char c : f.Scalar()) {
+      if (c == ' ' || c == '_' || c == ':') continue;
+      if (!std::isxdigit(static_cast<unsigned char>(c))) {
+        f.Fail(fmt::format("'{}' is not a hex byte string", f.Scalar()),
+               "write bytes as hex pairs, e.g. bytes: \"de ad be ef\", or as a list [0xde, 0xad]");
+      }
+      digits += c;
+    }
+    if (digits.size() % 2 != 0) {
+      f.Fail(fmt::format("'{}' has an odd number of hex digits", f.Scalar()),
+             "write two hex digits per byte, e.g. \"0a ff\"");
+    }
+    for (size_t i = 0; i < digits.size(); i += 2) {
+      out.push_back(uint8_t(std::stoul(digits.substr(i, 2), nullptr, 16)));
+    }
+  }
+  if (out.empty()) f.Fail("no bytes given", "give at least one byte");
+  return out;
+}
+
+std::vector<uint32_t> Words(const Field& f) {
+  std::vector<uint32_t> out;
+  if (f.node.IsSequence()) {
+    for (const Field& item : Items(f, "")) out.push_back(U32(item));
+    if (out.empty()) f.Fail("no words given", "give at least one 32-bit value");
+  } else {
+    out.push_back(U32(f));
+  }
+  return out;
+}
+
+std::vector<uint8_t> LittleEndian(const std::vector<uint32_t>& words) {
+  std::vector<uint8_t> out;
+  for (uint32_t w : words) {
+    for (int i = 0; i < 4; ++i) out.push_back(uint8_t(w >> (8 * i)));
+  }
+  return out;
+}
+
+std::string Glob(const Field& f) {
+  std::string g = f.Scalar();
+  if (auto problem = GlobProblem(g)) {
+    f.Fail(fmt::format("'{}' is not a valid glob: {}", g, *problem),
+           "use * ? and closed [...] classes, e.g. read_unmapped*");
+  }
+  return g;
+}
+
+// `address:` or `symbol:` (+ `offset:`) in mapping `m`.
+Location ParseLocation(const Mapping& m, const Field& f) {
+  Location loc;
+  loc.where = f.Where();
+  if (m.Has("address") == m.Has("symbol")) {
+    f.Fail("needs exactly one of address or symbol",
+           "write address: 0x20000000 or symbol: data_words");
+  }
+  if (m.Has("address")) {
+    loc.address = m.Get("address").Address();
+    if (m.Has("offset")) m.Get("offset").Fail("offset goes with symbol", "add it to the address instead");
+  } else {
+    loc.symbol = m.Get("symbol").Scalar();
+    if (m.Has("offset")) loc.offset = m.Get("offset").Number();
+  }
+  return loc;
+}
+
+// `at: SYMBOL|ADDRESS`, `stop_at: SYMBOL|ADDRESS`.
+Location ParseCodeLocation(const Field& f) {
+  Location loc;
+  loc.where = f.Where();
+  std::string s = f.Scalar();
+  if (s.empty()) f.Fail("empty location", "write a symbol (main) or an address (0x10000400)");
+  if (StartsWithDigit(s)) {
+    loc.address = f.Address() & ~uint64_t{1};  // a Thumb function pointer has bit 0 set
+  } else {
+    loc.symbol = s;
+  }
+  return loc;
+}
+
+int ParseRegister(const Field& f) {
+  std::string s = f.Scalar();
+  if (s == "sp") return 13;
+  if (s == "lr") return 14;
+  if (s == "pc") return 15;
+  if (s.size() >= 2 && s[0] == 'r') {
+    int n = -1;
+    auto [end, ec] = std::from_chars(s.data() + 1, s.data() + s.size(), n);
+    if (ec == std::errc() && end == s.data() + s.size() && n >= 0 && n <= 15) return n;
+  }
+  f.Fail(fmt::format("unknown register '{}'", s), "use r0-r12, sp, lr or pc");
+}
+
+std::vector<uint8_t> ReadFile(const FileParser& p, const Field& f) {
+  fs::path file = p.dir / f.Scalar();
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    f.Fail(fmt::format("cannot open '{}' (looked at {})", f.Scalar(), file.string()),
+           "the path is relative to the scenario file");
+  }
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), {});
+  if (bytes.empty()) f.Fail(fmt::format("'{}' is empty", f.Scalar()), "load a file with contents");
+  return bytes;
+}
+
+SetupStep ParseStep(const FileParser& p, const Field& f) {
+  Mapping m(f, {"at", "load", "write", "fill", "reg", "value"});
+  SetupStep step;
+  step.where = f.Where();
+  if (m.Has("at")) step.at = ParseCodeLocation(m.Get("at"));
+  int actions = int(m.Has("load")) + int(m.Has("write")) + int(m.Has("fill")) + int(m.Has("reg"));
+  if (actions != 1) {
+    f.Fail("a step needs exactly one of load, write, fill or reg",
+           "split it into one step per action, each a list item");
+  }
+  if (m.Has("value") && !m.Has("reg")) m.Get("value").Fail("value goes with reg", "write reg: r0 and value: 1");
+  if (m.Has("load")) {
+    Field lf = m.Get("load");
+    Mapping lm(lf, {"file", "address", "symbol", "offset"});
+    step.target = ParseLocation(lm, lf);
+    step.bytes = ReadFile(p, lm.Require("file"));
+  } else if (m.Has("write")) {
+    Field wf = m.Get("write");
+    Mapping wm(wf, {"address", "symbol", "offset", "bytes", "u32"});
+    step.target = ParseLocation(wm, wf);
+    if (wm.Has("bytes") == wm.Has("u32")) {
+      wf.Fail("write needs exactly one of bytes or u32", "write u32: 0xC0FFEE42 or bytes: \"42 ee ff c0\"");
+    }
+    step.bytes = wm.Has("bytes") ? Bytes(wm.Get("bytes")) : LittleEndian(Words(wm.Get("u32")));
+  } else if (m.Has("fill")) {
+    Field ff = m.Get("fill");
+    Mapping fm(ff, {"address", "symbol", "offset", "size", "byte"});
+    step.target = ParseLocation(fm, ff);
+    uint64_t size = fm.Require("size").Size();
+    if (size == 0 || size > (uint64_t{1} << 32)) {
+      fm.Get("size").Fail(fmt::format("fill size {} is not between 1 byte and 4 GiB", size), "give the size in bytes, e.g. 256 or 4K");
+    }
+    uint64_t byte = fm.Require("byte").Number();
+    if (byte > 0xFF) fm.Get("byte").Fail(fmt::format("0x{:x} does not fit in a byte", byte), "use 0x00..0xFF");
+    step.bytes.assign(size, uint8_t(byte));
+  } else {
+    step.kind = HostAction::Kind::kRegister;
+    step.reg = ParseRegister(m.Get("reg"));
+    step.value = U32(m.Require("value"));
+  }
+  return step;
+}
+
+Board ParseBoardRef(const FileParser& p, const Field& f) {
+  std::string s = f.Scalar();
+  fs::path as_path(s);
+  if (as_path.extension() == ".yaml" || as_path.extension() == ".yml" || s.find('/') != std::string::npos) {
+    fs::path file = p.dir / as_path;
+    if (!fs::exists(file)) {
+      f.Fail(fmt::format("board file '{}' not found (looked at {})", s, file.string()),
+             "the path is relative to the scenario file; or name a built-in board");
+    }
+    return LoadBoardFile(file);
+  }
+  fs::path builtin = p.context.boards_dir / (s + ".yaml");
+  if (!fs::exists(builtin)) {
+    std::set<std::string> known;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(p.context.boards_dir, ec)) {
+      if (e.path().extension() == ".yaml") known.insert(e.path().stem().string());
+    }
+    std::string list;
+    for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+    f.Fail(fmt::format("unknown board '{}'", s),
+           fmt::format("use one of: {} (or a board .yaml path relative to the scenario)", list));
+  }
+  return LoadBoardFile(builtin);
+}
+
+void ApplyOverrides(const Field& f, Scenario& s) {
+  // `gates:` (forcing a gated region open or closed) joins these keys with the gates work.
+  Mapping m(f, {"load_mode", "remove", "regions"});
+  auto find = [&](const Field& name_field) {
+    std::string name = name_field.Scalar();
+    for (size_t i = 0; i < s.board.regions.size(); ++i) {
+      if (s.board.regions[i].name == name) return i;
+    }
+    std::string list;
+    for (const Region& r : s.board.regions) list += (list.empty() ? "" : ", ") + r.name;
+    name_field.Fail(fmt::format("board '{}' has no region '{}'", s.board.name, name),
+                    "use one of: " + list);
+  };
+  if (m.Has("load_mode")) s.load_mode = ParseLoadModeValue(m.Get("load_mode"));
+  if (m.Has("regions")) {
+    Field rf = m.Get("regions");
+    if (!rf.node.IsMap()) rf.Fail("expected a mapping of region name to changes", "write regions: {dtcm: {reset: zero}}");
+    for (const auto& kv : rf.node) {
+      Field name{kv.first, f.origin, rf.path};
+      size_t i = find(name);
+      Field changes{kv.second, f.origin, rf.path + "." + kv.first.Scalar()};
+      Mapping cm(changes, {"reset"});
+      s.board.regions[i].reset = ParseResetField(cm.Require("reset"));
+    }
+  }
+  if (m.Has("remove")) {
+    std::vector<size_t> drop;
+    for (const Field& name : Items(m.Get("remove"), "write remove: [sram1]")) drop.push_back(find(name));
+    std::sort(drop.rbegin(), drop.rend());
+    drop.erase(std::unique(drop.begin(), drop.end()), drop.end());
+    for (size_t i : drop) s.board.regions.erase(s.board.regions.begin() + long(i));
+    if (s.board.regions.empty()) m.Get("remove").Fail("that removes every region", "keep at least the boot region");
+  }
+}
+
+fs::path ParseFirmware(const FileParser& p, const Field& f) {
+  if (f.node.IsMap()) {
+    Mapping m(f, {"fixture"});
+    Field fx = m.Require("fixture");
+    std::string name = fx.Scalar();
+    auto slash = name.find('/');
+    if (slash == std::string::npos || slash == 0 || slash + 1 == name.size() ||
+        name.find('/', slash + 1) != std::string::npos) {
+      fx.Fail(fmt::format("fixture '{}' is not BOARD/NAME", name), "write e.g. fixture: mps2-an505/hello");
+    }
+    fs::path elf = p.context.fixtures_dir / (name + ".elf");
+    if (!fs::exists(elf)) {
+      fx.Fail(fmt::format("fixture '{}' not found at {}", name, elf.string()),
+              "build the fixtures (cmake --build build), or point at them with --fixtures DIR "
+              "or FAULTLINE_FIXTURES");
+    }
+    return elf;
+  }
+  fs::path elf = p.dir / f.Scalar();
+  if (!fs::exists(elf)) {
+    f.Fail(fmt::format("firmware '{}' not found (looked at {})", f.Scalar(), elf.string()),
+           "the path is relative to the scenario file; or write firmware: {fixture: BOARD/NAME}");
+  }
+  return elf;
+}
+
+void ParseRun(const Field& f, Scenario& s) {
+  Mapping m(f, {"max_instructions", "timeout", "stop_at"});
+  if (m.Has("max_instructions")) {
+    s.max_instructions = m.Get("max_instructions").Number();
+    if (s.max_instructions == 0) m.Get("max_instructions").Fail("budget of 0 instructions", "give a positive number");
+  }
+  if (m.Has("timeout")) {
+    Field t = m.Get("timeout");
+    std::string text = t.Scalar();
+    double v = -1;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || end != text.data() + text.size() || v < 0) {
+      t.Fail(fmt::format("'{}' is not a number of seconds", text), "write e.g. timeout: 10 (0 = none)");
+    }
+    s.timeout_seconds = v;
+  }
+  if (m.Has("stop_at")) s.stop_at = ParseCodeLocation(m.Get("stop_at"));
+}
+
+FaultExpectation ParseFault(const Field& f) {
+  Mapping m(f, {"kind", "cfsr_bits", "access", "address", "region", "address_symbol", "pc_symbol"});
+  FaultExpectation e;
+  if (m.Has("kind")) {
+    static const std::vector<std::pair<std::string, std::string>> kKinds = {
+        {"HardFault", "HardFault"}, {"MemManage", "MemManage"},
+        {"BusFault", "BusFault"},   {"UsageFault", "UsageFault"}};
+    e.kind = m.Get("kind").Choice("fault kind", kKinds);
+  }
+  if (m.Has("cfsr_bits")) {
+    // CFSR bit names, Armv8-M ARM §D1.2.7 (MMFSR, BFSR, UFSR), and HFSR's
+    // (VECTTBL, FORCED, DEBUGEVT) for escalated faults.
+    static const std::set<std::string> kBits = {
+        "IACCVIOL", "DACCVIOL",  "MUNSTKERR",   "MSTKERR",    "MLSPERR", "MMARVALID",
+        "IBUSERR",  "PRECISERR", "IMPRECISERR", "UNSTKERR",   "STKERR",  "LSPERR",
+        "BFARVALID", "UNDEFINSTR", "INVSTATE",  "INVPC",      "NOCP",    "STKOF",
+        "UNALIGNED", "DIVBYZERO", "VECTTBL", "FORCED", "DEBUGEVT"};
+    e.has_cfsr_bits = true;
+    for (const Field& b : Items(m.Get("cfsr_bits"), "write cfsr_bits: [PRECISERR, BFARVALID]")) {
+      if (!kBits.count(b.Scalar())) {
+        std::string list;
+        for (const auto& k : kBits) list += (list.empty() ? "" : ", ") + k;
+        b.Fail(fmt::format("unknown CFSR bit '{}'", b.Scalar()), "use one of: " + list);
+      }
+      e.cfsr_bits.push_back(b.Scalar());
+    }
+  }
+  if (m.Has("access")) {
+    static const std::vector<std::pair<std::string, AccessType>> kAccess = {
+        {"read", AccessType::kRead}, {"write", AccessType::kWrite}, {"fetch", AccessType::kFetch}};
+    e.access = m.Get("access").Choice("access", kAccess);
+  }
+  if (m.Has("address")) e.address = m.Get("address").Address();
+  if (m.Has("region")) e.region = m.Get("region").Scalar();
+  if (m.Has("address_symbol")) e.address_symbol = Glob(m.Get("address_symbol"));
+  if (m.Has("pc_symbol")) e.pc_symbol = Glob(m.Get("pc_symbol"));
+  return e;
+}
+
+ConsoleExpectation ParseConsole(const Field& f) {
+  Mapping m(f, {"contains", "regex", "exact"});
+  ConsoleExpectation c;
+  if (!m.Has("contains") && !m.Has("regex") && !m.Has("exact")) {
+    f.Fail("console needs contains, regex or exact", "write e.g. console: {contains: \"magic wrong\"}");
+  }
+  if (m.Has("contains")) {
+    Field cf = m.Get("contains");
+    if (cf.node.IsSequence()) {
+      for (const Field& item : Items(cf, "")) c.contains.push_back(item.Scalar());
+    } else {
+      c.contains.push_back(cf.Scalar());
+    }
+  }
+  if (m.Has("regex")) {
+    Field rf = m.Get("regex");
+    try {
+      std::regex re(rf.Scalar(), std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      rf.Fail(fmt::format("'{}' is not a valid ECMAScript regex: {}", rf.Scalar(), e.what()),
+              "escape special characters with \\\\ (in YAML single quotes, one \\)");
+    }
+    c.regex = rf.Scalar();
+  }
+  if (m.Has("exact")) c.exact = m.Get("exact").Scalar();
+  return c;
+}
+
+MemoryExpectation ParseMemory(const Field& f) {
+  Mapping m(f, {"address", "symbol", "offset", "bytes", "u32", "sha256", "size"});
+  MemoryExpectation e;
+  e.location = ParseLocation(m, f);
+  int kinds = int(m.Has("bytes")) + int(m.Has("u32")) + int(m.Has("sha256"));
+  if (kinds != 1) {
+    f.Fail("needs exactly one of bytes, u32 or sha256",
+           "write u32: 0x01234567, bytes: \"de ad\", or sha256: HEX with size: N");
+  }
+  if (m.Has("bytes")) {
+    e.kind = MemoryExpectation::Kind::kBytes;
+    e.bytes = Bytes(m.Get("bytes"));
+    e.size = e.bytes.size();
+  } else if (m.Has("u32")) {
+    e.kind = MemoryExpectation::Kind::kU32;
+    e.words = Words(m.Get("u32"));
+    e.bytes = LittleEndian(e.words);
+    e.size = e.bytes.size();
+  } else {
+    e.kind = MemoryExpectation::Kind::kSha256;
+    Field hf = m.Get("sha256");
+    std::string h = hf.Scalar();
+    for (char& c : h) c = char(std::tolower(static_cast<unsigned char>(c)));
+    if (h.size() != 64 || h.find_first_not_of("0123456789abcdef") != std::string::npos) {
+      hf.Fail("not a SHA-256 digest (64 hex digits)", "write the output of sha256sum");
+    }
+    e.sha256 = h;
+    if (m.Has("size")) {
+      e.size = m.Get("size").Size();
+      if (e.size == 0) m.Get("size").Fail("size 0", "give the number of bytes hashed");
+    } else if (e.location.address) {
+      f.Fail("sha256 of an address needs size", "add size: N (bytes hashed)");
+    }  // else: the symbol's size, resolved against the firmware
+  }
+  if (m.Has("size") && e.kind != MemoryExpectation::Kind::kSha256) {
+    m.Get("size").Fail("size goes with sha256", "bytes and u32 check as many bytes as they list");
+  }
+  return e;
+}
+
+EventExpectation ParseEvent(const Field& f) {
+  Mapping m(f, {"kind", "where", "count", "first_address"});
+  EventExpectation e;
+  e.kind = m.Require("kind").Scalar();
+  if (m.Has("where")) e.where = m.Get("where").Scalar();
+  if (m.Has("count")) e.count = m.Get("count").Number();
+  if (m.Has("first_address")) e.first_address = m.Get("first_address").Address();
+  return e;
+}
+
+Expectations ParseExpect(const Field& f) {
+  Mapping m(f, {"outcome", "exit_code", "fault", "console", "memory", "events", "instructions"});
+  Expectations e;
+  e.outcome = m.Require("outcome").Choice("outcome", Outcomes());
+  if (m.Has("exit_code")) {
+    Field ef = m.Get("exit_code");
+    uint64_t v = ef.Number();
+    if (v > 0x7FFFFFFF) ef.Fail(fmt::format("exit code {} is too large", v), "use 0..2147483647");
+    e.exit_code = int(v);
+    if (e.outcome != "exit") {
+      ef.Fail("exit_code goes with outcome: exit", "remove exit_code, or expect outcome: exit");
+    }
+  }
+  if (m.Has("fault")) {
+    e.fault = ParseFault(m.Get("fault"));
+    if (e.outcome != "fault") {
+      m.Get("fault").Fail("fault goes with outcome: fault", "remove fault:, or expect outcome: fault");
+    }
+  }
+  if (m.Has("console")) e.console = ParseConsole(m.Get("console"));
+  if (m.Has("memory")) {
+    for (const Field& item : Items(m.Get("memory"), "write memory: [{symbol: x, u32: 1}]")) {
+      e.memory.push_back(ParseMemory(item));
+    }
+  }
+  if (m.Has("events")) {
+    for (const Field& item : Items(m.Get("events"), "write events: [{kind: ..., count: 1}]")) {
+      e.events.push_back(ParseEvent(item));
+    }
+  }
+  if (m.Has("instructions")) {
+    Mapping im(m.Get("instructions"), {"max"});
+    e.max_instructions = im.Require("max").Number();
+  }
+  return e;
+}
+
+// A top-level key's field, named by its own key ("expect.fault.kind", not
+// "scenario.expect.fault.kind"), as the failure lines name expectations.
+Field Key(const Mapping& m, const char* key) {
+  Field f = m.Require(key);
+  f.path = key;
+  return f;
+}
+
+}  // namespace
+
+Scenario ParseScenario(const std::string& yaml, const fs::path& path, const ScenarioContext& context) {
+  FileParser p{path, path.parent_path(), path.string(), context};
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml);
+  } catch (const YAML::Exception& e) {
+    throw InputError(fmt::format("{}:{}", p.origin, e.mark.line + 1), "not valid YAML: " + e.msg,
+                     "fix the YAML syntax at that line");
+  }
+  Field top{root, p.origin, "scenario"};
+  if (!root.IsMap()) top.Fail("a scenario file must be a YAML mapping", "see docs/scenarios.md for an example");
+  Mapping m(top, {"name", "description", "board", "overrides", "firmware", "setup", "run", "expect"});
+  Scenario s;
+  s.path = path;
+  s.name = Key(m, "name").Scalar();
+  if (s.name.empty()) Key(m, "name").Fail("empty name", "name the scenario, e.g. name: bus_fault");
+  s.description = Key(m, "description").Scalar();
+  s.board = ParseBoardRef(p, Key(m, "board"));
+  if (m.Has("overrides")) ApplyOverrides(Key(m, "overrides"), s);
+  s.firmware = ParseFirmware(p, Key(m, "firmware"));
+  if (m.Has("setup")) {
+    for (const Field& item : Items(Key(m, "setup"), "list steps: setup: [{write: {...}}]")) {
+      s.setup.push_back(ParseStep(p, item));
+    }
+  }
+  if (m.Has("run")) ParseRun(Key(m, "run"), s);
+  s.expect = ParseExpect(Key(m, "expect"));
+  return s;
+}
+
+Scenario LoadScenarioFile(const fs::path& path, const ScenarioContext& context) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path.string(), "cannot open scenario file", "check the path");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ParseScenario(ss.str(), path, context);
+}
+
+std::string Location::ToString() const {
+  if (address) return fmt::format("0x{:08x}", *address);
+  return offset ? fmt::format("{}+0x{:x}", symbol, offset) : symbol;
+}
+
+}  // namespace faultline

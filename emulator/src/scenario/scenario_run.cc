@@ -1,0 +1,318 @@
+// A parsed scenario -> a run -> one line per failed expectation.
+#include <fmt/core.h>
+#include <openssl/evp.h>
+
+#include <chrono>
+#include <regex>
+
+#include "faultline/error.h"
+#include "faultline/scenario.h"
+#include "../cpu/exceptions.h"
+#include "glob.h"
+
+namespace faultline {
+
+namespace {
+
+uint64_t Resolve(const Location& loc, const Scenario& s, const Image& image, uint64_t* size = nullptr) {
+  uint64_t address = 0;
+  if (loc.address) {
+    address = *loc.address;
+  } else {
+    auto sym = image.symbols.Find(loc.symbol);
+    if (!sym) {
+      throw InputError(loc.where,
+                       fmt::format("symbol '{}' is not in {}", loc.symbol, s.firmware.string()),
+                       "check the name (arm-none-eabi-nm lists the symbols), or give an address");
+    }
+    address = sym->address + loc.offset;
+    if (size != nullptr) *size = sym->size > loc.offset ? sym->size - loc.offset : 0;
+  }
+  if (address > 0xFFFFFFFFull) {
+    throw InputError(loc.where, fmt::format("{} is past the 32-bit address space", loc.ToString()),
+                     "use a smaller offset");
+  }
+  return address;
+}
+
+std::string Quote(const std::string& text, size_t max = 160) {
+  std::string s = "\"";
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (s.size() > max) {
+      s += "...";
+      break;
+    }
+    char c = text[i];
+    if (c == '\n') {
+      s += "\\n";
+    } else if (c == '"' || c == '\\') {
+      s += std::string("\\") + c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      s += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+    } else {
+      s += c;
+    }
+  }
+  return s + "\"";
+}
+
+std::string Hex(const std::vector<uint8_t>& bytes) {
+  std::string s;
+  for (uint8_t b : bytes) s += fmt::format("{}{:02x}", s.empty() ? "" : " ", b);
+  return s;
+}
+
+std::string Words(const std::vector<uint8_t>& bytes) {
+  std::string s;
+  for (size_t i = 0; i + 3 < bytes.size(); i += 4) {
+    uint32_t w = uint32_t(bytes[i]) | uint32_t(bytes[i + 1]) << 8 | uint32_t(bytes[i + 2]) << 16 |
+                 uint32_t(bytes[i + 3]) << 24;
+    s += fmt::format("{}0x{:08x}", s.empty() ? "" : " ", w);
+  }
+  return s;
+}
+
+std::string Sha256(const std::vector<uint8_t>& bytes) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  if (EVP_Digest(bytes.data(), bytes.size(), md, &len, EVP_sha256(), nullptr) != 1) {
+    throw std::runtime_error("OpenSSL EVP_Digest(sha256) failed");
+  }
+  std::string s;
+  for (unsigned i = 0; i < len; ++i) s += fmt::format("{:02x}", md[i]);
+  return s;
+}
+
+// The outcome as a failure line shows it: "exit (status 2)", "fault (BusFault)".
+std::string Actual(const RunResult& r) {
+  switch (r.outcome) {
+    case Outcome::kExit: return fmt::format("exit (status {})", r.exit_code);
+    case Outcome::kFault: return fmt::format("fault ({})", r.fault ? r.fault->kind : "?");
+    case Outcome::kHang: return fmt::format("hang ({})", r.hang ? r.hang->why : "?");
+    case Outcome::kLimit: return fmt::format("limit ({})", r.stop_detail);
+    case Outcome::kUnsupported:
+      return fmt::format("unsupported ({})", r.unsupported ? r.unsupported->what : "?");
+    case Outcome::kLockup: return fmt::format("lockup ({})", r.fault ? r.fault->kind : "?");
+  }
+  return "?";
+}
+
+std::string SymbolText(const std::optional<SymbolRef>& s) { return s ? s->ToString() : "none"; }
+
+bool SymbolMatches(const std::string& glob, const std::optional<SymbolRef>& s) {
+  return s && (GlobMatch(glob, s->name) || GlobMatch(glob, s->ToString()));
+}
+
+void CheckFault(const FaultExpectation& e, const RunResult& r, std::vector<std::string>& out) {
+  if (!r.fault) {
+    out.push_back(fmt::format("expect.fault: expected a fault, got none (outcome {})", Actual(r)));
+    return;
+  }
+  const Fault& f = *r.fault;
+  if (e.kind && *e.kind != f.kind) {
+    out.push_back(fmt::format("expect.fault.kind: expected {}, got {}", *e.kind, f.kind));
+  }
+  if (e.has_cfsr_bits) {
+    // The bits the firmware's handler reads in CFSR (and HFSR, for FORCED/VECTTBL).
+    std::vector<std::string> got = cpu::DecodeCfsr(f.cfsr);
+    for (const std::string& b : cpu::DecodeHfsr(f.hfsr)) got.push_back(b);
+    std::string have;
+    for (const std::string& b : got) have += (have.empty() ? "" : ", ") + b;
+    for (const std::string& want : e.cfsr_bits) {
+      if (std::find(got.begin(), got.end(), want) == got.end()) {
+        out.push_back(fmt::format("expect.fault.cfsr_bits: expected {} set, got [{}] (CFSR 0x{:08x}, HFSR 0x{:08x})",
+                                  want, have, f.cfsr, f.hfsr));
+      }
+    }
+  }
+  if (e.access && (!f.access || *f.access != *e.access)) {
+    out.push_back(fmt::format("expect.fault.access: expected {}, got {}", ToString(*e.access),
+                              f.access ? ToString(*f.access) : "none"));
+  }
+  if (e.address && (!f.access || *e.address != f.address)) {
+    out.push_back(fmt::format("expect.fault.address: expected 0x{:08x}, got {}", *e.address,
+                              f.access ? fmt::format("0x{:08x}", f.address) : "none"));
+  }
+  if (e.region && *e.region != f.region) {
+    out.push_back(fmt::format("expect.fault.region: expected {}, got {}", *e.region,
+                              f.region.empty() ? fmt::format("none (0x{:08x} is in no region)", f.address)
+                                               : f.region));
+  }
+  if (e.address_symbol && !SymbolMatches(*e.address_symbol, f.address_symbol)) {
+    out.push_back(fmt::format("expect.fault.address_symbol: expected a symbol matching '{}', got {}",
+                              *e.address_symbol, SymbolText(f.address_symbol)));
+  }
+  if (e.pc_symbol && !SymbolMatches(*e.pc_symbol, f.pc_symbol)) {
+    out.push_back(fmt::format("expect.fault.pc_symbol: expected a symbol matching '{}', got {} (pc 0x{:08x})",
+                              *e.pc_symbol, SymbolText(f.pc_symbol), f.pc));
+  }
+}
+
+void CheckConsole(const ConsoleExpectation& e, const RunResult& r, std::vector<std::string>& out) {
+  for (const std::string& text : e.contains) {
+    if (r.console.find(text) == std::string::npos) {
+      out.push_back(fmt::format("expect.console.contains: expected {}, got console {}", Quote(text),
+                                Quote(r.console)));
+    }
+  }
+  if (e.regex && !std::regex_search(r.console, std::regex(*e.regex, std::regex::ECMAScript))) {
+    out.push_back(fmt::format("expect.console.regex: expected a match for /{}/, got console {}",
+                              *e.regex, Quote(r.console)));
+  }
+  if (e.exact && *e.exact != r.console) {
+    out.push_back(fmt::format("expect.console.exact: expected {}, got {}", Quote(*e.exact),
+                              Quote(r.console)));
+  }
+}
+
+void CheckMemory(size_t i, const MemoryExpectation& e, const MemoryCapture& at,
+                 const std::vector<uint8_t>& got, std::vector<std::string>& out) {
+  std::string label = e.location.address
+                          ? fmt::format("expect.memory[{}] (0x{:08x})", i, at.address)
+                          : fmt::format("expect.memory[{}] ({} at 0x{:08x})", i, e.location.ToString(), at.address);
+  if (got.size() != at.size) {
+    out.push_back(fmt::format("{}: the {} bytes there are not inside one region", label, at.size));
+    return;
+  }
+  switch (e.kind) {
+    case MemoryExpectation::Kind::kBytes:
+      if (got != e.bytes) out.push_back(fmt::format("{}: expected bytes {}, got {}", label, Hex(e.bytes), Hex(got)));
+      break;
+    case MemoryExpectation::Kind::kU32:
+      if (got != e.bytes) out.push_back(fmt::format("{}: expected u32 {}, got {}", label, Words(e.bytes), Words(got)));
+      break;
+    case MemoryExpectation::Kind::kSha256: {
+      std::string digest = Sha256(got);
+      if (digest != e.sha256) {
+        out.push_back(fmt::format("{}: expected sha256 {} of {} bytes, got {}", label, e.sha256, at.size, digest));
+      }
+      break;
+    }
+  }
+}
+
+void CheckEvent(size_t i, const EventExpectation& e, const RunResult& r, std::vector<std::string>& out) {
+  uint64_t count = 0;
+  bool any = false;
+  for (const Event& ev : r.events) {
+    if (ev.kind != e.kind) continue;
+    if (e.where && ev.where != *e.where) continue;
+    if (e.first_address && ev.first_address != *e.first_address) continue;
+    any = true;
+    count += ev.count;
+  }
+  std::string label = fmt::format("expect.events[{}] (kind {}{}{})", i, e.kind,
+                                  e.where ? " where " + *e.where : "",
+                                  e.first_address ? fmt::format(" first_address 0x{:08x}", *e.first_address) : "");
+  std::string seen;
+  for (const Event& ev : r.events) {
+    seen += fmt::format("{}{} at {} x{}", seen.empty() ? "" : ", ", ev.kind, ev.where, ev.count);
+  }
+  if (seen.empty()) seen = "no events";
+  if (e.count) {
+    if (count != *e.count) out.push_back(fmt::format("{}: expected count {}, got {} ({})", label, *e.count, count, seen));
+  } else if (!any) {
+    out.push_back(fmt::format("{}: expected at least one, got none ({})", label, seen));
+  }
+}
+
+}  // namespace
+
+PreparedScenario PrepareScenario(const Scenario& s) {
+  PreparedScenario p{LoadElf(s.firmware), {}, {}};
+  RunOptions& o = p.options;
+  o.load_mode = s.load_mode;
+  o.max_instructions = s.max_instructions;
+  o.timeout_seconds = s.timeout_seconds;
+  for (const SetupStep& step : s.setup) {
+    HostAction a{.kind = step.kind, .reg = step.reg, .value = step.value, .origin = step.where};
+    if (step.kind == HostAction::Kind::kMemory) {
+      a.address = Resolve(step.target, s, p.image);
+      a.bytes = step.bytes;
+    }
+    if (!step.at) {
+      o.before_reset.push_back(std::move(a));
+      continue;
+    }
+    uint64_t at = Resolve(*step.at, s, p.image);
+    auto same = std::find_if(o.breakpoints.begin(), o.breakpoints.end(),
+                             [&](const Breakpoint& b) { return b.address == at; });
+    if (same == o.breakpoints.end()) {
+      o.breakpoints.push_back({.address = at, .label = step.at->ToString()});
+      same = o.breakpoints.end() - 1;
+    }
+    same->actions.push_back(std::move(a));
+  }
+  if (s.stop_at) {
+    // After the at: steps, so that steps at the same address still apply.
+    o.breakpoints.push_back(
+        {.address = Resolve(*s.stop_at, s, p.image), .stop = true, .label = s.stop_at->ToString()});
+  }
+  for (const MemoryExpectation& e : s.expect.memory) {
+    uint64_t symbol_size = 0;
+    uint64_t address = Resolve(e.location, s, p.image, &symbol_size);
+    uint64_t size = e.size != 0 ? e.size : symbol_size;
+    if (size == 0) {
+      throw InputError(e.location.where,
+                       fmt::format("symbol '{}' has no size in the firmware", e.location.symbol),
+                       "add size: N (bytes hashed)");
+    }
+    p.memory.push_back({address, size});
+  }
+  o.captures = p.memory;
+  return p;
+}
+
+std::vector<std::string> CheckExpectations(const Scenario& s, const PreparedScenario& p,
+                                           const RunResult& r) {
+  const Expectations& e = s.expect;
+  std::vector<std::string> out;
+  if (e.outcome != ToString(r.outcome)) {
+    out.push_back(fmt::format("expect.outcome: expected {}, got {}", e.outcome, Actual(r)));
+  }
+  if (e.exit_code && (r.outcome != Outcome::kExit || r.exit_code != *e.exit_code)) {
+    out.push_back(fmt::format("expect.exit_code: expected {}, got {}", *e.exit_code,
+                              r.outcome == Outcome::kExit ? std::to_string(r.exit_code)
+                                                          : "no exit (" + Actual(r) + ")"));
+  }
+  if (e.fault) CheckFault(*e.fault, r, out);
+  if (e.console) CheckConsole(*e.console, r, out);
+  for (size_t i = 0; i < e.memory.size(); ++i) {
+    CheckMemory(i, e.memory[i], p.memory[i], i < r.captured.size() ? r.captured[i] : std::vector<uint8_t>{}, out);
+  }
+  for (size_t i = 0; i < e.events.size(); ++i) CheckEvent(i, e.events[i], r, out);
+  if (e.max_instructions && r.instructions > *e.max_instructions) {
+    out.push_back(fmt::format("expect.instructions.max: expected at most {}, got {}",
+                              *e.max_instructions, r.instructions));
+  }
+  return out;
+}
+
+ScenarioResult RunScenario(const Scenario& s) {
+  ScenarioResult result;
+  result.path = s.path;
+  result.name = s.name;
+  result.board = s.board.name;
+  for (const Region& r : s.board.regions) {
+    if (r.reset.kind == ResetContents::Kind::kRandom) result.random_seeds.emplace_back(r.name, r.reset.seed);
+  }
+  auto start = std::chrono::steady_clock::now();
+  try {
+    PreparedScenario prepared = PrepareScenario(s);
+    RunResult run = Run(s.board, prepared.image, prepared.options);
+    result.failures = CheckExpectations(s, prepared, run);
+    result.status = result.failures.empty() ? ScenarioResult::Status::kPass : ScenarioResult::Status::kFail;
+    result.run = std::move(run);
+  } catch (const InputError& e) {
+    result.status = ScenarioResult::Status::kError;
+    result.failures = {e.what()};
+  } catch (const std::exception& e) {
+    // An engine failure in one scenario must not take the other threads down with it.
+    result.status = ScenarioResult::Status::kError;
+    result.failures = {std::string("internal error: ") + e.what()};
+  }
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace faultline

@@ -1,0 +1,125 @@
+// Many scenarios: find the files, parse them all, select by filter and shard, and run
+// the selection on worker threads (each run owns its engine).
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <chrono>
+#include <mutex>
+#include <thread>
+
+#include "faultline/error.h"
+#include "faultline/scenario.h"
+#include "glob.h"
+
+namespace faultline {
+
+namespace fs = std::filesystem;
+
+Shard ParseShard(const std::string& text) {
+  Shard s;
+  auto slash = text.find('/');
+  auto number = [](const std::string& t, int* v) {
+    auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), *v);
+    return !t.empty() && ec == std::errc() && end == t.data() + t.size();
+  };
+  if (slash == std::string::npos || !number(text.substr(0, slash), &s.index) ||
+      !number(text.substr(slash + 1), &s.count) || s.count < 1 || s.index < 1 ||
+      s.index > s.count) {
+    throw InputError("--shard", fmt::format("'{}' is not I/N with 1 <= I <= N", text),
+                     "write e.g. --shard 1/4 (the first of four shards)");
+  }
+  return s;
+}
+
+std::vector<fs::path> FindScenarioFiles(const std::vector<std::string>& paths) {
+  std::vector<fs::path> files;
+  for (const std::string& arg : paths) {
+    fs::path p(arg);
+    std::error_code ec;
+    if (fs::is_regular_file(p, ec)) {
+      files.push_back(p);
+      continue;
+    }
+    if (!fs::is_directory(p, ec)) {
+      throw InputError(arg, "no such file or directory", "give scenario .yaml files or directories of them");
+    }
+    size_t before = files.size();
+    for (auto it = fs::recursive_directory_iterator(p, ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec)) {
+      if (it->is_regular_file() && it->path().extension() == ".yaml") files.push_back(it->path());
+    }
+    if (files.size() == before) {
+      throw InputError(arg, "holds no scenario (*.yaml) files", "give the directory that holds them");
+    }
+  }
+  std::sort(files.begin(), files.end());
+  files.erase(std::unique(files.begin(), files.end()), files.end());
+  return files;
+}
+
+size_t SuiteResult::Count(ScenarioResult::Status status) const {
+  return size_t(std::count_if(scenarios.begin(), scenarios.end(),
+                              [&](const ScenarioResult& r) { return r.status == status; }));
+}
+
+SuiteResult RunScenarioSuite(const SuiteOptions& options) {
+  auto start = std::chrono::steady_clock::now();
+  std::vector<Scenario> all;
+  for (const fs::path& file : FindScenarioFiles(options.paths)) {
+    all.push_back(LoadScenarioFile(file, options.context));
+  }
+
+  std::vector<const Scenario*> selected;
+  for (const Scenario& s : all) {
+    const std::string& f = options.filter;
+    if (f.empty() || GlobMatch(f, s.name) || GlobMatch(f, s.board.name + "/" + s.name) ||
+        GlobMatch(f, s.path.string())) {
+      selected.push_back(&s);
+    }
+  }
+  if (selected.empty()) {
+    throw InputError("--filter", fmt::format("'{}' matches no scenario", options.filter),
+                     "it is matched against each scenario's name, BOARD/NAME and path");
+  }
+  std::vector<const Scenario*> shard;
+  for (size_t i = 0; i < selected.size(); ++i) {
+    if (int(i % size_t(options.shard.count)) == options.shard.index - 1) shard.push_back(selected[i]);
+  }
+
+  SuiteResult result;
+  result.scenarios.resize(shard.size());
+  std::atomic<size_t> next{0};
+  std::mutex progress;
+  auto worker = [&] {
+    for (size_t i = next++; i < shard.size(); i = next++) {
+      if (options.on_start) {
+        std::lock_guard lock(progress);
+        options.on_start(i + 1, shard.size(), shard[i]->board.name + "/" + shard[i]->name);
+      }
+      result.scenarios[i] = RunScenario(*shard[i]);
+    }
+  };
+  size_t jobs = std::clamp<size_t>(size_t(std::max(options.jobs, 1)), 1, std::max<size_t>(shard.size(), 1));
+  std::vector<std::thread> threads;
+  for (size_t j = 1; j < jobs; ++j) threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads) t.join();
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+int ExitStatus(const SuiteResult& r) {
+  if (r.Count(ScenarioResult::Status::kError) > 0) return 2;
+  return r.Count(ScenarioResult::Status::kFail) > 0 ? 1 : 0;
+}
+
+fs::path DefaultFixturesDir(const std::string& flag) {
+  if (!flag.empty()) return flag;
+  if (const char* env = std::getenv("FAULTLINE_FIXTURES"); env != nullptr && *env != '\0') return env;
+  std::error_code ec;
+  return fs::read_symlink("/proc/self/exe", ec).parent_path() / "firmware-fixtures";
+}
+
+}  // namespace faultline

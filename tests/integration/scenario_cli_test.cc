@@ -1,0 +1,184 @@
+// `faultline scenario` as CI runs it: the shipped scenarios pass, a wrong one fails
+// with its diff, JUnit and JSON reports agree with the table, shards and filters select
+// what they say.
+#include <fmt/core.h>
+#include <gtest/gtest.h>
+#include <tinyxml2.h>
+
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "cli.h"
+
+namespace faultline::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kScenarios = fs::path(FAULTLINE_TEST_DATA_DIR) / ".." / ".." / "scenarios";
+const fs::path kFailing = fs::path(FAULTLINE_TEST_DATA_DIR) / "scenarios" / "failing";
+
+size_t CountYaml(const fs::path& dir) {
+  size_t n = 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) n += e.path().extension() == ".yaml";
+  return n;
+}
+
+fs::path Temp(const std::string& name) {
+  return fs::temp_directory_path() / ("faultline-scn-" + std::to_string(getpid()) + "-" + name);
+}
+
+// Runs the CLI with FAULTLINE_FIXTURES unset, so the default (next to the binary) is used.
+Completed Scenario(std::vector<std::string> args) {
+  args.insert(args.begin(), {"env", "-u", "FAULTLINE_FIXTURES", FAULTLINE_CLI, "scenario"});
+  return RunProgram(args);
+}
+
+std::set<std::string> JsonNames(const fs::path& json) {
+  std::set<std::string> names;
+  auto doc = nlohmann::json::parse(Slurp(json));  // named: the loop must not outlive it
+  for (const auto& s : doc["scenarios"]) {
+    names.insert(s["board"].get<std::string>() + "/" + s["name"].get<std::string>());
+  }
+  return names;
+}
+
+TEST(ScenarioCli, ShippedScenariosAllPass) {
+  REQUIRE_FIXTURES();
+  size_t n = CountYaml(kScenarios);
+  ASSERT_GE(n, 7u);
+  Completed c = Scenario({kScenarios.string(), "-j", "2"});
+  EXPECT_EQ(c.status, 0) << c.out << c.err;
+  EXPECT_NE(c.out.find(fmt::format("{} scenarios: {} passed, 0 failed, 0 errors", n, n)), std::string::npos) << c.out;
+  for (const char* name : {"PASS   mps2-an505/bus_fault ", "PASS   alif-e8-hp/data_not_in_flash ",
+                           "PASS   alif-e8-hp/lob ", "PASS   mps2-an505/checksum "}) {
+    EXPECT_NE(c.out.find(name), std::string::npos) << name << " in:\n" << c.out;
+  }
+  EXPECT_EQ(c.out.find('\r'), std::string::npos) << "no live progress line when stdout is not a terminal";
+}
+
+TEST(ScenarioCli, FailingScenarioExitsOneWithTheDiff) {
+  REQUIRE_FIXTURES();
+  Completed c = Scenario({kFailing.string()});
+  EXPECT_EQ(c.status, 1) << c.out << c.err;
+  EXPECT_NE(c.out.find("FAIL   mps2-an505/checksum_wrong"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("expect.exit_code: expected 62, got 63\n"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("got: exit (status 63) after"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("1 scenarios: 0 passed, 1 failed, 0 errors"), std::string::npos) << c.out;
+}
+
+TEST(ScenarioCli, JunitCountsAndFailures) {
+  REQUIRE_FIXTURES();
+  size_t n = CountYaml(kScenarios);
+  fs::path xml = Temp("junit.xml");
+  Completed c = Scenario({kScenarios.string(), kFailing.string(), "--junit", xml.string()});
+  EXPECT_EQ(c.status, 1) << c.out << c.err;
+  tinyxml2::XMLDocument doc;
+  ASSERT_EQ(doc.LoadFile(xml.c_str()), tinyxml2::XML_SUCCESS) << Slurp(xml);
+  fs::remove(xml);
+  auto* suites = doc.FirstChildElement("testsuites");
+  ASSERT_NE(suites, nullptr);
+  EXPECT_EQ(suites->UnsignedAttribute("tests"), n + 1);
+  EXPECT_EQ(suites->IntAttribute("failures"), 1);
+  EXPECT_EQ(suites->IntAttribute("errors"), 0);
+  size_t cases = 0, failures = 0;
+  std::set<std::string> boards;
+  for (auto* suite = suites->FirstChildElement("testsuite"); suite; suite = suite->NextSiblingElement("testsuite")) {
+    boards.insert(suite->Attribute("name"));
+    for (auto* tc = suite->FirstChildElement("testcase"); tc; tc = tc->NextSiblingElement("testcase")) {
+      ++cases;
+      EXPECT_STREQ(tc->Attribute("classname"), suite->Attribute("name"));
+      EXPECT_NE(tc->Attribute("time"), nullptr);
+      if (auto* f = tc->FirstChildElement("failure")) {
+        ++failures;
+        EXPECT_STREQ(tc->Attribute("name"), "checksum_wrong");
+        EXPECT_EQ(std::string(f->Attribute("message")), "expect.exit_code: expected 62, got 63 (and 2 more)");
+        EXPECT_NE(std::string(f->GetText()).find("expect.memory[0] (data_words at 0x38000000)"), std::string::npos);
+      }
+    }
+  }
+  EXPECT_EQ(cases, n + 1);
+  EXPECT_EQ(failures, 1u);
+  EXPECT_EQ(boards, (std::set<std::string>{"alif-e8-hp", "mps2-an505"}));
+}
+
+TEST(ScenarioCli, ShardsCoverEveryScenarioOnce) {
+  REQUIRE_FIXTURES();
+  fs::path all = Temp("all.json"), one = Temp("1.json"), two = Temp("2.json");
+  ASSERT_EQ(Scenario({kScenarios.string(), "--json", all.string()}).status, 0);
+  ASSERT_EQ(Scenario({kScenarios.string(), "--shard", "1/2", "--json", one.string()}).status, 0);
+  ASSERT_EQ(Scenario({kScenarios.string(), "--shard", "2/2", "--json", two.string()}).status, 0);
+  auto a = JsonNames(all), s1 = JsonNames(one), s2 = JsonNames(two);
+  for (const auto& p : {all, one, two}) fs::remove(p);
+  EXPECT_EQ(a.size(), CountYaml(kScenarios));
+  EXPECT_FALSE(s1.empty());
+  EXPECT_FALSE(s2.empty());
+  std::set<std::string> both = s1;
+  both.insert(s2.begin(), s2.end());
+  EXPECT_EQ(both, a);
+  EXPECT_EQ(s1.size() + s2.size(), a.size()) << "no scenario runs in both shards";
+}
+
+TEST(ScenarioCli, FilterSelectsByName) {
+  REQUIRE_FIXTURES();
+  fs::path json = Temp("filter.json");
+  Completed c = Scenario({kScenarios.string(), "--filter", "*data_not_in_flash*", "--json", json.string()});
+  EXPECT_EQ(c.status, 0) << c.out << c.err;
+  auto names = JsonNames(json);
+  fs::remove(json);
+  EXPECT_EQ(names, (std::set<std::string>{"alif-e8-hp/data_not_in_flash",
+                                          "alif-e8-hp/data_not_in_flash_host_writes_data",
+                                          "mps2-an505/data_not_in_flash_reset_contents"}));
+  Completed none = Scenario({kScenarios.string(), "--filter", "no-such-*"});
+  EXPECT_EQ(none.status, 2);
+  EXPECT_NE(none.err.find("'no-such-*' matches no scenario"), std::string::npos) << none.err;
+}
+
+TEST(ScenarioCli, JsonRecordsOutcomesAndSeeds) {
+  REQUIRE_FIXTURES();
+  fs::path json = Temp("seeds.json");
+  ASSERT_EQ(Scenario({(kScenarios / "alif-e8-hp" / "data_not_in_flash.yaml").string(), "--json", json.string()}).status, 0);
+  auto doc = nlohmann::json::parse(Slurp(json));
+  fs::remove(json);
+  ASSERT_EQ(doc["scenarios"].size(), 1u);
+  const auto& s = doc["scenarios"][0];
+  EXPECT_EQ(s["status"], "pass");
+  EXPECT_EQ(s["outcome"], "exit");
+  EXPECT_EQ(s["exit_code"], 2);
+  EXPECT_EQ(s["random_seeds"]["dtcm"], 0xD7C) << "the board's seed for DTCM, where .data should be";
+}
+
+TEST(ScenarioCli, BadInputExitsTwoWithFileAndLine) {
+  REQUIRE_FIXTURES();
+  fs::path dir = Temp("bad");
+  fs::create_directories(dir);
+  std::ofstream(dir / "typo.yaml") << "name: typo\ndescription: d\nboard: mps2-an505\n"
+                                      "firmware: {fixture: mps2-an505/hello}\nexpect:\n  outcome: exit\n"
+                                      "  exit_cod: 0\n";
+  Completed c = Scenario({dir.string()});
+  EXPECT_EQ(c.status, 2) << c.out << c.err;
+  EXPECT_NE(c.err.find((dir / "typo.yaml").string() + ":7: expect: unknown key 'exit_cod'"), std::string::npos) << c.err;
+  EXPECT_NE(c.err.find("fix:"), std::string::npos);
+  fs::remove_all(dir);
+
+  Completed shard = Scenario({kScenarios.string(), "--shard", "3/2"});
+  EXPECT_EQ(shard.status, 2);
+  EXPECT_NE(shard.err.find("--shard: '3/2' is not I/N"), std::string::npos) << shard.err;
+}
+
+TEST(ScenarioCli, FixturesDirectoryFromFlagThenEnvironment) {
+  REQUIRE_FIXTURES();
+  std::string file = (kScenarios / "mps2-an505" / "hang.yaml").string();
+  Completed flag = Scenario({file, "--fixtures", "/no/fixtures"});
+  EXPECT_EQ(flag.status, 2);
+  EXPECT_NE(flag.err.find("not found at /no/fixtures/mps2-an505/hang.elf"), std::string::npos) << flag.err;
+  Completed env = RunProgram({"env", "FAULTLINE_FIXTURES=/env/fixtures", FAULTLINE_CLI, "scenario", file});
+  EXPECT_EQ(env.status, 2);
+  EXPECT_NE(env.err.find("not found at /env/fixtures/mps2-an505/hang.elf"), std::string::npos) << env.err;
+  Completed both = RunProgram({"env", "FAULTLINE_FIXTURES=/env/fixtures", FAULTLINE_CLI, "scenario", file,
+                               "--fixtures", FAULTLINE_FIXTURE_DIR});
+  EXPECT_EQ(both.status, 0) << "the flag wins over the environment: " << both.err;
+}
+
+}  // namespace
+}  // namespace faultline::testing

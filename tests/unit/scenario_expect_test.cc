@@ -1,0 +1,193 @@
+// Each expectation kind against a hand-made run result: it passes when the run did
+// what it says, and otherwise fails with exactly one diff line naming key, expected
+// and got.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "faultline/scenario.h"
+
+namespace faultline {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ScenarioExpect : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("faultline-scenario-expect-" + std::to_string(getpid()));
+    fs::create_directories(dir_);
+    std::ofstream(dir_ / "fw.elf") << "x";
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // `expect` is the body of the expect: mapping, indented by two spaces.
+  std::vector<std::string> Check(const std::string& expect, const RunResult& result,
+                                 const std::vector<MemoryCapture>& memory = {}) {
+    Scenario s = ParseScenario(
+        "name: t\ndescription: d\nboard: mps2-an505\nfirmware: fw.elf\nexpect:\n" + expect,
+        dir_ / "s.yaml", {FAULTLINE_BOARDS_DIR, dir_});
+    PreparedScenario p;
+    p.memory = memory;
+    return CheckExpectations(s, p, result);
+  }
+
+  static RunResult Exit(int code, std::string console = "") {
+    RunResult r;
+    r.outcome = Outcome::kExit;
+    r.exit_code = code;
+    r.console = std::move(console);
+    r.instructions = 1000;
+    return r;
+  }
+
+  static RunResult BusFault() {
+    RunResult r;
+    r.outcome = Outcome::kFault;
+    Fault f;
+    f.kind = "BusFault";
+    f.detail = "precise data bus error (PRECISERR, BFAR valid): no memory answers at this address";
+    f.access = AccessType::kRead;
+    f.address = 0x60000004;
+    f.pc = 0x10000092;
+    f.pc_symbol = SymbolRef{"read_unmapped", 0x12};
+    f.address_symbol = std::nullopt;
+    f.region_below = "ssram3";
+    r.fault = f;
+    return r;
+  }
+
+  fs::path dir_;
+};
+
+using Lines = std::vector<std::string>;
+
+TEST_F(ScenarioExpect, OutcomeAndExitCode) {
+  EXPECT_EQ(Check("  outcome: exit\n  exit_code: 2\n", Exit(2)), Lines{});
+  EXPECT_EQ(Check("  outcome: exit\n  exit_code: 2\n", Exit(0)),
+            Lines{"expect.exit_code: expected 2, got 0"});
+  EXPECT_EQ(Check("  outcome: exit\n  exit_code: 0\n", BusFault()),
+            (Lines{"expect.outcome: expected exit, got fault (BusFault)",
+                   "expect.exit_code: expected 0, got no exit (fault (BusFault))"}));
+}
+
+TEST_F(ScenarioExpect, LockupExpectedButAFaultWasHandled) {
+  Lines got = Check("  outcome: lockup\n", BusFault());
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0], "expect.outcome: expected lockup, got fault (BusFault)");
+}
+
+TEST_F(ScenarioExpect, FaultFieldsThatMatch) {
+  EXPECT_EQ(Check("  outcome: fault\n  fault:\n    kind: BusFault\n    access: read\n"
+                  "    address: 0x60000004\n    pc_symbol: read_unmapped*\n",
+                  BusFault()),
+            Lines{});
+  EXPECT_EQ(Check("  outcome: fault\n  fault: {pc_symbol: read_unmapped+0x12}\n", BusFault()), Lines{})
+      << "a glob may name the offset too";
+}
+
+TEST_F(ScenarioExpect, FaultFieldsThatDoNot) {
+  EXPECT_EQ(Check("  outcome: fault\n  fault:\n    kind: UsageFault\n    access: write\n"
+                  "    address: 0x60000000\n    region: ssram2\n    address_symbol: buf*\n"
+                  "    pc_symbol: main\n",
+                  BusFault()),
+            (Lines{"expect.fault.kind: expected UsageFault, got BusFault",
+                   "expect.fault.access: expected write, got read",
+                   "expect.fault.address: expected 0x60000000, got 0x60000004",
+                   "expect.fault.region: expected ssram2, got none (0x60000004 is in no region)",
+                   "expect.fault.address_symbol: expected a symbol matching 'buf*', got none",
+                   "expect.fault.pc_symbol: expected a symbol matching 'main', got read_unmapped+0x12 "
+                   "(pc 0x10000092)"}));
+}
+
+TEST_F(ScenarioExpect, FaultExpectedButNone) {
+  EXPECT_EQ(Check("  outcome: fault\n  fault: {kind: BusFault}\n", Exit(0)),
+            (Lines{"expect.outcome: expected fault, got exit (status 0)",
+                   "expect.fault: expected a fault, got none (outcome exit (status 0))"}));
+}
+
+TEST_F(ScenarioExpect, CfsrBitsAreTheOnesTheHandlerSees) {
+  RunResult r = BusFault();
+  r.fault->cfsr = 0x8200;      // BFARVALID | PRECISERR
+  r.fault->hfsr = 0x40000000;  // FORCED
+  EXPECT_EQ(Check("  outcome: fault\n  fault: {cfsr_bits: [PRECISERR, BFARVALID, FORCED]}\n", r), Lines{});
+  Lines got = Check("  outcome: fault\n  fault: {cfsr_bits: [IBUSERR]}\n", r);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0], "expect.fault.cfsr_bits: expected IBUSERR set, got [PRECISERR, BFARVALID, FORCED] "
+                    "(CFSR 0x00008200, HFSR 0x40000000)");
+}
+
+TEST_F(ScenarioExpect, Console) {
+  RunResult r = Exit(2, "magic wrong\nmagic = 0x00000000\n");
+  EXPECT_EQ(Check("  outcome: exit\n  console:\n    contains: [magic wrong, 'magic = ']\n"
+                  "    regex: 'magic = 0x0+\\n$'\n    exact: \"magic wrong\\nmagic = 0x00000000\\n\"\n",
+                  r),
+            Lines{});
+  EXPECT_EQ(Check("  outcome: exit\n  console:\n    contains: magic ok\n    regex: '^ok'\n"
+                  "    exact: \"magic ok\\n\"\n",
+                  r),
+            (Lines{"expect.console.contains: expected \"magic ok\", got console "
+                   "\"magic wrong\\nmagic = 0x00000000\\n\"",
+                   "expect.console.regex: expected a match for /^ok/, got console "
+                   "\"magic wrong\\nmagic = 0x00000000\\n\"",
+                   "expect.console.exact: expected \"magic ok\\n\", got \"magic wrong\\nmagic = "
+                   "0x00000000\\n\""}));
+}
+
+TEST_F(ScenarioExpect, MemoryBytesU32AndSha256) {
+  RunResult r = Exit(0);
+  // sha256 of 01 02 03 04 (and below, of 01 02 03 05), as sha256sum gives them.
+  const std::string sha = "9f64a747e1b97f131fabb6b447296c9b6f0201e79fb3c5356e6c77e89b6a806a";
+  r.captured = {{0x67, 0x45, 0x23, 0x01}, {0xde, 0xad}, {1, 2, 3, 4}};
+  std::vector<MemoryCapture> at = {{0x38000000, 4}, {0x38000010, 2}, {0x38000020, 4}};
+  EXPECT_EQ(Check("  outcome: exit\n  memory:\n    - {address: 0x38000000, u32: 0x01234567}\n"
+                  "    - {address: 0x38000010, bytes: \"de ad\"}\n"
+                  "    - {address: 0x38000020, size: 4, sha256: " + sha + "}\n",
+                  r, at),
+            Lines{});
+  r.captured = {{0, 0, 0, 0}, {0xbe, 0xef}, {1, 2, 3, 5}};
+  EXPECT_EQ(Check("  outcome: exit\n  memory:\n    - {symbol: data_words, u32: 0x01234567}\n"
+                  "    - {address: 0x38000010, bytes: [0xde, 0xad]}\n"
+                  "    - {address: 0x38000020, size: 4, sha256: " + sha + "}\n",
+                  r, at),
+            (Lines{"expect.memory[0] (data_words at 0x38000000): expected u32 0x01234567, got 0x00000000",
+                   "expect.memory[1] (0x38000010): expected bytes de ad, got be ef",
+                   "expect.memory[2] (0x38000020): expected sha256 " + sha +
+                       " of 4 bytes, got "
+                       "1571902abec0a45661de965dbe90cb0177b98c49fc58a5aabfa1edb6c678d972"}));
+}
+
+TEST_F(ScenarioExpect, MemoryOutsideEveryRegion) {
+  RunResult r = Exit(0);
+  r.captured = {{}};
+  EXPECT_EQ(Check("  outcome: exit\n  memory:\n    - {address: 0x60000000, u32: 0}\n", r, {{0x60000000, 4}}),
+            Lines{"expect.memory[0] (0x60000000): the 4 bytes there are not inside one region"});
+}
+
+TEST_F(ScenarioExpect, Events) {
+  RunResult r = Exit(0);
+  r.events = {{.kind = "disabled-region-write", .where = "sram0", .first_address = 0x02000000, .count = 3},
+              {.kind = "disabled-region-read", .where = "sram1", .first_address = 0x08000000, .count = 1}};
+  EXPECT_EQ(Check("  outcome: exit\n  events:\n    - {kind: disabled-region-write, where: sram0, count: 3,"
+                  " first_address: 0x02000000}\n    - {kind: disabled-region-read}\n"
+                  "    - {kind: peripheral-write, count: 0}\n",
+                  r),
+            Lines{});
+  EXPECT_EQ(Check("  outcome: exit\n  events:\n    - {kind: disabled-region-write, count: 1}\n"
+                  "    - {kind: disabled-region-read, where: sram0}\n",
+                  r),
+            (Lines{"expect.events[0] (kind disabled-region-write): expected count 1, got 3 "
+                   "(disabled-region-write at sram0 x3, disabled-region-read at sram1 x1)",
+                   "expect.events[1] (kind disabled-region-read where sram0): expected at least one, "
+                   "got none (disabled-region-write at sram0 x3, disabled-region-read at sram1 x1)"}));
+}
+
+TEST_F(ScenarioExpect, InstructionBudget) {
+  EXPECT_EQ(Check("  outcome: exit\n  instructions: {max: 1000}\n", Exit(0)), Lines{});
+  EXPECT_EQ(Check("  outcome: exit\n  instructions: {max: 999}\n", Exit(0)),
+            Lines{"expect.instructions.max: expected at most 999, got 1000"});
+}
+
+}  // namespace
+}  // namespace faultline
