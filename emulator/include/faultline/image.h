@@ -32,6 +32,7 @@ struct Symbol {
   uint64_t address = 0;  // Thumb bit cleared
   uint64_t size = 0;
   bool function = false;
+  bool weak = false;  // STB_WEAK: e.g. a CMSIS handler name aliasing Default_Handler
 };
 
 // A symbol plus the offset of an address inside it: `main+0x12`.

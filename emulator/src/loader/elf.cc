@@ -164,6 +164,7 @@ Image LoadElf(const std::filesystem::path& path) {
     sym.function = func;
     sym.address = func ? (s.value() & ~uint64_t{1}) : s.value();  // Thumb bit
     sym.size = s.size();
+    sym.weak = s.binding() == LIEF::ELF::SYMBOL_BINDINGS::STB_WEAK;
     symbols.push_back(std::move(sym));
   }
   img.symbols = SymbolTable(std::move(symbols));

@@ -11,10 +11,13 @@ std::string SymbolRef::ToString() const {
 }
 
 SymbolTable::SymbolTable(std::vector<Symbol> symbols) : symbols_(std::move(symbols)) {
-  // Sized symbols first at equal addresses, so a lookup prefers `main` over a label.
+  // At equal addresses the lookup (which walks backwards) meets the last one first:
+  // order so that it prefers a strong definition over a weak alias (Default_Handler
+  // over BusFault_Handler), and a sized symbol over a label.
   std::stable_sort(symbols_.begin(), symbols_.end(), [](const Symbol& a, const Symbol& b) {
     if (a.address != b.address) return a.address < b.address;
-    return a.size > b.size;
+    if (a.weak != b.weak) return a.weak;
+    return a.size < b.size;
   });
 }
 

@@ -17,24 +17,35 @@ std::string WithSymbol(uint64_t addr, const std::optional<SymbolRef>& sym) {
   return sym ? fmt::format("0x{:08x} <{}>", addr, sym->ToString()) : Hex32(addr);
 }
 
+// A region or alias by name: its span, and what it is.
+struct Window {
+  uint64_t base = 0, end = 0;
+  std::string what;
+};
+std::optional<Window> FindWindow(const Board& board, const std::string& name) {
+  for (const Region& r : board.regions) {
+    if (r.name == name) {
+      return Window{r.base, r.end(), fmt::format("{}, {}", ToString(r.kind), AccessString(r.access))};
+    }
+  }
+  for (const Alias& a : board.aliases) {
+    if (a.name == name) return Window{a.base, a.base + a.size, "alias of " + a.of};
+  }
+  return std::nullopt;
+}
+
 std::string Where(const Fault& f, const Board& board) {
   if (!f.region.empty()) {
-    for (const Region& r : board.regions) {
-      if (r.name == f.region) {
-        return fmt::format("in {} ({}, 0x{:08x}-0x{:08x}, {})", r.name, ToString(r.kind), r.base,
-                           r.end() - 1, AccessString(r.access));
-      }
+    if (auto w = FindWindow(board, f.region)) {
+      return fmt::format("in {} ({}, 0x{:08x}-0x{:08x})", f.region, w->what, w->base, w->end - 1);
     }
     return "in " + f.region;
   }
   auto describe = [&](const std::string& name, bool below) {
-    for (const Region& r : board.regions) {
-      if (r.name == name) {
-        return below ? fmt::format("{} ends at 0x{:08x}", r.name, r.end() - 1)
-                     : fmt::format("{} starts at 0x{:08x}", r.name, r.base);
-      }
-    }
-    return std::string();
+    auto w = FindWindow(board, name);
+    if (!w) return name;
+    return below ? fmt::format("{} ends at 0x{:08x}", name, w->end - 1)
+                 : fmt::format("{} starts at 0x{:08x}", name, w->base);
   };
   std::string s = "in no region";
   if (!f.region_below.empty() || !f.region_above.empty()) {
@@ -293,7 +304,7 @@ std::string FormatBoard(const Board& b) {
       case ResetContents::Kind::kZero: return std::string("zero");
       case ResetContents::Kind::kErased: return std::string("erased (0xff)");
       case ResetContents::Kind::kFill: return fmt::format("fill 0x{:02x}", r.fill);
-      case ResetContents::Kind::kRandom: return fmt::format("random, seed {}", r.seed);
+      case ResetContents::Kind::kRandom: return fmt::format("random, seed 0x{:x}", r.seed);
     }
     return std::string();
   };
