@@ -176,6 +176,33 @@ TEST(MemoryMapGates, RuleMakesAStatusFieldFollowItsEnableBit) {
   EXPECT_FALSE(map.Enabled(bank));
 }
 
+TEST(MemoryMapGates, SetAndClearRegistersChangeTheirTargetAndOpenTheGate) {
+  // STM32 style: RCC MEMENSR (write 1 to set) and MEMENCR (write 1 to clear) act on MEMENR.
+  Board b = ParseBoard(Base("  - name: RCC\n    base: 0x40001000\n    registers:\n"
+                            "      - {name: MEMENR, offset: 0x0, fields: {BANKEN: 2}}\n"
+                            "      - {name: MEMENSR, offset: 0x4, sets: MEMENR}\n"
+                            "      - {name: MEMENCR, offset: 0x8, clears: MEMENR}\n"
+                            "gates:\n  - {region: bank, when: \"RCC.MEMENR.BANKEN == 1\", "
+                            "when_disabled: read-zero-write-ignore, source: \"RM0486 §9\"}\n"),
+                       "t.yaml");
+  EXPECT_EQ(b.gates[0].source, "RM0486 §9");
+  MemoryMap map(b);
+  EXPECT_FALSE(map.Enabled(map.Find(0x30000000)));
+  EXPECT_EQ(map.WriteRegister(1, 1, 0x5).gates_changed.size(), 1u);  // sets bits 0 and 2
+  EXPECT_EQ(map.StoredValue(1, 0), 0x5u);
+  EXPECT_EQ(map.ReadRegister(1, 1), 0u) << "a set register reads as zero";
+  EXPECT_TRUE(map.Enabled(map.Find(0x30000000)));
+  map.WriteRegister(1, 1, 0x2);  // another set keeps the earlier bits
+  EXPECT_EQ(map.StoredValue(1, 0), 0x7u);
+  EXPECT_EQ(map.WriteRegister(1, 2, 0x4).gates_changed.size(), 1u);  // clears bit 2
+  EXPECT_EQ(map.StoredValue(1, 0), 0x3u);
+  EXPECT_FALSE(map.Enabled(map.Find(0x30000000)));
+}
+
+TEST(BoardPeripherals, SetsMustNameAnotherRegister) {
+  ExpectError(Base("      - {name: SR, offset: 4, sets: NOPE}\n"), 13, {"sets names 'NOPE'"}, "sets: MEMENR");
+}
+
 TEST(MemoryMapAliases, AWriteThroughOneViewReadsBackThroughTheOther) {
   Board b = ParseBoard(Base("aliases:\n  - {name: ram_ns, of: ram, base: 0x10000000, offset: 0x100, size: 0x1000}\n"),
                        "t.yaml");

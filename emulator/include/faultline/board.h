@@ -99,6 +99,9 @@ struct Register {
   std::string name;
   uint32_t offset = 0;
   uint32_t reset = 0;
+  // A write-1-to-set (or -clear) register: a write sets (clears) those bits of another
+  // register of the same peripheral, e.g. STM32 RCC MEMENSR -> MEMENR. Reads give 0.
+  std::optional<size_t> sets, clears;
   std::vector<RegisterField> fields;
   std::vector<RegisterRule> rules;
 };
@@ -126,6 +129,7 @@ struct Gate {
   std::string region;
   Condition when;
   WhenDisabled when_disabled = WhenDisabled::kBusFault;
+  std::string source;  // where the rule comes from (datasheet section), for reports
   std::string where;
 };
 

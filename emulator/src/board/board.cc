@@ -204,8 +204,14 @@ void ParsePeripheral(const Field& f, Layer& layer) {
                        "give the register block's size, e.g. size: 1K");
   }
   size_t index = layer.peripherals.size();
+  struct Target {
+    size_t reg;
+    std::string key;
+    Field field;
+  };
+  std::vector<Target> pending_targets;
   for (const Field& rf : Items<Register>(m, "registers", f.origin)) {
-    Mapping rm(rf, {"name", "offset", "reset", "fields", "rules", "description"});
+    Mapping rm(rf, {"name", "offset", "reset", "fields", "rules", "sets", "clears", "description"});
     Register r;
     r.name = rm.Require("name").Scalar();
     r.offset = uint32_t(rm.Require("offset").Number());
@@ -229,6 +235,9 @@ void ParsePeripheral(const Field& f, Layer& layer) {
         r.fields.push_back(ParseRegisterField(Field{kv.second, f.origin, ff.path}, kv.first.Scalar()));
       }
     }
+    for (const char* key : {"sets", "clears"}) {
+      if (rm.Has(key)) pending_targets.push_back({p.registers.size(), key, rm.Get(key)});
+    }
     for (const Field& rule : Items<RegisterRule>(rm, "rules", f.origin)) {
       Mapping ru(rule, {"field", "reads", "when"});
       PendingRule pr;
@@ -240,6 +249,15 @@ void ParsePeripheral(const Field& f, Layer& layer) {
       layer.rules.push_back(pr);
     }
     p.registers.push_back(std::move(r));
+  }
+  for (const Target& t : pending_targets) {
+    std::string name = t.field.Scalar();
+    auto it = std::find_if(p.registers.begin(), p.registers.end(), [&](const Register& r) { return r.name == name; });
+    if (it == p.registers.end() || size_t(it - p.registers.begin()) == t.reg) {
+      t.field.Fail(fmt::format("{} names '{}', not another register of {}", t.key, name, p.name),
+                   "name the register whose bits this one sets or clears, e.g. sets: MEMENR");
+    }
+    (t.key == "sets" ? p.registers[t.reg].sets : p.registers[t.reg].clears) = size_t(it - p.registers.begin());
   }
   layer.peripherals.push_back(std::move(p));
 }
@@ -254,6 +272,7 @@ PendingGate ParseGate(const Field& f) {
       {"bus-fault", WhenDisabled::kBusFault},
       {"read-zero-write-ignore", WhenDisabled::kReadZeroWriteIgnore}};
   g.gate.when_disabled = m.Require("when_disabled").Choice("when_disabled", kModes);
+  if (m.Has("source")) g.gate.source = m.Get("source").Scalar();
   return g;
 }
 

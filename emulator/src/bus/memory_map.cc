@@ -212,7 +212,14 @@ uint32_t MemoryMap::ReadRegister(size_t p, size_t r) const {
 }
 
 RegisterWriteEffect MemoryMap::WriteRegister(size_t p, size_t r, uint32_t value) {
-  values_[p][r] = value;
+  const Register& reg = peripherals_[p].registers[r];
+  if (reg.sets) {
+    values_[p][*reg.sets] |= value;
+  } else if (reg.clears) {
+    values_[p][*reg.clears] &= ~value;
+  } else {
+    values_[p][r] = value;
+  }
   RegisterWriteEffect effect;
   UpdateGates(&effect);
   return effect;

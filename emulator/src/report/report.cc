@@ -310,7 +310,10 @@ std::string FormatBoard(const Board& b) {
   };
   auto gate_note = [&](const std::string& region) {
     for (const Gate& g : b.gates) {
-      if (g.region == region) return fmt::format("gated: {} ({} when not)", g.when.text, ToString(g.when_disabled));
+      if (g.region == region) {
+        return fmt::format("gated: {} ({} when not){}", g.when.text, ToString(g.when_disabled),
+                           g.source.empty() ? "" : " [" + g.source + "]");
+      }
     }
     return std::string();
   };
@@ -345,8 +348,11 @@ std::string FormatBoard(const Board& b) {
           fields += (fields.empty() ? "" : " ") +
                     (f.msb == f.lsb ? fmt::format("{}[{}]", f.name, f.lsb) : fmt::format("{}[{}:{}]", f.name, f.msb, f.lsb));
         }
-        out += fmt::format("    {}.{:<16} 0x{:08x}+0x{:03x} = 0x{:08x}  {}\n", p.name, reg.name, p.base, reg.offset,
-                           reg.reset, fields);
+        std::string writes = reg.sets     ? fmt::format("  (a 1 sets that bit of {})", p.registers[*reg.sets].name)
+                             : reg.clears ? fmt::format("  (a 1 clears that bit of {})", p.registers[*reg.clears].name)
+                                          : "";
+        out += fmt::format("    {}.{:<16} 0x{:08x}+0x{:03x} = 0x{:08x}  {}{}\n", p.name, reg.name, p.base, reg.offset,
+                           reg.reset, fields, writes);
         for (const RegisterRule& rule : reg.rules) {
           out += fmt::format("      {} reads {} while {}\n", reg.fields[rule.field].name, rule.value, rule.when.text);
         }
