@@ -5,11 +5,13 @@
 
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <thread>
 
 #include "faultline/board.h"
+#include "faultline/check.h"
 #include "faultline/error.h"
 #include "faultline/image.h"
 #include "faultline/report.h"
@@ -82,6 +84,22 @@ int main(int argc, char** argv) {
   run->add_flag("--stop-at-fault", stop_at_fault,
                 "Stop at the faulting instruction instead of entering the firmware's handler");
 
+  std::string check_board, check_firmware, check_json, boot_config;
+  std::vector<std::string> uninitialised;
+  auto* check = app.add_subcommand("check", "Check an ELF's memory layout against a board without running it");
+  check->add_option("--board,-b", check_board, "Board name or board .yaml file")->required();
+  check->add_option("firmware", check_firmware, "Firmware ELF")->required()->check(CLI::ExistingFile);
+  check->add_option("--boot-config", boot_config,
+                    "Boot configuration the image is written with (Alif SE-tools JSON, e.g. M55_HP_cfg.json)")
+      ->check(CLI::ExistingFile);
+  check->add_option("--uninitialised", uninitialised,
+                    "Glob of NOBITS sections meant to stay uninitialised (not zeroed); repeatable");
+  std::string map_file;
+  check->add_option("--map", map_file,
+                    "GNU ld map file, to see where input sections went (default: FIRMWARE's .map beside it, if any)")
+      ->check(CLI::ExistingFile);
+  check->add_option("--json", check_json, "Also write the result as JSON to this file");
+
   auto* boards = app.add_subcommand("boards", "List the built-in boards");
   auto* board_cmd = app.add_subcommand("board", "Inspect a board");
   board_cmd->require_subcommand(1);
@@ -119,6 +137,25 @@ int main(int argc, char** argv) {
     if (*show) {
       std::cout << faultline::FormatBoard(faultline::ResolveBoard(show_arg, faultline::DefaultBoardsDir()));
       return 0;
+    }
+    if (*check) {
+      std::ofstream out;
+      if (!check_json.empty()) out = OpenOutput("--json", check_json);
+      faultline::Board board = faultline::ResolveBoard(check_board, faultline::DefaultBoardsDir());
+      faultline::Image image = faultline::LoadElf(check_firmware);
+      faultline::CheckOptions options;
+      if (!boot_config.empty()) options.boot_config = boot_config;
+      options.uninitialised = uninitialised;
+      std::filesystem::path beside = std::filesystem::path(check_firmware).replace_extension(".map");
+      if (!map_file.empty()) {
+        options.map_file = map_file;
+      } else if (std::filesystem::exists(beside)) {
+        options.map_file = beside.string();
+      }
+      faultline::CheckResult result = faultline::Check(board, image, options);
+      std::cout << faultline::FormatCheckText(result, board, image);
+      if (out.is_open()) out << faultline::FormatCheckJson(result);
+      return result.errors() > 0 ? 1 : 0;
     }
     if (*boards) {
       std::cout << faultline::FormatBoardList(faultline::ListBoards(faultline::DefaultBoardsDir()));
@@ -159,6 +196,10 @@ int main(int argc, char** argv) {
     for (const auto& l : loads) options.loads.push_back(ParseLoad(l));
     faultline::RunResult result = faultline::Run(board, image, options);
     std::cout << faultline::FormatRunText(result, board);
+    // A failed run: the static checks that may explain it.
+    if (faultline::ExitStatus(result) != 0) {
+      std::cout << faultline::FormatCheckErrors(faultline::Check(board, image));
+    }
     if (json_out.is_open()) json_out << faultline::FormatRunJson(result);
     return faultline::ExitStatus(result);
   } catch (const faultline::InputError& e) {

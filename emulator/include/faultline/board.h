@@ -133,15 +133,34 @@ struct Gate {
   std::string where;
 };
 
+// A symbol the host side expects at a fixed address (a shared-memory header, a mailbox):
+// `faultline check` verifies that the image puts it there.
+struct HostContract {
+  std::string symbol;
+  uint64_t address = 0;
+  std::string description;
+  std::string where;
+};
+
+// Core implementation options a board states (`cpu_options:`).
+struct CpuOptions {
+  // Stores retire into a write buffer before the bus answers (Cortex-M7: Armv7-M ARM
+  // §B3.2.15, Cortex-M7 TRM §3.3.6): a bus error on a store is reported to the firmware
+  // as an imprecise BusFault (IMPRECISERR, BFAR not valid, stacked PC after the store).
+  bool write_buffer = false;
+};
+
 struct Board {
   std::string name;
   std::string description;
   Cpu cpu = Cpu::kCortexM33;
+  CpuOptions cpu_options;
   Boot boot;
   std::vector<Region> regions;  // sorted by base, non-overlapping
   std::vector<Alias> aliases;
   std::vector<Peripheral> peripherals;
   std::vector<Gate> gates;
+  std::vector<HostContract> contracts;
   std::filesystem::path source;  // the YAML file it came from
 };
 

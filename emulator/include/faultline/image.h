@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,7 +62,10 @@ struct Image {
   uint64_t entry = 0;
   std::vector<Segment> segments;  // PT_LOAD only, in program-header order
   std::vector<Section> sections;
-  SymbolTable symbols;
+  SymbolTable symbols;  // places in memory, for naming addresses
+  // Every defined symbol's value, absolute ones too (`__STACK_SIZE = 0x1000`), for the
+  // static checks that read linker-script symbols.
+  std::map<std::string, uint64_t> values;
 };
 
 // Reads a 32-bit little-endian ARM ELF executable. Throws InputError naming the file

@@ -136,6 +136,7 @@ struct PendingGate {
 struct Layer {
   std::optional<std::string> name, description;
   std::optional<Cpu> cpu;
+  std::optional<CpuOptions> cpu_options;
   std::optional<Boot> boot;
   std::string boot_where;
   std::string top_where;  // the board mapping itself, for missing keys
@@ -144,6 +145,7 @@ struct Layer {
   std::vector<Peripheral> peripherals;
   std::vector<PendingRule> rules;  // indices into `peripherals`
   std::vector<PendingGate> gates;
+  std::vector<HostContract> contracts;
 };
 
 template <typename T>
@@ -299,7 +301,8 @@ Layer ParseLayer(const std::string& yaml, const std::string& origin, int depth) 
   }
   Field top{root, origin, "board"};
   if (!root.IsMap()) top.Fail("a board file must be a YAML mapping", "see docs/boards.md for an example");
-  Mapping m(top, {"name", "description", "uses", "cpu", "boot", "regions", "aliases", "peripherals", "gates"});
+  Mapping m(top, {"name", "description", "uses", "cpu", "cpu_options", "boot", "regions", "aliases",
+                  "peripherals", "gates", "contracts"});
 
   Layer layer;
   std::string top_where = top.Where();
@@ -311,6 +314,14 @@ Layer ParseLayer(const std::string& yaml, const std::string& origin, int depth) 
   if (m.Has("name")) layer.name = m.Get("name").Scalar();
   if (m.Has("description")) layer.description = m.Get("description").Scalar();
   if (m.Has("cpu")) layer.cpu = ParseCpu(m.Get("cpu"));
+  if (m.Has("cpu_options")) {
+    Mapping om(m.Get("cpu_options"), {"write_buffer"});
+    CpuOptions o;
+    if (om.Has("write_buffer")) {
+      o.write_buffer = om.Get("write_buffer").Choice<bool>("value", {{"true", true}, {"false", false}});
+    }
+    layer.cpu_options = o;
+  }
   if (m.Has("boot")) {
     Mapping bm(m.Get("boot"), {"vector_table", "load_mode"});
     Boot boot;
@@ -342,6 +353,15 @@ Layer ParseLayer(const std::string& yaml, const std::string& origin, int depth) 
   for (const Field& af : Items<Alias>(m, "aliases", origin)) layer.aliases.push_back(ParseAlias(af));
   for (const Field& pf : Items<Peripheral>(m, "peripherals", origin)) ParsePeripheral(pf, layer);
   for (const Field& gf : Items<Gate>(m, "gates", origin)) layer.gates.push_back(ParseGate(gf));
+  for (const Field& cf : Items<HostContract>(m, "contracts", origin)) {
+    Mapping cm(cf, {"symbol", "address", "description"});
+    HostContract c;
+    c.symbol = cm.Require("symbol").Scalar();
+    c.address = cm.Require("address").Address();
+    if (cm.Has("description")) c.description = cm.Get("description").Scalar();
+    c.where = cf.Where();
+    layer.contracts.push_back(c);
+  }
   layer.top_where = top_where;
   return layer;
 }
@@ -455,9 +475,11 @@ Board ParseBoard(const std::string& yaml, const std::string& origin) {
   b.name = *layer.name;
   b.description = *layer.description;
   b.cpu = *layer.cpu;
+  b.cpu_options = layer.cpu_options.value_or(CpuOptions{});
   b.boot = *layer.boot;
   b.regions = std::move(layer.regions);
   b.peripherals = std::move(layer.peripherals);
+  b.contracts = std::move(layer.contracts);
 
   std::sort(b.regions.begin(), b.regions.end(),
             [](const Region& x, const Region& y) { return x.base < y.base; });

@@ -156,9 +156,10 @@ Image LoadElf(const std::filesystem::path& path) {
     bool object = type == LIEF::ELF::ELF_SYMBOL_TYPES::STT_OBJECT;
     bool notype = type == LIEF::ELF::ELF_SYMBOL_TYPES::STT_NOTYPE;
     if (!func && !object && !notype) continue;
-    // Undefined (SHN_UNDEF) and absolute (SHN_ABS, e.g. __STACK_SIZE = 0x1000) symbols
-    // are not places in memory.
-    if (s.shndx() == 0 || s.shndx() == 0xFFF1) continue;
+    if (s.shndx() == 0) continue;  // undefined
+    img.values.emplace(name, func ? (s.value() & ~uint64_t{1}) : s.value());
+    // Absolute symbols (SHN_ABS, e.g. __STACK_SIZE = 0x1000) are not places in memory.
+    if (s.shndx() == 0xFFF1) continue;
     Symbol sym;
     sym.name = name;
     sym.function = func;

@@ -292,7 +292,8 @@ std::string FormatRunJson(const RunResult& r) {
 std::string FormatBoard(const Board& b) {
   std::string out = fmt::format("{}: {}\n  cpu {}{}; reset from vector table 0x{:08x}; load mode {}\n  file {}\n",
                                 b.name, b.description, ToString(b.cpu),
-                                b.cpu == Cpu::kCortexM55 ? " (runs on the Armv8-M mainline model)" : "",
+                                std::string(b.cpu == Cpu::kCortexM55 ? " (runs on the Armv8-M mainline model)" : "") +
+                                    (b.cpu_options.write_buffer ? ", write buffer (store bus errors are imprecise)" : ""),
                                 b.boot.vector_table, ToString(b.boot.load_mode), b.source.string());
   struct Row {
     uint64_t base, size;
@@ -360,6 +361,88 @@ std::string FormatBoard(const Board& b) {
     }
   }
   return out;
+}
+
+namespace {
+
+std::string FormatDiagnostic(const Diagnostic& d) {
+  std::string where;
+  if (!d.section.empty()) {
+    where = fmt::format(" [{} at 0x{:08x}, {} bytes{}]", d.section, d.address, d.size,
+                        d.load_address && *d.load_address != d.address
+                            ? fmt::format(", load 0x{:08x}", *d.load_address)
+                            : "");
+  }
+  return fmt::format("{}: {}: {}{}\n    fix: {}\n", ToString(d.severity), d.rule, d.message, where, d.fix);
+}
+
+}  // namespace
+
+std::string FormatCheckText(const CheckResult& r, const Board& board, const Image& image) {
+  std::string out = fmt::format("faultline check: {} against board {}\n\n", image.path.string(), board.name);
+  out += fmt::format("  {:<16} {:>23}  {:>10} {:>10} {:>6}\n", "region", "range", "used", "size", "use");
+  for (const RegionUsage& u : r.usage) {
+    out += fmt::format("  {:<16} 0x{:08x}-0x{:08x}  {:>10} {:>10} {:>5.1f}%\n", u.region, u.base, u.base + u.size - 1,
+                       u.used, u.size, u.size ? 100.0 * double(u.used) / double(u.size) : 0.0);
+  }
+  out += fmt::format("\n  startup tables: {}\n", r.startup_layout);
+  if (!r.map_file.empty()) out += fmt::format("  input sections from {}\n", r.map_file);
+  for (const CopyTableEntry& e : r.copy_table) {
+    out += fmt::format("    copy 0x{:08x} -> 0x{:08x}  {} words\n", e.source, e.destination, e.words);
+  }
+  for (const ZeroTableEntry& e : r.zero_table) {
+    out += fmt::format("    zero 0x{:08x}  {} words\n", e.destination, e.words);
+  }
+  if (r.stack_size) out += fmt::format("  stack: {} bytes at 0x{:08x}\n", *r.stack_size, *r.stack_base);
+  if (r.heap_size) out += fmt::format("  heap:  {} bytes at 0x{:08x}\n", *r.heap_size, *r.heap_base);
+  out += "\n";
+  for (const Diagnostic& d : r.diagnostics) out += FormatDiagnostic(d);
+  out += fmt::format("{} error{}, {} warning{}\n", r.errors(), r.errors() == 1 ? "" : "s", r.warnings(),
+                     r.warnings() == 1 ? "" : "s");
+  return out;
+}
+
+std::string FormatCheckErrors(const CheckResult& r) {
+  if (r.errors() == 0) return "";
+  std::string out = "static check (faultline check) of this image on this board found:\n";
+  for (const Diagnostic& d : r.diagnostics) {
+    if (d.severity == Diagnostic::Severity::kError) out += "  " + FormatDiagnostic(d);
+  }
+  return out;
+}
+
+std::string FormatCheckJson(const CheckResult& r) {
+  using nlohmann::json;
+  json j;
+  j["errors"] = r.errors();
+  j["warnings"] = r.warnings();
+  j["startup_layout"] = r.startup_layout;
+  j["map_file"] = r.map_file.empty() ? json(nullptr) : json(r.map_file);
+  json usage = json::array();
+  for (const RegionUsage& u : r.usage) {
+    usage.push_back({{"region", u.region}, {"base", u.base}, {"size", u.size}, {"used", u.used}});
+  }
+  j["usage"] = usage;
+  json copy = json::array(), zero = json::array();
+  for (const CopyTableEntry& e : r.copy_table) {
+    copy.push_back({{"source", e.source}, {"destination", e.destination}, {"words", e.words}});
+  }
+  for (const ZeroTableEntry& e : r.zero_table) zero.push_back({{"destination", e.destination}, {"words", e.words}});
+  j["copy_table"] = copy;
+  j["zero_table"] = zero;
+  j["stack"] = r.stack_size ? json{{"base", *r.stack_base}, {"size", *r.stack_size}} : json(nullptr);
+  j["heap"] = r.heap_size ? json{{"base", *r.heap_base}, {"size", *r.heap_size}} : json(nullptr);
+  json diags = json::array();
+  for (const Diagnostic& d : r.diagnostics) {
+    json dj = {{"severity", ToString(d.severity)}, {"rule", d.rule}, {"message", d.message}, {"fix", d.fix}};
+    dj["section"] = d.section.empty() ? json(nullptr) : json(d.section);
+    dj["address"] = d.section.empty() ? json(nullptr) : json(d.address);
+    dj["size"] = d.section.empty() ? json(nullptr) : json(d.size);
+    dj["load_address"] = d.load_address ? json(*d.load_address) : json(nullptr);
+    diags.push_back(dj);
+  }
+  j["diagnostics"] = diags;
+  return j.dump(2) + "\n";
 }
 
 std::string FormatBoardList(const std::vector<BoardSummary>& boards) {

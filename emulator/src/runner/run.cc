@@ -300,9 +300,11 @@ SessionOutput RunSession(const SessionInput& in) {
   };
   // Takes a synchronous fault as silicon would; false when the run ends here (the
   // option --stop-at-fault, or lockup), with res.fault set.
-  auto vector_fault = [&](Fault f, cpu::Core::FaultRequest req) -> bool {
+  // `pc`: the faulting instruction, when the stacked PC is past it (an imprecise fault).
+  auto vector_fault = [&](Fault f, cpu::Core::FaultRequest req,
+                          std::optional<uint32_t> faulting_pc = std::nullopt) -> bool {
     Registers before = core.ReadAll();
-    before.pc = req.return_address;
+    before.pc = faulting_pc.value_or(req.return_address);
     f.registers = before;
     if (in.options.stop_at_fault) {
       res.outcome = Outcome::kFault;
@@ -429,10 +431,16 @@ SessionOutput RunSession(const SessionInput& in) {
         } else {
           why = fmt::format("{} is not readable ({})", region->name, AccessString(region->access));
         }
+        // A store the board's write buffer accepted: the bus error comes back after the
+        // core has moved on, so the firmware sees IMPRECISERR without BFAR and a stacked
+        // PC past the store. faultline's own record stays precise: the store, its address.
+        const bool buffered = s.access == AccessType::kWrite && in.board.cpu_options.write_buffer;
         std::string detail =
-            s.access == AccessType::kFetch
-                ? "instruction fetch bus error (IBUSERR): " + why
-                : "precise data bus error (PRECISERR, BFAR valid): " + why;
+            s.access == AccessType::kFetch ? "instruction fetch bus error (IBUSERR): " + why
+            : buffered ? "imprecise data bus error (IMPRECISERR, BFAR not valid: the store went "
+                         "through the write buffer, so the firmware's handler sees a stacked PC "
+                         "after it; the faulting instruction is the one below): " + why
+                       : "precise data bus error (PRECISERR, BFAR valid): " + why;
         Fault f = fault("BusFault", detail);
         if (window >= 0 && !map.Enabled(window)) f.gate = map.gates()[*map.GateOf(window)].when.text;
         f.access = s.access;
@@ -445,15 +453,19 @@ SessionOutput RunSession(const SessionInput& in) {
         bool traced = false;
         for (uint64_t b : in.traces) traced = traced || (s.pc >= b && s.pc < b + kTraceWindow);
         if (s.imprecise_pc && !traced && in.allow_trace_requests) out.need_trace = s.pc;
+        // Imprecise: taken at the next instruction (silicon may run a few more first; the
+        // store itself never completes). Its base-register writeback, if any, is not done.
+        const uint32_t store_size = uint32_t(f.instruction.empty() ? 2 : f.instruction.size());
         if (out.need_trace ||
             !vector_fault(f, {.exception = cpu::kBusFault,
-                              .cfsr_bits = s.access == AccessType::kFetch
-                                               ? cpu::cfsr::kIbuserr
-                                               : cpu::cfsr::kPreciserr | cpu::cfsr::kBfarvalid,
-                              .bfar = s.access == AccessType::kFetch
+                              .cfsr_bits = s.access == AccessType::kFetch ? cpu::cfsr::kIbuserr
+                                           : buffered ? cpu::cfsr::kImpreciserr
+                                                      : cpu::cfsr::kPreciserr | cpu::cfsr::kBfarvalid,
+                              .bfar = s.access == AccessType::kFetch || buffered
                                           ? std::nullopt
                                           : std::optional<uint32_t>(uint32_t(s.address)),
-                              .return_address = s.pc})) {
+                              .return_address = buffered ? s.pc + store_size : s.pc},
+                          s.pc)) {
           res.fault = res.fault ? res.fault : f;
           finish();
           out.result.registers.pc = s.pc;

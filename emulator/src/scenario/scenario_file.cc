@@ -157,12 +157,17 @@ int ParseRegister(const Field& f) {
   f.Fail(fmt::format("unknown register '{}'", s), "use r0-r12, sp, lr or pc");
 }
 
-std::vector<uint8_t> ReadFile(const FileParser& p, const Field& f) {
-  fs::path file = p.dir / f.Scalar();
+// `file:` is relative to the scenario; `fixture_file:` to the fixtures directory, for a
+// file the fixtures' build produces (a model blob), as `firmware: {fixture: B/N}` is.
+std::vector<uint8_t> ReadFile(const FileParser& p, const Field& f, bool in_fixtures = false) {
+  fs::path file = (in_fixtures ? p.context.fixtures_dir : p.dir) / f.Scalar();
   std::ifstream in(file, std::ios::binary);
-  if (!in) {
+  if (!in || fs::is_directory(file)) {
     f.Fail(fmt::format("cannot open '{}' (looked at {})", f.Scalar(), file.string()),
-           "the path is relative to the scenario file");
+           in_fixtures ? "the path is relative to the fixtures directory: build the fixtures "
+                         "(cmake --build build), or point at them with --fixtures DIR or "
+                         "FAULTLINE_FIXTURES"
+                       : "the path is relative to the scenario file");
   }
   std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), {});
   if (bytes.empty()) f.Fail(fmt::format("'{}' is empty", f.Scalar()), "load a file with contents");
@@ -182,9 +187,15 @@ SetupStep ParseStep(const FileParser& p, const Field& f) {
   if (m.Has("value") && !m.Has("reg")) m.Get("value").Fail("value goes with reg", "write reg: r0 and value: 1");
   if (m.Has("load")) {
     Field lf = m.Get("load");
-    Mapping lm(lf, {"file", "address", "symbol", "offset"});
+    Mapping lm(lf, {"file", "fixture_file", "address", "symbol", "offset"});
     step.target = ParseLocation(lm, lf);
-    step.bytes = ReadFile(p, lm.Require("file"));
+    if (lm.Has("file") == lm.Has("fixture_file")) {
+      lf.Fail("load needs exactly one of file or fixture_file",
+              "write file: weights.bin (next to the scenario) or fixture_file: ml/model.bin (a "
+              "build output in the fixtures directory)");
+    }
+    step.bytes = lm.Has("file") ? ReadFile(p, lm.Get("file"))
+                                : ReadFile(p, lm.Get("fixture_file"), /*in_fixtures=*/true);
   } else if (m.Has("write")) {
     Field wf = m.Get("write");
     Mapping wm(wf, {"address", "symbol", "offset", "bytes", "u32"});

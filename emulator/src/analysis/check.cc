@@ -1,0 +1,625 @@
+// Static layout checks: sections against the board's regions, the startup copy/zero
+// tables decoded from the image's own bytes, the boot vector, stack and heap, and the
+// host's fixed-address contracts. Pure: no engine, no running.
+#include "faultline/check.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <nlohmann/json.hpp>
+
+#include "../scenario/glob.h"
+#include "faultline/error.h"
+#include "faultline/memory_map.h"
+
+namespace faultline {
+
+namespace {
+
+using Severity = Diagnostic::Severity;
+
+// A section with where it runs (VMA) and where its bytes are stored (LMA).
+struct Placed {
+  const Section* section;
+  std::optional<uint64_t> load;  // PROGBITS only
+};
+
+std::vector<Placed> PlaceSections(const Image& image) {
+  std::vector<Placed> out;
+  for (const Section& s : image.sections) {
+    if (!s.alloc || s.size == 0) continue;
+    Placed p{&s, std::nullopt};
+    if (!s.nobits) {
+      for (const Segment& seg : image.segments) {
+        if (s.address >= seg.run_address && s.address + s.size <= seg.run_address + seg.bytes.size()) {
+          p.load = seg.load_address + (s.address - seg.run_address);
+          break;
+        }
+      }
+    }
+    out.push_back(p);
+  }
+  return out;
+}
+
+// The image's bytes at a run address (tables live in flash, where run == load).
+std::optional<uint32_t> ImageWord(const Image& image, uint64_t addr) {
+  for (const Segment& seg : image.segments) {
+    if (addr >= seg.run_address && addr + 4 <= seg.run_address + seg.bytes.size()) {
+      const uint8_t* b = seg.bytes.data() + (addr - seg.run_address);
+      return uint32_t(b[0]) | uint32_t(b[1]) << 8 | uint32_t(b[2]) << 16 | uint32_t(b[3]) << 24;
+    }
+  }
+  return std::nullopt;
+}
+
+// The image's bytes at a load address: what a programmer writes there.
+std::optional<uint32_t> LoadedWord(const Image& image, uint64_t addr) {
+  for (const Segment& seg : image.segments) {
+    if (addr >= seg.load_address && addr + 4 <= seg.load_address + seg.bytes.size()) {
+      const uint8_t* b = seg.bytes.data() + (addr - seg.load_address);
+      return uint32_t(b[0]) | uint32_t(b[1]) << 8 | uint32_t(b[2]) << 16 | uint32_t(b[3]) << 24;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<uint64_t> Value(const Image& image, std::initializer_list<const char*> names) {
+  for (const char* n : names) {
+    auto it = image.values.find(n);
+    if (it != image.values.end()) return it->second;
+  }
+  return std::nullopt;
+}
+
+// "axi_sram" and ".._AXIRAM" name the same memory: compare lower-case letters and
+// digits with "sram" read as "ram".
+std::string Normalise(const std::string& s) {
+  std::string n;
+  for (char c : s) {
+    if (std::isalnum(static_cast<unsigned char>(c))) n += char(std::tolower(static_cast<unsigned char>(c)));
+  }
+  for (size_t at; (at = n.find("sram")) != std::string::npos;) n.replace(at, 4, "ram");
+  return n;
+}
+
+struct InputSection {
+  std::string name;
+  uint64_t address = 0, size = 0;
+};
+
+// Input sections from a GNU ld map file: after "Linker script and memory map", an input
+// section is a line starting with one space and its name, with address and size on
+// the same line or the next.
+std::vector<InputSection> ReadMapFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path, "cannot open linker map file", "pass the file the linker wrote with -Wl,-Map=FILE");
+  std::vector<InputSection> out;
+  std::string line, pending;
+  bool in_map = false;
+  auto parse_numbers = [](const std::string& text, uint64_t* addr, uint64_t* size) {
+    std::istringstream ss(text);
+    std::string a, b;
+    if (!(ss >> a >> b) || a.rfind("0x", 0) != 0 || b.rfind("0x", 0) != 0) return false;
+    *addr = std::stoull(a, nullptr, 16);
+    *size = std::stoull(b, nullptr, 16);
+    return true;
+  };
+  while (std::getline(in, line)) {
+    if (!in_map) {
+      in_map = line.rfind("Linker script and memory map", 0) == 0;
+      continue;
+    }
+    uint64_t addr = 0, size = 0;
+    if (!pending.empty()) {
+      if (parse_numbers(line, &addr, &size) && size > 0) out.push_back({pending, addr, size});
+      pending.clear();
+      continue;
+    }
+    if (line.size() > 2 && line[0] == ' ' && line[1] == '.') {
+      size_t end = line.find_first_of(" \t", 1);
+      std::string name = line.substr(1, end == std::string::npos ? std::string::npos : end - 1);
+      if (end == std::string::npos) {
+        pending = name;
+      } else if (parse_numbers(line.substr(end), &addr, &size) && size > 0) {
+        out.push_back({name, addr, size});
+      }
+    }
+  }
+  return out;
+}
+
+class Checker {
+ public:
+  Checker(const Board& board, const Image& image, const CheckOptions& options)
+      : board_(board), image_(image), options_(options), map_(board), placed_(PlaceSections(image)) {}
+
+  CheckResult Run() {
+    Usage();
+    Placement();
+    Overlaps();
+    StartupTables();
+    SectionNames();
+    Boot();
+    StackAndHeap();
+    Contracts();
+    std::stable_sort(result_.diagnostics.begin(), result_.diagnostics.end(),
+                     [](const Diagnostic& a, const Diagnostic& b) { return a.severity < b.severity; });
+    return result_;
+  }
+
+ private:
+  void Add(Severity sev, std::string rule, const Placed* p, std::string message, std::string fix) {
+    Diagnostic d;
+    d.severity = sev;
+    d.rule = std::move(rule);
+    if (p) {
+      d.section = p->section->name;
+      d.address = p->section->address;
+      d.size = p->section->size;
+      d.load_address = p->load;
+    }
+    d.message = std::move(message);
+    d.fix = std::move(fix);
+    result_.diagnostics.push_back(std::move(d));
+  }
+
+  const Region* Window(uint64_t addr, uint64_t size) const {
+    int w = map_.FindRange(addr, std::max<uint64_t>(size, 1));
+    return w < 0 ? nullptr : &map_.regions()[w];
+  }
+
+  bool InRam(const Region& r) const { return !IsNonVolatile(r.kind) && r.kind != RegionKind::kPeripheral; }
+  bool FlashLoaded() const { return board_.boot.load_mode == LoadMode::kFlash; }
+
+  static std::string Span(uint64_t a, uint64_t size) {
+    return fmt::format("0x{:08x}-0x{:08x}", a, a + std::max<uint64_t>(size, 1) - 1);
+  }
+
+  void Usage() {
+    for (const Region& r : board_.regions) result_.usage.push_back({r.name, r.base, r.size, 0});
+    auto count = [&](uint64_t addr, uint64_t size) {
+      int w = map_.Find(addr);
+      if (w < 0) return;
+      const std::string& name = map_.BackingName(w);
+      for (RegionUsage& u : result_.usage) {
+        if (u.region == name) u.used += size;
+      }
+    };
+    for (const Placed& p : placed_) {
+      count(p.section->address, p.section->size);
+      if (p.load && *p.load != p.section->address) count(*p.load, p.section->size);
+    }
+  }
+
+  void Placement() {
+    for (const Placed& p : placed_) {
+      const Section& s = *p.section;
+      const Region* r = Window(s.address, s.size);
+      if (r == nullptr) {
+        int start = map_.Find(s.address);
+        auto [below, above] = map_.Neighbours(s.address);
+        std::string near = start >= 0 ? fmt::format("it starts in {} but runs past its end", map_.regions()[start].name)
+                                      : fmt::format("nearest: {} below, {} above",
+                                                    below >= 0 ? map_.regions()[below].name : "none",
+                                                    above >= 0 ? map_.regions()[above].name : "none");
+        Add(Severity::kError, "placement", &p,
+            fmt::format("{} ({}) lies in no region of board '{}'; {}", s.name, Span(s.address, s.size), board_.name, near),
+            "place it in a region the board has (compare the linker script's MEMORY block with `faultline board show`)");
+        continue;
+      }
+      if (s.exec && !r->access.execute) {
+        Add(Severity::kError, "placement", &p,
+            fmt::format("code section {} runs from {}, which is not executable ({})", s.name, r->name,
+                        AccessString(r->access)),
+            "place code in executable memory");
+      }
+      // ld marks sections built from LONG() statements writable (the startup tables),
+      // so this is a warning: only a write to them at run time faults.
+      bool table = s.name.find("table") != std::string::npos;
+      if (s.write && !table && (!r->access.write || IsNonVolatile(r->kind))) {
+        Add(Severity::kWarning, "placement", &p,
+            fmt::format("writable section {} runs from {} ({}, {}): a write to it faults at run time", s.name, r->name,
+                        ToString(r->kind), AccessString(r->access)),
+            "place writable data in RAM (`> RAM AT > FLASH` for initialised data), or mark the output section "
+            "(READONLY)");
+      }
+      if (p.load && *p.load != s.address && !Window(*p.load, s.size)) {
+        Add(Severity::kError, "placement", &p,
+            fmt::format("the load image of {} ({}) lies in no region", s.name, Span(*p.load, s.size)),
+            "give it a load address (AT >) in the board's flash");
+      }
+    }
+  }
+
+  void Overlaps() {
+    std::vector<const Placed*> v;
+    for (const Placed& p : placed_) v.push_back(&p);
+    std::sort(v.begin(), v.end(), [](const Placed* a, const Placed* b) { return a->section->address < b->section->address; });
+    for (size_t i = 1; i < v.size(); ++i) {
+      const Section& a = *v[i - 1]->section;
+      const Section& b = *v[i]->section;
+      if (b.address < a.address + a.size) {
+        Add(Severity::kError, "overlap", v[i],
+            fmt::format("{} ({}) overlaps {} ({})", b.name, Span(b.address, b.size), a.name, Span(a.address, a.size)),
+            "fix the linker script so that output sections do not share addresses");
+      }
+    }
+  }
+
+  void StartupTables() {
+    auto copy_start = Value(image_, {"__copy_table_start__"}), copy_end = Value(image_, {"__copy_table_end__"});
+    auto zero_start = Value(image_, {"__zero_table_start__"}), zero_end = Value(image_, {"__zero_table_end__"});
+    if (copy_start && copy_end) {
+      result_.startup_layout = "CMSIS __copy_table_start__/__zero_table_start__";
+      for (uint64_t a = *copy_start; a + 12 <= *copy_end; a += 12) {
+        auto src = ImageWord(image_, a), dst = ImageWord(image_, a + 4), n = ImageWord(image_, a + 8);
+        if (!src || !dst || !n) break;
+        result_.copy_table.push_back({*src, *dst, *n});
+      }
+      if (zero_start && zero_end) {
+        for (uint64_t a = *zero_start; a + 8 <= *zero_end; a += 8) {
+          auto dst = ImageWord(image_, a), n = ImageWord(image_, a + 4);
+          if (!dst || !n) break;
+          result_.zero_table.push_back({*dst, *n});
+        }
+      }
+    } else {
+      // Single-region startup code (STM32Cube, older CMSIS): one copy, one zero loop.
+      auto sidata = Value(image_, {"_sidata", "__etext"}), sdata = Value(image_, {"_sdata", "__data_start__"}),
+           edata = Value(image_, {"_edata", "__data_end__"});
+      auto sbss = Value(image_, {"_sbss", "__bss_start__"}), ebss = Value(image_, {"_ebss", "__bss_end__"});
+      if (sidata && sdata && edata) {
+        result_.startup_layout = "single region (_sidata/_sdata/_edata or __etext/__data_start__/__data_end__)";
+        result_.copy_table.push_back({*sidata, *sdata, (*edata - *sdata) / 4});
+      }
+      if (sbss && ebss) result_.zero_table.push_back({*sbss, (*ebss - *sbss) / 4});
+      if (result_.startup_layout.empty()) result_.startup_layout = "none found";
+    }
+
+    // Every entry must point into the board's memory, and entries must not overlap.
+    for (const CopyTableEntry& e : result_.copy_table) {
+      if (e.words == 0) continue;
+      if (!Window(e.source, e.words * 4) || !Window(e.destination, e.words * 4)) {
+        Add(Severity::kError, "copy-table", nullptr,
+            fmt::format("copy-table entry {} -> {} ({} words) points outside the board's regions",
+                        Span(e.source, e.words * 4), Span(e.destination, e.words * 4), e.words),
+            "check the copy table's LONG(...) lines against the board's memory map");
+      }
+    }
+    for (const ZeroTableEntry& e : result_.zero_table) {
+      if (e.words != 0 && !Window(e.destination, e.words * 4)) {
+        Add(Severity::kError, "zero-table", nullptr,
+            fmt::format("zero-table entry {} ({} words) points outside the board's regions",
+                        Span(e.destination, e.words * 4), e.words),
+            "check the zero table's LONG(...) lines against the board's memory map");
+      }
+    }
+    std::vector<std::pair<uint64_t, uint64_t>> dst;
+    for (const auto& e : result_.copy_table) if (e.words) dst.push_back({e.destination, e.words * 4});
+    for (const auto& e : result_.zero_table) if (e.words) dst.push_back({e.destination, e.words * 4});
+    std::sort(dst.begin(), dst.end());
+    for (size_t i = 1; i < dst.size(); ++i) {
+      if (dst[i].first < dst[i - 1].first + dst[i - 1].second) {
+        Add(Severity::kError, "copy-table", nullptr,
+            fmt::format("startup table entries overlap: {} and {}", Span(dst[i - 1].first, dst[i - 1].second),
+                        Span(dst[i].first, dst[i].second)),
+            "each byte of RAM should be copied or zeroed once");
+      }
+    }
+
+    for (const Placed& p : placed_) {
+      const Section& s = *p.section;
+      const Region* r = Window(s.address, s.size);
+      if (r == nullptr || !InRam(*r)) continue;
+      if (!s.nobits) CheckCopied(p, *r);
+      else CheckZeroed(p, *r);
+    }
+  }
+
+  void CheckCopied(const Placed& p, const Region& r) {
+    const Section& s = *p.section;
+    // RAM-boot boards (remoteproc, a boot ROM copying the image) load RAM themselves.
+    if (!FlashLoaded()) return;
+    bool got = s.name == ".got" || s.name == ".got.plt";
+    std::string fix = got ? "add `*(.got) *(.got.plt)` to the data section the copy table already copies "
+                            "(e.g. after KEEP(*(.jcr*)) in .data.at_dtcm), so startup copies the GOT to RAM"
+                          : fmt::format("give {0} a load address in non-volatile memory (`> RAM AT > FLASH` in the "
+                                        "linker script) and a copy-table entry LONG(LOADADDR({0})) LONG(ADDR({0})) "
+                                        "LONG(SIZEOF({0})/4)",
+                                        s.name);
+    const Region* load = p.load ? Window(*p.load, s.size) : nullptr;
+    if (!p.load || *p.load == s.address || load == nullptr || !IsNonVolatile(load->kind)) {
+      Add(Severity::kError, "copy-table", &p,
+          fmt::format("{} ({} bytes) runs from {} at 0x{:08x} but has no load image in non-volatile memory{}: a "
+                      "flash programmer never writes it, so it holds {}'s reset contents at boot",
+                      s.name, s.size, r.name, s.address,
+                      p.load ? fmt::format(" (its load address 0x{:08x} is in {})", *p.load,
+                                           load ? load->name : "no region")
+                             : "",
+                      r.name),
+          fix);
+      return;
+    }
+    for (const CopyTableEntry& e : result_.copy_table) {
+      uint64_t end = e.destination + e.words * 4;
+      if (s.address >= e.destination && s.address + s.size <= end) {
+        uint64_t expect = e.source + (s.address - e.destination);
+        if (expect != *p.load) {
+          Add(Severity::kError, "copy-table", &p,
+              fmt::format("{} is copied from 0x{:08x}, but its load image is at 0x{:08x}", s.name, expect, *p.load),
+              "make the entry's source LOADADDR of the section it copies");
+        }
+        return;
+      }
+    }
+    Add(Severity::kError, "copy-table", &p,
+        fmt::format("{} ({} bytes) runs from {} at 0x{:08x} with its load image at 0x{:08x} in {}, but no copy-table "
+                    "entry copies it: at run time it holds {}'s reset contents{}",
+                    s.name, s.size, r.name, s.address, *p.load, load->name, r.name,
+                    got ? " and every access through the GOT (PIC code, C++ virtual calls) reads a bad address" : ""),
+        fix);
+  }
+
+  void CheckZeroed(const Placed& p, const Region& r) {
+    const Section& s = *p.section;
+    static const std::vector<std::string> kUninitialised = {"*noinit*", ".heap*", ".stack*", "*.heap", "*.stack"};
+    for (const auto& list : {kUninitialised, options_.uninitialised}) {
+      for (const std::string& g : list) {
+        if (fnmatch(g.c_str(), s.name.c_str(), 0) == 0) return;
+      }
+    }
+    for (const ZeroTableEntry& e : result_.zero_table) {
+      if (s.address >= e.destination && s.address + s.size <= e.destination + e.words * 4) return;
+    }
+    Add(Severity::kWarning, "zero-table", &p,
+        fmt::format("{} ({} bytes at 0x{:08x} in {}) is not in the zero table: it starts with {}'s reset contents, "
+                    "not zeros",
+                    s.name, s.size, s.address, r.name, r.name),
+        fmt::format("add LONG(ADDR({0})) LONG(SIZEOF({0})/4) to .zero.table (or pass --uninitialised '{0}' if it is "
+                    "meant to stay uninitialised)",
+                    s.name));
+  }
+
+  // "add `*(.bss.at_sram0.*)` to the output section placed in sram0".
+  static std::string Wildcard(const std::string& name, const std::string& region) {
+    size_t dot = name.rfind('.');
+    std::string pattern = dot != std::string::npos && dot > 0 && Normalise(name.substr(0, dot)).find(Normalise(region)) != std::string::npos
+                              ? name.substr(0, dot) + ".*"
+                              : name;
+    return fmt::format("the linker script's input patterns did not catch it: add `*({})` to the output section "
+                       "placed in {}",
+                       pattern, region);
+  }
+
+  void SectionNames() {
+    std::vector<Placed> named = placed_;
+    std::vector<Section> inputs;  // owned here: Placed points at them
+    if (options_.map_file) {
+      result_.map_file = *options_.map_file;
+      for (const InputSection& is : ReadMapFile(*options_.map_file)) {
+        Section sec;
+        sec.name = is.name;
+        sec.address = is.address;
+        sec.size = is.size;
+        inputs.push_back(sec);
+      }
+      for (const Section& sec : inputs) named.push_back({&sec, std::nullopt});
+    }
+    std::set<std::string> reported;
+    for (const Placed& p : named) {
+      const Section& s = *p.section;
+      int w = map_.Find(s.address);
+      if (w < 0 || reported.count(s.name)) continue;
+      std::string actual = Normalise(map_.BackingName(w));
+      std::vector<std::string> tokens;
+      std::string cur;
+      for (char c : s.name + ".") {
+        if (c == '.' || c == '_') {
+          if (!cur.empty()) tokens.push_back(Normalise(cur));
+          cur.clear();
+        } else {
+          cur += c;
+        }
+      }
+      std::optional<std::string> hinted;
+      bool matches_actual = false;
+      for (const std::string& t : tokens) {
+        for (const Region& r : board_.regions) {
+          std::string n = Normalise(r.name);
+          bool hit = n.size() >= 3 && (t == n || (n.size() >= 4 && t.rfind(n, 0) == 0));
+          if (!hit) continue;
+          if (n == actual) matches_actual = true;
+          else if (!hinted) hinted = r.name;
+        }
+      }
+      if (hinted && !matches_actual) {
+        reported.insert(s.name);
+        Add(Severity::kWarning, "section-name", &p,
+            fmt::format("{} is named for {} but lies in {} (0x{:08x})", s.name, *hinted, map_.BackingName(w), s.address),
+            Wildcard(s.name, *hinted));
+      }
+    }
+  }
+
+  void Boot() {
+    const uint64_t vtor = board_.boot.vector_table;
+    auto sp = LoadedWord(image_, vtor), reset = LoadedWord(image_, vtor + 4);
+    std::string vectors;
+    uint64_t vectors_at = 0;
+    for (const Placed& p : placed_) {
+      const std::string& n = p.section->name;
+      if (n == ".vectors" || n == ".isr_vector" || n.find("vector") != std::string::npos) {
+        vectors = n;
+        vectors_at = p.load.value_or(p.section->address);
+        break;
+      }
+    }
+    if (!sp || !reset) {
+      Add(Severity::kError, "boot", nullptr,
+          fmt::format("nothing in the image is loaded at the board's boot address 0x{:08x}{}: the core would reset "
+                      "from blank memory",
+                      vtor, vectors.empty() ? "" : fmt::format(" (the image's {} is at 0x{:08x})", vectors, vectors_at)),
+          "link the image for the address the boot ROM or boot config starts it from (the vector table first)");
+    } else {
+      const Region* ram = *sp >= 4 ? Window(*sp - 4, 4) : nullptr;
+      if (ram == nullptr || !ram->access.write || IsNonVolatile(ram->kind)) {
+        Add(Severity::kError, "boot", nullptr,
+            fmt::format("initial stack pointer 0x{:08x} (vector table word 0) is not at or inside writable RAM", *sp),
+            "point __StackTop/_estack at the end of a RAM region");
+      } else if (*sp % 8 != 0) {
+        Add(Severity::kError, "boot", nullptr,
+            fmt::format("initial stack pointer 0x{:08x} is not 8-byte aligned (AAPCS)", *sp), "align __StackTop to 8");
+      }
+      const Region* code = Window(*reset & ~1u, 2);
+      if ((*reset & 1) == 0) {
+        Add(Severity::kError, "boot", nullptr,
+            fmt::format("reset vector 0x{:08x} has no Thumb bit: the core takes a HardFault at reset", *reset),
+            "the reset vector must be a Thumb function address (bit 0 set)");
+      } else if (code == nullptr || !code->access.execute) {
+        Add(Severity::kError, "boot", nullptr,
+            fmt::format("reset vector 0x{:08x} does not point into executable memory", *reset),
+            "point the vector table's word 1 at Reset_Handler in executable memory");
+      }
+    }
+    if (options_.boot_config) BootConfig(vectors_at);
+  }
+
+  void BootConfig(uint64_t vectors_at) {
+    const std::string& path = *options_.boot_config;
+    std::ifstream in(path);
+    if (!in) throw InputError(path, "cannot open boot config", "pass the SE-tools JSON, e.g. .alif/M55_HP_cfg.json");
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::exception& e) {
+      throw InputError(path, std::string("not valid JSON: ") + e.what(), "fix the JSON syntax");
+    }
+    // Alif SE-tools: {"USER_APP": {"mramAddress": "0x80000000", "cpu_id": "M55_HP", ...}}
+    std::optional<uint64_t> mram;
+    std::string owner, cpu_id;
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (!it->is_object() || !it->contains("mramAddress")) continue;
+      const auto& v = (*it)["mramAddress"];
+      try {
+        mram = v.is_string() ? std::stoull(v.get<std::string>(), nullptr, 0) : v.get<uint64_t>();
+      } catch (const std::exception&) {
+        throw InputError(path, fmt::format("{}.mramAddress is not an address", it.key()), "write e.g. \"0x80000000\"");
+      }
+      owner = it.key();
+      if (it->contains("cpu_id") && (*it)["cpu_id"].is_string()) cpu_id = (*it)["cpu_id"];
+      break;
+    }
+    if (!mram) throw InputError(path, "no entry with an mramAddress", "the SE-tools config names the image's MRAM address");
+    if (*mram != vectors_at) {
+      Add(Severity::kError, "boot", nullptr,
+          fmt::format("{} writes the image at 0x{:08x} ({}.mramAddress), but it is linked to start at 0x{:08x}: the "
+                      "vector table and every absolute address in it are off by 0x{:x}",
+                      path, *mram, owner, vectors_at, *mram > vectors_at ? *mram - vectors_at : vectors_at - *mram),
+          "make mramAddress and the linker script's MRAM origin (APP_MRAM_HP_BASE in app_mem_regions.h) agree");
+    }
+    bool hp_board = board_.name.find("-hp") != std::string::npos, he_board = board_.name.find("-he") != std::string::npos;
+    if (!cpu_id.empty() && ((hp_board && cpu_id != "M55_HP") || (he_board && cpu_id != "M55_HE"))) {
+      Add(Severity::kError, "boot", nullptr,
+          fmt::format("{} boots the image on {} ({}.cpu_id), but board '{}' is the other core", path, cpu_id, owner,
+                      board_.name),
+          "set cpu_id to the core the image is built for");
+    }
+  }
+
+  void StackAndHeap() {
+    auto top = Value(image_, {"__StackTop", "_estack"});
+    auto limit = Value(image_, {"__StackLimit"});
+    auto min_stack = Value(image_, {"_Min_Stack_Size", "__STACK_SIZE", "__stack_size__"});
+    if (top && !limit && min_stack) limit = *top - *min_stack;
+    auto heap_base = Value(image_, {"__HeapBase", "__heap_start__", "_end", "end"});
+    auto heap_limit = Value(image_, {"__HeapLimit", "__heap_end__"});
+    auto min_heap = Value(image_, {"_Min_Heap_Size", "__HEAP_SIZE", "__heap_size__"});
+    if (heap_base && !heap_limit && min_heap) heap_limit = *heap_base + *min_heap;
+    auto check_range = [&](const char* what, uint64_t lo, uint64_t hi) {
+      if (hi <= lo) return;
+      const Region* r = Window(lo, hi - lo);
+      if (r == nullptr || !r->access.write) {
+        Add(Severity::kError, "stack", nullptr,
+            fmt::format("the {} ({}) is not inside one writable region", what, Span(lo, hi - lo)),
+            "place it in RAM in the linker script");
+        return;
+      }
+      for (const Placed& p : placed_) {
+        const Section& s = *p.section;
+        std::string n = s.name;
+        if (n.find("stack") != std::string::npos || n.find("heap") != std::string::npos) continue;
+        if (s.address < hi && lo < s.address + s.size) {
+          Add(Severity::kError, "stack", &p,
+              fmt::format("the {} ({}) overlaps {} ({})", what, Span(lo, hi - lo), s.name, Span(s.address, s.size)),
+              "give the stack and heap their own space after the data sections");
+        }
+      }
+    };
+    if (top && limit) {
+      result_.stack_base = *limit;
+      result_.stack_size = *top - *limit;
+      check_range("stack", *limit, *top);
+    }
+    if (heap_base && heap_limit) {
+      result_.heap_base = *heap_base;
+      result_.heap_size = *heap_limit - *heap_base;
+      check_range("heap", *heap_base, *heap_limit);
+    }
+  }
+
+  void Contracts() {
+    for (const HostContract& c : board_.contracts) {
+      auto v = Value(image_, {c.symbol.c_str()});
+      if (!v) {
+        Add(Severity::kError, "host-contract", nullptr,
+            fmt::format("the board's host expects symbol {} at 0x{:08x} ({}), but the image does not define it",
+                        c.symbol, c.address, c.description.empty() ? c.where : c.description),
+            "define it, placed at that address by the linker script");
+      } else if (*v != c.address) {
+        Add(Severity::kError, "host-contract", nullptr,
+            fmt::format("{} is at 0x{:08x}, but the host expects it at 0x{:08x} ({})", c.symbol, *v, c.address,
+                        c.description.empty() ? c.where : c.description),
+            "place it at the address the host reads, with its own section in the linker script");
+      }
+    }
+  }
+
+  const Board& board_;
+  const Image& image_;
+  const CheckOptions& options_;
+  MemoryMap map_;
+  std::vector<Placed> placed_;
+  CheckResult result_;
+};
+
+}  // namespace
+
+std::string ToString(Diagnostic::Severity s) {
+  switch (s) {
+    case Diagnostic::Severity::kError: return "error";
+    case Diagnostic::Severity::kWarning: return "warning";
+    case Diagnostic::Severity::kNote: return "note";
+  }
+  return "?";
+}
+
+size_t CheckResult::errors() const {
+  return size_t(std::count_if(diagnostics.begin(), diagnostics.end(),
+                              [](const Diagnostic& d) { return d.severity == Diagnostic::Severity::kError; }));
+}
+
+size_t CheckResult::warnings() const {
+  return size_t(std::count_if(diagnostics.begin(), diagnostics.end(),
+                              [](const Diagnostic& d) { return d.severity == Diagnostic::Severity::kWarning; }));
+}
+
+CheckResult Check(const Board& board, const Image& image, const CheckOptions& options) {
+  return Checker(board, image, options).Run();
+}
+
+}  // namespace faultline

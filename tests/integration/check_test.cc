@@ -1,0 +1,153 @@
+// faultline check through the CLI: each rule fires on the fixture variant that breaks it
+// and stays quiet on the fixed one.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli.h"
+
+namespace faultline::testing {
+namespace {
+
+using nlohmann::json;
+
+struct CheckRun {
+  Completed cli;
+  json report;
+};
+
+CheckRun RunCheck(const std::string& board, const std::string& fixture_board, const std::string& fixture,
+                  std::vector<std::string> extra = {}) {
+  auto path = std::filesystem::temp_directory_path() /
+              ("faultline-check-" + fixture + "-" + std::to_string(getpid()) + ".json");
+  std::vector<std::string> args = {"check", "--board", board, "--json", path.string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  args.push_back(Fixture(fixture_board, fixture).string());
+  CheckRun r;
+  r.cli = RunCli(args);
+  if (std::filesystem::exists(path)) r.report = json::parse(Slurp(path));
+  std::filesystem::remove(path);
+  return r;
+}
+
+std::vector<json> Diagnostics(const json& report, const std::string& rule) {
+  std::vector<json> out;
+  for (const json& d : report["diagnostics"]) {
+    if (d["rule"] == rule) out.push_back(d);
+  }
+  return out;
+}
+
+std::string Data(const std::string& rel) { return (std::filesystem::path(FAULTLINE_TEST_DATA_DIR) / rel).string(); }
+
+TEST(Check, FixedLayoutIsClean) {
+  REQUIRE_FIXTURES();
+  CheckRun r = RunCheck("alif-e8-hp", "alif-e8-hp", "check_ok");
+  EXPECT_EQ(r.cli.status, 0) << r.cli.out;
+  EXPECT_EQ(r.report["errors"], 0);
+  EXPECT_EQ(r.report["warnings"], 0) << r.report["diagnostics"].dump(2);
+  // The tables as the startup code will walk them.
+  ASSERT_EQ(r.report["copy_table"].size(), 1u);
+  EXPECT_EQ(r.report["copy_table"][0]["destination"], 0x20000000u);
+  EXPECT_EQ(r.report["zero_table"].size(), 3u);
+  EXPECT_EQ(r.report["stack"]["size"], 0x2000);
+  EXPECT_EQ(r.report["heap"]["size"], 0x4000);
+}
+
+TEST(Check, GotThatNoCopyEntryCopiesIsAnErrorWithTheFix) {
+  REQUIRE_FIXTURES();
+  CheckRun r = RunCheck("alif-e8-hp", "alif-e8-hp", "check_got_not_copied");
+  EXPECT_EQ(r.cli.status, 1);
+  auto d = Diagnostics(r.report, "copy-table");
+  ASSERT_EQ(d.size(), 1u) << r.report.dump(2);
+  EXPECT_EQ(d[0]["severity"], "error");
+  EXPECT_EQ(d[0]["section"], ".got");
+  EXPECT_GE(d[0]["address"].get<uint64_t>(), 0x20000000u);  // runs from DTCM
+  EXPECT_GE(d[0]["load_address"].get<uint64_t>(), 0x80000000u);  // stored in MRAM
+  EXPECT_NE(d[0]["fix"].get<std::string>().find("*(.got) *(.got.plt)"), std::string::npos);
+}
+
+TEST(Check, DataWithItsLoadImageInRamIsAnErrorOnAFlashLoadedBoard) {
+  REQUIRE_FIXTURES();
+  CheckRun r = RunCheck("mps2-an505", "mps2-an505", "data_not_in_flash");
+  EXPECT_EQ(r.cli.status, 1);
+  auto d = Diagnostics(r.report, "copy-table");
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0]["section"], ".data");
+  EXPECT_NE(d[0]["message"].get<std::string>().find("no load image in non-volatile memory"), std::string::npos);
+  // The correctly linked sibling is clean.
+  EXPECT_EQ(RunCheck("mps2-an505", "mps2-an505", "checksum").cli.status, 0);
+}
+
+TEST(Check, PoolMissingFromTheZeroTableIsAWarning) {
+  REQUIRE_FIXTURES();
+  CheckRun r = RunCheck("alif-e8-hp", "alif-e8-hp", "check_sram1_not_zeroed");
+  EXPECT_EQ(r.cli.status, 0) << "warnings do not fail the check";
+  auto d = Diagnostics(r.report, "zero-table");
+  ASSERT_EQ(d.size(), 1u) << r.report.dump(2);
+  EXPECT_EQ(d[0]["severity"], "warning");
+  EXPECT_EQ(d[0]["section"], ".bss.at_sram1");
+  // Declaring it uninitialised silences it.
+  CheckRun quiet = RunCheck("alif-e8-hp", "alif-e8-hp", "check_sram1_not_zeroed", {"--uninitialised", ".bss.at_sram1"});
+  EXPECT_TRUE(Diagnostics(quiet.report, "zero-table").empty());
+}
+
+TEST(Check, PoolThatAPatternMissedIsFoundThroughTheMapFile) {
+  REQUIRE_FIXTURES();
+  CheckRun r = RunCheck("alif-e8-hp", "alif-e8-hp", "check_pool_misplaced");
+  auto d = Diagnostics(r.report, "section-name");
+  ASSERT_EQ(d.size(), 1u) << r.report.dump(2);
+  EXPECT_EQ(d[0]["section"], ".bss.at_sram0.method_pool");
+  EXPECT_GE(d[0]["address"].get<uint64_t>(), 0x20000000u);  // landed in DTCM
+  EXPECT_NE(d[0]["fix"].get<std::string>().find("*(.bss.at_sram0.*)"), std::string::npos);
+  EXPECT_NE(r.report["map_file"].get<std::string>().find("check_pool_misplaced.map"), std::string::npos);
+}
+
+TEST(Check, ImageLinkedForAnotherMramSlot) {
+  REQUIRE_FIXTURES();
+  CheckRun r = RunCheck("alif-e8-hp", "alif-e8-hp", "check_linked_at_slot",
+                        {"--boot-config", Data("check/M55_HP_cfg.json")});
+  EXPECT_EQ(r.cli.status, 1);
+  auto d = Diagnostics(r.report, "boot");
+  ASSERT_EQ(d.size(), 2u) << r.report.dump(2);
+  std::string both = d[0]["message"].get<std::string>() + d[1]["message"].get<std::string>();
+  EXPECT_NE(both.find("boot address 0x80000000"), std::string::npos) << both;
+  EXPECT_NE(both.find("mramAddress"), std::string::npos) << both;
+  EXPECT_NE(both.find("0x80200000"), std::string::npos) << both;
+  // The image linked for 0x80000000 agrees with the same boot config.
+  EXPECT_EQ(RunCheck("alif-e8-hp", "alif-e8-hp", "check_ok", {"--boot-config", Data("check/M55_HP_cfg.json")}).cli.status, 0);
+}
+
+TEST(Check, HostContractsAreCheckedAgainstSymbolAddresses) {
+  REQUIRE_FIXTURES();
+  CheckRun r = RunCheck(Data("boards/alif_with_contract.yaml"), "alif-e8-hp", "check_ok");
+  auto d = Diagnostics(r.report, "host-contract");
+  ASSERT_EQ(d.size(), 1u) << r.report.dump(2);  // output_header is where the host expects it
+  EXPECT_NE(d[0]["message"].get<std::string>().find("mailbox"), std::string::npos);
+}
+
+TEST(Check, BadInputExitsTwo) {
+  REQUIRE_FIXTURES();
+  Completed notelf = RunCli({"check", "--board", "alif-e8-hp", Data("check/M55_HP_cfg.json")});
+  EXPECT_EQ(notelf.status, 2);
+  EXPECT_NE(notelf.err.find("not an ELF"), std::string::npos);
+  Completed badjson = RunCli({"check", "--board", "alif-e8-hp", "--boot-config", Data("check/broken.json"),
+                              Fixture("alif-e8-hp", "check_ok").string()});
+  EXPECT_EQ(badjson.status, 2);
+  EXPECT_NE(badjson.err.find("broken.json"), std::string::npos);
+  EXPECT_NE(badjson.err.find("not valid JSON"), std::string::npos);
+}
+
+TEST(Check, AFailedRunPrintsTheStaticErrorsThatExplainIt) {
+  REQUIRE_FIXTURES();
+  Completed c = RunCli({"run", "--board", "alif-e8-hp", Fixture("alif-e8-hp", "check_got_not_copied").string()});
+  EXPECT_EQ(c.status, 3) << c.out;  // the GOT holds DTCM's random reset contents
+  EXPECT_NE(c.out.find("static check (faultline check)"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("error: copy-table: .got"), std::string::npos) << c.out;
+  Completed ok = RunCli({"run", "--board", "alif-e8-hp", Fixture("alif-e8-hp", "check_ok").string()});
+  EXPECT_EQ(ok.status, 0) << ok.out;
+  EXPECT_EQ(ok.out.find("static check"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace faultline::testing
