@@ -212,7 +212,7 @@ TEST(BoardNumbers, ParseBoardNamesTheOriginInErrors) {
 TEST(BoardFile, UnknownTopLevelKeyIsNamedWithTheAllowedKeys) {
   const std::string f = "bad_unknown_key.yaml";
   ExpectBoardError(f, LineOf(DataBoard(f), "colour:"), {"unknown key 'colour'"},
-                   "the keys allowed here are: name, description, uses, cpu, boot, regions, aliases, peripherals, gates, contracts");
+                   "the keys allowed here are: name, description, uses, cpu, cpu_options, boot, regions, aliases, peripherals, gates, contracts");
 }
 
 TEST(BoardFile, UnknownRegionKeyIsNamedWithTheRegionKeys) {
