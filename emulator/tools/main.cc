@@ -68,7 +68,10 @@ int main(int argc, char** argv) {
   run->add_option("--board,-b", board_arg, "Board name (see `faultline boards`) or board .yaml file")
       ->required();
   run->add_option("firmware", firmware, "Firmware ELF")->required()->check(CLI::ExistingFile);
-  run->add_option("--load", loads, "Place FILE at ADDRESS before reset (FILE@ADDRESS); repeatable");
+  // One FILE@ADDRESS per --load, so that `--load w.raw@0x70000000 app.elf` leaves app.elf
+  // to the positional argument.
+  run->add_option("--load", loads, "Place FILE at ADDRESS before reset (FILE@ADDRESS); repeatable")
+      ->allow_extra_args(false);
   run->add_option("--load-mode", load_mode,
                   "flash: program only non-volatile memory (default for most boards); "
                   "debugger: write every segment, as gdb load does")

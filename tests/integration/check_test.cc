@@ -11,23 +11,13 @@ namespace {
 
 using nlohmann::json;
 
-struct CheckRun {
-  Completed cli;
-  json report;
-};
+using CheckRun = JsonCompleted;
 
 CheckRun RunCheck(const std::string& board, const std::string& fixture_board, const std::string& fixture,
                   std::vector<std::string> extra = {}) {
-  auto path = std::filesystem::temp_directory_path() /
-              ("faultline-check-" + fixture + "-" + std::to_string(getpid()) + ".json");
-  std::vector<std::string> args = {"check", "--board", board, "--json", path.string()};
+  std::vector<std::string> args = {"check", "--board", board, Fixture(fixture_board, fixture).string()};
   args.insert(args.end(), extra.begin(), extra.end());
-  args.push_back(Fixture(fixture_board, fixture).string());
-  CheckRun r;
-  r.cli = RunCli(args);
-  if (std::filesystem::exists(path)) r.report = json::parse(Slurp(path));
-  std::filesystem::remove(path);
-  return r;
+  return RunCliJson(args);
 }
 
 std::vector<json> Diagnostics(const json& report, const std::string& rule) {

@@ -14,29 +14,13 @@ namespace {
 
 using nlohmann::json;
 
-struct JsonRun {
-  Completed cli;
-  json report;
-};
-
-JsonRun RunJson(std::vector<std::string> args) {
-  auto path = std::filesystem::temp_directory_path() /
-              ("faultline-report-" + std::to_string(getpid()) + ".json");
-  std::filesystem::remove(path);
-  args.push_back("--json");
-  args.push_back(path.string());
-  JsonRun r;
-  r.cli = RunCli(args);
-  if (std::filesystem::exists(path)) r.report = json::parse(Slurp(path));
-  std::filesystem::remove(path);
-  return r;
-}
+using JsonRun = JsonCompleted;
 
 JsonRun RunFixture(const std::string& board, const std::string& name,
                    std::vector<std::string> extra = {}) {
   std::vector<std::string> args = {"run", "--board", board, Fixture(board, name).string()};
   args.insert(args.end(), extra.begin(), extra.end());
-  return RunJson(args);
+  return RunCliJson(args);
 }
 
 // Address of a symbol in a fixture, read with the toolchain's nm (Thumb bit cleared).

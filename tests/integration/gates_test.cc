@@ -16,14 +16,12 @@ std::string GatedBoard() {
 }
 
 json RunGated(const std::string& fixture, std::vector<std::string> extra, Completed* cli) {
-  auto path = std::filesystem::temp_directory_path() / ("faultline-gates-" + std::to_string(getpid()) + ".json");
-  std::vector<std::string> args = {"run", "--board", GatedBoard(), "--json", path.string()};
+  std::vector<std::string> args = {"run", "--board", GatedBoard()};
   args.insert(args.end(), extra.begin(), extra.end());
   args.push_back(Fixture("mps2-an505", fixture).string());
-  *cli = RunCli(args);
-  json report = std::filesystem::exists(path) ? json::parse(Slurp(path)) : json();
-  std::filesystem::remove(path);
-  return report;
+  JsonCompleted r = RunCliJson(args);
+  *cli = r.cli;
+  return r.report;
 }
 
 const json* FindEvent(const json& report, const std::string& kind) {

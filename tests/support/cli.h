@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -55,6 +56,26 @@ inline Completed RunProgram(const std::vector<std::string>& argv) {
 inline Completed RunCli(std::vector<std::string> args) {
   args.insert(args.begin(), FAULTLINE_CLI);
   return RunProgram(args);
+}
+
+// A run of the CLI with `--json FILE` added, and the JSON it wrote (null if none).
+struct JsonCompleted {
+  Completed cli;
+  nlohmann::json report;
+};
+
+inline JsonCompleted RunCliJson(std::vector<std::string> args) {
+  static int counter = 0;
+  auto path = std::filesystem::temp_directory_path() /
+              ("faultline-report-" + std::to_string(getpid()) + "-" + std::to_string(counter++) + ".json");
+  std::filesystem::remove(path);
+  args.push_back("--json");
+  args.push_back(path.string());
+  JsonCompleted r;
+  r.cli = RunCli(args);
+  if (std::filesystem::exists(path)) r.report = nlohmann::json::parse(Slurp(path));
+  std::filesystem::remove(path);
+  return r;
 }
 
 inline std::filesystem::path Fixture(const std::string& board, const std::string& name) {
