@@ -8,7 +8,9 @@
  */
 #include "exc_common.h"
 
+#ifndef UNMAPPED_ADDR  /* boards with memory there define another (FX_DEFS_<board>) */
 #define UNMAPPED_ADDR 0x60000000u
+#endif
 
 volatile uint32_t handled;
 
