@@ -154,6 +154,11 @@ struct Hooks {
       case 17:  // EXCP_NOCP
         s.kind = Stop::Kind::kCoprocessor;
         break;
+      case 19:  // EXCP_STKOF: Unicorn's v8-M model checks MSPLIM/PSPLIM on pushes itself
+        s.kind = Stop::Kind::kStackLimit;
+        s.access = AccessType::kWrite;
+        s.address = c.Read(Reg::kSp);
+        break;
       default:
         s.kind = Stop::Kind::kOtherException;
         break;

@@ -29,6 +29,7 @@ struct Stop {
     kInvalidInstruction,  // the engine could not decode the instruction at pc
     kSupervisorCall,      // SVC #imm; pc is after it
     kCoprocessor,         // NOCP (INTR 17): MVE, or an FP instruction the model lacks
+    kStackLimit,          // STKOF (INTR 19): a push below MSPLIM/PSPLIM (Armv8-M)
     kOtherException,      // any other engine exception number
     kWaitForInterrupt,    // WFI halted the engine; pc is after it
     kHang,                // a branch to itself at pc

@@ -556,6 +556,22 @@ SessionOutput RunSession(const SessionInput& in) {
         }
         return finish();
       }
+      case Stop::Kind::kStackLimit: {
+        // Armv8-M ARM §B3.21: the instruction does not write below the limit; the core
+        // takes UsageFault with UFSR.STKOF. (Silicon then stacks nothing and leaves SP at
+        // the limit; faultline stacks the frame below it: docs/fidelity.md.)
+        Fault f = fault("UsageFault", fmt::format("stack limit violation (STKOF): a push below the stack "
+                                                  "limit (MSPLIM/PSPLIM), SP 0x{:08x}", s.address));
+        f.access = AccessType::kWrite;
+        f.address = s.address;
+        f.size = 4;
+        FillLocation(map, in.image, s.address, f);
+        if (vector_fault(f, {.exception = cpu::kUsageFault, .cfsr_bits = cpu::cfsr::kStkof,
+                             .return_address = s.pc})) {
+          continue;
+        }
+        return finish();
+      }
       case Stop::Kind::kSupervisorCall: {
         // SVCall; it escalates to HardFault where it cannot preempt (Armv7-M ARM §B1.5.15).
         cpu::Core::Taken t = core.TakeFault({.exception = cpu::kSvCall, .return_address = s.pc});
