@@ -132,3 +132,27 @@ TEST(BoardShow, PrintsRegionsAliasesGatesAndPeripherals) {
 
 }  // namespace
 }  // namespace faultline::testing
+
+namespace faultline::testing {
+namespace {
+
+// A scenario that forces the bank's gate open: the write before power now sticks.
+TEST(GateOverride, ForcedOpenGateLetsTheEarlyWriteThrough) {
+  REQUIRE_FIXTURES();
+  auto dir = std::filesystem::temp_directory_path() / ("faultline-gate-override-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  auto write = [&](const std::string& name, const std::string& state, const std::string& expect) {
+    std::ofstream(dir / name) << "name: " << name << "\ndescription: gate forced " << state << "\nboard: " << GatedBoard()
+                              << "\nfirmware: " << Fixture("mps2-an505", "gates").string()
+                              << "\noverrides:\n  gates: {bank: " << state << "}\nexpect:\n  outcome: exit\n"
+                              << "  console: {contains: '" << expect << "'}\n";
+  };
+  write("open.yaml", "open", "bank before power: 0x00001234");
+  write("closed.yaml", "closed", "bank after power: 0x00000000");
+  Completed c = RunCli({"scenario", dir.string()});
+  EXPECT_EQ(c.status, 0) << c.out << c.err;
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace faultline::testing

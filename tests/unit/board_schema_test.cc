@@ -93,6 +93,17 @@ TEST(BoardGates, UnknownWhenDisabled) {
               16, {"unknown when_disabled 'explode'"}, "bus-fault, read-zero-write-ignore");
 }
 
+TEST(BoardCpuOptions, WriteBufferIsOffUnlessTheBoardSaysSo) {
+  EXPECT_FALSE(ParseBoard(Base(""), "t.yaml").cpu_options.write_buffer);
+  EXPECT_TRUE(ParseBoard(Base("cpu_options: {write_buffer: true}\n"), "t.yaml").cpu_options.write_buffer);
+  ExpectError(Base("cpu_options: {write_buffer: yes}\n"), 13, {"unknown value 'yes'"}, "true, false");
+  ExpectError(Base("cpu_options: {writebuffer: true}\n"), 13, {"unknown key 'writebuffer'"}, "write_buffer");
+}
+
+TEST(BoardCpuOptions, H747SaysItsCortexM7HasAWriteBuffer) {
+  EXPECT_TRUE(LoadBoardFile(std::string(FAULTLINE_BOARDS_DIR) + "/stm32h747-cm7.yaml").cpu_options.write_buffer);
+}
+
 TEST(BoardAliases, UnknownRegionAndOutOfRange) {
   ExpectError(Base("aliases:\n  - {name: a, of: nope, base: 0x50000000}\n"), 14,
               {"alias 'a' is of unknown region 'nope'"}, "of:");

@@ -160,9 +160,22 @@ TEST_F(ScenarioParse, OverridesChangeTheBoard) {
 }
 
 TEST_F(ScenarioParse, OverridesUnknownKeyIsAnError) {
-  // `gates:` arrives with gated memory; until then it is an unknown key like any other.
-  ExpectError(kHead + "overrides:\n  gates: {sram0: open}\nexpect: {outcome: exit}\n", 6,
-              {"unknown key 'gates'", "load_mode, remove, regions"});
+  ExpectError(kHead + "overrides:\n  colour: blue\nexpect: {outcome: exit}\n", 6,
+              {"unknown key 'colour'", "load_mode, remove, regions, gates"});
+}
+
+TEST_F(ScenarioParse, GateOverrideNeedsAGatedRegionAndAState) {
+  ExpectError(kHead + "overrides:\n  gates: {ssram2: open}\nexpect: {outcome: exit}\n", 6,
+              {"board 'mps2-an505' has no gate on region 'ssram2'"});
+  const std::string gated = "board: " FAULTLINE_TEST_DATA_DIR "/boards/gated_an505.yaml\n";
+  const std::string head = "name: t\ndescription: d\n" + gated + "firmware: fw.elf\n";
+  ExpectError(head + "overrides:\n  gates: {bank: ajar}\nexpect: {outcome: exit}\n", 6,
+              {"unknown gate state 'ajar'", "open, closed"});
+  Scenario s = Parse(head + "overrides:\n  gates: {bank: open, xspi_flash: closed}\nexpect: {outcome: exit}\n");
+  for (const Gate& g : s.board.gates) {
+    ASSERT_TRUE(g.forced.has_value()) << g.region;
+    EXPECT_EQ(*g.forced, g.region == "bank");
+  }
 }
 
 TEST_F(ScenarioParse, OverridesUnknownRegion) {
@@ -255,6 +268,20 @@ TEST_F(ScenarioParse, LoadOfAMissingFile) {
   ExpectError(kHead + "setup:\n  - load:\n      file: weights.bin\n      address: 0x80000000\n"
                       "expect: {outcome: exit}\n",
               7, {"cannot open 'weights.bin'", "relative to the scenario file"});
+}
+
+TEST_F(ScenarioParse, LoadOfAFixtureFileReadsFromTheFixturesDirectory) {
+  std::ofstream(dir_ / "fixtures" / "model.bin", std::ios::binary) << std::string("TFLN", 4);
+  Scenario s = Parse(kHead + "setup:\n  - load: {fixture_file: model.bin, address: 0x80100000}\n"
+                             "expect: {outcome: exit}\n");
+  ASSERT_EQ(s.setup.size(), 1u);
+  EXPECT_EQ(s.setup[0].bytes, (std::vector<uint8_t>{'T', 'F', 'L', 'N'}));
+  EXPECT_EQ(s.setup[0].target.address, 0x80100000u);
+  ExpectError(kHead + "setup:\n  - load: {fixture_file: blob.bin, address: 0}\nexpect: {outcome: exit}\n", 6,
+              {"cannot open 'blob.bin'", "fixtures directory"});
+  ExpectError(kHead + "setup:\n  - load: {file: blob.bin, fixture_file: model.bin, address: 0}\n"
+                      "expect: {outcome: exit}\n",
+              6, {"exactly one of file or fixture_file"});
 }
 
 TEST_F(ScenarioParse, BadTimeout) {

@@ -131,6 +131,7 @@ struct Gate {
   WhenDisabled when_disabled = WhenDisabled::kBusFault;
   std::string source;  // where the rule comes from (datasheet section), for reports
   std::string where;
+  std::optional<bool> forced;  // a scenario's override: open or closed whatever `when` says
 };
 
 // A symbol the host side expects at a fixed address (a shared-memory header, a mailbox):

@@ -106,6 +106,7 @@ class MemoryMap {
 
  private:
   bool Holds(const Condition& c) const;
+  bool GateHolds(size_t gate) const;
   uint32_t ReadRegisterForCondition(const Comparison& cmp) const;
   void UpdateGates(RegisterWriteEffect* effect);
 

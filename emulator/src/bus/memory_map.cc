@@ -135,7 +135,7 @@ MemoryMap::MemoryMap(const Board& board) : gates_(board.gates), peripherals_(boa
     values_.push_back(std::move(v));
   }
   gate_open_.assign(gates_.size(), false);
-  for (size_t g = 0; g < gates_.size(); ++g) gate_open_[g] = Holds(gates_[g].when);
+  for (size_t g = 0; g < gates_.size(); ++g) gate_open_[g] = GateHolds(g);
 }
 
 uint8_t* MemoryMap::Host(size_t w) { return storage_[backing_[w]]->data() + backing_offset_[w]; }
@@ -233,6 +233,10 @@ std::string MemoryMap::DescribeFields(size_t p, size_t r, uint32_t value) const 
   return s;
 }
 
+bool MemoryMap::GateHolds(size_t g) const {
+  return gates_[g].forced ? *gates_[g].forced : Holds(gates_[g].when);
+}
+
 bool MemoryMap::Holds(const Condition& c) const {
   for (const Comparison& cmp : c.all) {
     uint32_t v = ReadRegisterForCondition(cmp);
@@ -251,7 +255,7 @@ uint32_t MemoryMap::ReadRegisterForCondition(const Comparison& cmp) const {
 
 void MemoryMap::UpdateGates(RegisterWriteEffect* effect) {
   for (size_t g = 0; g < gates_.size(); ++g) {
-    bool open = Holds(gates_[g].when);
+    bool open = GateHolds(g);
     if (open != gate_open_[g]) {
       gate_open_[g] = open;
       effect->gates_changed.push_back(g);
@@ -260,6 +264,7 @@ void MemoryMap::UpdateGates(RegisterWriteEffect* effect) {
 }
 
 std::string MemoryMap::ExplainClosed(size_t g) const {
+  if (gates_[g].forced) return "forced closed by the scenario";
   std::string s;
   for (const Comparison& cmp : gates_[g].when.all) {
     uint32_t v = ReadRegisterForCondition(cmp);

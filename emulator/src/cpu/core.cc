@@ -17,6 +17,7 @@ namespace {
 // Unicorn's M-profile target page (unicorn.md §3: uc_ctl_get_page_size = 1024).
 constexpr uint64_t kPageSize = 1024;
 constexpr size_t kBlockCacheSize = 4096;  // direct-mapped, by block address
+constexpr uint32_t kClockEvery = 1u << 14;  // blocks between wall-clock reads
 // `until` must be an address no Thumb PC can reach: PCs are even.
 constexpr uint64_t kNoUntil = 0xFFFFFFFF;
 
@@ -80,6 +81,13 @@ struct Hooks {
     } else if (c.retired_ + c.pending_ > c.budget_) {
       c.pending_ = 0;
       c.StopWith({.kind = Stop::Kind::kLimit, .pc = uint32_t(address)});
+    } else if (c.deadline_ && --c.clock_countdown_ == 0) {
+      // The wall clock is read every kClockEvery blocks, not per block.
+      c.clock_countdown_ = kClockEvery;
+      if (std::chrono::steady_clock::now() >= *c.deadline_) {
+        c.pending_ = 0;
+        c.StopWith({.kind = Stop::Kind::kTimeout, .pc = uint32_t(address)});
+      }
     }
   }
 
@@ -451,16 +459,22 @@ Stop Core::Run(uint32_t pc, const Limits& limits) {
   budget_ = limits.max_instructions;
   pending_ = 0;
   current_block_ = UINT64_MAX;
-  uint64_t timeout_us = limits.timeout_seconds > 0 ? uint64_t(limits.timeout_seconds * 1e6) + 1 : 0;
-  auto start = std::chrono::steady_clock::now();
-  uc_err err = uc_emu_start(uc_, pc | 1u, kNoUntil, timeout_us, 0);
-  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // The wall-clock budget is checked in the block hook rather than with uc_emu_start's
+  // timeout, which starts a timer thread per call: a run that makes thousands of
+  // semihosting calls would start thousands, and runs on parallel threads (the scenario
+  // runner) saw engines stop with no reason recorded.
+  deadline_.reset();
+  if (limits.timeout_seconds > 0) {
+    deadline_ = std::chrono::steady_clock::now() +
+                std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                    std::chrono::duration<double>(limits.timeout_seconds));
+  }
+  clock_countdown_ = kClockEvery;
+  uc_err err = uc_emu_start(uc_, pc | 1u, kNoUntil, 0, 0);
 
   Stop s;
   if (stop_) {
     s = *stop_;
-  } else if (err == UC_ERR_OK && timeout_us != 0 && elapsed >= limits.timeout_seconds) {
-    s = {.kind = Stop::Kind::kTimeout, .pc = Read(Reg::kPc)};
   } else if (err == UC_ERR_OK) {
     // unicorn.md §4: WFI halts the engine silently with the PC after it.
     s = {.kind = Stop::Kind::kWaitForInterrupt, .pc = Read(Reg::kPc)};
@@ -473,6 +487,7 @@ Stop Core::Run(uint32_t pc, const Limits& limits) {
     case Stop::Kind::kHang:
     case Stop::Kind::kLimit:
     case Stop::Kind::kEvent:
+    case Stop::Kind::kTimeout:
       break;  // stopped at a block's start, before it ran
     case Stop::Kind::kBreakpoint:
       break;  // the runner retires the BKPT (RetireThrough) once it has handled it

@@ -3,6 +3,7 @@
 // Unicorn. Guest events are Stop values; engine misuse is an assertion.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -181,6 +182,8 @@ class Core {
   uint64_t current_block_ = UINT64_MAX;
   uint32_t current_block_size_ = 0;
   uint64_t budget_ = 0;
+  std::optional<std::chrono::steady_clock::time_point> deadline_;
+  uint32_t clock_countdown_ = 0;
 
   std::optional<Stop> stop_;
   // Exception model state (issue 3).

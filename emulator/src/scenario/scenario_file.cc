@@ -250,8 +250,7 @@ Board ParseBoardRef(const FileParser& p, const Field& f) {
 }
 
 void ApplyOverrides(const Field& f, Scenario& s) {
-  // `gates:` (forcing a gated region open or closed) joins these keys with the gates work.
-  Mapping m(f, {"load_mode", "remove", "regions"});
+  Mapping m(f, {"load_mode", "remove", "regions", "gates"});
   auto find = [&](const Field& name_field) {
     std::string name = name_field.Scalar();
     for (size_t i = 0; i < s.board.regions.size(); ++i) {
@@ -279,8 +278,33 @@ void ApplyOverrides(const Field& f, Scenario& s) {
     for (const Field& name : Items(m.Get("remove"), "write remove: [sram1]")) drop.push_back(find(name));
     std::sort(drop.rbegin(), drop.rend());
     drop.erase(std::unique(drop.begin(), drop.end()), drop.end());
-    for (size_t i : drop) s.board.regions.erase(s.board.regions.begin() + long(i));
+    for (size_t i : drop) {
+      // The region's aliases and gate go with it.
+      const std::string name = s.board.regions[i].name;
+      std::erase_if(s.board.aliases, [&](const Alias& a) { return a.of == name; });
+      std::erase_if(s.board.gates, [&](const Gate& g) { return g.region == name; });
+      s.board.regions.erase(s.board.regions.begin() + long(i));
+    }
     if (s.board.regions.empty()) m.Get("remove").Fail("that removes every region", "keep at least the boot region");
+  }
+  if (m.Has("gates")) {
+    // Force a gated region open or closed whatever its registers say: to show that a
+    // failure is the gate's, or to skip bring-up code the scenario is not about.
+    Field gf = m.Get("gates");
+    if (!gf.node.IsMap()) gf.Fail("expected a mapping of region name to open or closed", "write gates: {axisram5: open}");
+    for (const auto& kv : gf.node) {
+      Field name{kv.first, f.origin, gf.path};
+      auto it = std::find_if(s.board.gates.begin(), s.board.gates.end(),
+                             [&](const Gate& g) { return g.region == name.Scalar(); });
+      if (it == s.board.gates.end()) {
+        std::string list;
+        for (const Gate& g : s.board.gates) list += (list.empty() ? "" : ", ") + g.region;
+        name.Fail(fmt::format("board '{}' has no gate on region '{}'", s.board.name, name.Scalar()),
+                  "gated regions: " + (list.empty() ? std::string("none") : list));
+      }
+      static const std::vector<std::pair<std::string, bool>> kStates = {{"open", true}, {"closed", false}};
+      it->forced = Field{kv.second, f.origin, gf.path + "." + name.Scalar()}.Choice("gate state", kStates);
+    }
   }
 }
 

@@ -1,0 +1,99 @@
+/*
+ * n6_npu_app: pitfalls 10-12 (seeds 003/004, boards.md §2.3, §2.8): an STM32N6
+ * Neural-ART app in development boot, the weights in the external NOR as the separate
+ * network_atonbuf.xSPI2.raw (programmed at 0x71000000, XSPI2 + 16 MiB), the activation
+ * pool with the network input and output in npuRAM5 (AXISRAM5, 0x342E0000). tinynet on
+ * the CPU stands in for the NPU: it reads the weights in place (memory-mapped XSPI2) and
+ * computes in the pool, as the NPU's epochs would.
+ *
+ * The bring-up steps an ST project does before inference, each left out by one build:
+ *   NPU_RAM_Enable():  RCC MEMENSR.AXISRAM5ENS + HAL_RAMCFG_EnableAXISRAM (clear
+ *                      RAMCFG_AXISRAM5CR.SRAMSD)          -- SKIP_AXISRAM5_ENABLE (10)
+ *   BSP_XSPI_NOR_EnableMemoryMappedMode(): XSPI2 CR.FMODE = 3
+ *                                                         -- SKIP_XSPI_MEMORY_MAPPED (11)
+ * Pitfall 12 (the raw file never programmed) is the scenario's, not the firmware's.
+ *
+ * Prints the weights' magic, the scores and their FNV-1a; exits 0, or 10 + tinynet error
+ * (11 = bad magic: nothing programmed at 0x71000000).
+ */
+#include <stdint.h>
+
+#include "ml_console.h"
+#include "semihost.h"
+#include "tinynet.h"
+
+#define REG32(a) (*(volatile uint32_t *)(a))
+/* Secure addresses, ../../../boards/soc/stm32n6.yaml */
+#define RCC_MEMENSR       REG32(0x56028A4Cu)
+#define RCC_AHB2ENSR      REG32(0x56028A54u)
+#define RCC_AHB5ENSR      REG32(0x56028A60u)
+#define RAMCFG_AXISRAM5CR REG32(0x52023200u)
+#define XSPI2_CR          REG32(0x5802A000u)
+#define XSPI2_SR          REG32(0x5802A020u)
+
+#define RCC_MEMENSR_AXISRAM5ENS (1u << 2)
+#define RCC_AHB2ENSR_RAMCFGENS  (1u << 12)
+#define RCC_AHB5ENSR_XSPI2ENS   (1u << 12)
+#define RAMCFG_CR_SRAMSD        (1u << 20)
+#define XSPI_CR_EN              (1u << 0)
+#define XSPI_CR_FMODE_MEMMAPPED (3u << 28)
+#define XSPI_SR_BUSY            (1u << 5)
+
+/* network_atonbuf.xSPI2.raw in the NOR (boards.md §2.8 [ATON-3P-3]: 0x71000000). */
+#define ATONBUF_XSPI2 ((const void *)0x71000000u)
+
+#define NN_INPUT_BYTES (32u * 32u * 3u)
+#define NN_ARENA_BYTES (20u * 1024u)
+
+/* The mpool's npuRAM5 pool: input, planned activations, output. */
+static struct {
+    int8_t input[NN_INPUT_BYTES];
+    int8_t arena[NN_ARENA_BYTES] __attribute__((aligned(8)));
+    int8_t output[16];
+} NN_Activation_Buffer_npuRAM5 __attribute__((section(".NN_Activation_Buffer_npuRAM5"), aligned(32)));
+
+#ifndef SKIP_AXISRAM5_ENABLE
+static void NPU_RAM_Enable(void)
+{
+    RCC_MEMENSR = RCC_MEMENSR_AXISRAM5ENS;   /* __HAL_RCC_AXISRAM5_MEM_CLK_ENABLE() */
+    RCC_AHB2ENSR = RCC_AHB2ENSR_RAMCFGENS;   /* __HAL_RCC_RAMCFG_CLK_ENABLE() */
+    RAMCFG_AXISRAM5CR &= ~RAMCFG_CR_SRAMSD;  /* HAL_RAMCFG_EnableAXISRAM(&hramcfg_SRAM5) */
+}
+#endif
+
+#ifndef SKIP_XSPI_MEMORY_MAPPED
+static void BSP_XSPI_NOR_EnableMemoryMappedMode(void)
+{
+    RCC_AHB5ENSR = RCC_AHB5ENSR_XSPI2ENS;
+    XSPI2_CR |= XSPI_CR_EN;
+    while (XSPI2_SR & XSPI_SR_BUSY) {
+    }
+    XSPI2_CR = (XSPI2_CR & ~(3u << 28)) | XSPI_CR_FMODE_MEMMAPPED;
+}
+#endif
+
+int main(void)
+{
+#ifndef SKIP_AXISRAM5_ENABLE
+    NPU_RAM_Enable();
+#endif
+#ifndef SKIP_XSPI_MEMORY_MAPPED
+    BSP_XSPI_NOR_EnableMemoryMappedMode();
+#endif
+    sh_write0("npu: weights in xSPI2 at 0x71000000, activations in npuRAM5\n");
+    sh_puts_hex("weights magic ", ((const tinynet_header_t *)ATONBUF_XSPI2)->magic);
+    int rc = tinynet_check(ATONBUF_XSPI2);
+    if (rc != TINYNET_OK) {
+        sh_puts_hex("npu: bad weights, tinynet error ", (uint32_t)rc);
+        return 10 + rc;
+    }
+    tinynet_make_input(NN_Activation_Buffer_npuRAM5.input, NN_INPUT_BYTES, TINYNET_TEST_SEED);
+    rc = tinynet_run(ATONBUF_XSPI2, NN_Activation_Buffer_npuRAM5.input, NN_Activation_Buffer_npuRAM5.arena,
+                     NN_ARENA_BYTES, NN_Activation_Buffer_npuRAM5.output);
+    if (rc != TINYNET_OK) {
+        sh_puts_hex("npu: run failed, tinynet error ", (uint32_t)rc);
+        return 10 + rc;
+    }
+    ml_print_scores(NN_Activation_Buffer_npuRAM5.output, 10);
+    return 0;
+}

@@ -1,0 +1,156 @@
+// The tinynet fixtures and the Alif E8 HP pitfalls through build/faultline: the
+// emulated firmware's scores against tinynet run natively on the same model.bin, and the
+// build facts the pitfalls rest on (a PIC runtime whose vtables come through a GOT).
+#include <gtest/gtest.h>
+
+#include <fmt/core.h>
+
+#include <cstdint>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <vector>
+
+#include "cli.h"
+#include "tinynet.h"
+
+namespace faultline::testing {
+namespace {
+
+using nlohmann::json;
+
+const std::filesystem::path kFixtures = FAULTLINE_FIXTURE_DIR;
+
+struct Reference {
+  std::string scores;  // "s0 s1 ... s9", as the firmware prints them
+  uint32_t fnv = 0;
+};
+
+// tinynet_run on the host, on the blob the cross project embedded in the firmware.
+Reference NativeReference(const std::filesystem::path& model) {
+  std::string bytes = Slurp(model);
+  std::vector<uint32_t> blob((bytes.size() + 3) / 4);  // 4-byte aligned for the kernels
+  std::memcpy(blob.data(), bytes.data(), bytes.size());
+  EXPECT_EQ(tinynet_check(blob.data()), TINYNET_OK) << model;
+  const auto* h = reinterpret_cast<const tinynet_header_t*>(blob.data());
+  std::vector<int8_t> input(h->input_h * h->input_w * h->input_c);
+  tinynet_make_input(input.data(), static_cast<uint32_t>(input.size()), TINYNET_TEST_SEED);
+  std::vector<uint32_t> arena((h->arena_size + 3) / 4);
+  int8_t scores[10] = {};
+  EXPECT_EQ(tinynet_run(blob.data(), input.data(), reinterpret_cast<int8_t*>(arena.data()),
+                        h->arena_size, scores),
+            TINYNET_OK);
+  Reference r;
+  for (int i = 0; i < 10; i++) r.scores += (i ? " " : "") + std::to_string(scores[i]);
+  r.fnv = tinynet_fnv1a(scores, 10);
+  return r;
+}
+
+struct FixtureRun {
+  Completed cli;
+  json report;
+};
+
+FixtureRun RunFixture(const std::string& board, const std::string& name) {
+  auto path = std::filesystem::temp_directory_path() /
+              fmt::format("faultline-alif-{}-{}.json", getpid(), name);
+  FixtureRun r;
+  r.cli = RunCli({"run", "--board", board, Fixture(board, name).string(), "--json", path.string()});
+  if (std::filesystem::exists(path)) r.report = json::parse(Slurp(path));
+  std::filesystem::remove(path);
+  return r;
+}
+
+// The firmware's "tinynet: scores ..." and "tinynet: output fnv1a 0x..." lines.
+Reference Printed(const std::string& console) {
+  Reference r;
+  std::smatch m;
+  if (std::regex_search(console, m, std::regex("tinynet: scores ([-0-9 ]+)\n"))) r.scores = m[1];
+  if (std::regex_search(console, m, std::regex("tinynet: output fnv1a 0x([0-9a-f]{8})")))
+    r.fnv = static_cast<uint32_t>(std::stoul(m[1], nullptr, 16));
+  return r;
+}
+
+class AlifPitfalls : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    REQUIRE_FIXTURES();
+    if (!std::filesystem::exists(Fixture("alif-e8-hp", "alif_fixed")))
+      GTEST_SKIP() << "the Alif pitfall fixtures were not built";
+  }
+};
+
+TEST_F(AlifPitfalls, MlInferenceMatchesTheHostReferenceOnEveryBoardModel) {
+  Reference ref = NativeReference(kFixtures / "ml" / "model.bin");
+  ASSERT_FALSE(ref.scores.empty());
+  for (const std::string board : {"alif-e8-hp", "mps2-an505"}) {
+    FixtureRun r = RunFixture(board, "ml_inference");
+    ASSERT_EQ(r.cli.status, 0) << board << "\n" << r.cli.out << r.cli.err;
+    Reference got = Printed(r.report["console"].get<std::string>());
+    EXPECT_EQ(got.scores, ref.scores) << board;
+    EXPECT_EQ(got.fnv, ref.fnv) << board;
+    EXPECT_LT(r.report["instructions"].get<uint64_t>(), 50'000'000u) << board;
+  }
+}
+
+TEST_F(AlifPitfalls, FixedRunnerThroughThePicRuntimeMatchesTheHostReference) {
+  Reference ref = NativeReference(kFixtures / "ml" / "model.bin");
+  FixtureRun r = RunFixture("alif-e8-hp", "alif_fixed");
+  ASSERT_EQ(r.cli.status, 0) << r.cli.out << r.cli.err;
+  Reference got = Printed(r.report["console"].get<std::string>());
+  EXPECT_EQ(got.scores, ref.scores);
+  EXPECT_EQ(got.fnv, ref.fnv);
+}
+
+TEST_F(AlifPitfalls, LargeModelRunsTheSameNetwork) {
+  Reference small = NativeReference(kFixtures / "ml" / "model.bin");
+  Reference large = NativeReference(kFixtures / "ml" / "model_2560k.bin");
+  EXPECT_EQ(large.fnv, small.fnv);
+  EXPECT_EQ(std::filesystem::file_size(kFixtures / "ml" / "model_2560k.bin"), 0x280000u);
+  FixtureRun r = RunFixture("alif-e8-hp", "alif_large_model");
+  ASSERT_EQ(r.cli.status, 0) << r.cli.out << r.cli.err;
+  EXPECT_EQ(Printed(r.report["console"].get<std::string>()).fnv, large.fnv);
+}
+
+TEST_F(AlifPitfalls, UnzeroedSram1GivesADifferentAnswerThanTheReference) {
+  Reference ref = NativeReference(kFixtures / "ml" / "model.bin");
+  FixtureRun r = RunFixture("alif-e8-hp", "alif_sram1_zero_broken");
+  ASSERT_EQ(r.cli.status, 0) << r.cli.out << r.cli.err;
+  Reference got = Printed(r.report["console"].get<std::string>());
+  ASSERT_NE(got.fnv, 0u);
+  EXPECT_NE(got.fnv, ref.fnv);
+}
+
+// The runtime is position-independent: its constructors take the vtable addresses from
+// the GOT (R_ARM_GOT_PREL/GOT32 relocations), which is what pitfall 1 breaks.
+TEST_F(AlifPitfalls, RuntimeReachesItsVtablesThroughTheGot) {
+  Completed relocs = RunProgram({"arm-none-eabi-objdump", "-r", (kFixtures / "libalif_runtime.a").string()});
+  ASSERT_EQ(relocs.status, 0) << relocs.err;
+  EXPECT_TRUE(std::regex_search(relocs.out, std::regex(R"(R_ARM_GOT\w*\s+_ZTVN2rt4ConvE)")))
+      << relocs.out.substr(0, 2000);
+}
+
+TEST_F(AlifPitfalls, BrokenScriptLeavesTheGotInDtcmOutsideTheCopy) {
+  Completed broken = RunProgram(
+      {"arm-none-eabi-objdump", "-h", Fixture("alif-e8-hp", "alif_got_broken").string()});
+  // ".got  size  VMA(dtcm)  LMA(mram)": an orphan output section, not in .data.at_dtcm.
+  EXPECT_TRUE(std::regex_search(broken.out, std::regex(R"(\.got\s+[0-9a-f]+\s+200[0-9a-f]{5}\s+800[0-9a-f]{5})")))
+      << broken.out;
+  Completed fixed = RunProgram(
+      {"arm-none-eabi-objdump", "-h", Fixture("alif-e8-hp", "alif_fixed").string()});
+  EXPECT_EQ(fixed.out.find(".got"), std::string::npos) << "the GOT is merged into .data.at_dtcm";
+}
+
+TEST_F(AlifPitfalls, GotNotCopiedFaultsAtTheVirtualCall) {
+  FixtureRun r = RunFixture("alif-e8-hp", "alif_got_broken");
+  EXPECT_EQ(r.cli.status, 3) << r.cli.out;
+  const json& f = r.report["fault"];
+  EXPECT_EQ(f["kind"], "BusFault");
+  EXPECT_EQ(f["access"], "read");
+  EXPECT_TRUE(f["region"].is_null());
+  EXPECT_EQ(f["symbol"].get<std::string>().rfind("rt_execute+", 0), 0u) << f["symbol"];
+  EXPECT_EQ(f["cfsr_bits"], json::array({"PRECISERR", "BFARVALID"}));
+}
+
+}  // namespace
+}  // namespace faultline::testing

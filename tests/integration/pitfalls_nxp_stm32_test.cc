@@ -1,0 +1,137 @@
+// Seed pitfalls 6-12 (docs/pitfalls-nxp-stm32.md) end to end, beyond what their scenarios
+// can say: the Cortex-M7 write buffer's imprecise BusFault as the firmware sees it (no
+// BFARVALID, stacked PC past the store) next to faultline's precise record, the same
+// store on a board without a write buffer, and each fixed variant's output against the
+// plain ml_inference fixture (whose checksum the ml tests hold to the host reference).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli.h"
+
+namespace faultline::testing {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+std::string ModelBin() { return (fs::path(FAULTLINE_FIXTURE_DIR) / "ml" / "model.bin").string(); }
+
+bool Has(const json& bits, const std::string& name) {
+  for (const json& b : bits) {
+    if (b == name) return true;
+  }
+  return false;
+}
+
+std::string Checksum(const std::string& console) {
+  const std::string key = "tinynet: output fnv1a ";
+  size_t at = console.find(key);
+  return at == std::string::npos ? "" : console.substr(at + key.size(), 10);
+}
+
+TEST(WriteBuffer, StoreToUninitialisedSdramIsImpreciseForTheFirmwareAndPreciseInTheReport) {
+  REQUIRE_FIXTURES();
+  JsonCompleted r = RunCliJson({"run", "--board", "stm32h747-cm7",
+                                Fixture("stm32h747-cm7", "h7_sdram_activations_early").string()});
+  ASSERT_EQ(r.cli.status, 3) << r.cli.out << r.cli.err;
+  const json& f = r.report["fault"];
+  // What the firmware sees: IMPRECISERR, BFAR neither valid nor written, HardFault FORCED.
+  EXPECT_TRUE(Has(f["cfsr_bits"], "IMPRECISERR")) << f.dump(2);
+  EXPECT_FALSE(Has(f["cfsr_bits"], "BFARVALID")) << f.dump(2);
+  EXPECT_FALSE(Has(f["cfsr_bits"], "PRECISERR")) << f.dump(2);
+  EXPECT_EQ(f["bfar"], 0u);
+  EXPECT_EQ(f["exception"], "HardFault");
+  EXPECT_TRUE(f["escalated"].get<bool>());
+  // What happened: the store, its address and region, pinned to the instruction.
+  EXPECT_EQ(f["access"], "write");
+  EXPECT_EQ(f["address"], 0xD0000000u);
+  EXPECT_EQ(f["region"], "sdram");
+  EXPECT_TRUE(f["pc_precise"].get<bool>());
+  EXPECT_EQ(f["symbol"].get<std::string>().rfind("tinynet_make_input+", 0), 0u) << f["symbol"];
+  EXPECT_EQ(f["registers"]["pc"], f["pc"]) << "registers are those before the store";
+  // The stacked PC is the instruction after the store, not the store.
+  uint32_t size = f["instruction"].get<std::string>().size() > 4 ? 4 : 2;
+  EXPECT_EQ(f["stacked_frame"]["pc"].get<uint64_t>(), f["pc"].get<uint64_t>() + size);
+  EXPECT_NE(r.cli.out.find("imprecise data bus error (IMPRECISERR, BFAR not valid"), std::string::npos) << r.cli.out;
+}
+
+TEST(WriteBuffer, WithoutAWriteBufferTheSameStoreIsPrecise) {
+  REQUIRE_FIXTURES();
+  fs::path board = fs::temp_directory_path() / ("faultline-h747-nowb-" + std::to_string(getpid()) + ".yaml");
+  std::ofstream(board) << "uses: " << (fs::path(FAULTLINE_BOARDS_DIR) / "stm32h747-cm7.yaml").string() << "\n"
+                       << "name: h747_no_write_buffer\n"
+                       << "cpu_options: {write_buffer: false}\n";
+  JsonCompleted r = RunCliJson({"run", "--board", board.string(),
+                                Fixture("stm32h747-cm7", "h7_sdram_activations_early").string()});
+  fs::remove(board);
+  ASSERT_EQ(r.cli.status, 3) << r.cli.out << r.cli.err;
+  const json& f = r.report["fault"];
+  EXPECT_TRUE(Has(f["cfsr_bits"], "PRECISERR")) << f.dump(2);
+  EXPECT_TRUE(Has(f["cfsr_bits"], "BFARVALID")) << f.dump(2);
+  EXPECT_FALSE(Has(f["cfsr_bits"], "IMPRECISERR")) << f.dump(2);
+  EXPECT_EQ(f["bfar"], 0xD0000000u);
+  EXPECT_EQ(f["stacked_frame"]["pc"], f["pc"]);
+}
+
+TEST(WriteBuffer, LoadsStayPreciseOnAWriteBufferBoard) {
+  REQUIRE_FIXTURES();
+  // bus_fault reads 0x60000000, where the H747 has no memory.
+  JsonCompleted r = RunCliJson({"run", "--board", "stm32h747-cm7", Fixture("stm32h747-cm7", "bus_fault").string()});
+  ASSERT_EQ(r.cli.status, 3) << r.cli.out << r.cli.err;
+  const json& f = r.report["fault"];
+  EXPECT_EQ(f["access"], "read");
+  EXPECT_TRUE(Has(f["cfsr_bits"], "PRECISERR")) << f.dump(2);
+  EXPECT_TRUE(Has(f["cfsr_bits"], "BFARVALID")) << f.dump(2);
+  EXPECT_EQ(f["stacked_frame"]["pc"], f["pc"]);
+}
+
+// Each fixed variant computes what the plain inference fixture computes on its board.
+TEST(PitfallFixes, FixedVariantsPrintTheReferenceChecksum) {
+  REQUIRE_FIXTURES();
+  struct Case {
+    std::string board, fixture;
+    std::vector<std::string> extra;
+  };
+  const std::vector<Case> cases = {
+      {"imx93-cm33", "et_runner", {"--load", ModelBin() + "@0x80100000"}},
+      {"stm32h747-cm7", "h7_sdram_activations", {}},
+      {"stm32h747-cm7", "h7_camera_app", {}},
+      {"stm32n657", "n6_npu_app", {"--load", ModelBin() + "@0x71000000"}},
+  };
+  for (const Case& c : cases) {
+    Completed ref = RunCli({"run", "--board", c.board, Fixture(c.board, "ml_inference").string()});
+    ASSERT_EQ(ref.status, 0) << c.board << ": " << ref.out << ref.err;
+    std::string want = Checksum(ref.out);
+    ASSERT_EQ(want.size(), 10u) << ref.out;
+    std::vector<std::string> args = {"run", "--board", c.board};
+    args.insert(args.end(), c.extra.begin(), c.extra.end());
+    args.push_back(Fixture(c.board, c.fixture).string());
+    Completed got = RunCli(args);
+    EXPECT_EQ(got.status, 0) << c.fixture << ": " << got.out << got.err;
+    EXPECT_EQ(Checksum(got.out), want) << c.board << "/" << c.fixture << ":\n" << got.out;
+  }
+}
+
+// Pitfall 10's broken variant: every store to AXISRAM5 is dropped, and the scores the
+// firmware reads back from it are all zero.
+TEST(PitfallFixes, ShutDownAxisram5DropsEveryWriteAndReadsZero) {
+  REQUIRE_FIXTURES();
+  JsonCompleted r = RunCliJson({"run", "--board", "stm32n657", "--load", ModelBin() + "@0x71000000",
+                                Fixture("stm32n657", "n6_npu_app_no_axisram5").string()});
+  ASSERT_EQ(r.cli.status, 0) << r.cli.out << r.cli.err;
+  EXPECT_NE(r.report["console"].get<std::string>().find("tinynet: scores 0 0 0 0 0 0 0 0 0 0\n"), std::string::npos);
+  bool write_event = false;
+  for (const json& e : r.report["events"]) {
+    if (e["kind"] == "disabled-region-write" && e["where"] == "axisram5") {
+      write_event = true;
+      EXPECT_EQ(e["first_address"], 0x342E0000u);
+      EXPECT_TRUE(e["pc_precise"].get<bool>());
+      EXPECT_EQ(e["first_pc_symbol"].get<std::string>().rfind("tinynet_make_input+", 0), 0u) << e.dump();
+    }
+  }
+  EXPECT_TRUE(write_event) << r.report["events"].dump(2);
+}
+
+}  // namespace
+}  // namespace faultline::testing
