@@ -1,4 +1,4 @@
-// Seed pitfalls 6-12 (docs/pitfalls-nxp-stm32.md) end to end, beyond what their scenarios
+// Seed pitfalls 6-12 (docs/pitfalls.md) end to end, beyond what their scenarios
 // can say: the Cortex-M7 write buffer's imprecise BusFault as the firmware sees it (no
 // BFARVALID, stacked PC past the store) next to faultline's precise record, the same
 // store on a board without a write buffer, and each fixed variant's output against the

@@ -75,16 +75,38 @@ TEST(LoadImage, SegmentOutsideEveryRegionNamesItAndTheNeighbours) {
   }
 }
 
-TEST(Reset, BlankVectorTableIsAHardFaultThatSaysSo) {
+TEST(Reset, BlankVectorTableLocksUpAndSaysSo) {
   REQUIRE_FIXTURES();
   Board board = BuiltinBoard("mps2-an505");
-  board.boot.vector_table = 0x38000000;  // SSRAM2: nothing is programmed there
+  board.boot.vector_table = 0x38000000;  // SSRAM2 (zero at reset): nothing is programmed there
+  RunResult r = faultline::Run(board, LoadElf(Fixture("mps2-an505", "hello")), RunOptions{});
+  ASSERT_EQ(r.outcome, Outcome::kLockup);
+  EXPECT_EQ(r.fault->kind, "HardFault");
+  EXPECT_NE(r.fault->detail.find("is blank"), std::string::npos) << r.fault->detail;
+  EXPECT_EQ(r.instructions, 0u);
+
+  // Erased flash (0xFFFFFFFF) is blank too, though its reset vector has bit 0 set.
+  for (Region& reg : board.regions) {
+    if (reg.name == "ssram2") reg.reset.kind = ResetContents::Kind::kErased;
+  }
+  r = faultline::Run(board, LoadElf(Fixture("mps2-an505", "hello")), RunOptions{});
+  ASSERT_EQ(r.outcome, Outcome::kLockup);
+  EXPECT_NE(r.fault->detail.find("read 0xffffffff"), std::string::npos) << r.fault->detail;
+}
+
+TEST(Reset, ResetVectorWithoutThumbBitIsAHardFault) {
+  REQUIRE_FIXTURES();
+  Board board = BuiltinBoard("mps2-an505");
+  board.boot.vector_table = 0x38000000;
+  for (Region& reg : board.regions) {
+    if (reg.name == "ssram2") {
+      reg.reset.kind = ResetContents::Kind::kFill;
+      reg.reset.fill = 0x20;  // SP 0x20202020, reset vector 0x20202020: even
+    }
+  }
   RunResult r = faultline::Run(board, LoadElf(Fixture("mps2-an505", "hello")), RunOptions{});
   ASSERT_EQ(r.outcome, Outcome::kFault);
-  EXPECT_EQ(r.fault->kind, "HardFault");
   EXPECT_NE(r.fault->detail.find("no Thumb bit"), std::string::npos) << r.fault->detail;
-  EXPECT_NE(r.fault->detail.find("blank"), std::string::npos) << r.fault->detail;
-  EXPECT_EQ(r.instructions, 0u);
 }
 
 TEST(FaultRecord, WriteToReadOnlyMramIsABusFaultInThatRegion) {

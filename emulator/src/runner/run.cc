@@ -254,17 +254,20 @@ SessionOutput RunSession(const SessionInput& in) {
     return out;
   };
 
-  if ((reset_vector & 1) == 0) {
-    res.outcome = Outcome::kFault;
+  // A blank vector table (erased 0xFFFFFFFF or zero): the reset vector's fetch faults,
+  // HardFault's vector is blank too, and the core locks up before its first instruction.
+  const bool blank = (initial_sp == 0xFFFFFFFF && reset_vector == 0xFFFFFFFF) ||
+                     (initial_sp == 0 && reset_vector == 0);
+  if ((reset_vector & 1) == 0 || blank) {
+    res.outcome = blank ? Outcome::kLockup : Outcome::kFault;
     Fault f;
     f.kind = "HardFault";
-    f.detail = fmt::format(
-        "reset vector 0x{:08x} (word 1 of the vector table at 0x{:08x}) has no Thumb bit: "
-        "INVSTATE at reset, the core locks up{}",
-        reset_vector, vtor,
-        reset_vector == 0xFFFFFFFF || reset_vector == 0
-            ? "; the vector table is blank, so no image was programmed there"
-            : "");
+    f.detail = blank ? fmt::format("the vector table at 0x{:08x} is blank (SP and reset vector read 0x{:08x}): "
+                                   "nothing was programmed at the boot address, so the core locks up at reset",
+                                   vtor, reset_vector)
+                     : fmt::format("reset vector 0x{:08x} (word 1 of the vector table at 0x{:08x}) has no "
+                                   "Thumb bit: INVSTATE at reset, the core locks up",
+                                   reset_vector, vtor);
     f.address = vtor + 4;
     f.access = AccessType::kRead;
     f.size = 4;
