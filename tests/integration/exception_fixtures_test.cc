@@ -109,6 +109,10 @@ std::vector<Expected> Cases() {
       // recursion stopped at the same depth as on QEMU.
       {"exc_stkof", "msplim set 0x00000000\nUsageFault_Handler\ncfsr 0x00100000\nhfsr 0x00000000\n"
                     "depth reached 0x0000000b\n"},
+      // PMSAv8: a read-only MPU region over a RAM buffer; the store is DACCVIOL|MMARVALID.
+      {"exc_mpu", "read ok 0x00000001\nMemManage_Handler\ncfsr 0x00000082\nhfsr 0x00000000\nbfar 0x00000000\n"
+                  "mmfar " + fmt::format("0x{:08x}", SymbolAddress("exc_mpu", "guarded") + 16) + "\n" +
+                  StackedPc("exc_mpu", "exc_mpu_store")},
   };
 }
 

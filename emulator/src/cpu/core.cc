@@ -115,6 +115,7 @@ struct Hooks {
     }
     s.address = address;
     s.size = uint32_t(size);
+    s.permission = type == UC_MEM_READ_PROT || type == UC_MEM_WRITE_PROT || type == UC_MEM_FETCH_PROT;
     s.pc = c.Read(Reg::kPc);
     // unicorn.md §3: a data fault reports the translation block's start unless a code
     // hook covers the instruction; fetch faults are always exact.
@@ -291,11 +292,45 @@ void Core::MapWindow(size_t w, bool remap) {
     if (enabled) {
       uint8_t* host = map_.Host(w) + (span.base - r.base);
       Check(uc_mem_map_ptr(uc_, span.base, span.size, Perms(r.access), host), "uc_mem_map_ptr");
+      if (remap && scs_.mpu_enabled()) ProtectWindow(w);
     } else if (served) {
       served_pages_.push_back(std::make_unique<ServedPage>(ServedPage{this, span.base}));
       Check(uc_mmio_map(uc_, span.base, span.size, Hooks::ServedRead, served_pages_.back().get(),
                         Hooks::ServedWrite, served_pages_.back().get()),
             "uc_mmio_map");
+    }
+  }
+}
+
+void Core::ApplyMpu() {
+  for (size_t w = 0; w < map_.regions().size(); ++w) {
+    if (map_.Enabled(w)) ProtectWindow(w);
+  }
+}
+
+void Core::ProtectWindow(size_t w) {
+  const Region& r = map_.regions()[w];
+  const Mpu mpu = scs_.mpu();
+  const MpuPermission board{r.access.read, r.access.write, r.access.execute};
+  auto perms_at = [&](uint64_t page) {
+    if (!mpu.enabled()) return Perms(r.access);
+    // A page that an MPU region boundary cuts (regions not aligned to 1 KiB) gets the
+    // union of both ends' permissions: no access the firmware may make faults.
+    MpuPermission a = mpu.Privileged(page).value_or(board), b = mpu.Privileged(page + kPageSize - 1).value_or(board);
+    Access allowed{r.access.read && (a.read || b.read), r.access.write && (a.write || b.write),
+                   r.access.execute && (a.execute || b.execute)};
+    return Perms(allowed);
+  };
+  for (const DirectSpan& span : plan_.direct) {
+    if (span.region != w) continue;
+    uint64_t run = span.base;
+    uint32_t run_perms = perms_at(span.base);
+    for (uint64_t page = span.base + kPageSize; page <= span.base + span.size; page += kPageSize) {
+      uint32_t perms = page < span.base + span.size ? perms_at(page) : ~0u;
+      if (perms == run_perms) continue;
+      Check(uc_mem_protect(uc_, run, page - run, run_perms), "uc_mem_protect");
+      run = page;
+      run_perms = perms;
     }
   }
 }

@@ -46,6 +46,7 @@ struct Stop {
   AccessType access = AccessType::kRead;
   uint64_t address = 0;
   uint32_t size = 0;
+  bool permission = false;  // mapped, but the page's protection denied it
   bool imprecise_pc = false;  // pc is the start of the translation block, not the instruction
 };
 
@@ -61,6 +62,10 @@ class Core {
   ~Core();
   Core(const Core&) = delete;
   Core& operator=(const Core&) = delete;
+
+  // Re-applies the MPU to every mapped window (after the firmware wrote MPU registers).
+  // Enforced at Unicorn's 1 KiB page granularity, for privileged accesses.
+  void ApplyMpu();
 
   uint32_t Read(Reg reg) const;
   void Write(Reg reg, uint32_t value);
@@ -158,6 +163,8 @@ class Core {
   // region that reads as zero, or a peripheral. Returns the value read.
   uint64_t ServeAccess(uint64_t addr, unsigned size, bool write, uint64_t value);
   void MapWindow(size_t window, bool remap);
+  // Page protections of an enabled window: its own access, narrowed by the MPU.
+  void ProtectWindow(size_t window);
   void ApplyGate(size_t gate);
   void RecordEvent(const std::string& kind, const std::string& where, uint64_t addr, std::string message);
   void RecordRegisterWrite(size_t peripheral, size_t reg, uint32_t value);

@@ -51,7 +51,7 @@ constexpr uint32_t kDwtCtrl = 0xE0001000u;
 constexpr uint32_t kDwtCyccnt = 0xE0001004u;
 
 constexpr uint32_t kAircrVectkey = 0x05FAu;
-constexpr uint32_t kMpuRegions = 8;
+constexpr uint32_t kMpuRegions = uint32_t(Scs::kMpuRegionCount);
 
 // CCR reset: STKALIGN (bit 9) is RES1 on Armv7-M r2p0+ and Armv8-M; Armv8-M also resets
 // with UNALIGN_TRP clear and BP/IC/DC per core. DIV_0_TRP and UNALIGN_TRP reset to 0.
@@ -104,6 +104,7 @@ void Scs::Reset() {
   dwt_ctrl_ = cyccnt_base_value_ = 0;
   cyccnt_base_ = 0;
   mpu_ctrl_ = mpu_rnr_ = mpu_mair0_ = mpu_mair1_ = 0;
+  mpu_changed_ = true;
   mpu_rbar_ = {};
   mpu_rasr_ = {};
   m55_impdef_.clear();
@@ -495,13 +496,14 @@ void Scs::WriteWord(uint32_t a, uint32_t v, uint64_t now, bool* known) {
     case kAfsr: afsr &= ~v; return;
     case kCpacr: cpacr_ = v & 0x00F00000u; return;  // CP10, CP11
     case kMpuType: return;
-    case kMpuCtrl: mpu_ctrl_ = v & 7u; return;
+    case kMpuCtrl: mpu_ctrl_ = v & 7u; mpu_changed_ = true; return;
     case kMpuRnr: mpu_rnr_ = v & 0xFFu; return;
     case kMpuRbar:
       if (!v8m_ && (v & 0x10u)) mpu_rnr_ = v & 0xFu;  // VALID: REGION field selects
       mpu_rbar_[mpu_rnr_ % kMpuRegions] = v8m_ ? v : (v & ~0x1Fu);
+      mpu_changed_ = true;
       return;
-    case kMpuRasr: mpu_rasr_[mpu_rnr_ % kMpuRegions] = v; return;
+    case kMpuRasr: mpu_rasr_[mpu_rnr_ % kMpuRegions] = v; mpu_changed_ = true; return;
     case kMpuMair0: if (v8m_) { mpu_mair0_ = v; return; } break;
     case kMpuMair1: if (v8m_) { mpu_mair1_ = v; return; } break;
     case kDemcr: demcr_ = v & 0x010F07F1u; return;

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "exceptions.h"
+#include "mpu.h"
 #include "faultline/board.h"
 
 namespace faultline::cpu {
@@ -82,8 +83,15 @@ class Scs {
   // The instruction count at which the counter next reaches zero with TICKINT set.
   std::optional<uint64_t> NextTickAt() const;
 
-  // --- MPU registers (stored; enforcement is not modelled yet) ---
+  // --- MPU: the registers, and whether the firmware changed them since the last look ---
   bool mpu_enabled() const { return mpu_ctrl_ & 1u; }
+  Mpu mpu() const { return Mpu(v8m_, mpu_ctrl_, mpu_rbar_, mpu_rasr_, kMpuRegionCount); }
+  bool TakeMpuChanged() {
+    bool changed = mpu_changed_;
+    mpu_changed_ = false;
+    return changed;
+  }
+  static constexpr size_t kMpuRegionCount = 8;  // MPU_TYPE.DREGION
 
  private:
   uint32_t ReadWord(uint32_t address, uint64_t now, bool* known);
@@ -126,6 +134,7 @@ class Scs {
   // MPU (PMSAv7: TYPE CTRL RNR RBAR RASR; PMSAv8: TYPE CTRL RNR RBAR RLAR MAIR0/1).
   uint32_t mpu_ctrl_ = 0, mpu_rnr_ = 0;
   std::array<uint32_t, 16> mpu_rbar_{}, mpu_rasr_{};  // RASR doubles as RLAR on v8-M
+  bool mpu_changed_ = false;
   uint32_t mpu_mair0_ = 0, mpu_mair1_ = 0;
 
   // Cortex-M55 implementation-defined registers (0xE001E000 page): stored.

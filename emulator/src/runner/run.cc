@@ -343,6 +343,7 @@ SessionOutput RunSession(const SessionInput& in) {
 
   const auto start = std::chrono::steady_clock::now();
   for (;;) {
+    if (core.scs().TakeMpuChanged()) core.ApplyMpu();
     {
       cpu::Scs& scs = core.scs();
       scs.AdvanceTo(core.time());
@@ -419,6 +420,37 @@ SessionOutput RunSession(const SessionInput& in) {
       case Stop::Kind::kMemoryFault: {
         const Region* region = nullptr;
         if (int r = map.Find(s.address); r >= 0) region = &map.regions()[r];
+        // The board's own permissions allow it, so the page protection that refused it
+        // is the MPU's: MemManage (Armv7-M ARM §B3.5.x), not a bus error.
+        const bool board_allows = region != nullptr && map.Enabled(map.Find(s.address)) &&
+                                  (s.access == AccessType::kWrite   ? region->access.write
+                                   : s.access == AccessType::kFetch ? region->access.execute
+                                                                    : region->access.read);
+        if (s.permission && board_allows && core.scs().mpu_enabled()) {
+          bool fetch = s.access == AccessType::kFetch;
+          Fault f = fault("MemManage", fetch ? "instruction fetch the MPU does not allow (IACCVIOL)"
+                                             : "data access the MPU does not allow (DACCVIOL, MMFAR valid)");
+          f.access = s.access;
+          f.address = s.address;
+          f.size = s.size;
+          FillLocation(map, in.image, s.address, f);
+          bool traced = false;
+          for (uint64_t b : in.traces) traced = traced || (s.pc >= b && s.pc < b + kTraceWindow);
+          if (s.imprecise_pc && !traced && in.allow_trace_requests) out.need_trace = s.pc;
+          if (out.need_trace ||
+              !vector_fault(f, {.exception = cpu::kMemManage,
+                                .cfsr_bits = fetch ? cpu::cfsr::kIaccviol : cpu::cfsr::kDaccviol | cpu::cfsr::kMmarvalid,
+                                .mmfar = fetch ? std::nullopt : std::optional<uint32_t>(uint32_t(s.address)),
+                                .return_address = s.pc},
+                            s.pc)) {
+            res.fault = res.fault ? res.fault : f;
+            finish();
+            out.result.registers.pc = s.pc;
+            out.result.pc_symbol = f.pc_symbol;
+            return out;
+          }
+          continue;
+        }
         std::string why;
         int window = map.Find(s.address);
         if (window >= 0 && !map.Enabled(window)) {

@@ -1,0 +1,67 @@
+#include "mpu.h"
+
+namespace faultline::cpu {
+
+namespace {
+
+// Privileged access for an AP field. PMSAv7 AP[2:0] (Armv7-M ARM Table B3-15): 000 none,
+// 001/010/011 read-write, 101/110/111 read-only, 100 reserved (none here).
+MpuPermission V7Access(uint32_t ap, bool xn) {
+  MpuPermission p;
+  p.read = ap != 0 && ap != 4;
+  p.write = ap >= 1 && ap <= 3;
+  p.execute = p.read && !xn;
+  return p;
+}
+
+// PMSAv8 AP[2:1] (Armv8-M ARM §D1.2.x MPU_RBAR): 00 RW privileged, 01 RW any, 10 RO
+// privileged, 11 RO any.
+MpuPermission V8Access(uint32_t ap, bool xn) {
+  MpuPermission p;
+  p.read = true;
+  p.write = ap < 2;
+  p.execute = !xn;
+  return p;
+}
+
+}  // namespace
+
+Mpu::Mpu(bool v8m, uint32_t ctrl, const std::array<uint32_t, kMaxRegions>& rbar,
+         const std::array<uint32_t, kMaxRegions>& rasr, size_t regions)
+    : v8m_(v8m), ctrl_(ctrl), rbar_(rbar), rasr_(rasr), regions_(regions < kMaxRegions ? regions : kMaxRegions) {}
+
+std::optional<MpuPermission> Mpu::Privileged(uint64_t addr) const {
+  if (!enabled()) return std::nullopt;
+  std::optional<MpuPermission> hit;
+  int hits = 0;
+  for (size_t n = 0; n < regions_; ++n) {
+    if (v8m_) {
+      uint32_t rlar = rasr_[n];
+      if (!(rlar & 1u)) continue;
+      uint64_t base = rbar_[n] & ~0x1Fu, limit = uint64_t(rlar & ~0x1Fu) | 0x1Fu;
+      if (addr < base || addr > limit) continue;
+      ++hits;
+      hit = V8Access((rbar_[n] >> 1) & 3u, rbar_[n] & 1u);
+    } else {
+      uint32_t rasr = rasr_[n];
+      if (!(rasr & 1u)) continue;
+      uint32_t size_field = (rasr >> 1) & 0x1Fu;
+      if (size_field < 4) continue;  // UNPREDICTABLE below 32 bytes
+      uint64_t size = uint64_t{1} << (size_field + 1);
+      uint64_t base = rbar_[n] & ~uint64_t(size - 1) & 0xFFFFFFE0u;
+      if (addr < base || addr >= base + size) continue;
+      if (size >= 256) {  // eight subregions, each disabled by its SRD bit
+        uint32_t sub = uint32_t((addr - base) / (size / 8));
+        if ((rasr >> (8 + sub)) & 1u) continue;
+      }
+      hit = V7Access((rasr >> 24) & 7u, (rasr >> 28) & 1u);  // the highest number wins
+    }
+  }
+  // PMSAv8: an address in more than one enabled region is a MemManage fault.
+  if (v8m_ && hits > 1) return MpuPermission{};
+  if (hit) return hit;
+  if (privileged_default()) return std::nullopt;
+  return MpuPermission{};
+}
+
+}  // namespace faultline::cpu

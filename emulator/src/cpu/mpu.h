@@ -1,0 +1,40 @@
+// The MPU's view of an address: which region (if any) decides a privileged access, and
+// what it allows. PMSAv7 (Armv7-M ARM §B3.5) and PMSAv8 (Armv8-M ARM §B3.8/§D1.2.8x).
+// Pure: the core turns it into page protections.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+
+namespace faultline::cpu {
+
+struct MpuPermission {
+  bool read = false, write = false, execute = false;
+  bool operator==(const MpuPermission&) const = default;
+};
+
+class Mpu {
+ public:
+  static constexpr size_t kMaxRegions = 16;
+  // `rbar`/`rasr` as stored by the SCS (RASR is RLAR on Armv8-M).
+  Mpu(bool v8m, uint32_t ctrl, const std::array<uint32_t, kMaxRegions>& rbar,
+      const std::array<uint32_t, kMaxRegions>& rasr, size_t regions);
+
+  bool enabled() const { return ctrl_ & 1u; }
+  // PRIVDEFENA: privileged accesses that hit no region use the default memory map.
+  bool privileged_default() const { return ctrl_ & 4u; }
+
+  // Permissions for a privileged access to `addr`: those of the region that decides it,
+  // nothing if no region does and PRIVDEFENA is clear, or nullopt for "the default map"
+  // (MPU disabled, or no region and PRIVDEFENA set).
+  std::optional<MpuPermission> Privileged(uint64_t addr) const;
+
+ private:
+  bool v8m_;
+  uint32_t ctrl_;
+  std::array<uint32_t, kMaxRegions> rbar_, rasr_;
+  size_t regions_;
+};
+
+}  // namespace faultline::cpu
