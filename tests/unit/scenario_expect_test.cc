@@ -118,6 +118,25 @@ TEST_F(ScenarioExpect, CfsrBitsAreTheOnesTheHandlerSees) {
                     "(CFSR 0x00008200, HFSR 0x40000000)");
 }
 
+TEST_F(ScenarioExpect, CfsrClearAndRegionNone) {
+  RunResult r = BusFault();
+  r.fault->cfsr = 0x0400;  // IMPRECISERR only, as a write buffer reports it
+  EXPECT_EQ(Check("  outcome: fault\n  fault: {cfsr_bits: [IMPRECISERR], cfsr_clear: [BFARVALID], region: none}\n", r),
+            Lines{});
+  r.fault->cfsr = 0x8200;
+  EXPECT_EQ(Check("  outcome: fault\n  fault: {cfsr_clear: [BFARVALID]}\n", r),
+            Lines{"expect.fault.cfsr_clear: expected BFARVALID clear, but it is set (CFSR 0x00008200, HFSR 0x00000000)"});
+  r.fault->region = "ssram2";
+  EXPECT_EQ(Check("  outcome: fault\n  fault: {region: none}\n", r),
+            Lines{"expect.fault.region: expected none, got ssram2"});
+}
+
+TEST_F(ScenarioExpect, LockupCarriesItsFault) {
+  RunResult r = BusFault();
+  r.outcome = Outcome::kLockup;
+  EXPECT_EQ(Check("  outcome: lockup\n  fault: {kind: BusFault, address: 0x60000004}\n", r), Lines{});
+}
+
 TEST_F(ScenarioExpect, Console) {
   RunResult r = Exit(2, "magic wrong\nmagic = 0x00000000\n");
   EXPECT_EQ(Check("  outcome: exit\n  console:\n    contains: [magic wrong, 'magic = ']\n"

@@ -44,8 +44,9 @@ struct SetupStep {
 
 struct FaultExpectation {
   std::optional<std::string> kind;
-  std::vector<std::string> cfsr_bits;  // accepted and checked for names; see docs
+  std::vector<std::string> cfsr_bits;   // each must be set in CFSR or HFSR
   bool has_cfsr_bits = false;
+  std::vector<std::string> cfsr_clear;  // each must be clear (e.g. BFARVALID of an imprecise fault)
   std::optional<AccessType> access;
   std::optional<uint64_t> address;
   std::optional<std::string> region;

@@ -354,7 +354,7 @@ void ParseRun(const Field& f, Scenario& s) {
 }
 
 FaultExpectation ParseFault(const Field& f) {
-  Mapping m(f, {"kind", "cfsr_bits", "access", "address", "region", "address_symbol", "pc_symbol"});
+  Mapping m(f, {"kind", "cfsr_bits", "cfsr_clear", "access", "address", "region", "address_symbol", "pc_symbol"});
   FaultExpectation e;
   if (m.Has("kind")) {
     static const std::vector<std::pair<std::string, std::string>> kKinds = {
@@ -362,24 +362,29 @@ FaultExpectation ParseFault(const Field& f) {
         {"BusFault", "BusFault"},   {"UsageFault", "UsageFault"}};
     e.kind = m.Get("kind").Choice("fault kind", kKinds);
   }
-  if (m.Has("cfsr_bits")) {
-    // CFSR bit names, Armv8-M ARM §D1.2.7 (MMFSR, BFSR, UFSR), and HFSR's
-    // (VECTTBL, FORCED, DEBUGEVT) for escalated faults.
-    static const std::set<std::string> kBits = {
-        "IACCVIOL", "DACCVIOL",  "MUNSTKERR",   "MSTKERR",    "MLSPERR", "MMARVALID",
-        "IBUSERR",  "PRECISERR", "IMPRECISERR", "UNSTKERR",   "STKERR",  "LSPERR",
-        "BFARVALID", "UNDEFINSTR", "INVSTATE",  "INVPC",      "NOCP",    "STKOF",
-        "UNALIGNED", "DIVBYZERO", "VECTTBL", "FORCED", "DEBUGEVT"};
-    e.has_cfsr_bits = true;
-    for (const Field& b : Items(m.Get("cfsr_bits"), "write cfsr_bits: [PRECISERR, BFARVALID]")) {
+  // CFSR bit names, Armv8-M ARM §D1.2.7 (MMFSR, BFSR, UFSR), and HFSR's (VECTTBL, FORCED,
+  // DEBUGEVT) for escalated faults.
+  static const std::set<std::string> kBits = {
+      "IACCVIOL", "DACCVIOL",  "MUNSTKERR",   "MSTKERR",    "MLSPERR", "MMARVALID",
+      "IBUSERR",  "PRECISERR", "IMPRECISERR", "UNSTKERR",   "STKERR",  "LSPERR",
+      "BFARVALID", "UNDEFINSTR", "INVSTATE",  "INVPC",      "NOCP",    "STKOF",
+      "UNALIGNED", "DIVBYZERO", "VECTTBL", "FORCED", "DEBUGEVT"};
+  auto bits = [&](const char* key, std::vector<std::string>& out) {
+    const std::string hint = fmt::format("write {}: [PRECISERR, BFARVALID]", key);
+    for (const Field& b : Items(m.Get(key), hint.c_str())) {
       if (!kBits.count(b.Scalar())) {
         std::string list;
         for (const auto& k : kBits) list += (list.empty() ? "" : ", ") + k;
         b.Fail(fmt::format("unknown CFSR bit '{}'", b.Scalar()), "use one of: " + list);
       }
-      e.cfsr_bits.push_back(b.Scalar());
+      out.push_back(b.Scalar());
     }
+  };
+  if (m.Has("cfsr_bits")) {
+    e.has_cfsr_bits = true;
+    bits("cfsr_bits", e.cfsr_bits);
   }
+  if (m.Has("cfsr_clear")) bits("cfsr_clear", e.cfsr_clear);
   if (m.Has("access")) {
     static const std::vector<std::pair<std::string, AccessType>> kAccess = {
         {"read", AccessType::kRead}, {"write", AccessType::kWrite}, {"fetch", AccessType::kFetch}};
@@ -485,8 +490,8 @@ Expectations ParseExpect(const Field& f) {
   }
   if (m.Has("fault")) {
     e.fault = ParseFault(m.Get("fault"));
-    if (e.outcome != "fault") {
-      m.Get("fault").Fail("fault goes with outcome: fault", "remove fault:, or expect outcome: fault");
+    if (e.outcome != "fault" && e.outcome != "lockup") {
+      m.Get("fault").Fail("fault goes with outcome: fault or lockup", "remove fault:, or expect outcome: fault");
     }
   }
   if (m.Has("console")) e.console = ParseConsole(m.Get("console"));

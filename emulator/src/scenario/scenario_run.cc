@@ -125,6 +125,17 @@ void CheckFault(const FaultExpectation& e, const RunResult& r, std::vector<std::
       }
     }
   }
+  if (!e.cfsr_clear.empty()) {
+    std::vector<std::string> got = cpu::DecodeCfsr(f.cfsr);
+    for (const std::string& b : cpu::DecodeHfsr(f.hfsr)) got.push_back(b);
+    for (const std::string& unwanted : e.cfsr_clear) {
+      if (std::find(got.begin(), got.end(), unwanted) != got.end()) {
+        out.push_back(fmt::format("expect.fault.cfsr_clear: expected {} clear, but it is set (CFSR 0x{:08x}, "
+                                  "HFSR 0x{:08x})",
+                                  unwanted, f.cfsr, f.hfsr));
+      }
+    }
+  }
   if (e.access && (!f.access || *f.access != *e.access)) {
     out.push_back(fmt::format("expect.fault.access: expected {}, got {}", ToString(*e.access),
                               f.access ? ToString(*f.access) : "none"));
@@ -133,7 +144,8 @@ void CheckFault(const FaultExpectation& e, const RunResult& r, std::vector<std::
     out.push_back(fmt::format("expect.fault.address: expected 0x{:08x}, got {}", *e.address,
                               f.access ? fmt::format("0x{:08x}", f.address) : "none"));
   }
-  if (e.region && *e.region != f.region) {
+  // `region: none`: the address is in no region of the board.
+  if (e.region && *e.region != (f.region.empty() ? "none" : f.region)) {
     out.push_back(fmt::format("expect.fault.region: expected {}, got {}", *e.region,
                               f.region.empty() ? fmt::format("none (0x{:08x} is in no region)", f.address)
                                                : f.region));
