@@ -46,27 +46,20 @@ std::vector<Placed> PlaceSections(const Image& image) {
   return out;
 }
 
-// The image's bytes at a run address (tables live in flash, where run == load).
-std::optional<uint32_t> ImageWord(const Image& image, uint64_t addr) {
+// A little-endian word of the image, at a run address (`run`: the startup tables, which
+// live in flash where run == load) or at a load address (what a programmer writes).
+std::optional<uint32_t> Word(const Image& image, uint64_t addr, bool run) {
   for (const Segment& seg : image.segments) {
-    if (addr >= seg.run_address && addr + 4 <= seg.run_address + seg.bytes.size()) {
-      const uint8_t* b = seg.bytes.data() + (addr - seg.run_address);
+    uint64_t start = run ? seg.run_address : seg.load_address;
+    if (addr >= start && addr + 4 <= start + seg.bytes.size()) {
+      const uint8_t* b = seg.bytes.data() + (addr - start);
       return uint32_t(b[0]) | uint32_t(b[1]) << 8 | uint32_t(b[2]) << 16 | uint32_t(b[3]) << 24;
     }
   }
   return std::nullopt;
 }
-
-// The image's bytes at a load address: what a programmer writes there.
-std::optional<uint32_t> LoadedWord(const Image& image, uint64_t addr) {
-  for (const Segment& seg : image.segments) {
-    if (addr >= seg.load_address && addr + 4 <= seg.load_address + seg.bytes.size()) {
-      const uint8_t* b = seg.bytes.data() + (addr - seg.load_address);
-      return uint32_t(b[0]) | uint32_t(b[1]) << 8 | uint32_t(b[2]) << 16 | uint32_t(b[3]) << 24;
-    }
-  }
-  return std::nullopt;
-}
+std::optional<uint32_t> ImageWord(const Image& image, uint64_t addr) { return Word(image, addr, true); }
+std::optional<uint32_t> LoadedWord(const Image& image, uint64_t addr) { return Word(image, addr, false); }
 
 std::optional<uint64_t> Value(const Image& image, std::initializer_list<const char*> names) {
   for (const char* n : names) {

@@ -388,6 +388,21 @@ SessionOutput RunSession(const SessionInput& in) {
       res.unsupported = Unsupported{s.pc, insn, std::move(what), in.image.symbols.Lookup(s.pc)};
     };
 
+    // A data or fetch fault the bus or MPU refused. Unicorn 2.0.1 reports a data fault
+    // at its translation block's start (unicorn.md §3): ask for a replay of the same,
+    // deterministic run with a code hook on that block first, so that the handler sees
+    // the faulting instruction as its stacked PC. False when the session ends here.
+    auto take_data_fault = [&](Fault& f, cpu::Core::FaultRequest req) -> bool {
+      bool traced = false;
+      for (uint64_t b : in.traces) traced = traced || (s.pc >= b && s.pc < b + kTraceWindow);
+      if (s.imprecise_pc && !traced && in.allow_trace_requests) out.need_trace = s.pc;
+      if (!out.need_trace && vector_fault(f, req, s.pc)) return true;
+      res.fault = res.fault ? res.fault : f;
+      finish();
+      out.result.registers.pc = s.pc;
+      out.result.pc_symbol = f.pc_symbol;
+      return false;
+    };
     switch (s.kind) {
       case Stop::Kind::kBreakpoint: {
         if (s.imm != kSemihostingBkpt) {
@@ -434,19 +449,10 @@ SessionOutput RunSession(const SessionInput& in) {
           f.address = s.address;
           f.size = s.size;
           FillLocation(map, in.image, s.address, f);
-          bool traced = false;
-          for (uint64_t b : in.traces) traced = traced || (s.pc >= b && s.pc < b + kTraceWindow);
-          if (s.imprecise_pc && !traced && in.allow_trace_requests) out.need_trace = s.pc;
-          if (out.need_trace ||
-              !vector_fault(f, {.exception = cpu::kMemManage,
-                                .cfsr_bits = fetch ? cpu::cfsr::kIaccviol : cpu::cfsr::kDaccviol | cpu::cfsr::kMmarvalid,
-                                .mmfar = fetch ? std::nullopt : std::optional<uint32_t>(uint32_t(s.address)),
-                                .return_address = s.pc},
-                            s.pc)) {
-            res.fault = res.fault ? res.fault : f;
-            finish();
-            out.result.registers.pc = s.pc;
-            out.result.pc_symbol = f.pc_symbol;
+          if (!take_data_fault(f, {.exception = cpu::kMemManage,
+                                   .cfsr_bits = fetch ? cpu::cfsr::kIaccviol : cpu::cfsr::kDaccviol | cpu::cfsr::kMmarvalid,
+                                   .mmfar = fetch ? std::nullopt : std::optional<uint32_t>(uint32_t(s.address)),
+                                   .return_address = s.pc})) {
             return out;
           }
           continue;
@@ -482,29 +488,17 @@ SessionOutput RunSession(const SessionInput& in) {
         f.address = s.address;
         f.size = s.size;
         FillLocation(map, in.image, s.address, f);
-        // Unicorn 2.0.1 reports a data fault at its translation block's start
-        // (unicorn.md §3). Ask for a replay of the same, deterministic run with a code
-        // hook on that block: the last instruction the hook sees is the faulting one.
-        bool traced = false;
-        for (uint64_t b : in.traces) traced = traced || (s.pc >= b && s.pc < b + kTraceWindow);
-        if (s.imprecise_pc && !traced && in.allow_trace_requests) out.need_trace = s.pc;
         // Imprecise: taken at the next instruction (silicon may run a few more first; the
         // store itself never completes). Its base-register writeback, if any, is not done.
         const uint32_t store_size = uint32_t(f.instruction.empty() ? 2 : f.instruction.size());
-        if (out.need_trace ||
-            !vector_fault(f, {.exception = cpu::kBusFault,
-                              .cfsr_bits = s.access == AccessType::kFetch ? cpu::cfsr::kIbuserr
-                                           : buffered ? cpu::cfsr::kImpreciserr
-                                                      : cpu::cfsr::kPreciserr | cpu::cfsr::kBfarvalid,
-                              .bfar = s.access == AccessType::kFetch || buffered
-                                          ? std::nullopt
-                                          : std::optional<uint32_t>(uint32_t(s.address)),
-                              .return_address = buffered ? s.pc + store_size : s.pc},
-                          s.pc)) {
-          res.fault = res.fault ? res.fault : f;
-          finish();
-          out.result.registers.pc = s.pc;
-          out.result.pc_symbol = f.pc_symbol;
+        if (!take_data_fault(f, {.exception = cpu::kBusFault,
+                                 .cfsr_bits = s.access == AccessType::kFetch ? cpu::cfsr::kIbuserr
+                                              : buffered ? cpu::cfsr::kImpreciserr
+                                                         : cpu::cfsr::kPreciserr | cpu::cfsr::kBfarvalid,
+                                 .bfar = s.access == AccessType::kFetch || buffered
+                                             ? std::nullopt
+                                             : std::optional<uint32_t>(uint32_t(s.address)),
+                                 .return_address = buffered ? s.pc + store_size : s.pc})) {
           return out;
         }
         continue;
