@@ -84,6 +84,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   run->add_option("--json", json_path, "Also write the result as JSON to this file");
   bool stop_at_fault = false;
+  bool strict = false;
+  run->add_flag("--strict", strict,
+                "Also raise the UsageFaults Unicorn does not (divide by zero with DIV_0_TRP, unaligned "
+                "LDRD/LDM, FP without CPACR); adds a hook per instruction");
   run->add_flag("--stop-at-fault", stop_at_fault,
                 "Stop at the faulting instruction instead of entering the firmware's handler");
 
@@ -196,6 +200,7 @@ int main(int argc, char** argv) {
     options.max_instructions = max_instructions;
     options.timeout_seconds = timeout;
     options.stop_at_fault = stop_at_fault;
+    options.strict = strict;
     for (const auto& l : loads) options.loads.push_back(ParseLoad(l));
     faultline::RunResult result = faultline::Run(board, image, options);
     std::cout << faultline::FormatRunText(result, board);

@@ -61,6 +61,10 @@ struct RunOptions {
   uint64_t clock_hz = 100'000'000;
   // Stop at the first fault's instruction instead of entering the firmware's handler.
   bool stop_at_fault = false;
+  // Check before each instruction for the UsageFaults Unicorn 2.0.1 never raises
+  // (DIVBYZERO, UNALIGNED LDRD/LDM and, with CCR.UNALIGN_TRP, LDR/STR, NOCP for FP with
+  // CPACR off). Costs a hook per instruction (docs/fidelity.md).
+  bool strict = false;
   // After the image and `loads`, before reset. Register actions apply after reset has
   // set SP and PC from the vector table, before the first instruction.
   std::vector<HostAction> before_reset;

@@ -1,5 +1,7 @@
 #include "core.h"
 
+#include "thumb.h"
+
 #include <unicorn/unicorn.h>
 
 #include <fmt/core.h>
@@ -93,6 +95,22 @@ struct Hooks {
 
   static void Code(uc_engine*, uint64_t address, uint32_t, void* user) {
     static_cast<Core*>(user)->last_traced_ = uint32_t(address);
+  }
+
+  static void Strict(uc_engine* uc, uint64_t address, uint32_t, void* user) {
+    Core& c = *static_cast<Core*>(user);
+    auto insn = c.InstructionAt(uint32_t(address));
+    if (!StrictCandidate(insn, c.scs_.ccr())) return;
+    StrictInputs in;
+    for (int i = 0; i < 13; ++i) uc_reg_read(uc, UC_ARM_REG_R0 + i, &in.regs[i]);
+    uc_reg_read(uc, UC_ARM_REG_SP, &in.regs[13]);
+    uc_reg_read(uc, UC_ARM_REG_LR, &in.regs[14]);
+    in.ccr = c.scs_.ccr();
+    in.cpacr = c.scs_.cpacr();
+    in.has_fpu = c.cpu_ != Cpu::kCortexM0 && c.cpu_ != Cpu::kCortexM3;
+    if (uint32_t bit = StrictTrap(insn, in)) {
+      c.StopWith({.kind = Stop::Kind::kStrictTrap, .pc = uint32_t(address), .imm = bit});
+    }
   }
 
   static void HostBreak(uc_engine*, uint64_t address, uint32_t, void* user) {
@@ -300,6 +318,12 @@ void Core::MapWindow(size_t w, bool remap) {
             "uc_mmio_map");
     }
   }
+}
+
+void Core::EnableStrictChecks() {
+  uc_hook h;
+  Check(uc_hook_add(uc_, &h, UC_HOOK_CODE, reinterpret_cast<void*>(Hooks::Strict), this, 1, 0),
+        "uc_hook_add(CODE, strict)");
 }
 
 void Core::ApplyMpu() {

@@ -31,6 +31,7 @@ struct Stop {
     kSupervisorCall,      // SVC #imm; pc is after it
     kCoprocessor,         // NOCP (INTR 17): MVE, or an FP instruction the model lacks
     kStackLimit,          // STKOF (INTR 19): a push below MSPLIM/PSPLIM (Armv8-M)
+    kStrictTrap,          // strict mode: a UsageFault Unicorn would not raise; imm = the CFSR bit
     kOtherException,      // any other engine exception number
     kWaitForInterrupt,    // WFI halted the engine; pc is after it
     kHang,                // a branch to itself at pc
@@ -62,6 +63,11 @@ class Core {
   ~Core();
   Core(const Core&) = delete;
   Core& operator=(const Core&) = delete;
+
+  // Strict mode: a code hook on every instruction checks the traps Unicorn 2.0.1 does
+  // not raise (divide by zero, unaligned LDRD/LDM, FP without CPACR). Opt-in: it costs
+  // a hook per instruction.
+  void EnableStrictChecks();
 
   // Re-applies the MPU to every mapped window (after the firmware wrote MPU registers).
   // Enforced at Unicorn's 1 KiB page granularity, for privileged accesses.

@@ -211,6 +211,7 @@ SessionOutput RunSession(const SessionInput& in) {
   for (const Breakpoint& b : in.options.breakpoints) {
     if (break_addresses.insert(b.address).second) core.BreakAt(b.address);
   }
+  if (in.options.strict) core.EnableStrictChecks();
 
   // Reset (Armv7-M ARM §B1.5.5 TakeReset): SP_main from word 0 of the vector table, PC
   // from word 1, whose bit 0 must be 1 (Thumb).
@@ -581,6 +582,16 @@ SessionOutput RunSession(const SessionInput& in) {
         if (vector_fault(fault("UsageFault", "coprocessor instruction with no coprocessor (NOCP)"),
                          {.exception = cpu::kUsageFault, .cfsr_bits = cpu::cfsr::kNocp,
                           .return_address = s.pc})) {
+          continue;
+        }
+        return finish();
+      }
+      case Stop::Kind::kStrictTrap: {
+        const char* what = s.imm == cpu::cfsr::kDivbyzero ? "divide by zero with CCR.DIV_0_TRP set (DIVBYZERO)"
+                           : s.imm == cpu::cfsr::kUnaligned ? "unaligned access this instruction cannot make (UNALIGNED)"
+                                                            : "FP instruction while CPACR denies CP10/CP11 (NOCP)";
+        if (vector_fault(fault("UsageFault", std::string(what) + " [strict mode]"),
+                         {.exception = cpu::kUsageFault, .cfsr_bits = s.imm, .return_address = s.pc})) {
           continue;
         }
         return finish();
