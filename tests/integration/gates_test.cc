@@ -154,5 +154,31 @@ TEST(GateOverride, ForcedOpenGateLetsTheEarlyWriteThrough) {
   std::filesystem::remove_all(dir);
 }
 
+// A setup step that sets a peripheral field, before reset or when execution reaches a
+// symbol: the gate that reads it opens, so the firmware's early write sticks.
+TEST(SetupField, PoweringTheBankFromTheHostOpensItsGate) {
+  REQUIRE_FIXTURES();
+  auto dir = std::filesystem::temp_directory_path() / ("faultline-setup-field-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  auto write = [&](const std::string& name, const std::string& step) {
+    std::ofstream(dir / name) << "name: " << name << "\ndescription: host powers the bank\nboard: " << GatedBoard()
+                              << "\nfirmware: " << Fixture("mps2-an505", "gates").string() << "\nsetup:\n" << step
+                              << "expect:\n  outcome: exit\n  console: {contains: 'bank before power: 0x00001234'}\n"
+                              << "  events: [{kind: disabled-region-write, count: 0}]\n";
+  };
+  write("before_reset.yaml", "  - {field: PWR.CR.BANKEN, value: 1}\n");
+  write("at_main.yaml", "  - {at: main, field: PWR.CR, value: 1}\n");
+  Completed c = RunCli({"scenario", dir.string()});
+  EXPECT_EQ(c.status, 0) << c.out << c.err;
+
+  std::ofstream(dir / "bad.yaml") << "name: bad\ndescription: d\nboard: " << GatedBoard() << "\nfirmware: "
+                                  << Fixture("mps2-an505", "gates").string()
+                                  << "\nsetup:\n  - {field: PWR.CR.POWER, value: 1}\nexpect: {outcome: exit}\n";
+  Completed bad = RunCli({"scenario", (dir / "bad.yaml").string()});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("PWR.CR has no field 'POWER'"), std::string::npos) << bad.err;
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace faultline::testing

@@ -232,12 +232,12 @@ TEST_F(ScenarioParse, SetupStepsBecomeBytesAndRegisters) {
 TEST_F(ScenarioParse, StepWithTwoActions) {
   ExpectError(kHead + "setup:\n  - reg: r0\n    value: 1\n    fill: {address: 0, size: 1, byte: 0}\n"
                       "expect: {outcome: exit}\n",
-              6, {"exactly one of load, write, fill or reg"});
+              6, {"exactly one of load, write, fill, reg or field"});
 }
 
 TEST_F(ScenarioParse, StepWithNoAction) {
   ExpectError(kHead + "setup:\n  - at: main\nexpect: {outcome: exit}\n", 6,
-              {"exactly one of load, write, fill or reg"});
+              {"exactly one of load, write, fill, reg or field"});
 }
 
 TEST_F(ScenarioParse, UnknownRegister) {

@@ -28,11 +28,16 @@ struct HostLoad {
 // Something the host does to the target, as a debugger, boot loader or other bus
 // master would: place bytes in memory (ignoring permissions), or set a core register.
 struct HostAction {
-  enum class Kind { kMemory, kRegister } kind = Kind::kMemory;
+  // kField: set a field (or a whole register) of a modelled peripheral, as a debugger
+  // or a boot ROM would; gates that read it follow.
+  enum class Kind { kMemory, kRegister, kField } kind = Kind::kMemory;
   uint64_t address = 0;         // kMemory
   std::vector<uint8_t> bytes;   // kMemory
   int reg = 0;                  // kRegister: 0-12 = r0-r12, 13 sp, 14 lr, 15 pc
-  uint32_t value = 0;           // kRegister
+  uint32_t value = 0;           // kRegister; kField: the field's value
+  size_t peripheral = 0, peripheral_register = 0;  // kField: indices into Board::peripherals
+  uint32_t mask = 0xFFFFFFFFu;  // kField: the field's bits (whole register by default)
+  uint32_t shift = 0;           // kField: the field's lsb
   std::string origin;           // names the action in messages, e.g. "x.yaml:12"
 };
 

@@ -38,7 +38,9 @@ struct SetupStep {
   Location target;                  // kMemory
   std::vector<uint8_t> bytes;       // kMemory (load: the file's bytes)
   int reg = 0;                      // kRegister, as HostAction::reg
-  uint32_t value = 0;               // kRegister
+  uint32_t value = 0;               // kRegister, kField
+  size_t peripheral = 0, peripheral_register = 0;  // kField
+  uint32_t mask = 0xFFFFFFFFu, shift = 0;          // kField
   std::string where;                // file:line
 };
 

@@ -69,6 +69,11 @@ class Core {
   // a hook per instruction.
   void EnableStrictChecks();
 
+  // The host changed peripheral registers (a scenario step): remap the gated windows.
+  void GatesChanged(const std::vector<size_t>& gates) {
+    for (size_t g : gates) ApplyGate(g);
+  }
+
   // Re-applies the MPU to every mapped window (after the firmware wrote MPU registers).
   // Enforced at Unicorn's 1 KiB page granularity, for privileged accesses.
   void ApplyMpu();

@@ -117,6 +117,10 @@ void ApplyHostActions(const std::vector<HostAction>& actions, MemoryMap& map, cp
       if (core != nullptr && !a.bytes.empty()) {
         core->InvalidateCode(a.address, a.address + a.bytes.size());
       }
+    } else if (a.kind == HostAction::Kind::kField) {
+      uint32_t v = (map.StoredValue(a.peripheral, a.peripheral_register) & ~a.mask) | ((a.value << a.shift) & a.mask);
+      RegisterWriteEffect effect = map.WriteRegister(a.peripheral, a.peripheral_register, v);
+      if (core != nullptr) core->GatesChanged(effect.gates_changed);  // remap what they gate
     } else if (core != nullptr) {
       if (a.reg == 15) {
         *pc = a.value & ~1u;
@@ -204,6 +208,8 @@ SessionOutput RunSession(const SessionInput& in) {
   for (const Breakpoint& b : in.options.breakpoints) CheckHostActions(map, b.actions);
   ApplyHostActions(OfKind(in.options.before_reset, HostAction::Kind::kMemory), map, nullptr,
                    nullptr);
+  // Before the core maps memory, so that gates they open are mapped open.
+  ApplyHostActions(OfKind(in.options.before_reset, HostAction::Kind::kField), map, nullptr, nullptr);
 
   cpu::Core core(in.board.cpu, map, uint32_t(in.board.boot.vector_table));
   for (uint64_t block : in.traces) core.TraceRange(block, block + kTraceWindow);

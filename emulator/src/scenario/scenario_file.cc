@@ -174,17 +174,20 @@ std::vector<uint8_t> ReadFile(const FileParser& p, const Field& f, bool in_fixtu
   return bytes;
 }
 
-SetupStep ParseStep(const FileParser& p, const Field& f) {
-  Mapping m(f, {"at", "load", "write", "fill", "reg", "value"});
+SetupStep ParseStep(const FileParser& p, const Board& board, const Field& f) {
+  Mapping m(f, {"at", "load", "write", "fill", "reg", "value", "field"});
   SetupStep step;
   step.where = f.Where();
   if (m.Has("at")) step.at = ParseCodeLocation(m.Get("at"));
-  int actions = int(m.Has("load")) + int(m.Has("write")) + int(m.Has("fill")) + int(m.Has("reg"));
+  int actions = int(m.Has("load")) + int(m.Has("write")) + int(m.Has("fill")) + int(m.Has("reg")) +
+                int(m.Has("field"));
   if (actions != 1) {
-    f.Fail("a step needs exactly one of load, write, fill or reg",
+    f.Fail("a step needs exactly one of load, write, fill, reg or field",
            "split it into one step per action, each a list item");
   }
-  if (m.Has("value") && !m.Has("reg")) m.Get("value").Fail("value goes with reg", "write reg: r0 and value: 1");
+  if (m.Has("value") && !m.Has("reg") && !m.Has("field")) {
+    m.Get("value").Fail("value goes with reg or field", "write reg: r0 and value: 1");
+  }
   if (m.Has("load")) {
     Field lf = m.Get("load");
     Mapping lm(lf, {"file", "fixture_file", "address", "symbol", "offset"});
@@ -215,6 +218,39 @@ SetupStep ParseStep(const FileParser& p, const Field& f) {
     uint64_t byte = fm.Require("byte").Number();
     if (byte > 0xFF) fm.Get("byte").Fail(fmt::format("0x{:x} does not fit in a byte", byte), "use 0x00..0xFF");
     step.bytes.assign(size, uint8_t(byte));
+  } else if (m.Has("field")) {
+    // field: RCC.MEMENR.AXISRAM5EN (or a whole register, RCC.MEMENR), value: 1
+    Field ff = m.Get("field");
+    std::string path = ff.Scalar();
+    std::string known;
+    for (const Peripheral& per : board.peripherals) known += (known.empty() ? "" : ", ") + per.name;
+    auto dot = path.find('.');
+    auto pit = std::find_if(board.peripherals.begin(), board.peripherals.end(),
+                            [&](const Peripheral& per) { return per.name == path.substr(0, dot); });
+    if (dot == std::string::npos || pit == board.peripherals.end()) {
+      ff.Fail(fmt::format("'{}' is not PERIPHERAL.REGISTER[.FIELD] of board '{}'", path, board.name),
+              "peripherals: " + (known.empty() ? std::string("none") : known));
+    }
+    auto dot2 = path.find('.', dot + 1);
+    std::string reg_name = path.substr(dot + 1, dot2 == std::string::npos ? std::string::npos : dot2 - dot - 1);
+    auto rit = std::find_if(pit->registers.begin(), pit->registers.end(),
+                            [&](const Register& r) { return r.name == reg_name; });
+    if (rit == pit->registers.end()) ff.Fail(fmt::format("{} has no register '{}'", pit->name, reg_name), "see faultline board show");
+    step.kind = HostAction::Kind::kField;
+    step.peripheral = size_t(pit - board.peripherals.begin());
+    step.peripheral_register = size_t(rit - pit->registers.begin());
+    uint64_t limit = 0xFFFFFFFFull;
+    if (dot2 != std::string::npos) {
+      std::string field = path.substr(dot2 + 1);
+      auto fit = std::find_if(rit->fields.begin(), rit->fields.end(),
+                              [&](const RegisterField& x) { return x.name == field; });
+      if (fit == rit->fields.end()) ff.Fail(fmt::format("{}.{} has no field '{}'", pit->name, reg_name, field), "see faultline board show");
+      step.mask = fit->mask();
+      step.shift = fit->lsb;
+      limit = (uint64_t{1} << (fit->msb - fit->lsb + 1)) - 1;
+    }
+    step.value = U32(m.Require("value"));
+    if (step.value > limit) m.Get("value").Fail(fmt::format("{} does not fit {}", step.value, path), "use a smaller value");
   } else {
     step.kind = HostAction::Kind::kRegister;
     step.reg = ParseRegister(m.Get("reg"));
@@ -544,7 +580,7 @@ Scenario ParseScenario(const std::string& yaml, const fs::path& path, const Scen
   s.firmware = ParseFirmware(p, Key(m, "firmware"));
   if (m.Has("setup")) {
     for (const Field& item : Items(Key(m, "setup"), "list steps: setup: [{write: {...}}]")) {
-      s.setup.push_back(ParseStep(p, item));
+      s.setup.push_back(ParseStep(p, s.board, item));
     }
   }
   if (m.Has("run")) ParseRun(Key(m, "run"), s);

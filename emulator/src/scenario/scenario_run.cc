@@ -237,7 +237,14 @@ PreparedScenario PrepareScenario(const Scenario& s) {
   o.max_instructions = s.max_instructions;
   o.timeout_seconds = s.timeout_seconds;
   for (const SetupStep& step : s.setup) {
-    HostAction a{.kind = step.kind, .reg = step.reg, .value = step.value, .origin = step.where};
+    HostAction a{.kind = step.kind,
+                 .reg = step.reg,
+                 .value = step.value,
+                 .peripheral = step.peripheral,
+                 .peripheral_register = step.peripheral_register,
+                 .mask = step.mask,
+                 .shift = step.shift,
+                 .origin = step.where};
     if (step.kind == HostAction::Kind::kMemory) {
       a.address = Resolve(step.target, s, p.image);
       a.bytes = step.bytes;
