@@ -96,7 +96,9 @@ alif_variant(large_model DEFS ${ALIF_ALL_FIXES} LARGE_MODEL)
 #    that an overflow meets unmapped memory (no MSPLIM enforcement in faultline yet).
 alif_variant(stack_heap_template DEFS ${ALIF_ALL_FIXES} -DSTACK_AT_DTCM_BASE
   -DAPP_HP_STACK_SIZE=0x2000 -DAPP_HP_HEAP_SIZE=0x4000)
-alif_variant(stack_overflow DEFS ${ALIF_ALL_FIXES} -DSTACK_AT_DTCM_BASE
+# The stack where the template puts it (top of DTCM, above the heap): the startup's MSPLIM
+# catches the overflow.
+alif_variant(stack_overflow DEFS ${ALIF_ALL_FIXES}
   -DAPP_HP_STACK_SIZE=0x2000 -DAPP_HP_HEAP_SIZE=0x10000)
 alif_variant(stack_heap_fixed DEFS ${ALIF_ALL_FIXES} -DSTACK_AT_DTCM_BASE
   -DAPP_HP_STACK_SIZE=0x4000 -DAPP_HP_HEAP_SIZE=0x10000)

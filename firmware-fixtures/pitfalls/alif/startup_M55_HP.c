@@ -17,6 +17,7 @@ extern void (*const __init_array_start[])(void);
 extern void (*const __init_array_end[])(void);
 
 int main(void);
+extern uint32_t __StackLimit;
 __attribute__((noreturn)) void Reset_Handler(void);
 void Default_Handler(void);
 
@@ -61,8 +62,9 @@ __attribute__((naked)) void Default_Handler(void) { __asm__ volatile("b ."); }
 
 void Reset_Handler(void)
 {
-  /* The CMSIS startup also sets MSPLIM = __StackLimit here; faultline does not
-   * enforce stack limits yet (docs/fidelity.md). */
+  /* As the CMSIS startup does (startup_ARMCM55.c: __set_MSPLIM(__STACK_LIMIT)): an
+   * overflow of the reserved stack is a UsageFault (STKOF), not silent corruption. */
+  __asm__ volatile("msr msplim, %0" : : "r"((uint32_t)(uintptr_t)&__StackLimit));
   for (const uint32_t *e = __copy_table_start__; e < __copy_table_end__; e += 3) {
     const uint32_t *src = (const uint32_t *)(uintptr_t)e[0];
     uint32_t *dst = (uint32_t *)(uintptr_t)e[1];
