@@ -92,8 +92,9 @@ alif_variant(mram_base_broken DEFS ${ALIF_ALL_FIXES}
   -DAPP_MRAM_HP_BASE=0x80200000 -DAPP_MRAM_HP_SIZE=0x00200000)
 #    A 2.5 MiB image at 0x80000000: crosses into the template's slot at 0x80200000.
 alif_variant(large_model DEFS ${ALIF_ALL_FIXES} LARGE_MODEL)
-# 4. The template's 8 KiB stack / 16 KiB heap, with the stack at the bottom of DTCM so
-#    that an overflow meets unmapped memory (no MSPLIM enforcement in faultline yet).
+# 4. The template's 8 KiB stack / 16 KiB heap (stack_heap_template: the heap runs out), 8 KiB
+#    with a 64 KiB heap (stack_overflow: MSPLIM catches the overflow), and the fix.
+
 alif_variant(stack_heap_template DEFS ${ALIF_ALL_FIXES} -DSTACK_AT_DTCM_BASE
   -DAPP_HP_STACK_SIZE=0x2000 -DAPP_HP_HEAP_SIZE=0x4000)
 # The stack where the template puts it (top of DTCM, above the heap): the startup's MSPLIM
