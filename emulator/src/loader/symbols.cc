@@ -1,13 +1,32 @@
 #include <fmt/core.h>
 
+#include <cxxabi.h>
+
 #include <algorithm>
+#include <cstdlib>
 
 #include "faultline/image.h"
 
 namespace faultline {
 
+namespace {
+
+// C++ names as people write them (rt::plan_memory(void const*, unsigned int)), through
+// the ABI's demangler; anything else unchanged.
+std::string Demangle(const std::string& name) {
+  if (name.rfind("_Z", 0) != 0) return name;
+  int status = 0;
+  char* out = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+  std::string result = status == 0 && out != nullptr ? out : name;
+  std::free(out);
+  return result;
+}
+
+}  // namespace
+
 std::string SymbolRef::ToString() const {
-  return offset == 0 ? name : fmt::format("{}+0x{:x}", name, offset);
+  std::string shown = Demangle(name);
+  return offset == 0 ? shown : fmt::format("{}+0x{:x}", shown, offset);
 }
 
 SymbolTable::SymbolTable(std::vector<Symbol> symbols) : symbols_(std::move(symbols)) {
