@@ -61,21 +61,6 @@ TEST(BoardFiles, EveryFileHasFixturesBuiltForIt) {
   EXPECT_EQ(tested, BoardFiles());
 }
 
-nlohmann::json RunJson(const std::string& board, const std::string& fixture,
-                       std::vector<std::string> extra, Completed* cli) {
-  auto path = std::filesystem::temp_directory_path() /
-              ("faultline-boards-" + std::to_string(getpid()) + "-" + board + ".json");
-  std::filesystem::remove(path);
-  std::vector<std::string> args = {"run", "--board", board, "--json", path.string()};
-  args.insert(args.end(), extra.begin(), extra.end());
-  args.push_back(Fixture(board, fixture).string());
-  *cli = RunCli(args);
-  nlohmann::json report;
-  if (std::filesystem::exists(path)) report = nlohmann::json::parse(Slurp(path));
-  std::filesystem::remove(path);
-  return report;
-}
-
 class EveryBoard : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override { REQUIRE_FIXTURES(); }

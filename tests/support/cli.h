@@ -93,4 +93,21 @@ inline bool HaveFixtures() {
                       "./scripts/setup to install the toolchain";                           \
   } while (0)
 
+// `faultline run --board BOARD --json ... [extra] FIXTURE`: the JSON report (empty if
+// none was written) and the completed process.
+inline nlohmann::json RunJson(const std::string& board, const std::string& fixture,
+                       std::vector<std::string> extra, Completed* cli) {
+  auto path = std::filesystem::temp_directory_path() /
+              ("faultline-run-" + std::to_string(getpid()) + "-" + board + "-" + fixture + ".json");
+  std::filesystem::remove(path);
+  std::vector<std::string> args = {"run", "--board", board, "--json", path.string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  args.push_back(Fixture(board, fixture).string());
+  *cli = RunCli(args);
+  nlohmann::json report;
+  if (std::filesystem::exists(path)) report = nlohmann::json::parse(Slurp(path));
+  std::filesystem::remove(path);
+  return report;
+}
+
 }  // namespace faultline::testing

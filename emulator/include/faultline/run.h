@@ -164,6 +164,10 @@ struct RunResult {
   std::string console_stdout;
   std::string console_stderr;
   uint64_t instructions = 0;
+  // Armv8.1-M instructions on a Cortex-M55 board (Unicorn runs the Armv8-M model):
+  // sites rewritten into Armv8-M code, and executions the host performed itself.
+  uint64_t armv81m_sites_translated = 0;
+  uint64_t armv81m_host_executions = 0;
   LoadMode load_mode = LoadMode::kFlash;
   std::string stop_detail;    // e.g. "instruction budget of 1000 reached"
   std::optional<Fault> fault;

@@ -1,5 +1,6 @@
 #include "core.h"
 
+#include "armv81m.h"
 #include "thumb.h"
 
 #include <unicorn/unicorn.h>
@@ -36,6 +37,7 @@ int UnicornReg(Reg reg) {
     case Reg::kPsp: return UC_ARM_REG_PSP;
     case Reg::kXpsr: return UC_ARM_REG_XPSR;
     case Reg::kControl: return UC_ARM_REG_CONTROL;
+    case Reg::kApsr: return UC_ARM_REG_APSR_NZCVQG;
   }
   return UC_ARM_REG_INVALID;
 }
@@ -118,6 +120,11 @@ struct Hooks {
     if (!b.armed) return;
     b.armed = false;
     b.core->StopWith({.kind = Stop::Kind::kHostBreakpoint, .pc = uint32_t(address)});
+  }
+
+  // A VSCCLRM site (TrapUndecodedArmv81): stop before it, as an undecodable instruction.
+  static void HostSite(uc_engine*, uint64_t address, uint32_t, void* user) {
+    static_cast<Core*>(user)->StopWith({.kind = Stop::Kind::kInvalidInstruction, .pc = uint32_t(address)});
   }
 
   static bool InvalidMemory(uc_engine*, uc_mem_type type, uint64_t address, int size, int64_t,
@@ -391,9 +398,8 @@ Core::Core(Cpu cpu, MemoryMap& map, uint32_t reset_vtor)
 
   MapSystemSpace();  // SCS, DWT (core_exceptions.cc)
 
+  InstallBlockHooks();
   uc_hook h;
-  Check(uc_hook_add(uc_, &h, UC_HOOK_BLOCK, reinterpret_cast<void*>(Hooks::Block), this, 1, 0),
-        "uc_hook_add(BLOCK)");
   Check(uc_hook_add(uc_, &h, UC_HOOK_MEM_INVALID, reinterpret_cast<void*>(Hooks::InvalidMemory),
                     this, 1, 0),
         "uc_hook_add(MEM_INVALID)");
@@ -402,6 +408,29 @@ Core::Core(Cpu cpu, MemoryMap& map, uint32_t reset_vtor)
   Check(uc_hook_add(uc_, &h, UC_HOOK_INSN_INVALID,
                     reinterpret_cast<void*>(Hooks::InvalidInstruction), this, 1, 0),
         "uc_hook_add(INSN_INVALID)");
+}
+
+// The block hook covers the whole address space except the Armv8.1-M trampoline
+// pages (core_armv81m.cc), whose code stands for the instruction at its site.
+void Core::InstallBlockHooks() {
+  for (size_t h : block_hooks_) uc_hook_del(uc_, h);
+  block_hooks_.clear();
+  auto add = [&](uint64_t begin, uint64_t end) {  // [begin, end]; (1, 0) is everywhere
+    uc_hook h;
+    Check(uc_hook_add(uc_, &h, UC_HOOK_BLOCK, reinterpret_cast<void*>(Hooks::Block), this, begin, end),
+          "uc_hook_add(BLOCK)");
+    block_hooks_.push_back(h);
+  };
+  std::vector<uint64_t> holes;
+  for (const TrampolinePage& t : trampolines_) holes.push_back(t.base);
+  if (holes.empty()) return add(1, 0);
+  std::sort(holes.begin(), holes.end());
+  uint64_t from = 0;
+  for (uint64_t hole : holes) {
+    if (hole > from) add(from, hole - 1);
+    from = hole + kTrampolineChunk;
+  }
+  if (from <= 0xFFFFFFFF) add(from, 0xFFFFFFFF);
 }
 
 Core::~Core() {
@@ -421,6 +450,11 @@ void Core::StopWith(const Stop& stop) {
 
 uint32_t Core::Read(Reg reg) const {
   uint32_t v = 0;
+  // Unicorn 2.0.1 writes APSR_NZCVQG but reads it as 0 (measured): read it from xPSR.
+  if (reg == Reg::kApsr) {
+    uc_reg_read(uc_, UC_ARM_REG_XPSR, &v);
+    return v & 0xF80F0000u;
+  }
   uc_reg_read(uc_, UnicornReg(reg), &v);
   return v;
 }
@@ -441,6 +475,13 @@ Registers Core::ReadAll() const {
 }
 
 std::vector<uint8_t> Core::InstructionAt(uint32_t addr) const {
+  if (auto p = patches_.find(addr); p != patches_.end()) {
+    uint8_t now[4];
+    if (map_.FindRange(addr, 4) >= 0) map_.Read(addr, std::span(now, 4));
+    if (std::equal(now, now + 4, p->second.patched.begin())) {
+      return {p->second.original.begin(), p->second.original.end()};
+    }
+  }
   if (map_.FindRange(addr, 2) < 0) return {};
   uint8_t b[4];
   map_.Read(addr, std::span(b, 2));
@@ -511,6 +552,21 @@ void Core::WriteGeneral(int n, uint32_t value) {
 
 void Core::InvalidateCode(uint64_t begin, uint64_t end) {
   Check(uc_ctl_remove_cache(uc_, begin, end), "uc_ctl_remove_cache");
+  // The block hook's counts were made from the old bytes: a block may keep its address
+  // and size and change what it is (`b.w .` patched over an LE).
+  std::fill(block_cache_.begin(), block_cache_.end(), BlockInfo{});
+}
+
+void Core::TrapUndecodedArmv81(uint64_t address, std::span<const uint8_t> code) {
+  if (cpu_ != Cpu::kCortexM55) return;
+  for (size_t i = 0; i + 4 <= code.size() && host_sites_.size() < 256; i += 2) {
+    auto insn = v81m::Decode(code.subspan(i, 4), uint32_t(address + i));
+    if (!insn || insn->op != v81m::Op::kVscclrm || !host_sites_.insert(address + i).second) continue;
+    uc_hook h;
+    Check(uc_hook_add(uc_, &h, UC_HOOK_CODE, reinterpret_cast<void*>(Hooks::HostSite), this, address + i,
+                      address + i),
+          "uc_hook_add(CODE, VSCCLRM)");
+  }
 }
 
 Stop Core::Run(uint32_t pc, const Limits& limits) {
@@ -530,6 +586,20 @@ Stop Core::Run(uint32_t pc, const Limits& limits) {
   }
   clock_countdown_ = kClockEvery;
   uc_err err = uc_emu_start(uc_, pc | 1u, kNoUntil, 0, 0);
+  // An Armv8.1-M instruction the model lacks: translate or execute it, and go on.
+  while (stop_ && stop_->kind == Stop::Kind::kInvalidInstruction) {
+    const uint32_t at = stop_->pc;
+    const uint64_t before = CountUpTo(current_block_, at);  // the block's instructions up to it
+    retired_ += before;
+    if (!HandleArmv81(at)) {
+      retired_ -= before;  // accounted below, with the stop
+      break;
+    }
+    pending_ = 0;
+    current_block_ = UINT64_MAX;
+    stop_.reset();
+    err = uc_emu_start(uc_, Read(Reg::kPc) | 1u, kNoUntil, 0, 0);
+  }
 
   Stop s;
   if (stop_) {

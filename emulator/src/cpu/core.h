@@ -3,10 +3,14 @@
 // Unicorn. Guest events are Stop values; engine misuse is an assertion.
 #pragma once
 
+#include <array>
 #include <chrono>
+#include <map>
+#include <set>
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -20,7 +24,7 @@ struct uc_struct;
 
 namespace faultline::cpu {
 
-enum class Reg { kR0, kR1, kR2, kR3, kSp, kLr, kPc, kMsp, kPsp, kXpsr, kControl };
+enum class Reg { kR0, kR1, kR2, kR3, kSp, kLr, kPc, kMsp, kPsp, kXpsr, kControl, kApsr /* NZCVQ, GE */ };
 
 struct Stop {
   enum class Kind {
@@ -106,8 +110,28 @@ class Core {
   // The host changed [begin, end) behind the engine's back: drop translated code there.
   void InvalidateCode(uint64_t begin, uint64_t end);
 
-  // Thumb instruction bytes at addr (2 or 4), empty if unreadable.
+  // Thumb instruction bytes at addr (2 or 4), empty if unreadable. At a site the core
+  // patched (Armv8.1-M translation), the instruction the firmware has there.
   std::vector<uint8_t> InstructionAt(uint32_t addr) const;
+
+  // --- Armv8.1-M on the Armv8-M model (core_armv81m.cc; Cortex-M55 boards only) ---
+  // kTranslate: each DLS/WLS/LE/CSEL/CLRM/BF site is rewritten on first execution into
+  // Armv8-M code (in place, or a branch to a trampoline on a hidden page) that leaves
+  // every other register and flag alone; afterwards it runs at engine speed. The TP
+  // forms and VSCCLRM are executed by the host each time. kEmulate: every execution
+  // stops the engine and the host executes it (the round trip; for measurement and as
+  // the reference the translation is tested against).
+  enum class Armv81Mode { kTranslate, kEmulate };
+  void SetArmv81Mode(Armv81Mode mode) { armv81_mode_ = mode; }
+  struct Armv81Stats {
+    uint64_t sites_translated = 0;  // sites patched
+    uint64_t executed_by_host = 0;  // executions that took the host round trip
+  };
+  const Armv81Stats& armv81_stats() const { return armv81_stats_; }
+  // VSCCLRM is the one that does not stop the engine: the M33 model decodes its encoding
+  // as VLDM with base PC and loads S registers from the code. Given code as it will run
+  // at `address`, puts a one-address code hook on each VSCCLRM so the host executes it.
+  void TrapUndecodedArmv81(uint64_t address, std::span<const uint8_t> code);
 
   // --- Exception model (core_exceptions.cc; issue 3) ---
   Scs& scs() { return scs_; }
@@ -231,6 +255,30 @@ class Core {
 
   bool tracing_ = false;
   std::optional<uint32_t> last_traced_;
+
+  // Armv8.1-M (core_armv81m.cc).
+  struct Patch {
+    std::array<uint8_t, 4> original, patched;
+  };
+  static constexpr uint32_t kTrampolineChunk = 4096;  // 4 Unicorn pages (unicorn.md §3)
+  struct TrampolinePage {
+    uint32_t base = 0;
+    uint32_t used = 0;
+    std::unique_ptr<uint8_t[]> host;
+  };
+  // Executes or translates the Armv8.1-M instruction the engine stopped on at `pc`;
+  // false if it is none (the stop stands).
+  bool HandleArmv81(uint32_t pc);
+  uint32_t AllocateTrampoline(uint32_t site, uint32_t size);
+  bool PageIsFree(uint64_t page) const;
+  void InstallBlockHooks();
+  Armv81Mode armv81_mode_ = Armv81Mode::kTranslate;
+  Armv81Stats armv81_stats_;
+  std::map<uint32_t, Patch> patches_;
+  std::vector<TrampolinePage> trampolines_;
+  std::vector<size_t> block_hooks_;  // uc_hook handles of the block hook's ranges
+  std::set<uint64_t> host_sites_;     // addresses with a TrapUndecodedArmv81 hook
+  uint32_t ltpsize_ = 4;             // FPSCR.LTPSIZE, for the host-executed TP forms
 };
 
 }  // namespace faultline::cpu

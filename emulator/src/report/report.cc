@@ -197,6 +197,8 @@ std::string FormatRunJson(const RunResult& r) {
   j["stdout"] = r.console_stdout;
   j["stderr"] = r.console_stderr;
   j["instructions"] = r.instructions;
+  j["armv81m"] = {{"sites_translated", r.armv81m_sites_translated},
+                  {"host_executions", r.armv81m_host_executions}};
   j["load_mode"] = ToString(r.load_mode);
   j["board"] = r.board;
   j["firmware"] = r.firmware;
@@ -292,7 +294,7 @@ std::string FormatRunJson(const RunResult& r) {
 std::string FormatBoard(const Board& b) {
   std::string out = fmt::format("{}: {}\n  cpu {}{}; reset from vector table 0x{:08x}; load mode {}\n  file {}\n",
                                 b.name, b.description, ToString(b.cpu),
-                                std::string(b.cpu == Cpu::kCortexM55 ? " (runs on the Armv8-M mainline model)" : "") +
+                                std::string(b.cpu == Cpu::kCortexM55 ? " (Armv8-M mainline model; Armv8.1-M scalar instructions translated, no MVE)" : "") +
                                     (b.cpu_options.write_buffer ? ", write buffer (store bus errors are imprecise)" : ""),
                                 b.boot.vector_table, ToString(b.boot.load_mode), b.source.string());
   struct Row {

@@ -218,6 +218,9 @@ SessionOutput RunSession(const SessionInput& in) {
     if (break_addresses.insert(b.address).second) core.BreakAt(b.address);
   }
   if (in.options.strict) core.EnableStrictChecks();
+  for (const Segment& seg : in.image.segments) {
+    if (seg.executable) core.TrapUndecodedArmv81(seg.run_address, seg.bytes);
+  }
 
   // Reset (Armv7-M ARM §B1.5.5 TakeReset): SP_main from word 0 of the vector table, PC
   // from word 1, whose bit 0 must be 1 (Thumb).
@@ -229,6 +232,8 @@ SessionOutput RunSession(const SessionInput& in) {
   auto finish = [&] {
     res.registers = core.ReadAll();
     res.instructions = core.instructions();
+    res.armv81m_sites_translated = core.armv81_stats().sites_translated;
+    res.armv81m_host_executions = core.armv81_stats().executed_by_host;
     res.console = semihosting.console();
     res.console_stdout = semihosting.out();
     res.console_stderr = semihosting.err();

@@ -1,0 +1,80 @@
+// The Armv8.1-M scalar instructions Unicorn 2.0.1's Armv8-M mainline model lacks
+// (unicorn.md §1): low-overhead loops, conditional select, CLRM, VSCCLRM and the
+// branch-future hints. Pure functions over instruction bytes: decoding, the
+// architectural semantics on a register file, and the translation into Armv8-M
+// code that the core patches in on first execution. No Unicorn here.
+//
+// Encodings and semantics: Armv8.1-M Architecture Reference Manual (DDI 0553B), and
+// QEMU 7.2 target/arm/translate.c (trans_DLS, trans_WLS, trans_LE, trans_CSEL,
+// trans_CLRM, trans_BF), whose behaviour faultline is compared with.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace faultline::cpu::v81m {
+
+enum class Op {
+  kDls,     // DLS LR, Rn            LR = Rn
+  kDlstp,   // DLSTP.<size> LR, Rn   LR = Rn, LTPSIZE = size
+  kWls,     // WLS LR, Rn, label     Rn == 0 ? branch : LR = Rn
+  kWlstp,   // WLSTP.<size> LR, Rn, label
+  kLe,      // LE LR, label          LR > 1 ? (LR -= 1, branch back) : fall through
+  kLetp,    // LETP LR, label        decrement by the elements per vector (LTPSIZE)
+  kLeForever,  // LE label           branch back, LR untouched
+  kCsel,    // CSEL/CSINC/CSINV/CSNEG Rd, Rn, Rm, cond (and the CSET/CINC/... aliases)
+  kClrm,    // CLRM {registers, APSR}
+  kVscclrm, // VSCCLRM {S/D registers, VPR}
+  kBranchFuture,  // BF, BFX, BFL, BFLX, BFCSEL: hints, executed as NOPs (as QEMU does)
+};
+
+struct Insn {
+  Op op;
+  uint32_t rn = 0, rd = 0, rm = 0;
+  uint32_t size = 4;      // DLSTP/WLSTP element size field (0: 8-bit .. 3: 64-bit); 4 = none
+  uint32_t target = 0;    // branch target: loop start (LE) or loop exit (WLS)
+  uint32_t csel_op = 0;   // 0 CSEL, 1 CSINC, 2 CSINV, 3 CSNEG
+  uint32_t cond = 0;      // CSEL condition (EQ=0 .. LE=13)
+  uint32_t list = 0;      // CLRM: bit n = Rn (0-12, 14), bit 15 = APSR
+  uint32_t first = 0, count = 0;  // VSCCLRM: first S register and number of S registers
+  bool vpr = true;
+};
+
+// Decodes the 32-bit instruction at `pc`, or nullopt if it is none of the above or
+// an encoding the architecture makes UNDEFINED/UNPREDICTABLE and QEMU rejects (SP/PC
+// operands, CSEL conditions AL/NV).
+std::optional<Insn> Decode(std::span<const uint8_t> insn, uint32_t pc);
+// "le lr, 0x00000118", "csinc r3, r4, r5, lt": as binutils spells them.
+std::string Mnemonic(const Insn& insn);
+
+// The state an instruction reads and writes.
+struct State {
+  uint32_t r[16] = {};      // r0-r14; r[15] is the instruction's address
+  uint32_t apsr = 0;        // N Z C V Q (31-27), GE (19-16)
+  uint32_t ltpsize = 4;     // FPSCR.LTPSIZE: 4 = no tail predication
+  std::array<uint32_t, 32> s = {};  // S0-S31
+};
+// Executes `insn` (at st.r[15]) and returns the address of the next instruction.
+uint32_t Execute(const Insn& insn, State& st);
+
+// Armv8-M code that does what `insn` does without touching any other register or
+// flag. `site` is patched in place (4 bytes, the instruction's own size); when the
+// site branches to a trampoline, `trampoline` is its code, assembled for address
+// `trampoline_address`, and ends by branching back. nullopt: no exact translation
+// (the TP forms, which need LTPSIZE, VSCCLRM, and CLRM {APSR} alone): execute those
+// with Execute.
+struct Translation {
+  std::array<uint8_t, 4> site;
+  std::vector<uint8_t> trampoline;
+};
+std::optional<Translation> Translate(const Insn& insn, uint32_t site, uint32_t trampoline_address);
+// The longest trampoline Translate makes, in bytes.
+constexpr uint32_t kMaxTrampoline = 72;
+// Whether a B.W at `from` reaches `to` (T4: +-16 MiB).
+bool BranchReaches(uint32_t from, uint32_t to);
+
+}  // namespace faultline::cpu::v81m

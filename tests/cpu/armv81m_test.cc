@@ -1,0 +1,413 @@
+// Armv8.1-M scalar instructions on the Cortex-M55 boards (issue 8), instruction by
+// instruction: encoded bytes (from arm-none-eabi-as -march=armv8.1-m.main+mve.fp,
+// disassembly beside them), registers and flags before and after. Every case runs
+// twice: translated into Armv8-M code on first execution (the default), and executed
+// by the host on every execution (the reference). Both must agree with the
+// architecture, and with each other on the instruction count.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <vector>
+
+#include "cpu/core.h"
+#include "faultline/board.h"
+#include "faultline/memory_map.h"
+
+namespace faultline {
+namespace {
+
+using Mode = cpu::Core::Armv81Mode;
+constexpr uint32_t kCode = 0x01000000;  // mps3-an547 BRAM (rwx)
+constexpr uint32_t kNzcvqGe = 0xF80F0000;
+
+class Armv81 : public ::testing::TestWithParam<Mode> {
+ protected:
+  Board board_ = LoadBoardFile(std::filesystem::path(FAULTLINE_BOARDS_DIR) / "mps3-an547.yaml");
+  MemoryMap map_{board_};
+  cpu::Core core_{Cpu::kCortexM55, map_};
+
+  void SetUp() override { core_.SetArmv81Mode(GetParam()); }
+
+  // Writes the halfwords at kCode, as the runner loads an executable segment; the
+  // snippet ends in `b .`.
+  void Load(const std::vector<uint16_t>& code) {
+    std::vector<uint8_t> bytes;
+    for (uint16_t h : code) bytes.insert(bytes.end(), {uint8_t(h), uint8_t(h >> 8)});
+    map_.Write(kCode, bytes);
+    core_.InvalidateCode(kCode, kCode + bytes.size());
+    core_.TrapUndecodedArmv81(kCode, bytes);
+  }
+  void Set(int reg, uint32_t value) { core_.WriteGeneral(reg, value); }
+  void SetFlags(uint32_t apsr) { core_.Write(cpu::Reg::kApsr, apsr); }
+  uint32_t Flags() const { return core_.Read(cpu::Reg::kApsr); }
+  uint32_t R(int n) const {
+    Registers r = core_.ReadAll();
+    return n == 14 ? r.lr : r.r[n];
+  }
+  // Runs from kCode to the `b .` at kCode + end; returns the instructions retired.
+  uint64_t RunTo(uint32_t end) {
+    const uint64_t before = core_.instructions();
+    cpu::Stop s = core_.Run(kCode, {.max_instructions = before + 100000});
+    EXPECT_EQ(s.kind, cpu::Stop::Kind::kHang) << "pc=0x" << std::hex << s.pc;
+    EXPECT_EQ(s.pc, kCode + end);
+    return core_.instructions() - before;
+  }
+  bool Translating() const { return GetParam() == Mode::kTranslate; }
+};
+
+// --- Low-overhead loops ---------------------------------------------------------
+
+const std::vector<uint16_t> kDlsLoop = {
+    0xf042, 0xe001,  // 0: dls   lr, r2
+    0xf101, 0x0101,  // 4: add.w r1, r1, #1      (no flags)
+    0xf00f, 0xc005,  // 8: le    lr, 4
+    0xe7fe,          // c: b.n   c
+};
+
+TEST_P(Armv81, DlsLeRunsTheBodyCountTimesAndLeavesLrAtOne) {
+  Load(kDlsLoop);
+  Set(0, 0xA5A5A5A5);  // r0 is the translation's scratch: it must come back intact
+  Set(1, 0);
+  Set(2, 5);
+  SetFlags(0x90000000);  // N, V
+  EXPECT_EQ(RunTo(0xc), 1u + 5 * 2);  // DLS, then the body and LE five times
+  EXPECT_EQ(R(1), 5u);
+  EXPECT_EQ(R(14), 1u);  // LE with LR == 1 falls through and leaves LR alone
+  EXPECT_EQ(R(0), 0xA5A5A5A5u);
+  EXPECT_EQ(R(2), 5u);
+  EXPECT_EQ(Flags(), 0x90000000u);
+}
+
+TEST_P(Armv81, LoopCountOneRunsTheBodyOnce) {
+  Load(kDlsLoop);
+  Set(1, 0);
+  Set(2, 1);
+  SetFlags(0x60000000);  // Z, C
+  EXPECT_EQ(RunTo(0xc), 3u);
+  EXPECT_EQ(R(1), 1u);
+  EXPECT_EQ(R(14), 1u);
+  EXPECT_EQ(Flags(), 0x60000000u);
+}
+
+TEST_P(Armv81, LoopCountZeroWithDlsStillRunsTheBodyOnce) {
+  // DLS does not test the count: the body runs, then LE sees LR == 0 and falls through.
+  Load(kDlsLoop);
+  Set(0, 0x12345678);
+  Set(1, 0);
+  Set(2, 0);
+  SetFlags(kNzcvqGe);
+  EXPECT_EQ(RunTo(0xc), 3u);
+  EXPECT_EQ(R(1), 1u);
+  EXPECT_EQ(R(14), 0u);
+  EXPECT_EQ(R(0), 0x12345678u);
+  EXPECT_EQ(Flags(), kNzcvqGe);
+}
+
+TEST_P(Armv81, LoopRunsAgainAfterItsFirstCompletion) {
+  // The second run goes through the already translated sites.
+  Load(kDlsLoop);
+  for (uint32_t n : {3u, 7u, 2u}) {
+    Set(1, 0);
+    Set(2, n);
+    EXPECT_EQ(RunTo(0xc), 1 + 2 * n);
+    EXPECT_EQ(R(1), n);
+  }
+  if (Translating()) {
+    EXPECT_EQ(core_.armv81_stats().sites_translated, 2u);  // DLS and LE, once each
+    EXPECT_EQ(core_.armv81_stats().executed_by_host, 0u);
+  } else {
+    EXPECT_EQ(core_.armv81_stats().executed_by_host, (1 + 3) + (1 + 7) + (1 + 2));
+  }
+}
+
+const std::vector<uint16_t> kWlsLoop = {
+    0xf042, 0xc005,  // 0: wls   lr, r2, c
+    0xf101, 0x0101,  // 4: add.w r1, r1, #1
+    0xf00f, 0xc005,  // 8: le    lr, 4
+    0xe7fe,          // c: b.n   c
+};
+
+TEST_P(Armv81, WlsWithZeroSkipsTheLoopAndLeavesLr) {
+  Load(kWlsLoop);
+  Set(1, 0);
+  Set(2, 0);
+  Set(14, 0xCAFE);
+  SetFlags(0x40000000);
+  EXPECT_EQ(RunTo(0xc), 1u);
+  EXPECT_EQ(R(1), 0u);
+  EXPECT_EQ(R(14), 0xCAFEu);
+  EXPECT_EQ(Flags(), 0x40000000u);
+}
+
+TEST_P(Armv81, WlsWithACountEntersTheLoop) {
+  Load(kWlsLoop);
+  Set(1, 0);
+  Set(2, 4);
+  EXPECT_EQ(RunTo(0xc), 1u + 4 * 2);
+  EXPECT_EQ(R(1), 4u);
+  EXPECT_EQ(R(14), 1u);
+}
+
+TEST_P(Armv81, WlsOnAHighRegister) {
+  Load({
+      0xf049, 0xc005,  // 0: wls   lr, r9, c
+      0xf101, 0x0101,  // 4: add.w r1, r1, #1
+      0xf00f, 0xc005,  // 8: le    lr, 4
+      0xe7fe,          // c: b.n   c
+  });
+  Set(0, 0x0BADF00D);
+  for (uint32_t n : {0u, 6u}) {
+    Set(1, 0);
+    Set(9, n);
+    Set(14, 0x77);
+    SetFlags(0x30000000);
+    RunTo(0xc);
+    EXPECT_EQ(R(1), n);
+    EXPECT_EQ(R(9), n);
+    EXPECT_EQ(R(14), n == 0 ? 0x77u : 1u);
+    EXPECT_EQ(R(0), 0x0BADF00Du);
+    EXPECT_EQ(Flags(), 0x30000000u);
+  }
+}
+
+TEST_P(Armv81, WlsOnLrItself) {
+  Load({
+      0xf04e, 0xc005,  // 0: wls   lr, lr, c
+      0xf101, 0x0101,  // 4: add.w r1, r1, #1
+      0xf00f, 0xc005,  // 8: le    lr, 4
+      0xe7fe,          // c: b.n   c
+  });
+  Set(0, 0x600D);
+  for (uint32_t n : {0u, 3u}) {
+    Set(1, 0);
+    Set(14, n);
+    RunTo(0xc);
+    EXPECT_EQ(R(1), n);
+    EXPECT_EQ(R(0), 0x600Du);
+  }
+}
+
+TEST_P(Armv81, LeForeverToItselfIsAHang) {
+  Load({0xf02f, 0xc003});  // 0: le 0   (no LR: loop forever)
+  cpu::Stop s = core_.Run(kCode, {.max_instructions = 1000});
+  if (Translating()) {
+    // Translated into `b.w .`: the engine's hang detection sees it.
+    EXPECT_EQ(s.kind, cpu::Stop::Kind::kHang);
+    EXPECT_EQ(s.pc, kCode);
+  } else {
+    EXPECT_EQ(s.kind, cpu::Stop::Kind::kLimit);
+  }
+}
+
+TEST_P(Armv81, DlstpLetpCountsElementsPerVector) {
+  // Tail-predicated loop without vector instructions: LR counts 32-bit elements, four
+  // per vector. 10 elements: three iterations, LR 10 -> 6 -> 2, then exit.
+  Load({
+      0xf022, 0xe001,  // 0: dlstp.32 lr, r2
+      0xf101, 0x0101,  // 4: add.w    r1, r1, #1
+      0xf01f, 0xc005,  // 8: letp     lr, 4
+      0xe7fe,          // c: b.n      c
+  });
+  Set(1, 0);
+  Set(2, 10);
+  EXPECT_EQ(RunTo(0xc), 1u + 3 * 2);
+  EXPECT_EQ(R(1), 3u);
+  EXPECT_EQ(R(14), 2u);
+  EXPECT_GT(core_.armv81_stats().executed_by_host, 0u);  // the TP forms are never translated
+}
+
+// --- Conditional select -------------------------------------------------------------
+
+// Armv8-M ARM §A7.3, Table A7-1, written out independently of the code under test.
+bool Passes(uint32_t cond, bool n, bool z, bool c, bool v) {
+  switch (cond) {
+    case 0: return z;              // EQ
+    case 1: return !z;             // NE
+    case 2: return c;              // CS
+    case 3: return !c;             // CC
+    case 4: return n;              // MI
+    case 5: return !n;             // PL
+    case 6: return v;              // VS
+    case 7: return !v;             // VC
+    case 8: return c && !z;        // HI
+    case 9: return !c || z;        // LS
+    case 10: return n == v;        // GE
+    case 11: return n != v;        // LT
+    case 12: return !z && n == v;  // GT
+    case 13: return z || n != v;   // LE
+  }
+  return false;
+}
+
+TEST_P(Armv81, CselOnEveryConditionAndEveryFlagCombination) {
+  for (uint32_t cond = 0; cond < 14; ++cond) {
+    Board board = board_;
+    MemoryMap map(board);
+    cpu::Core core(Cpu::kCortexM55, map);
+    core.SetArmv81Mode(GetParam());
+    // csel r0, r1, r2, <cond>: ea51 80c2 with cond in bits 7:4 (ea51 8002 is csel ..., eq)
+    const uint8_t code[] = {0x51, 0xea, uint8_t(0x02 | cond << 4), 0x80, 0xfe, 0xe7};
+    map.Write(kCode, code);
+    for (uint32_t nzcv = 0; nzcv < 16; ++nzcv) {
+      core.WriteGeneral(0, 0);
+      core.WriteGeneral(1, 111);
+      core.WriteGeneral(2, 222);
+      core.Write(cpu::Reg::kApsr, nzcv << 28);
+      cpu::Stop s = core.Run(kCode, {.max_instructions = core.instructions() + 100});
+      ASSERT_EQ(s.kind, cpu::Stop::Kind::kHang);
+      const bool pass = Passes(cond, nzcv & 8, nzcv & 4, nzcv & 2, nzcv & 1);
+      EXPECT_EQ(core.ReadAll().r[0], pass ? 111u : 222u) << "cond " << cond << " nzcv " << nzcv;
+      EXPECT_EQ(core.Read(cpu::Reg::kApsr), nzcv << 28);
+      EXPECT_EQ(core.ReadAll().r[1], 111u);
+      EXPECT_EQ(core.ReadAll().r[2], 222u);
+    }
+  }
+}
+
+struct SelectCase {
+  const char* disassembly;
+  uint16_t hw1, hw2;
+  uint32_t flags;
+  uint32_t rd;
+  uint32_t expected;
+};
+
+TEST_P(Armv81, SelectVariantsAndAliases) {
+  // r3 = 10, r4 = 20, r5 = 30 before each.
+  const SelectCase cases[] = {
+      {"csinc r3, r4, r5, lt  (N != V: r4)", 0xea54, 0x93b5, 0x80000000, 3, 20},
+      {"csinc r3, r4, r5, lt  (N == V: r5 + 1)", 0xea54, 0x93b5, 0x00000000, 3, 31},
+      {"csinv r3, r4, r5, ge  (N != V: ~r5)", 0xea54, 0xa3a5, 0x10000000, 3, ~30u},
+      {"csneg r3, r4, r5, hi  (C, !Z: r4)", 0xea54, 0xb385, 0x20000000, 3, 20},
+      {"csneg r3, r4, r5, hi  (!C: -r5)", 0xea54, 0xb385, 0x00000000, 3, uint32_t(-30)},
+      {"cset r0, eq  (= csinc r0, zr, zr, ne; Z)", 0xea5f, 0x901f, 0x40000000, 0, 1},
+      {"cset r0, eq  (!Z)", 0xea5f, 0x901f, 0x00000000, 0, 0},
+      {"csetm r1, ne  (= csinv r1, zr, zr, eq; !Z)", 0xea5f, 0xa10f, 0x00000000, 1, 0xFFFFFFFF},
+      {"csetm r1, ne  (Z)", 0xea5f, 0xa10f, 0x40000000, 1, 0},
+      {"cinc r2, r3, lt  (= csinc r2, r3, r3, ge; N != V)", 0xea53, 0x92a3, 0x80000000, 2, 11},
+      {"cinv r2, r3, gt  (= csinv r2, r3, r3, le; GT holds)", 0xea53, 0xa2d3, 0x00000000, 2, ~10u},
+      {"cneg r2, r3, mi  (= csneg r2, r3, r3, pl; N)", 0xea53, 0xb253, 0x80000000, 2, uint32_t(-10)},
+      {"cneg r2, r3, mi  (!N)", 0xea53, 0xb253, 0x00000000, 2, 10},
+  };
+  for (const SelectCase& c : cases) {
+    Load({c.hw1, c.hw2, 0xe7fe});
+    for (int r = 0; r < 3; ++r) Set(r, 0xEEEE0000u + r);
+    Set(3, 10);
+    Set(4, 20);
+    Set(5, 30);
+    SetFlags(c.flags);
+    EXPECT_EQ(RunTo(4), 1u) << c.disassembly;
+    EXPECT_EQ(R(int(c.rd)), c.expected) << c.disassembly;
+    EXPECT_EQ(Flags(), c.flags) << c.disassembly;
+    for (int r = 0; r < 6; ++r) {
+      if (uint32_t(r) == c.rd) continue;
+      EXPECT_EQ(R(r), r < 3 ? 0xEEEE0000u + r : 10u * (r - 2)) << c.disassembly << " r" << r;
+    }
+  }
+}
+
+// --- CLRM, VSCCLRM, branch future ---------------------------------------------------
+
+TEST_P(Armv81, ClrmClearsTheListedRegistersAndApsr) {
+  Load({
+      0xe89f, 0x800f,  // 0: clrm {r0, r1, r2, r3, APSR}
+      0xe7fe,          // 4: b.n 4
+  });
+  for (int r = 0; r < 13; ++r) Set(r, 0x100 + r);
+  Set(14, 0x1EE);
+  SetFlags(kNzcvqGe);
+  EXPECT_EQ(RunTo(4), 1u);
+  for (int r = 0; r < 4; ++r) EXPECT_EQ(R(r), 0u) << r;
+  for (int r = 4; r < 13; ++r) EXPECT_EQ(R(r), 0x100u + r) << r;
+  EXPECT_EQ(R(14), 0x1EEu);
+  EXPECT_EQ(Flags(), 0u);
+}
+
+TEST_P(Armv81, ClrmWithoutApsrLeavesTheFlags) {
+  Load({
+      0xe89f, 0x5010,  // 0: clrm {r4, ip, lr}
+      0xe7fe,          // 4: b.n 4
+  });
+  for (int r = 0; r < 13; ++r) Set(r, 0x100 + r);
+  Set(14, 0x1EE);
+  SetFlags(0xA0000000);
+  EXPECT_EQ(RunTo(4), 1u);
+  EXPECT_EQ(R(4), 0u);
+  EXPECT_EQ(R(12), 0u);
+  EXPECT_EQ(R(14), 0u);
+  EXPECT_EQ(R(3), 0x103u);
+  EXPECT_EQ(R(5), 0x105u);
+  EXPECT_EQ(Flags(), 0xA0000000u);
+}
+
+TEST_P(Armv81, ClrmOfApsrAloneIsExecutedByTheHost) {
+  Load({
+      0xe89f, 0x8000,  // 0: clrm {APSR}
+      0xe7fe,          // 4: b.n 4
+  });
+  Set(0, 7);
+  SetFlags(0xF8000000);
+  EXPECT_EQ(RunTo(4), 1u);
+  EXPECT_EQ(Flags(), 0u);
+  EXPECT_EQ(R(0), 7u);
+  EXPECT_EQ(core_.armv81_stats().executed_by_host, 1u);
+}
+
+TEST_P(Armv81, VscclrmClearsTheListedFpRegisters) {
+  Load({
+      0xee00, 0x1a10,  // 00: vmov s0, r1
+      0xee02, 0x1a10,  // 04: vmov s4, r1
+      0xec9f, 0x0a04,  // 08: vscclrm {s0-s3, VPR}
+      0xee10, 0x2a10,  // 0c: vmov r2, s0
+      0xee12, 0x3a10,  // 10: vmov r3, s4
+      0xe7fe,          // 14: b.n 14
+  });
+  Set(1, 0x3F800000);
+  Set(2, 1);
+  Set(3, 1);
+  EXPECT_EQ(RunTo(0x14), 6u);  // five, and the `b .` once: it shares the last block
+  EXPECT_EQ(R(2), 0u);           // s0 was cleared
+  EXPECT_EQ(R(3), 0x3F800000u);  // s4 was not in the list
+}
+
+TEST_P(Armv81, BranchFutureHintsExecuteAsNops) {
+  Load({
+      0xf140, 0xe007,  // 0: bf  4, 10   (objdump: the branch 4 bytes on, at 8, goes to 10)
+      0xf101, 0x0101,  // 4: add.w r1, r1, #1
+      0xe002,          // 8: b.n 10
+      0xf101, 0x0101,  // a: add.w r1, r1, #1   (skipped)
+      0xbf00,          // e: nop
+      0xe7fe,          // 10: b.n 10
+  });
+  Set(1, 0);
+  SetFlags(0x50000000);
+  EXPECT_EQ(RunTo(0x10), 3u);
+  EXPECT_EQ(R(1), 1u);
+  EXPECT_EQ(Flags(), 0x50000000u);
+}
+
+TEST_P(Armv81, ReportsSeeTheOriginalInstruction) {
+  Load(kDlsLoop);
+  Set(2, 2);
+  RunTo(0xc);
+  // What the core reports at a translated site is the firmware's instruction.
+  EXPECT_EQ(core_.InstructionAt(kCode + 8), (std::vector<uint8_t>{0x0f, 0xf0, 0x05, 0xc0}));
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, Armv81, ::testing::Values(Mode::kTranslate, Mode::kEmulate),
+                         [](const ::testing::TestParamInfo<Mode>& p) { return p.param == Mode::kTranslate ? "Translated" : "HostExecuted"; });
+
+TEST(Armv81OnArmv8M, TheM33StillRejectsThem) {
+  // On a Cortex-M33 board DLS is UNDEFINED, as on silicon: the stop stands.
+  Board board = LoadBoardFile(std::filesystem::path(FAULTLINE_BOARDS_DIR) / "mps2-an505.yaml");
+  MemoryMap map(board);
+  cpu::Core core(Cpu::kCortexM33, map);
+  const uint8_t code[] = {0x42, 0xf0, 0x01, 0xe0, 0xfe, 0xe7};  // dls lr, r2; b .
+  map.Write(0x10000000, code);
+  cpu::Stop s = core.Run(0x10000000, {.max_instructions = 100});
+  EXPECT_EQ(s.kind, cpu::Stop::Kind::kInvalidInstruction);
+  EXPECT_EQ(s.pc, 0x10000000u);
+}
+
+}  // namespace
+}  // namespace faultline

@@ -1,0 +1,82 @@
+// Cortex-M55 firmware as GCC emits it (issue 8): an image built with plain
+// -mcpu=cortex-m55 -O2, whose disassembly shows Armv8.1-M low-overhead loops and
+// conditional selects, runs on mps3-an547 and prints what qemu-system-arm -M
+// mps3-an547 (which implements Armv8.1-M) prints.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <regex>
+#include <set>
+
+#include "cli.h"
+
+namespace faultline::testing {
+namespace {
+
+bool HaveQemu() { return RunProgram({"sh", "-c", "command -v qemu-system-arm"}).status == 0; }
+
+// The Armv8.1-M mnemonics objdump shows in the image (binutils needs -m armv8.1-m.main
+// to decode them).
+std::multiset<std::string> Armv81Mnemonics(const std::filesystem::path& elf) {
+  Completed d = RunProgram({"arm-none-eabi-objdump", "-d", "-m", "armv8.1-m.main", elf.string()});
+  EXPECT_EQ(d.status, 0) << d.err;
+  static const std::regex kInsn(
+      R"(\t(dls|dlstp\.\d+|wls|wlstp\.\d+|le|letp|csel|cset|csetm|csinc|csinv|csneg|cinc|cinv|cneg|clrm)\t)");
+  std::multiset<std::string> found;
+  for (std::sregex_iterator it(d.out.begin(), d.out.end(), kInsn), end; it != end; ++it) found.insert((*it)[1]);
+  return found;
+}
+
+TEST(Armv81M, TheFixtureReallyContainsLoopsAndSelects) {
+  REQUIRE_FIXTURES();
+  auto found = Armv81Mnemonics(Fixture("mps3-an547", "armv81m"));
+  EXPECT_GE(found.count("dls"), 1u);
+  EXPECT_GE(found.count("le"), 1u);
+  size_t selects = 0;
+  for (const char* m : {"csel", "cset", "csetm", "csinc", "csinv", "csneg", "cinc", "cinv", "cneg"}) {
+    selects += found.count(m);
+  }
+  EXPECT_GE(selects, 3u);
+}
+
+TEST(Armv81M, RunsAndPrintsWhatQemuPrints) {
+  REQUIRE_FIXTURES();
+  if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
+  auto elf = Fixture("mps3-an547", "armv81m");
+  auto out = std::filesystem::temp_directory_path() / ("faultline-qemu-armv81m-" + std::to_string(getpid()) + ".txt");
+  std::filesystem::remove(out);
+  Completed qemu = RunProgram({"timeout", "30", "qemu-system-arm", "-M", "mps3-an547", "-cpu", "cortex-m55",
+                               "-nographic", "-monitor", "none", "-serial", "none", "-chardev",
+                               "file,id=sh0,path=" + out.string(), "-semihosting-config",
+                               "enable=on,target=native,chardev=sh0", "-kernel", elf.string()});
+  std::string qemu_console = Slurp(out);
+  std::filesystem::remove(out);
+  ASSERT_EQ(qemu.status, 0) << "QEMU: " << qemu.err;
+  ASSERT_NE(qemu_console.find("selects"), std::string::npos) << qemu_console;
+
+  Completed cli;
+  auto report = RunJson("mps3-an547", "armv81m", {"--load-mode", "debugger"}, &cli);
+  EXPECT_EQ(report["outcome"], "exit") << cli.out << cli.err;
+  EXPECT_EQ(report["console"].get<std::string>(), qemu_console);
+  EXPECT_EQ(report["exit_code"], 0);
+  // Every loop and select site ran translated; none took the host round trip.
+  EXPECT_GE(report["armv81m"]["sites_translated"].get<int>(), 8);
+  EXPECT_EQ(report["armv81m"]["host_executions"], 0);
+}
+
+TEST(Armv81M, EveryM55BoardsHelloIsArmv81Code) {
+  REQUIRE_FIXTURES();
+  // The M55 boards' fixtures are built with -mcpu=cortex-m55, not an Armv8-M subset.
+  for (const char* board : {"alif-e8-hp", "alif-e7-hp", "stm32n657", "mps3-an547"}) {
+    auto found = Armv81Mnemonics(Fixture(board, "checksum"));
+    EXPECT_FALSE(found.empty()) << board;
+    Completed cli;
+    auto report = RunJson(board, "checksum", {"--load-mode", "debugger"}, &cli);
+    EXPECT_EQ(report["outcome"], "exit") << board << cli.out;
+    EXPECT_GT(report["armv81m"]["sites_translated"].get<int>(), 0) << board;
+  }
+}
+
+}  // namespace
+}  // namespace faultline::testing
