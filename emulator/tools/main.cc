@@ -88,6 +88,13 @@ int main(int argc, char** argv) {
   run->add_flag("--strict", strict,
                 "Also raise the UsageFaults Unicorn does not (divide by zero with DIV_0_TRP, unaligned "
                 "LDRD/LDM, FP without CPACR); adds a hook per instruction");
+  std::string armv81m = "translate";
+  run->add_option("--armv81m", armv81m,
+                  "Cortex-M55 boards: how Armv8.1-M instructions (DLS/WLS/LE, CSEL, CLRM...) run on the "
+                  "Armv8-M model: translate (once, then at engine speed) or host (the host executes "
+                  "each execution: slow; to measure, or to rule the translation out)")
+      ->check(CLI::IsMember({"translate", "host"}))
+      ->capture_default_str();
   run->add_flag("--stop-at-fault", stop_at_fault,
                 "Stop at the faulting instruction instead of entering the firmware's handler");
 
@@ -201,6 +208,7 @@ int main(int argc, char** argv) {
     options.timeout_seconds = timeout;
     options.stop_at_fault = stop_at_fault;
     options.strict = strict;
+    options.armv81m_by_host = armv81m == "host";
     for (const auto& l : loads) options.loads.push_back(ParseLoad(l));
     faultline::RunResult result = faultline::Run(board, image, options);
     std::cout << faultline::FormatRunText(result, board);

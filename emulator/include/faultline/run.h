@@ -70,6 +70,9 @@ struct RunOptions {
   // (DIVBYZERO, UNALIGNED LDRD/LDM and, with CCR.UNALIGN_TRP, LDR/STR, NOCP for FP with
   // CPACR off). Costs a hook per instruction (docs/fidelity.md).
   bool strict = false;
+  // Cortex-M55 boards: the host executes every Armv8.1-M instruction instead of the core
+  // translating each site once (core_armv81m.cc). For measurement and diagnosis.
+  bool armv81m_by_host = false;
   // After the image and `loads`, before reset. Register actions apply after reset has
   // set SP and PC from the vector table, before the first instruction.
   std::vector<HostAction> before_reset;

@@ -218,6 +218,7 @@ SessionOutput RunSession(const SessionInput& in) {
     if (break_addresses.insert(b.address).second) core.BreakAt(b.address);
   }
   if (in.options.strict) core.EnableStrictChecks();
+  if (in.options.armv81m_by_host) core.SetArmv81Mode(cpu::Core::Armv81Mode::kEmulate);
   for (const Segment& seg : in.image.segments) {
     if (seg.executable) core.TrapUndecodedArmv81(seg.run_address, seg.bytes);
   }
