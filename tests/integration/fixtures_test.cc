@@ -212,6 +212,54 @@ TEST(Armv81M, LowOverheadLoopRunsOnTheM55Board) {
   EXPECT_EQ(r.report["armv81m"]["host_executions"], 0);
 }
 
+// The first instruction of `function` as `objdump -d -m armv8.1-m.main` shows it:
+// address, halfwords ("ed90 7e00") and mnemonic.
+struct DisassembledInstruction {
+  uint64_t address = 0;
+  std::string encoding, mnemonic;
+};
+DisassembledInstruction FirstInstruction(const std::filesystem::path& elf, const std::string& function) {
+  Completed d = RunProgram({"arm-none-eabi-objdump", "-d", "-m", "armv8.1-m.main",
+                            "--disassemble=" + function, elf.string()});
+  std::istringstream lines(d.out);
+  std::string line;
+  while (std::getline(lines, line)) {
+    // "10000e30:\ted90 7e00 \tvldrb.u8\tq3, [r0, #0]"
+    std::vector<std::string> f;
+    std::istringstream fields(line);
+    for (std::string part; std::getline(fields, part, '\t');) f.push_back(part);
+    if (f.size() < 3 || f[0].empty() || f[0].back() != ':') continue;
+    std::string enc = f[1];
+    while (!enc.empty() && enc.back() == ' ') enc.pop_back();
+    return {std::stoull(f[0], nullptr, 16), enc, f[2]};
+  }
+  ADD_FAILURE() << function << " not in the disassembly of " << elf << ": " << d.out << d.err;
+  return {};
+}
+
+TEST(Unsupported, MveOnTheM55BoardNamesTheInstructionAndTheNomveFix) {
+  REQUIRE_FIXTURES();
+  auto elf = Fixture("mps3-an547", "mve");
+  DisassembledInstruction first = FirstInstruction(elf, "mve_dot");
+  EXPECT_EQ(first.mnemonic, "vldrb.u8");  // vldrbq_s8: contiguous, objdump says .u8
+  auto r = RunFixture("mps3-an547", "mve");
+  EXPECT_EQ(r.cli.status, 3) << r.cli.out;
+  EXPECT_EQ(r.report["outcome"], "unsupported");
+  EXPECT_EQ(r.report["console"], "entering vector code\n");
+  const json& u = r.report["unsupported"];
+  EXPECT_EQ(u["pc"], first.address);
+  EXPECT_EQ(u["encoding"], first.encoding);
+  EXPECT_EQ(u["symbol"], "mve_dot");
+  const std::string what = u["what"];
+  EXPECT_EQ(what.rfind("MVE (Helium) instruction " + first.mnemonic + " [" + first.encoding + "]", 0), 0u) << what;
+  EXPECT_NE(what.find("contains mve_dot with -mcpu=cortex-m55+nomve"), std::string::npos) << what;
+  // The text report: PC with its symbol, then the same advice.
+  EXPECT_NE(r.cli.out.find(fmt::format("unsupported instruction at 0x{:08x} <mve_dot>", first.address)),
+            std::string::npos)
+      << r.cli.out;
+  EXPECT_NE(r.cli.out.find("+nomve"), std::string::npos) << r.cli.out;
+}
+
 TEST(HostLoad, LoadingTheMissingDataFixesTheFlashModeRun) {
   REQUIRE_FIXTURES();
   // What a host-side loader (dd, fatload, a programmer script) would do: place the

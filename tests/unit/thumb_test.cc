@@ -7,7 +7,9 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <utility>
 
 namespace faultline::cpu {
 namespace {
@@ -191,6 +193,119 @@ TEST(StrictTrap, FpNeedsCpacrAndAnFpu) {
   EXPECT_EQ(StrictTrap(vmov_s0_r0, in), 0u);
   in.has_fpu = false;
   EXPECT_EQ(StrictTrap(vmov_s0_r0, in), 1u << 19) << "a Cortex-M3 has no FPU";
+}
+
+// MVE (Helium): every row assembled with arm-none-eabi-as -march=armv8.1-m.main+mve.fp
+// and named as arm-none-eabi-objdump -d -m armv8.1-m.main prints it (VPT without its
+// type). Halfwords in Arm ARM order; the comment is the objdump line.
+struct MveRow {
+  uint16_t hw1, hw2;
+  const char* mnemonic;
+};
+constexpr MveRow kMveRows[] = {
+    {0xed93, 0x7e00, "vldrb.u8"},  // ed93 7e00  vldrb.u8 q3, [r3, #0]
+    {0xed92, 0x2e80, "vldrb.s16"},  // ed92 2e80  vldrb.s16 q1, [r2, #0]
+    {0xfd92, 0x2f00, "vldrb.u32"},  // fd92 2f00  vldrb.u32 q1, [r2, #0]
+    {0xed91, 0x5e80, "vldrh.u16"},  // ed91 5e80  vldrh.u16 q2, [r1, #0]
+    {0xed99, 0x4f00, "vldrh.s32"},  // ed99 4f00  vldrh.s32 q2, [r1, #0]
+    {0xed15, 0x9f08, "vldrw.u32"},  // ed15 9f08  vldrw.u32 q4, [r5, #-32]
+    {0xecb5, 0x9f04, "vldrw.u32"},  // ecb5 9f04  vldrw.u32 q4, [r5], #16
+    {0xed83, 0x7e00, "vstrb.8"},  // ed83 7e00  vstrb.8 q3, [r3, #0]
+    {0xed83, 0x6e80, "vstrb.16"},  // ed83 6e80  vstrb.16 q3, [r3, #0]
+    {0xed81, 0x5e80, "vstrh.16"},  // ed81 5e80  vstrh.16 q2, [r1, #0]
+    {0xed89, 0x4f00, "vstrh.32"},  // ed89 4f00  vstrh.32 q2, [r1, #0]
+    {0xeda5, 0x9f04, "vstrw.32"},  // eda5 9f04  vstrw.32 q4, [r5, #16]!
+    {0xfc90, 0x1e00, "vld20.8"},  // fc90 1e00  vld20.8 {q0, q1}, [r0]
+    {0xfcb0, 0x1ea0, "vld21.16"},  // fcb0 1ea0  vld21.16 {q0, q1}, [r0]!
+    {0xfc80, 0x1f00, "vst20.32"},  // fc80 1f00  vst20.32 {q0, q1}, [r0]
+    {0xfc90, 0x1e01, "vld40.8"},  // fc90 1e01  vld40.8 {q0, q1, q2, q3}, [r0]
+    {0xfc80, 0x1e61, "vst43.8"},  // fc80 1e61  vst43.8 {q0, q1, q2, q3}, [r0]
+    {0xeef2, 0x0f04, "vmlav.s8"},  // eef2 0f04  vmlav.s8 r0, q1, q2
+    {0xeef2, 0x0e04, "vmlav.s16"},  // eef2 0e04  vmlav.s16 r0, q1, q2
+    {0xfef3, 0x0e04, "vmlav.u32"},  // fef3 0e04  vmlav.u32 r0, q1, q2
+    {0xeef6, 0x0f24, "vmlava.s8"},  // eef6 0f24  vmlava.s8 r0, q3, q2
+    {0xfefe, 0xee2c, "vmlava.u16"},  // fefe ee2c  vmlava.u16 lr, q7, q6
+    {0xeef2, 0x1e04, "vmladavx.s16"},  // eef2 1e04  vmladavx.s16 r0, q1, q2
+    {0xeef3, 0x1e24, "vmladavax.s32"},  // eef3 1e24  vmladavax.s32 r0, q1, q2
+    {0xeef1, 0x0f02, "vaddv.s8"},  // eef1 0f02  vaddv.s8 r0, q1
+    {0xfef5, 0x0f02, "vaddv.u16"},  // fef5 0f02  vaddv.u16 r0, q1
+    {0xeef9, 0x0f22, "vaddva.s32"},  // eef9 0f22  vaddva.s32 r0, q1
+    {0xef02, 0x0844, "vadd.i8"},  // ef02 0844  vadd.i8 q0, q1, q2
+    {0xee23, 0x0f42, "vadd.i32"},  // ee23 0f42  vadd.i32 q0, q1, r2
+    {0xff12, 0x0844, "vsub.i16"},  // ff12 0844  vsub.i16 q0, q1, q2
+    {0xee13, 0x1f43, "vsub.i16"},  // ee13 1f43  vsub.i16 q0, q1, r3
+    {0xef22, 0x0954, "vmul.i32"},  // ef22 0954  vmul.i32 q0, q1, q2
+    {0xee13, 0x1e64, "vmul.i16"},  // ee13 1e64  vmul.i16 q0, q1, r4
+    {0xef06, 0x6644, "vmax.s8"},  // ef06 6644  vmax.s8 q3, q3, q2
+    {0xff16, 0x6644, "vmax.u16"},  // ff16 6644  vmax.u16 q3, q3, q2
+    {0xff26, 0x6654, "vmin.u32"},  // ff26 6654  vmin.u32 q3, q3, q2
+    {0xeee2, 0x0f02, "vmaxv.s8"},  // eee2 0f02  vmaxv.s8 r0, q1
+    {0xfee6, 0x0f82, "vminv.u16"},  // fee6 0f82  vminv.u16 r0, q1
+    {0xeee0, 0x1b10, "vdup.8"},  // eee0 1b10  vdup.8 q0, r1
+    {0xeea0, 0x1b30, "vdup.16"},  // eea0 1b30  vdup.16 q0, r1
+    {0xeeae, 0xeb10, "vdup.32"},  // eeae eb10  vdup.32 q7, lr
+    {0xee60, 0x2b30, "vmov.8"},  // ee60 2b30  vmov.8 d0[5], r2
+    {0xee23, 0x0b70, "vmov.16"},  // ee23 0b70  vmov.16 d3[3], r0
+    {0xeef0, 0x2b30, "vmov.u8"},  // eef0 2b30  vmov.u8 r2, d0[5]
+    {0xee30, 0x2b70, "vmov.s16"},  // ee30 2b70  vmov.s16 r2, d0[3]
+    {0xef22, 0x0152, "vmov"},  // ef22 0152  vmov q0, q1
+    {0xef02, 0x0154, "vand"},  // ef02 0154  vand q0, q1, q2
+    {0xf000, 0xe801, "vctp.8"},  // f000 e801  vctp.8 r0
+    {0xf023, 0xe801, "vctp.32"},  // f023 e801  vctp.32 r3
+    {0xef12, 0x0b44, "vqdmulh.s16"},  // ef12 0b44  vqdmulh.s16 q0, q1, q2
+    {0xff22, 0x0b44, "vqrdmulh.s32"},  // ff22 0b44  vqrdmulh.s32 q0, q1, q2
+    {0xee13, 0x0e62, "vqdmulh.s16"},  // ee13 0e62  vqdmulh.s16 q0, q1, r2
+    {0xef04, 0x0542, "vrshl.s8"},  // ef04 0542  vrshl.s8 q0, q1, q2
+    {0xff14, 0x0442, "vshl.u16"},  // ff14 0442  vshl.u16 q0, q1, q2
+    {0xfe71, 0x0f4d, "vpst"},  // fe71 0f4d  vpst
+    {0xfe31, 0x8f4d, "vpstt"},  // fe31 8f4d  vpstt
+    {0xfe51, 0x8fe2, "vpte"},  // fe51 8fe2  vpte.u16 hi, q0, r2
+    {0xfe31, 0x0f4d, "vpnot"},  // fe31 0f4d  vpnot
+};
+
+std::array<uint8_t, 4> Bytes(uint16_t hw1, uint16_t hw2) {
+  return {uint8_t(hw1), uint8_t(hw1 >> 8), uint8_t(hw2), uint8_t(hw2 >> 8)};
+}
+
+TEST(Mve, DecodesTheCommonInstructionsAsObjdumpNamesThem) {
+  for (const MveRow& row : kMveRows) {
+    auto b = Bytes(row.hw1, row.hw2);
+    EXPECT_TRUE(IsMve(b)) << row.mnemonic;
+    EXPECT_EQ(MveMnemonic(b).value_or("(none)"), row.mnemonic) << EncodingHex(b);
+  }
+}
+
+TEST(Mve, OtherMveInstructionsAreMveWithoutAName) {
+  for (auto [hw1, hw2] : {std::pair<uint16_t, uint16_t>{0xEF02, 0x0D44},  // vadd.f32 q0, q1, q2
+                          {0xFC90, 0x0E02},                               // vldrb.u8 q0, [r0, q1]
+                          {0xEC01, 0x0F00},                               // vmov r0, r1, q0[2], q0[0]
+                          {0xEE82, 0x0E04},                               // vmlalv.s16 r0, r1, q1, q2
+                          {0xFE01, 0x0F02}}) {                            // vcmp.i8 eq, q0, q1
+    auto b = Bytes(hw1, hw2);
+    EXPECT_TRUE(IsMve(b)) << EncodingHex(b);
+    EXPECT_EQ(MveMnemonic(b), std::nullopt) << EncodingHex(b);
+  }
+}
+
+TEST(Mve, FpAndCustomCoprocessorInstructionsAreNotMve) {
+  for (auto [hw1, hw2] : {std::pair<uint16_t, uint16_t>{0xEE30, 0x0A81},  // vadd.f32 s0, s1, s2
+                          {0xED90, 0x0A00},                               // vldr s0, [r0]
+                          {0xEE10, 0x0A10},                               // vmov r0, s0
+                          {0xEE31, 0x0B02},                               // vadd.f64 d0, d1, d2
+                          {0xEE20, 0x2B10},  // vmov.32 d0[1], r2: FP's VMOV, also MVE's .32 lane form
+                          {0xEE00, 0x0910},                               // vmov.f16 s0, r0
+                          {0xED90, 0x2F80},                               // vldr FPSCR, [r0]
+                          {0xEC9F, 0x0A04},                               // vscclrm {s0-s3, VPR}
+                          {0xEE00, 0x0000},   // cx1 p0, r0, #0 (+cdecp0)
+                          {0xEC20, 0x0040},   // vcx1 p0, q0, #0 (+cdecp0)
+                          {0xF000, 0xE001},   // dlstp.8 lr, r0
+                          {0xF00F, 0xE801}}) {  // bfcsel (VCTP's shape with Rn = 15)
+    auto b = Bytes(hw1, hw2);
+    EXPECT_FALSE(IsMve(b)) << EncodingHex(b);
+    EXPECT_EQ(MveMnemonic(b), std::nullopt) << EncodingHex(b);
+  }
+  EXPECT_FALSE(IsMve(std::span(kVaddF32)));
+  EXPECT_FALSE(IsMve(std::span(kVldrb).first(2)));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -22,6 +23,17 @@ std::string Describe(EncodingClass c);
 std::string EncodingHex(std::span<const uint8_t> insn);
 // WFE and YIELD: hints that stop Unicorn with "invalid instruction" (unicorn.md §4).
 bool IsWaitHint(std::span<const uint8_t> insn);
+
+// Whether the encoding belongs to MVE (Helium, Armv8.1-M ARM DDI 0553): the 0xEFxx/0xFFxx
+// vector data-processing space, coprocessor 14/15 (vector loads/stores, VMLADAV, VADDV,
+// VPT, ...; not the FP system-register VLDR/VSTR), VDUP and the 8/16-bit VMOV lane forms
+// in the FP space, and VCTP. FP (VFP) and custom-coprocessor (CDE, p0-p7) instructions
+// are not. An undefined encoding in the MVE space counts as MVE.
+bool IsMve(std::span<const uint8_t> insn);
+// The mnemonic with its data type as `objdump -d -m armv8.1-m.main` prints it
+// ("vldrb.u8", "vmlava.s8", "vpstt"), for the MVE instructions compilers emit most;
+// nullopt for the others. VPT is named without its type ("vpt", "vpte").
+std::optional<std::string> MveMnemonic(std::span<const uint8_t> insn);
 
 }  // namespace faultline::cpu
 

@@ -182,6 +182,17 @@ Fault::StackedFrame ToReport(const cpu::StackFrame& f) {
   return {f.r0, f.r1, f.r2, f.r3, f.r12, f.lr, f.pc, f.xpsr};
 }
 
+// An MVE instruction on a Cortex-M55 board: Unicorn 2.0.1 runs the board on its Armv8-M
+// mainline model, which has no MVE (unicorn.md §1). The fix is a scalar build of the object.
+std::string MveUnsupported(std::span<const uint8_t> insn, const std::optional<SymbolRef>& sym) {
+  std::optional<std::string> mnemonic = cpu::MveMnemonic(insn);
+  return fmt::format("MVE (Helium) instruction {}[{}]: Unicorn 2.0.1 has no MVE; build the object that "
+                     "contains {} with -mcpu=cortex-m55+nomve (or add +nomve to -march) so GCC emits "
+                     "scalar code",
+                     mnemonic ? *mnemonic + " " : "", cpu::EncodingHex(insn),
+                     sym ? sym->name : "this code");
+}
+
 void FillLocation(const MemoryMap& map, const Image& image, uint64_t address, Fault& f) {
   int r = map.Find(address);
   if (r >= 0) {
@@ -562,6 +573,12 @@ SessionOutput RunSession(const SessionInput& in) {
           }
           return finish();
         }
+        // Unicorn raises NOCP for MVE in coprocessor 14/15 space but "invalid instruction"
+        // for the vector data-processing space and VCTP (unicorn.md §1, §4).
+        if (in.board.cpu == Cpu::kCortexM55 && cpu::IsMve(insn)) {
+          unsupported(MveUnsupported(insn, in.image.symbols.Lookup(s.pc)));
+          return finish();
+        }
         // WFE/YIELD stop the engine with the PC after them; they are hints, so resume.
         if (cls == cpu::EncodingClass::kOther && s.pc >= 2) {
           auto prev = core.InstructionAt(s.pc - 2);
@@ -585,10 +602,8 @@ SessionOutput RunSession(const SessionInput& in) {
       }
       case Stop::Kind::kCoprocessor: {
         auto insn = core.InstructionAt(s.pc);
-        if (in.board.cpu == Cpu::kCortexM55) {
-          unsupported(fmt::format("{} [{}]: MVE (Helium) is Armv8.1-M; Unicorn 2.0.1 runs this "
-                                  "board on the Armv8-M mainline model",
-                                  cpu::Describe(cpu::Classify(insn)), cpu::EncodingHex(insn)));
+        if (in.board.cpu == Cpu::kCortexM55 && cpu::IsMve(insn)) {
+          unsupported(MveUnsupported(insn, in.image.symbols.Lookup(s.pc)));
           return finish();
         }
         if (vector_fault(fault("UsageFault", "coprocessor instruction with no coprocessor (NOCP)"),

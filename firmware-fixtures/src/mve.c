@@ -1,0 +1,33 @@
+/*
+ * mve (mps3-an547 only): built with -mcpu=cortex-m55 so that the arm_mve.h
+ * intrinsics below are real MVE (Helium) instructions (vldrb.s8, vmlava.s8).
+ * The function has no loop, so its first instruction is MVE and not an
+ * Armv8.1-M low-overhead branch. startup/semihosting stay plain Armv8-M.main,
+ * so an emulator without MVE prints "entering vector code" first.
+ */
+#include <arm_mve.h>
+#include <stdint.h>
+#include "semihost.h"
+
+#define SCB_CPACR (*(volatile uint32_t *)0xE000ED88u)
+
+int8_t mve_a[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+int8_t mve_b[16] = { 2, -3, 2, -3, 2, -3, 2, -3, 2, -3, 2, -3, 2, -3, 2, -3 };
+volatile int32_t mve_sink;
+
+__attribute__((noinline)) int32_t mve_dot(const int8_t *a, const int8_t *b, int32_t acc)
+{
+    return vmladavaq_s8(acc, vldrbq_s8(a), vldrbq_s8(b));
+}
+
+int main(void)
+{
+    /* CP10/CP11 full access: MVE, like FP, is NOCP without it (Armv8.1-M ARM B3.x). */
+    SCB_CPACR |= 0xFu << 20;
+    __asm volatile("dsb\n\tisb" ::: "memory");
+    sh_write0("entering vector code\n");
+    mve_sink = mve_dot(mve_a, mve_b, 0);
+    /* 2*(1+3+...+15) - 3*(2+4+...+16) = 128 - 216 */
+    sh_write0(mve_sink == -88 ? "dot product ok\n" : "dot product wrong\n");
+    return mve_sink == -88 ? 0 : 1;
+}
