@@ -394,6 +394,99 @@ TEST_P(Armv81, ReportsSeeTheOriginalInstruction) {
   EXPECT_EQ(core_.InstructionAt(kCode + 8), (std::vector<uint8_t>{0x0f, 0xf0, 0x05, 0xc0}));
 }
 
+// --- Loops running from a copy (flags dead around them) -------------------------------
+
+const std::vector<uint16_t> kSumLoop = {
+    0xf042, 0xe001,  // 00: dls   lr, r2
+    0xf850, 0x3b04,  // 04: ldr.w r3, [r0], #4
+    0x4419,          // 08: add   r1, r3         (no flags)
+    0xf00f, 0xc805,  // 0a: le    lr, 4
+    0x2900,          // 0e: cmp   r1, #0         (sets NZCV: the flags are dead after the loop)
+    0xe7fe,          // 10: b.n   10
+};
+constexpr uint32_t kWords = 0x01100000;  // 64 words 1..64 in BRAM
+
+class RelocatedLoop : public Armv81 {
+ protected:
+  void SetUp() override {
+    Armv81::SetUp();
+    std::vector<uint8_t> words;
+    for (uint32_t i = 1; i <= 64; ++i) words.insert(words.end(), {uint8_t(i), 0, 0, 0});
+    map_.Write(kWords, words);
+  }
+  void Start(uint32_t n) {
+    Set(0, kWords);
+    Set(1, 0);
+    Set(2, n);
+  }
+};
+
+TEST_P(RelocatedLoop, SumsAsTheFirmwareWouldAndCountsTheSame) {
+  Load(kSumLoop);
+  for (uint32_t n : {1u, 2u, 64u, 5u}) {
+    Start(n);
+    // DLS; n x (LDR, ADD, LE); CMP; and `b .` once, in the CMP's block.
+    EXPECT_EQ(RunTo(0x10), 1 + 3 * n + 2) << n;
+    EXPECT_EQ(R(1), n * (n + 1) / 2) << n;
+    EXPECT_EQ(R(14), 1u);
+    EXPECT_EQ(R(0), kWords + 4 * n);
+  }
+  EXPECT_EQ(core_.armv81_stats().loops_relocated, Translating() ? 1u : 0u);
+}
+
+TEST_P(RelocatedLoop, NotWhenTheFlagsAreReadAfterTheLoop) {
+  Load({
+      0xf042, 0xe001,  // 00: dls   lr, r2
+      0xf850, 0x3b04,  // 04: ldr.w r3, [r0], #4
+      0x4419,          // 08: add   r1, r3
+      0xf00f, 0xc805,  // 0a: le    lr, 4
+      0xbf18,          // 0e: it    ne           (reads the flags from before the loop)
+      0x2407,          // 10: movne r4, #7
+      0xe7fe,          // 12: b.n   12
+  });
+  Start(8);
+  Set(4, 0);
+  SetFlags(0x00000000);  // Z clear: NE holds, so r4 = 7 only if the loop left the flags alone
+  RunTo(0x12);
+  EXPECT_EQ(R(1), 36u);
+  EXPECT_EQ(R(4), 7u);
+  EXPECT_EQ(Flags(), 0u);
+  EXPECT_EQ(core_.armv81_stats().loops_relocated, 0u);
+}
+
+TEST_P(RelocatedLoop, AStopInsideTheCopyIsReportedInTheFirmwaresCode) {
+  Load(kSumLoop);
+  Start(64);
+  // The instruction budget runs out in the middle of the loop: the stop must name an
+  // instruction of the loop itself, and the run must go on from there.
+  cpu::Stop s = core_.Run(kCode, {.max_instructions = 100});
+  ASSERT_EQ(s.kind, cpu::Stop::Kind::kLimit);
+  EXPECT_GE(s.pc, kCode + 4);
+  EXPECT_LE(s.pc, kCode + 0xa);
+  EXPECT_EQ(core_.Read(cpu::Reg::kPc), s.pc);
+  s = core_.Run(s.pc, {.max_instructions = 100000});
+  EXPECT_EQ(s.kind, cpu::Stop::Kind::kHang);
+  EXPECT_EQ(R(1), 64u * 65 / 2);
+  EXPECT_EQ(core_.instructions(), 1 + 3 * 64 + 2);
+}
+
+TEST_P(RelocatedLoop, AFaultInsideTheCopyIsReportedInTheFirmwaresCode) {
+  Load(kSumLoop);
+  // Loads walk off the end of BRAM (2 MiB at 0x01000000) into no memory.
+  Set(0, 0x011FFFF0);
+  Set(1, 0);
+  Set(2, 64);
+  cpu::Stop s = core_.Run(kCode, {.max_instructions = 100000});
+  ASSERT_EQ(s.kind, cpu::Stop::Kind::kMemoryFault);
+  EXPECT_EQ(s.address, 0x01200000u);
+  EXPECT_GE(s.pc, kCode + 4);  // the block's start (imprecise without a trace): in the loop
+  EXPECT_LE(s.pc, kCode + 0xa);
+  EXPECT_EQ(R(0), 0x01200000u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, RelocatedLoop, ::testing::Values(Mode::kTranslate, Mode::kEmulate),
+                         [](const ::testing::TestParamInfo<Mode>& p) { return p.param == Mode::kTranslate ? "Translated" : "HostExecuted"; });
+
 INSTANTIATE_TEST_SUITE_P(Modes, Armv81, ::testing::Values(Mode::kTranslate, Mode::kEmulate),
                          [](const ::testing::TestParamInfo<Mode>& p) { return p.param == Mode::kTranslate ? "Translated" : "HostExecuted"; });
 

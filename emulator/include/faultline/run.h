@@ -171,6 +171,7 @@ struct RunResult {
   // sites rewritten into Armv8-M code, and executions the host performed itself.
   uint64_t armv81m_sites_translated = 0;
   uint64_t armv81m_host_executions = 0;
+  uint64_t armv81m_loops_relocated = 0;  // LE loops running from a copy next to their test
   LoadMode load_mode = LoadMode::kFlash;
   std::string stop_detail;    // e.g. "instruction budget of 1000 reached"
   std::optional<Fault> fault;

@@ -71,6 +71,7 @@ struct Asm {
     h |= uint16_t((off >> 6 & 1) << 9 | (off >> 1 & 31) << 3);
     bytes[at] = uint8_t(h), bytes[at + 1] = uint8_t(h >> 8);
   }
+  void Itt(uint32_t cond) { H(uint16_t(0xBF00 | cond << 4 | (cond & 1) << 3 | 0x4)); }
   void It(uint32_t cond, bool with_else) {
     uint32_t mask = with_else ? ((~cond & 1) << 3 | 0x4) : 0x8;
     H(uint16_t(0xBF00 | cond << 4 | mask));
@@ -334,6 +335,196 @@ std::optional<Translation> Translate(const Insn& i, uint32_t site, uint32_t tram
       return std::nullopt;
   }
   return std::nullopt;
+}
+
+// --- Loop relocation ------------------------------------------------------------------
+
+namespace {
+constexpr uint32_t kN = 8, kZ = 4, kNZ = 12, kNZCV = 15;
+bool Wide32(uint16_t hw) { return (hw >> 11) >= 0x1D; }
+int32_t SignExtend(uint32_t v, int bits) { return int32_t(v << (32 - bits)) >> (32 - bits); }
+// Data-processing opcodes (Armv8-M ARM §C2.3): which set V and C from the arithmetic.
+bool Arithmetic(uint32_t op) { return op == 8 || op == 10 || op == 11 || op == 13 || op == 14; }
+}  // namespace
+
+FlowInfo Flow(std::span<const uint8_t> b, uint32_t pc) {
+  FlowInfo f;
+  if (b.size() < 2) return {.flow = FlowInfo::kStop};
+  const uint16_t hw = Half(b, 0);
+  if (!Wide32(hw)) {
+    if ((hw & 0xC000) == 0x0000) {  // shift (immediate), add/subtract, move/compare immediate
+      const uint32_t op = hw >> 11;
+      f.writes_flags = op <= 2 ? kNZ : op == 4 ? kNZ : kNZCV;
+    } else if ((hw & 0xFC00) == 0x4000) {  // data processing
+      const uint32_t op = hw >> 6 & 15;
+      f.reads_flags = op == 5 || op == 6;  // ADC, SBC
+      f.writes_flags = (op == 5 || op == 6 || op == 9 || op == 10 || op == 11) ? kNZCV : kNZ;
+    } else if ((hw & 0xFC00) == 0x4400) {  // special data processing, branch and exchange
+      const uint32_t op = hw >> 8 & 3, rm = hw >> 3 & 15, rd = (hw >> 4 & 8) | (hw & 7);
+      if (op == 3) {
+        f.flow = rm == 14 || (hw & 0x80) ? FlowInfo::kCallOrReturn : FlowInfo::kStop;  // BX LR, BLX
+      } else {
+        f.uses_pc = rm == 15 || rd == 15;
+        if (op == 1) f.writes_flags = kNZCV;  // CMP (high registers)
+        if (op != 1 && rd == 15) f.flow = FlowInfo::kStop;
+      }
+    } else if ((hw & 0xF800) == 0x4800 || (hw & 0xF800) == 0xA000) {  // LDR (literal), ADR
+      f.uses_pc = true;
+    } else if ((hw & 0xF000) == 0x5000 || (hw & 0xE000) == 0x6000 || (hw & 0xE000) == 0x8000 ||
+               (hw & 0xF800) == 0xA800 || (hw & 0xF000) == 0xC000) {
+      // loads and stores, ADD (SP plus immediate), LDM/STM: no flags
+    } else if ((hw & 0xF000) == 0xB000) {  // miscellaneous
+      if ((hw & 0xFF00) == 0xB000 || (hw & 0xFF00) == 0xB200 || (hw & 0xFE00) == 0xB400 ||
+          (hw & 0xFF00) == 0xBA00) {
+        // ADD/SUB SP, extend, PUSH, REV
+      } else if ((hw & 0xFE00) == 0xBC00) {
+        if (hw & 0x100) f.flow = FlowInfo::kCallOrReturn;  // POP {..., pc}
+      } else if (hw != 0xBF00) {
+        f.flow = FlowInfo::kStop;  // CBZ/CBNZ, IT, hints, BKPT, CPS
+      }
+    } else if ((hw & 0xF800) == 0xE000) {  // B (T2)
+      f.flow = FlowInfo::kBranch;
+      f.target = pc + 4 + uint32_t(SignExtend(uint32_t(hw & 0x7FF) << 1, 12));
+    } else {
+      f.flow = FlowInfo::kStop;  // B<c>, SVC, UDF
+    }
+    return f;
+  }
+  if (b.size() < 4) return {.flow = FlowInfo::kStop};
+  const uint16_t hw2 = Half(b, 2);
+  const uint32_t rn = hw & 15;
+  if ((hw & 0xFE00) == 0xE800) {  // load/store multiple, dual, exclusive, table branch
+    if ((hw & 0xFFF0) == 0xE8D0 && (hw2 & 0xFFE0) == 0xF000) return {.flow = FlowInfo::kStop};  // TBB/TBH
+    if (hw == 0xE89F) return {.flow = FlowInfo::kStop};                                          // CLRM
+    const bool multiple = (hw & 0xFF80) == 0xE880 || (hw & 0xFF80) == 0xE900;
+    if (multiple && (hw & 0x10) && (hw2 & 0x8000)) {
+      f.flow = rn == 13 ? FlowInfo::kCallOrReturn : FlowInfo::kStop;  // POP.W {..., pc}
+    }
+    f.uses_pc = rn == 15;
+    return f;
+  }
+  if ((hw & 0xFE00) == 0xEA00) {  // data processing (shifted register)
+    if ((hw & 0xFFF0) == 0xEA50 && (hw2 & 0x8000)) return {.flow = FlowInfo::kStop, .reads_flags = true};  // CSEL
+    const uint32_t op = hw >> 5 & 15, rd = hw2 >> 8 & 15, rm = hw2 & 15;
+    const bool set = hw & 0x10, compare = set && rd == 15 && (op == 0 || op == 4 || op == 8 || op == 13);
+    const bool rrx = op == 2 && rn == 15 && (hw2 & 0x70C0) == 0 && (hw2 & 0x30) == 0x30;
+    f.reads_flags = op == 10 || op == 11 || rrx;
+    f.uses_pc = rm == 15 || (rn == 15 && op != 2 && op != 3);
+    if (rd == 15 && !compare) f.flow = FlowInfo::kStop;
+    if (set) f.writes_flags = Arithmetic(op) ? kNZCV : kNZ;
+    return f;
+  }
+  if ((hw & 0xEC00) == 0xEC00) {  // coprocessor, floating point, MVE
+    if (hw == 0xEEF1 && hw2 == 0xFA10) return {.writes_flags = kNZCV};  // VMRS APSR_nzcv, FPSCR
+    if ((hw2 >> 9 & 7) != 5 || (hw & 0xFFE0) == 0xEEE0) return {.flow = FlowInfo::kStop};  // not VFP, or VMRS/VMSR
+    f.uses_pc = (hw & 0xEE00) == 0xEC00 && rn == 15;  // VLDR/VSTR/VLDM/VSTM from the PC
+    return f;
+  }
+  if ((hw & 0xF800) == 0xF000) {
+    if ((hw2 & 0x8000) == 0) {
+      if ((hw & 0x0200) == 0) {  // data processing (modified immediate)
+        const uint32_t op = hw >> 5 & 15, rd = hw2 >> 8 & 15;
+        const bool set = hw & 0x10, compare = set && rd == 15 && (op == 0 || op == 4 || op == 8 || op == 13);
+        f.reads_flags = op == 10 || op == 11;
+        f.uses_pc = rn == 15 && op != 2 && op != 3;
+        if (rd == 15 && !compare) f.flow = FlowInfo::kStop;
+        if (set) f.writes_flags = Arithmetic(op) ? kNZCV : kNZ;
+      } else {  // plain binary immediate: ADDW/SUBW (ADR with the PC), MOVW/MOVT, bit fields, SSAT/USAT
+        const uint32_t op = hw >> 4 & 0x1F;
+        f.uses_pc = (op == 0 || op == 0xA) && rn == 15;
+      }
+      return f;
+    }
+    if ((hw2 & 0xD000) == 0x9000) {  // B.W (T4)
+      const uint32_t s = hw >> 10 & 1, j1 = hw2 >> 13 & 1, j2 = hw2 >> 11 & 1;
+      const uint32_t i1 = ~(j1 ^ s) & 1, i2 = ~(j2 ^ s) & 1;
+      const uint32_t imm = s << 24 | i1 << 23 | i2 << 22 | uint32_t(hw & 0x3FF) << 12 | uint32_t(hw2 & 0x7FF) << 1;
+      return {.flow = FlowInfo::kBranch, .target = pc + 4 + uint32_t(SignExtend(imm, 25))};
+    }
+    if ((hw2 & 0xD000) == 0xD000) return {.flow = FlowInfo::kCallOrReturn};  // BL
+    if (hw == 0xF3AF && hw2 == 0x8000) return f;                              // NOP.W
+    return {.flow = FlowInfo::kStop};  // B<c>.W, MSR, MRS, hints, Armv8.1-M branches
+  }
+  if ((hw & 0xFE00) == 0xF800) {  // load/store single
+    const uint32_t rt = hw2 >> 12;
+    f.uses_pc = rn == 15;
+    if (rt == 15 && (hw & 0x10) && (hw & 0x60) == 0x40) {  // LDR PC
+      f.flow = hw == 0xF85D && hw2 == 0xFB04 ? FlowInfo::kCallOrReturn : FlowInfo::kStop;  // POP {pc}
+    }
+    return f;
+  }
+  if ((hw & 0xFF80) == 0xFA00 && (hw2 & 0xF0F0) == 0xF000) {  // LSL/LSR/ASR/ROR (register)
+    if (hw & 0x10) f.writes_flags = kNZ;
+    return f;
+  }
+  if ((hw & 0xFF00) == 0xFA00 || (hw & 0xFF00) == 0xFB00) return f;  // extend, parallel, multiply, divide
+  return {.flow = FlowInfo::kStop};
+}
+
+bool FlagsDeadAt(uint32_t pc, const Fetch& fetch) {
+  uint32_t live = kNZCV;
+  for (int steps = 0; steps < 48; ++steps) {
+    auto insn = fetch(pc);
+    if (insn.empty()) return false;
+    const FlowInfo f = Flow(insn, pc);
+    if (f.reads_flags) return false;
+    live &= ~f.writes_flags;
+    if (live == 0) return true;
+    switch (f.flow) {
+      case FlowInfo::kNext: pc += uint32_t(insn.size()); break;
+      case FlowInfo::kBranch: pc = f.target; break;
+      case FlowInfo::kCallOrReturn: return true;
+      case FlowInfo::kStop: return false;
+    }
+  }
+  return false;
+}
+
+bool RelocatableBody(uint32_t begin, uint32_t end, const Fetch& fetch) {
+  if (end <= begin || end - begin > kMaxLoopBody) return false;
+  uint32_t live = kNZCV;  // flags the body could read from before the loop
+  for (uint32_t pc = begin; pc < end;) {
+    auto insn = fetch(pc);
+    if (insn.empty() || pc + insn.size() > end) return false;
+    const FlowInfo f = Flow(insn, pc);
+    if (f.flow != FlowInfo::kNext || f.uses_pc || (f.reads_flags && live != 0)) return false;
+    // An Armv8.1-M instruction in the body (patched or not) stays where it is.
+    if (Decode(insn, pc)) return false;
+    live &= ~f.writes_flags;
+    pc += uint32_t(insn.size());
+  }
+  return true;
+}
+
+LoopCopy RelocateLoop(std::span<const uint8_t> body, uint32_t site, uint32_t entry_address, uint32_t loop_address) {
+  // The LE test where NZCV are free: CMP.W LR, #1; ITT HI; SUBHI.W LR, LR, #1; B.W(HI).
+  auto le_test = [](Asm& a, uint32_t back) {
+    a.W(0xF1BE, 0x0F01);  // cmp.w lr, #1
+    a.Itt(8);             // itt hi
+    a.SubImm(kLr, kLr, 1);
+    a.B(back);
+  };
+  LoopCopy c;
+  Asm e{.address = entry_address, .bytes = {}};
+  le_test(e, loop_address);
+  e.B(site + 4);
+  c.entry = std::move(e.bytes);
+
+  Asm l{.address = loop_address, .bytes = {}};
+  l.bytes.assign(body.begin(), body.end());
+  c.body_size = uint32_t(body.size());
+  le_test(l, loop_address);
+  c.exit_offset = uint32_t(l.bytes.size());
+  l.B(site + 4);
+  c.loop = std::move(l.bytes);
+
+  c.weights.assign(c.loop.size() / 2, 0);
+  for (uint32_t at = 0; at < c.body_size;) {
+    c.weights[at / 2] = 1;
+    at += Wide32(uint16_t(body[at] | body[at + 1] << 8)) ? 4 : 2;
+  }
+  c.weights[c.body_size / 2] = 1;  // the CMP stands for the LE
+  return c;
 }
 
 }  // namespace faultline::cpu::v81m

@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -76,5 +77,46 @@ std::optional<Translation> Translate(const Insn& insn, uint32_t site, uint32_t t
 constexpr uint32_t kMaxTrampoline = 72;
 // Whether a B.W at `from` reaches `to` (T4: +-16 MiB).
 bool BranchReaches(uint32_t from, uint32_t to);
+
+// --- Loop relocation -----------------------------------------------------------------
+// The LE trampoline costs two jumps between pages per iteration, and the translator
+// (QEMU's) chains blocks directly only within a page. When NZCV are dead around a loop,
+// the body is copied next to a flag-setting LE test instead, and the loop iterates in
+// one block on one page, as the Armv8-M build's `subs; bne` loop does.
+
+// What an Armv8-M Thumb instruction does with APSR.NZCV and the PC, as far as relocating
+// a loop needs to know. Conservative: what is not recognised is kStop.
+struct FlowInfo {
+  enum Flow { kNext, kBranch, kCallOrReturn, kStop } flow = kNext;
+  bool reads_flags = false;
+  uint32_t writes_flags = 0;  // N = 8, Z = 4, C = 2, V = 1
+  bool uses_pc = false;       // PC as an operand or base: not position-independent
+  uint32_t target = 0;        // kBranch: an unconditional direct branch
+};
+FlowInfo Flow(std::span<const uint8_t> insn, uint32_t pc);
+
+// The instruction at an address, as the firmware has it ({} if none).
+using Fetch = std::function<std::vector<uint8_t>(uint32_t)>;
+// Whether NZCV are dead at `pc`: the straight-line path from there sets all four before
+// reading any, or reaches a call or a return first (AAPCS: the flags are not preserved
+// across calls, so no caller or callee reads them).
+bool FlagsDeadAt(uint32_t pc, const Fetch& fetch);
+// Whether the loop body [begin, end) can run from another address: straight-line,
+// position-independent, and reading no flag it has not set itself first.
+bool RelocatableBody(uint32_t begin, uint32_t end, const Fetch& fetch);
+
+struct LoopCopy {
+  std::vector<uint8_t> entry;    // the LE site branches here (an uncounted page)
+  std::vector<uint8_t> loop;     // body copy, LE test, branch back, exit branch
+  std::vector<uint8_t> weights;  // per halfword of `loop`: instructions retired there
+  uint32_t body_size = 0;
+  uint32_t exit_offset = 0;      // of the exit branch (to site + 4) in `loop`
+};
+// `body` is the loop's code as it is in memory [loop start, site).
+LoopCopy RelocateLoop(std::span<const uint8_t> body, uint32_t site, uint32_t entry_address,
+                      uint32_t loop_address);
+constexpr uint32_t kLoopTail = 18;   // bytes after the body copy
+constexpr uint32_t kLoopEntry = 18;  // bytes of the entry
+constexpr uint32_t kMaxLoopBody = 256;
 
 }  // namespace faultline::cpu::v81m

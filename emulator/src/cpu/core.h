@@ -126,6 +126,7 @@ class Core {
   struct Armv81Stats {
     uint64_t sites_translated = 0;  // sites patched
     uint64_t executed_by_host = 0;  // executions that took the host round trip
+    uint64_t loops_relocated = 0;   // LE loops whose body runs from a copy (armv81m.h)
   };
   const Armv81Stats& armv81_stats() const { return armv81_stats_; }
   // VSCCLRM is the one that does not stop the engine: the M33 model decodes its encoding
@@ -188,6 +189,7 @@ class Core {
     uint32_t size = 0;
     uint32_t count = 0;
     bool self_loop = false;
+    bool hidden = false;  // an Armv8.1-M trampoline outside the count
   };
 
   friend struct Hooks;     // the Unicorn callback trampolines (core.cc)
@@ -265,18 +267,31 @@ class Core {
     uint32_t base = 0;
     uint32_t used = 0;
     std::unique_ptr<uint8_t[]> host;
+    // Loop copies run under the block hook and are counted by these weights (per
+    // halfword: instructions retired there); other trampolines are outside the hook.
+    bool counted = false;
+    std::vector<uint8_t> weights;
+  };
+  struct RelocatedLoop {
+    uint32_t copy = 0, body_size = 0, exit = 0;  // in a counted page
+    uint32_t start = 0, site = 0;                // the loop in the firmware's code
   };
   // Executes or translates the Armv8.1-M instruction the engine stopped on at `pc`;
   // false if it is none (the stop stands).
   bool HandleArmv81(uint32_t pc);
-  uint32_t AllocateTrampoline(uint32_t site, uint32_t size);
+  uint32_t AllocateTrampoline(uint32_t site, uint32_t size, bool counted = false, uint32_t partner = 0);
+  TrampolinePage* PageOf(uint64_t address);
+  const TrampolinePage* PageOf(uint64_t address) const;
+  bool RelocateLoop(uint32_t site, uint32_t loop_start);
+  // Where a PC in a loop copy is in the firmware's code (the same instruction there).
+  uint32_t OriginalPc(uint32_t pc) const;
   bool PageIsFree(uint64_t page) const;
-  void InstallBlockHooks();
   Armv81Mode armv81_mode_ = Armv81Mode::kTranslate;
   Armv81Stats armv81_stats_;
   std::map<uint32_t, Patch> patches_;
   std::vector<TrampolinePage> trampolines_;
-  std::vector<size_t> block_hooks_;  // uc_hook handles of the block hook's ranges
+  std::vector<RelocatedLoop> loops_;
+  bool strict_ = false;
   std::set<uint64_t> host_sites_;     // addresses with a TrapUndecodedArmv81 hook
   uint32_t ltpsize_ = 4;             // FPSCR.LTPSIZE, for the host-executed TP forms
 };

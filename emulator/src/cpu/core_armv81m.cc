@@ -8,9 +8,11 @@
 // (armv81m.cc) and the engine continues; later executions never leave the engine.
 //
 // Trampolines live on pages no board region, peripheral or system space uses, mapped
-// execute-only, within a B.W's reach (+-16 MiB) of their sites. The block hook does
-// not cover them: they add no instructions to the count (the site's branch counts as
-// the instruction it replaced) and an exception is never taken inside one.
+// execute-only, within a B.W's reach (+-16 MiB) of their sites. The block hook skips
+// them: they add no instructions to the count (the site's branch counts as the
+// instruction it replaced) and an exception is never taken inside one. Loop copies
+// (RelocateLoop) are the exception: they are counted by weights, and a stop inside one
+// is moved to the same instruction in the firmware's code (OriginalPc).
 #include "armv81m.h"
 #include "core.h"
 #include "thumb.h"
@@ -18,12 +20,15 @@
 #include <unicorn/unicorn.h>
 
 #include <algorithm>
+#include <memory>
 #include <cstring>
 #include <stdexcept>
 
 namespace faultline::cpu {
 
 namespace {
+
+constexpr uint32_t kPage = 1024;  // Unicorn's M-profile target page (unicorn.md §3)
 
 // The default memory map's execute-never space (Armv8-M ARM §B8.1): Peripheral
 // 0x40000000-0x5FFFFFFF, Device and System from 0xA0000000.
@@ -57,13 +62,27 @@ bool Core::PageIsFree(uint64_t page) const {
   return free;
 }
 
-uint32_t Core::AllocateTrampoline(uint32_t site, uint32_t size) {
+uint32_t Core::AllocateTrampoline(uint32_t site, uint32_t size, bool counted, uint32_t partner) {
+  size = (size + 3) & ~3u;
+  // B.W reaches both ways between the code at [at, at + size) and `site` (and `partner`,
+  // the other half of a relocated loop).
+  auto reaches = [&](uint64_t at) {
+    for (uint32_t other : {site, partner != 0 ? partner : site}) {
+      if (!v81m::BranchReaches(other, uint32_t(at)) || !v81m::BranchReaches(uint32_t(at + size), other)) return false;
+    }
+    return true;
+  };
+  // A loop copy stays inside one 1 KiB Unicorn page: its branch back must not cross one.
+  auto place = [&](const TrampolinePage& t) {
+    uint32_t at = t.used;
+    if (counted && at / kPage != (at + size - 1) / kPage) at = (at / kPage + 1) * kPage;
+    return at;
+  };
   for (TrampolinePage& t : trampolines_) {
-    if (t.used + size <= kTrampolineChunk && v81m::BranchReaches(site, t.base + t.used) &&
-        v81m::BranchReaches(t.base + t.used + size, site)) {
-      uint32_t at = t.base + t.used;
-      t.used += (size + 3) & ~3u;
-      return at;
+    const uint32_t at = place(t);
+    if (t.counted == counted && at + size <= kTrampolineChunk && reaches(t.base + at)) {
+      t.used = at + size;
+      return t.base + at;
     }
   }
   // A new chunk: the free one furthest from the site within reach, so that it sits away
@@ -75,19 +94,78 @@ uint32_t Core::AllocateTrampoline(uint32_t site, uint32_t size) {
   for (int64_t d = std::max(hi - int64_t(site), int64_t(site) - lo); d >= 0; d -= kTrampolineChunk) {
     for (int64_t base : {int64_t(site) + d, int64_t(site) - d}) {
       base &= ~int64_t(kTrampolineChunk - 1);
-      if (base < lo || base > hi || !PageIsFree(uint64_t(base))) continue;
+      if (base < lo || base > hi || !reaches(uint64_t(base)) || !PageIsFree(uint64_t(base))) continue;
       TrampolinePage t;
       t.base = uint32_t(base);
       t.host = std::make_unique<uint8_t[]>(kTrampolineChunk);
       std::memset(t.host.get(), 0, kTrampolineChunk);
+      t.counted = counted;
+      if (counted) t.weights.assign(kTrampolineChunk / 2, 0);
       Check(uc_mem_map_ptr(uc_, t.base, kTrampolineChunk, UC_PROT_EXEC, t.host.get()), "uc_mem_map_ptr");
-      t.used = (size + 3) & ~3u;
+      t.used = size;
       trampolines_.push_back(std::move(t));
-      InstallBlockHooks();
       return trampolines_.back().base;
     }
   }
   return 0;
+}
+
+Core::TrampolinePage* Core::PageOf(uint64_t address) {
+  for (TrampolinePage& t : trampolines_) {
+    if (address >= t.base && address < t.base + kTrampolineChunk) return &t;
+  }
+  return nullptr;
+}
+
+const Core::TrampolinePage* Core::PageOf(uint64_t address) const {
+  return const_cast<Core*>(this)->PageOf(address);
+}
+
+uint32_t Core::OriginalPc(uint32_t pc) const {
+  for (const RelocatedLoop& l : loops_) {
+    if (pc >= l.copy && pc < l.copy + l.body_size) return l.start + (pc - l.copy);
+    if (pc == l.exit) return l.site + 4;  // the LE has completed: on to the next instruction
+  }
+  return pc;
+}
+
+// An LE loop whose flags are free around it runs from a copy of its body, followed by a
+// flag-setting LE test (armv81m.h, RelocateLoop). Not while a host breakpoint, a trace
+// or strict mode watches addresses in the firmware's own code.
+bool Core::RelocateLoop(uint32_t site, uint32_t start) {
+  if (tracing_ || strict_ || start >= site) return false;
+  for (const auto& b : host_breaks_) {
+    if (b->address >= start && b->address <= site) return false;
+  }
+  v81m::Fetch fetch = [this](uint32_t a) { return InstructionAt(a); };
+  if (!v81m::RelocatableBody(start, site, fetch) || !v81m::FlagsDeadAt(site + 4, fetch)) return false;
+  std::vector<uint8_t> body(site - start);
+  map_.Read(start, body);  // as it is in memory (in-place translations included)
+
+  const uint32_t copy = AllocateTrampoline(site, uint32_t(body.size()) + v81m::kLoopTail, /*counted=*/true);
+  const uint32_t entry = copy ? AllocateTrampoline(site, v81m::kLoopEntry, false, copy) : 0;
+  if (entry == 0) return false;
+  v81m::LoopCopy c = v81m::RelocateLoop(body, site, entry, copy);
+  TrampolinePage& ep = *PageOf(entry);
+  std::memcpy(ep.host.get() + (entry - ep.base), c.entry.data(), c.entry.size());
+  TrampolinePage& cp = *PageOf(copy);
+  std::memcpy(cp.host.get() + (copy - cp.base), c.loop.data(), c.loop.size());
+  std::copy(c.weights.begin(), c.weights.end(), cp.weights.begin() + (copy - cp.base) / 2);
+  InvalidateCode(entry, entry + c.entry.size());
+  InvalidateCode(copy, copy + c.loop.size());
+  loops_.push_back({.copy = copy, .body_size = c.body_size, .exit = copy + c.exit_offset, .start = start, .site = site});
+
+  v81m::Insn b{.op = v81m::Op::kLeForever, .target = entry};  // the site: B.W entry
+  auto t = v81m::Translate(b, site, 0);
+  Patch p;
+  map_.Read(site, p.original);
+  p.patched = t->site;
+  map_.Write(site, t->site);
+  patches_[site] = p;
+  InvalidateCode(site, site + 4);
+  ++armv81_stats_.sites_translated;
+  ++armv81_stats_.loops_relocated;
+  return true;
 }
 
 bool Core::HandleArmv81(uint32_t pc) {
@@ -99,6 +177,7 @@ bool Core::HandleArmv81(uint32_t pc) {
   if (Read(Reg::kXpsr) & 0x0600FC00u) return false;
 
   if (armv81_mode_ == Armv81Mode::kTranslate) {
+    if (insn->op == v81m::Op::kLe && RelocateLoop(pc, insn->target)) return true;
     // Translate once to learn the trampoline's size, then again for its address.
     auto t = v81m::Translate(*insn, pc, pc);
     uint32_t tramp = 0;

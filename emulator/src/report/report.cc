@@ -198,7 +198,8 @@ std::string FormatRunJson(const RunResult& r) {
   j["stderr"] = r.console_stderr;
   j["instructions"] = r.instructions;
   j["armv81m"] = {{"sites_translated", r.armv81m_sites_translated},
-                  {"host_executions", r.armv81m_host_executions}};
+                  {"host_executions", r.armv81m_host_executions},
+                  {"loops_relocated", r.armv81m_loops_relocated}};
   j["load_mode"] = ToString(r.load_mode);
   j["board"] = r.board;
   j["firmware"] = r.firmware;

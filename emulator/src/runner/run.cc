@@ -246,6 +246,7 @@ SessionOutput RunSession(const SessionInput& in) {
     res.instructions = core.instructions();
     res.armv81m_sites_translated = core.armv81_stats().sites_translated;
     res.armv81m_host_executions = core.armv81_stats().executed_by_host;
+    res.armv81m_loops_relocated = core.armv81_stats().loops_relocated;
     res.console = semihosting.console();
     res.console_stdout = semihosting.out();
     res.console_stderr = semihosting.err();
