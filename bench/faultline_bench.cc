@@ -42,6 +42,7 @@ struct Options {
   int repeats = 5;
   std::vector<std::string> only;  // workload names; empty: all
   bool use_qemu = true;
+  bool compare_stock = false;  // also run faultline with Unicorn's own store path
 };
 
 struct Sample {
@@ -61,8 +62,9 @@ std::string TempPath(const std::string& leaf) {
   return dir + "/" + leaf;
 }
 
-// Runs argv to completion; stdout and stderr go to a file that is read back.
-Sample Run(const std::vector<std::string>& argv) {
+// Runs argv to completion, with `env` (NAME=VALUE) added to the environment; stdout and
+// stderr go to a file that is read back.
+Sample Run(const std::vector<std::string>& argv, const std::vector<std::string>& env = {}) {
   Sample s;
   std::string out = TempPath("out.txt");
   auto t0 = std::chrono::steady_clock::now();
@@ -75,6 +77,7 @@ Sample Run(const std::vector<std::string>& argv) {
       dup2(fd, 2);
     }
     if (in >= 0) dup2(in, 0);
+    for (const std::string& e : env) putenv(const_cast<char*>(e.c_str()));
     std::vector<char*> args;
     for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
@@ -148,6 +151,7 @@ Json ReadJson(const std::string& path) {
 struct Series {
   std::string engine;  // faultline | qemu | native | ...
   std::vector<std::string> argv;
+  std::vector<std::string> env;  // NAME=VALUE added for this engine
   std::vector<Sample> samples;  // measured (warm-up dropped)
   std::string checksum;
   std::string note;  // why it did not run
@@ -179,7 +183,7 @@ void RunAlternating(std::vector<Series*> series, int repeats) {
     for (size_t k = 0; k < series.size(); ++k) {
       Series& s = *series[(k + size_t(round)) % series.size()];
       if (!s.ok) continue;
-      Sample sample = Run(s.argv);
+      Sample sample = Run(s.argv, s.env);
       if (round > 0) s.samples.push_back(sample);
     }
   }
@@ -259,9 +263,17 @@ struct Bench {
       nat.ok = false;
       nat.note = nat.argv[0] + " is not built";
     }
+    // Before/after for docs/performance.md: Unicorn 2.0.1's own store path
+    // (emulator/src/cpu/unicorn_store_path.cc turned off).
+    Series stock = FaultlineSeries("fl-stock", "mps2-an505", elf);
+    stock.env = {"FAULTLINE_UNICORN_STORE_PATH=stock"};
+    if (!opt.compare_stock) {
+      stock.ok = false;
+      stock.note = "";
+    }
     fmt::print(stderr, "bench: {} ...\n", name);
-    RunAlternating({&fl, &qemu, &nat}, opt.repeats);
-    for (Series* s : {&fl, &qemu, &nat}) Finish(*s);
+    RunAlternating({&fl, &qemu, &nat, &stock}, opt.repeats);
+    for (Series* s : {&fl, &qemu, &nat, &stock}) Finish(*s);
     ReadFaultlineResult(fl);
 
     Json w = {{"what", what}, {"elf", elf}, {"instructions", fl.instructions}, {"outcome", fl.outcome}};
@@ -271,8 +283,10 @@ struct Bench {
       cpu_ratios.push_back(fl.samples[i].cpu_seconds / qemu.samples[i].cpu_seconds);
     }
     Stats ratio = Summarise(ratios), cpu_ratio = Summarise(cpu_ratios);
-    for (Series* s : {&fl, &qemu, &nat}) {
+    for (Series* s : {&fl, &qemu, &nat, &stock}) {
+      if (s == &stock && !opt.compare_stock) continue;
       Json e = {{"command", s->argv}};
+      if (!s->env.empty()) e["env"] = s->env;
       if (!s->ok) {
         e["skipped"] = s->note;
         w["engines"][s->engine] = e;
@@ -297,7 +311,7 @@ struct Bench {
                                   s->checksum.empty() ? "-" : s->checksum, extra));
     }
     bool same = fl.ok && !fl.checksum.empty() && (!qemu.ok || qemu.checksum == fl.checksum) &&
-                (!nat.ok || nat.checksum == fl.checksum);
+                (!nat.ok || nat.checksum == fl.checksum) && (!stock.ok || stock.checksum == fl.checksum);
     w["checksums_agree"] = same;
     if (!ratios.empty()) {
       w["ratio_faultline_over_qemu_time"] = StatsJson(ratio);
@@ -504,6 +518,7 @@ std::string Machine() {
 int Usage(const char* argv0) {
   fmt::print(stderr,
              "usage: {} [--repeats N] [--only NAME,...] [--json FILE] [--no-qemu] [--qemu PATH] [--build DIR]\n"
+             "          [--compare-stock]   also run faultline on Unicorn 2.0.1's own store path\n"
              "  workloads: tinynet alu mem scenarios startup gating memory m33-m55\n",
              argv0);
   return 2;
@@ -524,6 +539,8 @@ int main(int argc, char** argv) {
       while (std::getline(ss, w, ',')) b.opt.only.push_back(w);
     } else if (a == "--json") {
       b.opt.json_path = value();
+    } else if (a == "--compare-stock") {
+      b.opt.compare_stock = true;
     } else if (a == "--no-qemu") {
       b.opt.use_qemu = false;
     } else if (a == "--qemu") {
