@@ -20,7 +20,7 @@ namespace {
 // Unicorn's M-profile target page (unicorn.md §3: uc_ctl_get_page_size = 1024).
 constexpr uint64_t kPageSize = 1024;
 constexpr size_t kBlockCacheSize = 4096;  // direct-mapped, by block address
-constexpr uint32_t kClockEvery = 1u << 14;  // blocks between wall-clock reads
+constexpr uint64_t kClockEvery = 1u << 20;  // instructions between wall-clock reads
 // `until` must be an address no Thumb PC can reach: PCs are even.
 constexpr uint64_t kNoUntil = 0xFFFFFFFF;
 
@@ -65,12 +65,25 @@ struct Hooks {
     Core& c = *static_cast<Core*>(user);
     c.retired_ += c.pending_;
     Core::BlockInfo& b = c.block_cache_[(address >> 1) & (kBlockCacheSize - 1)];
+    // The common case, kept free of calls so that it needs no stack frame: a cached
+    // ordinary block, and nothing below can fire before check_at_.
+    if (b.address == address && b.size == size && !b.special && c.retired_ + b.count < c.check_at_) {
+      c.current_block_ = address;
+      c.current_block_size_ = size;
+      c.pending_ = b.count;
+      return;
+    }
+    BlockChecks(c, address, size, b);
+  }
+
+  [[gnu::noinline]] static void BlockChecks(Core& c, uint64_t address, uint32_t size, Core::BlockInfo& b) {
     if (b.address != address || b.size != size) {
       b.address = address;
       b.size = size;
       b.count = c.CountInstructions(address, size, &b.self_loop);
       const Core::TrampolinePage* t = c.PageOf(address);
       b.hidden = t != nullptr && !t->counted;
+      b.special = b.self_loop || b.hidden;
     }
     if (b.hidden) {  // an Armv8.1-M trampoline: it stands for the site's one instruction
       c.pending_ = 0;
@@ -91,14 +104,15 @@ struct Hooks {
     } else if (c.retired_ + c.pending_ > c.budget_) {
       c.pending_ = 0;
       c.StopWith({.kind = Stop::Kind::kLimit, .pc = uint32_t(address)});
-    } else if (c.deadline_ && --c.clock_countdown_ == 0) {
-      // The wall clock is read every kClockEvery blocks, not per block.
-      c.clock_countdown_ = kClockEvery;
+    } else if (c.deadline_ && c.retired_ >= c.clock_at_) {
+      // The wall clock is read every kClockEvery instructions, not per block.
+      c.clock_at_ = c.retired_ + kClockEvery;
       if (std::chrono::steady_clock::now() >= *c.deadline_) {
         c.pending_ = 0;
         c.StopWith({.kind = Stop::Kind::kTimeout, .pc = uint32_t(address)});
       }
     }
+    c.RecomputeCheckAt();
   }
 
   static void Code(uc_engine*, uint64_t address, uint32_t, void* user) {
@@ -506,6 +520,20 @@ uint32_t Core::CountInstructions(uint64_t address, uint32_t size, bool* self_loo
   return count;
 }
 
+void Core::RecomputeCheckAt() {
+  // The smallest retired_ + block count at which Hooks::Block must look closer: an
+  // event due (time = retired_ + idle_), the budget, the next wall-clock read. Watching
+  // the masks needs every block. Conservative: early is fine, late is not.
+  if (watch_masks_) {
+    check_at_ = 0;
+    return;
+  }
+  uint64_t event = next_event_ > idle_ ? next_event_ - idle_ : 0;
+  uint64_t budget = budget_ == UINT64_MAX ? UINT64_MAX : budget_ + 1;
+  uint64_t clock = deadline_ ? clock_at_ : UINT64_MAX;
+  check_at_ = std::min({event, budget, clock});
+}
+
 uint32_t Core::CountUpTo(uint64_t block, uint64_t pc) const {
   if (block == UINT64_MAX || pc < block || pc >= block + current_block_size_) return uint32_t(pending_);
   bool unused;
@@ -580,7 +608,8 @@ Stop Core::Run(uint32_t pc, const Limits& limits) {
                 std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                     std::chrono::duration<double>(limits.timeout_seconds));
   }
-  clock_countdown_ = kClockEvery;
+  clock_at_ = retired_ + kClockEvery;
+  check_at_ = 0;  // the first block computes it
   uc_err err = uc_emu_start(uc_, pc | 1u, kNoUntil, 0, 0);
   // An Armv8.1-M instruction the model lacks: translate or execute it, and go on.
   while (stop_ && stop_->kind == Stop::Kind::kInvalidInstruction) {

@@ -139,7 +139,10 @@ class Core {
   const Scs& scs() const { return scs_; }
   // Instructions retired plus cycles spent asleep in WFI: SysTick's and CYCCNT's clock.
   uint64_t time() const { return retired_ + idle_; }
-  void Idle(uint64_t cycles) { idle_ += cycles; }
+  void Idle(uint64_t cycles) {
+    idle_ += cycles;
+    check_at_ = 0;
+  }
   // The engine stops (Stop::Kind::kEvent) at the first block that starts at or after
   // `time` (UINT64_MAX: never); `watch_masks` also stops it when PRIMASK, BASEPRI or
   // FAULTMASK change, so that a masked pending exception is taken once unmasked.
@@ -190,6 +193,7 @@ class Core {
     uint32_t count = 0;
     bool self_loop = false;
     bool hidden = false;  // an Armv8.1-M trampoline outside the count
+    bool special = false;  // self_loop or hidden: never the hook's fast path
   };
 
   friend struct Hooks;     // the Unicorn callback trampolines (core.cc)
@@ -227,7 +231,11 @@ class Core {
   uint32_t current_block_size_ = 0;
   uint64_t budget_ = 0;
   std::optional<std::chrono::steady_clock::time_point> deadline_;
-  uint32_t clock_countdown_ = 0;
+  uint64_t clock_at_ = 0;   // retired_ at which the wall clock is read next
+  // Hooks::Block's fast path: below this retired_ + block count, no stop can be due.
+  // Anything that moves next_event_, idle_ or watch_masks_ resets it to 0.
+  uint64_t check_at_ = 0;
+  void RecomputeCheckAt();
 
   std::optional<Stop> stop_;
   // Exception model state (issue 3).

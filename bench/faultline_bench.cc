@@ -1,0 +1,593 @@
+// faultline-bench: the speed and memory benchmark of issue 9 (bench/run calls it).
+//
+// Every measurement runs whole processes (fork/exec), timed on the monotonic clock
+// from fork to exit, with the peak resident set from wait4's rusage. Engines that are
+// compared run alternately in the same round (faultline, QEMU, native, then the next
+// round), after a warm-up round, so that a busy machine slows them alike; a ratio is
+// taken per round and its median reported. Nothing here is a test: it reports, it
+// never fails a build.
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fcntl.h>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+struct Options {
+  std::string build_dir = FAULTLINE_BENCH_BUILD_DIR;
+  std::string source_dir = FAULTLINE_BENCH_SOURCE_DIR;
+  std::string json_path;  // default: <source>/bench/results.json
+  std::string qemu = "qemu-system-arm";
+  int repeats = 5;
+  std::vector<std::string> only;  // workload names; empty: all
+  bool use_qemu = true;
+  bool compare_stock = false;  // also run faultline with Unicorn's own store path
+};
+
+struct Sample {
+  double seconds = 0;      // wall clock
+  double cpu_seconds = 0;  // user + system, from rusage: less sensitive to a busy machine
+  long max_rss_kib = 0;
+  int exit_code = -1;
+  std::string output;  // stdout + stderr
+};
+
+std::string TempPath(const std::string& leaf) {
+  static std::string dir = [] {
+    char tmpl[] = "/tmp/faultline-bench.XXXXXX";
+    const char* d = mkdtemp(tmpl);
+    return std::string(d ? d : "/tmp");
+  }();
+  return dir + "/" + leaf;
+}
+
+// Runs argv to completion, with `env` (NAME=VALUE) added to the environment; stdout and
+// stderr go to a file that is read back.
+Sample Run(const std::vector<std::string>& argv, const std::vector<std::string>& env = {}) {
+  Sample s;
+  std::string out = TempPath("out.txt");
+  auto t0 = std::chrono::steady_clock::now();
+  pid_t pid = fork();
+  if (pid == 0) {
+    int fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int in = open("/dev/null", O_RDONLY);
+    if (fd >= 0) {
+      dup2(fd, 1);
+      dup2(fd, 2);
+    }
+    if (in >= 0) dup2(in, 0);
+    for (const std::string& e : env) putenv(const_cast<char*>(e.c_str()));
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    std::fprintf(stderr, "exec %s: %s\n", args[0], std::strerror(errno));
+    _exit(127);
+  }
+  int status = 0;
+  rusage ru{};
+  while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR) {
+  }
+  auto t1 = std::chrono::steady_clock::now();
+  s.seconds = std::chrono::duration<double>(t1 - t0).count();
+  s.max_rss_kib = ru.ru_maxrss;
+  s.cpu_seconds = double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                  double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+  s.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  std::ifstream f(out);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  s.output = ss.str();
+  return s;
+}
+
+struct Stats {
+  double median = 0, min = 0, max = 0;
+};
+
+Stats Summarise(std::vector<double> v) {
+  Stats s;
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  s.median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  s.min = v.front();
+  s.max = v.back();
+  return s;
+}
+
+bool Executable(const std::string& path) { return access(path.c_str(), X_OK) == 0; }
+
+bool OnPath(const std::string& name) {
+  if (name.find('/') != std::string::npos) return Executable(name);
+  const char* path = std::getenv("PATH");
+  std::stringstream ss(path ? path : "");
+  std::string dir;
+  while (std::getline(ss, dir, ':')) {
+    if (!dir.empty() && Executable(dir + "/" + name)) return true;
+  }
+  return false;
+}
+
+std::string Checksum(const std::string& output) {
+  std::smatch m;
+  static const std::regex re("bench: checksum (0x[0-9a-f]{8})");
+  return std::regex_search(output, m, re) ? m[1].str() : "";
+}
+
+// The faultline run's JSON result (--json), or null.
+Json ReadJson(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) return nullptr;
+  try {
+    return Json::parse(f);
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+}
+
+// One engine's series within a workload.
+struct Series {
+  std::string engine;  // faultline | qemu | native | ...
+  std::vector<std::string> argv;
+  std::vector<std::string> env;  // NAME=VALUE added for this engine
+  std::vector<Sample> samples;  // measured (warm-up dropped)
+  std::string checksum;
+  std::string note;  // why it did not run
+  uint64_t instructions = 0;  // faultline's count (also used for QEMU's MIPS)
+  std::string outcome;        // faultline's outcome
+  bool ok = true;
+
+  std::vector<double> Seconds() const {
+    std::vector<double> v;
+    for (const Sample& s : samples) v.push_back(s.seconds);
+    return v;
+  }
+  std::vector<double> CpuSeconds() const {
+    std::vector<double> v;
+    for (const Sample& s : samples) v.push_back(s.cpu_seconds);
+    return v;
+  }
+  long PeakRss() const {
+    long m = 0;
+    for (const Sample& s : samples) m = std::max(m, s.max_rss_kib);
+    return m;
+  }
+};
+
+// Runs the series alternately: a warm-up round, then `repeats` measured rounds. The
+// order rotates each round so no engine always runs right after another.
+void RunAlternating(std::vector<Series*> series, int repeats) {
+  for (int round = 0; round <= repeats; ++round) {
+    for (size_t k = 0; k < series.size(); ++k) {
+      Series& s = *series[(k + size_t(round)) % series.size()];
+      if (!s.ok) continue;
+      Sample sample = Run(s.argv, s.env);
+      if (round > 0) s.samples.push_back(sample);
+    }
+  }
+}
+
+Json StatsJson(const Stats& s) { return {{"median", s.median}, {"min", s.min}, {"max", s.max}}; }
+
+struct Bench {
+  Options opt;
+  Json results = Json::object();
+  std::vector<std::string> table;   // printed rows
+  std::vector<std::string> targets; // PASS/FAIL lines
+  bool have_qemu = false;
+
+  std::string Faultline() const { return opt.build_dir + "/faultline"; }
+  std::string Fixture(const std::string& board, const std::string& name) const {
+    return opt.build_dir + "/firmware-fixtures/" + board + "/" + name + ".elf";
+  }
+  std::string BenchBoard(const std::string& name) const {
+    return opt.source_dir + "/bench/boards/" + name + ".yaml";
+  }
+  bool Wanted(const std::string& name) const {
+    return opt.only.empty() || std::find(opt.only.begin(), opt.only.end(), name) != opt.only.end();
+  }
+
+  // faultline run, with --json so every run also reports its instruction count.
+  Series FaultlineSeries(const std::string& engine, const std::string& board, const std::string& elf,
+                         std::vector<std::string> extra = {}) const {
+    Series s;
+    s.engine = engine;
+    s.argv = {Faultline(), "run", "--board", board, "--json", TempPath(engine + ".json")};
+    s.argv.insert(s.argv.end(), extra.begin(), extra.end());
+    s.argv.push_back(elf);
+    if (!Executable(Faultline())) {
+      s.ok = false;
+      s.note = "build/faultline is not built";
+    } else if (access(elf.c_str(), R_OK) != 0) {
+      s.ok = false;
+      s.note = "fixture not built: " + elf;
+    }
+    return s;
+  }
+
+  // After the runs: the instruction count and outcome from the last --json.
+  void ReadFaultlineResult(Series& s) const {
+    if (!s.ok) return;
+    Json j = ReadJson(s.argv[5]);
+    if (j.is_object()) {
+      s.instructions = j.value("instructions", uint64_t{0});
+      s.outcome = j.value("outcome", std::string());
+    }
+  }
+
+  static void Finish(Series& s) {
+    if (!s.ok || s.samples.empty()) return;
+    s.checksum = Checksum(s.samples.back().output);
+  }
+
+  // Throughput workloads (1)-(3): faultline, QEMU and the native build of one kernel.
+  void Throughput(const std::string& name, const std::string& what, const std::string& elf_name,
+                  const std::string& native) {
+    if (!Wanted(name)) return;
+    std::string elf = Fixture("mps2-an505", elf_name);
+    Series fl = FaultlineSeries("faultline", "mps2-an505", elf);
+    Series qemu;
+    qemu.engine = "qemu";
+    qemu.argv = {opt.qemu, "-M", "mps2-an505", "-cpu", "cortex-m33", "-nographic", "-monitor", "none",
+                 "-serial", "none", "-semihosting-config", "enable=on,target=native", "-kernel", elf};
+    if (!have_qemu) {
+      qemu.ok = false;
+      qemu.note = opt.use_qemu ? opt.qemu + " not found: QEMU columns skipped" : "--no-qemu";
+    }
+    Series nat;
+    nat.engine = "native";
+    nat.argv = {opt.build_dir + "/bench/" + native};
+    if (!Executable(nat.argv[0])) {
+      nat.ok = false;
+      nat.note = nat.argv[0] + " is not built";
+    }
+    // Before/after for docs/performance.md: Unicorn 2.0.1's own store path
+    // (emulator/src/cpu/unicorn_store_path.cc turned off).
+    Series stock = FaultlineSeries("fl-stock", "mps2-an505", elf);
+    stock.env = {"FAULTLINE_UNICORN_STORE_PATH=stock"};
+    if (!opt.compare_stock) {
+      stock.ok = false;
+      stock.note = "";
+    }
+    fmt::print(stderr, "bench: {} ...\n", name);
+    RunAlternating({&fl, &qemu, &nat, &stock}, opt.repeats);
+    for (Series* s : {&fl, &qemu, &nat, &stock}) Finish(*s);
+    ReadFaultlineResult(fl);
+
+    Json w = {{"what", what}, {"elf", elf}, {"instructions", fl.instructions}, {"outcome", fl.outcome}};
+    std::vector<double> ratios, cpu_ratios;
+    for (size_t i = 0; i < std::min(fl.samples.size(), qemu.samples.size()); ++i) {
+      ratios.push_back(fl.samples[i].seconds / qemu.samples[i].seconds);
+      cpu_ratios.push_back(fl.samples[i].cpu_seconds / qemu.samples[i].cpu_seconds);
+    }
+    Stats ratio = Summarise(ratios), cpu_ratio = Summarise(cpu_ratios);
+    for (Series* s : {&fl, &qemu, &nat, &stock}) {
+      if (s == &stock && !opt.compare_stock) continue;
+      Json e = {{"command", s->argv}};
+      if (!s->env.empty()) e["env"] = s->env;
+      if (!s->ok) {
+        e["skipped"] = s->note;
+        w["engines"][s->engine] = e;
+        table.push_back(fmt::format("{:<22} {:<10} {}", name, s->engine, s->note));
+        continue;
+      }
+      Stats t = Summarise(s->Seconds());
+      double mips = fl.instructions && t.median > 0 ? double(fl.instructions) / t.median / 1e6 : 0;
+      e["seconds"] = StatsJson(t);
+      e["cpu_seconds"] = StatsJson(Summarise(s->CpuSeconds()));
+      e["runs"] = s->samples.size();
+      e["mips"] = mips;
+      e["peak_rss_kib"] = s->PeakRss();
+      e["checksum"] = s->checksum;
+      w["engines"][s->engine] = e;
+      std::string extra;
+      if (s == &fl && !ratios.empty()) {
+        extra = fmt::format("x{:.2f} QEMU's time (cpu x{:.2f})", ratio.median, cpu_ratio.median);
+      }
+      table.push_back(fmt::format("{:<22} {:<10} {:>8.3f} {:>8.3f} {:>8.3f} {:>8.0f} {:>8} {:>11}  {}", name,
+                                  s->engine, t.median, t.min, t.max, mips, s->PeakRss() / 1024,
+                                  s->checksum.empty() ? "-" : s->checksum, extra));
+    }
+    bool same = fl.ok && !fl.checksum.empty() && (!qemu.ok || qemu.checksum == fl.checksum) &&
+                (!nat.ok || nat.checksum == fl.checksum) && (!stock.ok || stock.checksum == fl.checksum);
+    w["checksums_agree"] = same;
+    if (!ratios.empty()) {
+      w["ratio_faultline_over_qemu_time"] = StatsJson(ratio);
+      w["ratio_faultline_over_qemu_cpu_time"] = StatsJson(cpu_ratio);
+      // faultline's MIPS over QEMU's on the same instruction count is the inverse ratio.
+      double speed = 1.0 / ratio.median;
+      w["faultline_mips_over_qemu_mips"] = speed;
+      Target(fmt::format("{}: faultline >= 1.0x QEMU's MIPS", name), speed >= 1.0,
+             fmt::format("{:.2f}x wall, {:.2f}x cpu (medians of {} alternating pairs)", speed,
+                         1.0 / cpu_ratio.median, ratios.size()));
+    } else {
+      Target(fmt::format("{}: faultline >= 1.0x QEMU's MIPS", name), std::nullopt, "QEMU not run");
+    }
+    if (!same) table.push_back(fmt::format("{:<22} checksums DIFFER", name));
+    results["workloads"][name] = w;
+  }
+
+  void Target(const std::string& what, std::optional<bool> holds, const std::string& detail) {
+    std::string verdict = !holds ? "SKIP" : *holds ? "PASS" : "FAIL";
+    targets.push_back(fmt::format("{}  {:<52} {}", verdict, what, detail));
+    results["targets"].push_back({{"target", what}, {"result", verdict}, {"detail", detail}});
+  }
+
+  // (4) the whole scenario catalogue with -j2.
+  void Scenarios() {
+    if (!Wanted("scenarios")) return;
+    Series s;
+    s.engine = "faultline";
+    s.argv = {Faultline(), "scenario", "-j", "2", opt.source_dir + "/scenarios"};
+    fmt::print(stderr, "bench: scenarios ...\n");
+    RunAlternating({&s}, opt.repeats);
+    Stats t = Summarise(s.Seconds());
+    bool passed = std::all_of(s.samples.begin(), s.samples.end(), [](const Sample& x) { return x.exit_code == 0; });
+    results["workloads"]["scenarios"] = {{"command", s.argv}, {"seconds", StatsJson(t)},
+                                         {"runs", s.samples.size()}, {"peak_rss_kib", s.PeakRss()},
+                                         {"all_passed", passed}};
+    table.push_back(fmt::format("{:<22} {:<10} {:>8.3f} {:>8.3f} {:>8.3f} {:>8} {:>8} {:>11}  {}", "scenarios -j2",
+                                "faultline", t.median, t.min, t.max, "-", s.PeakRss() / 1024, "-",
+                                passed ? "all pass" : "SOME FAIL"));
+    Target("scenario catalogue (-j2) <= 30 s", t.median <= 30.0, fmt::format("{:.2f} s median", t.median));
+  }
+
+  // (5) process start to first instruction: a one-instruction budget on a trivial ELF.
+  void Startup() {
+    if (!Wanted("startup")) return;
+    Series fl = FaultlineSeries("faultline", "mps2-an505", Fixture("mps2-an505", "exit_plain"),
+                                {"--max-instructions", "1"});
+    Series full = FaultlineSeries("faultline-exit", "mps2-an505", Fixture("mps2-an505", "exit_plain"));
+    Series qemu;
+    qemu.engine = "qemu";
+    qemu.argv = {opt.qemu, "-M", "mps2-an505", "-cpu", "cortex-m33", "-nographic", "-monitor", "none",
+                 "-serial", "none", "-semihosting-config", "enable=on,target=native", "-kernel",
+                 Fixture("mps2-an505", "exit_plain")};
+    if (!have_qemu) {
+      qemu.ok = false;
+      qemu.note = "QEMU not run";
+    }
+    fmt::print(stderr, "bench: startup ...\n");
+    RunAlternating({&fl, &full, &qemu}, std::max(opt.repeats, 10));
+    ReadFaultlineResult(fl);
+    Json w = {{"what", "process start to first instruction (exit_plain.elf, --max-instructions 1)"}};
+    for (Series* s : {&fl, &full, &qemu}) {
+      if (!s->ok) {
+        table.push_back(fmt::format("{:<22} {:<10} {}", "startup", s->engine, s->note));
+        continue;
+      }
+      Stats t = Summarise(s->Seconds());
+      w[s->engine] = {{"command", s->argv}, {"seconds", StatsJson(t)}, {"runs", s->samples.size()},
+                      {"peak_rss_kib", s->PeakRss()}};
+      table.push_back(fmt::format("{:<22} {:<10} {:>8.3f} {:>8.3f} {:>8.3f} {:>8} {:>8} {:>11}  {}", "startup",
+                                  s->engine, t.median, t.min, t.max, "-", s->PeakRss() / 1024, "-",
+                                  s == &fl ? "to first instruction" : s == &full ? "to exit" : "to exit"));
+      if (s == &fl) {
+        Target("startup (process start to first instruction) <= 30 ms", t.median <= 0.030,
+               fmt::format("{:.1f} ms median, outcome {}", t.median * 1000, fl.outcome));
+      }
+    }
+    results["workloads"]["startup"] = w;
+  }
+
+  // Gating overhead: the same ELF on mps2-an505 and on a copy with gated regions,
+  // peripherals and aliases it never touches.
+  void Gating() {
+    if (!Wanted("gating")) return;
+    for (const std::string& kernel : {std::string("bench_tinynet"), std::string("bench_mem")}) {
+      std::string elf = Fixture("mps2-an505", kernel);
+      Series plain = FaultlineSeries("plain", "mps2-an505", elf);
+      Series gated = FaultlineSeries("gated", BenchBoard("an505-gated"), elf);
+      fmt::print(stderr, "bench: gating overhead ({}) ...\n", kernel);
+      RunAlternating({&plain, &gated}, opt.repeats);
+      Finish(plain);
+      Finish(gated);
+      if (plain.ok && gated.ok && (plain.checksum.empty() || plain.checksum != gated.checksum)) {
+        gated.ok = false;  // a run that failed early is not a fast run
+        gated.note = "the runs did not both complete with the same checksum";
+      }
+      if (!plain.ok || !gated.ok) {
+        Target("gating/events overhead <= 10% (" + kernel + ")", std::nullopt, plain.note + gated.note);
+        continue;
+      }
+      std::vector<double> ratios;
+      for (size_t i = 0; i < std::min(plain.samples.size(), gated.samples.size()); ++i) {
+        ratios.push_back(gated.samples[i].seconds / plain.samples[i].seconds);
+      }
+      Stats r = Summarise(ratios);
+      Stats tp = Summarise(plain.Seconds()), tg = Summarise(gated.Seconds());
+      results["gating"][kernel] = {{"plain", {{"command", plain.argv}, {"seconds", StatsJson(tp)}}},
+                                   {"gated", {{"command", gated.argv}, {"seconds", StatsJson(tg)}}},
+                                   {"ratio_gated_over_plain", StatsJson(r)}};
+      table.push_back(fmt::format("{:<22} {:<10} {:>8.3f} {:>8.3f} {:>8.3f}", "gating " + kernel, "plain",
+                                  tp.median, tp.min, tp.max));
+      table.push_back(fmt::format("{:<22} {:<10} {:>8.3f} {:>8.3f} {:>8.3f} {:>8} {:>8} {:>11}  {:+.1f}%",
+                                  "gating " + kernel, "gated", tg.median, tg.min, tg.max, "", "", "",
+                                  (r.median - 1) * 100));
+      Target("gating/events overhead <= 10% (" + kernel + ")", r.median <= 1.10,
+             fmt::format("{:+.1f}% (median of {} pairs)", (r.median - 1) * 100, ratios.size()));
+    }
+  }
+
+  // Memory: a board that declares 2 GiB of DDR, a small firmware.
+  void Memory() {
+    if (!Wanted("memory")) return;
+    Series big = FaultlineSeries("ddr-2gib", BenchBoard("an505-ddr2g"), Fixture("mps2-an505", "hello"));
+    fmt::print(stderr, "bench: memory ...\n");
+    RunAlternating({&big}, opt.repeats);
+    ReadFaultlineResult(big);
+    if (!big.ok) {
+      Target("peak RSS with 2 GiB DDR declared < 100 MB", std::nullopt, big.note);
+      return;
+    }
+    long rss = big.PeakRss();
+    results["memory"] = {{"command", big.argv}, {"peak_rss_kib", rss}, {"outcome", big.outcome},
+                         {"exit_code", big.samples.empty() ? -1 : big.samples.back().exit_code}};
+    table.push_back(fmt::format("{:<22} {:<10} {:>8.3f} {:>8} {:>8} {:>8} {:>8}  outcome {}", "memory 2 GiB DDR",
+                                "faultline", Summarise(big.Seconds()).median, "", "", "", rss / 1024, big.outcome));
+    Target("peak RSS with 2 GiB DDR declared < 100 MB", rss < 100 * 1000,
+           fmt::format("{:.1f} MB peak RSS, outcome {}", rss / 1024.0, big.outcome));
+  }
+
+  // The same inference for Cortex-M33 (mps2-an505) and Cortex-M55 (mps3-an547,
+  // -mcpu=cortex-m55: Armv8.1-M low-overhead loops), throughput compared.
+  void M33VersusM55() {
+    if (!Wanted("m33-m55")) return;
+    Series m33 = FaultlineSeries("m33", "mps2-an505", Fixture("mps2-an505", "bench_tinynet_m33s"));
+    Series m55 = FaultlineSeries("m55", "mps3-an547", Fixture("mps3-an547", "bench_tinynet_m55"));
+    fmt::print(stderr, "bench: M33 against M55 ...\n");
+    // One probe run first: until the engine translates Armv8.1-M, the M55 build stops
+    // as `unsupported`, and is reported so rather than timed.
+    if (m55.ok) {
+      Sample probe = Run(m55.argv);
+      ReadFaultlineResult(m55);
+      if (probe.exit_code != 0) {
+        m55.ok = false;
+        m55.note = "fails: " + (m55.outcome.empty() ? fmt::format("exit {}", probe.exit_code) : m55.outcome);
+      }
+    }
+    RunAlternating({&m33, &m55}, opt.repeats);
+    Json w = Json::object();
+    std::vector<double> mips;
+    for (Series* s : {&m33, &m55}) {
+      ReadFaultlineResult(*s);
+      Finish(*s);
+      if (!s->ok) {
+        w[s->engine] = {{"command", s->argv}, {"skipped", s->note}};
+        table.push_back(fmt::format("{:<22} {:<10} {}", "tinynet x3 " + s->engine, "faultline", s->note));
+        continue;
+      }
+      Stats t = Summarise(s->Seconds());
+      double m = s->instructions / t.median / 1e6;
+      mips.push_back(m);
+      w[s->engine] = {{"command", s->argv}, {"seconds", StatsJson(t)}, {"instructions", s->instructions},
+                      {"mips", m}, {"checksum", s->checksum}};
+      table.push_back(fmt::format("{:<22} {:<10} {:>8.3f} {:>8.3f} {:>8.3f} {:>8.0f} {:>8} {:>11}  {} insns",
+                                  "tinynet x3 " + s->engine, "faultline", t.median, t.min, t.max, m,
+                                  s->PeakRss() / 1024, s->checksum, s->instructions));
+    }
+    results["m33_vs_m55"] = w;
+    if (mips.size() == 2) {
+      double r = mips[1] / mips[0];
+      Target("M55 build within 10% of the M33 build's MIPS", std::abs(r - 1) <= 0.10,
+             fmt::format("M55/M33 = {:.2f}", r));
+    } else {
+      Target("M55 build within 10% of the M33 build's MIPS", std::nullopt, m55.note);
+    }
+  }
+};
+
+std::string Now() {
+  std::time_t t = std::time(nullptr);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+std::string Machine() {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line, model;
+  int cpus = 0;
+  while (std::getline(f, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      ++cpus;
+      model = line.substr(line.find(':') + 2);
+    }
+  }
+  double load[3] = {};
+  getloadavg(load, 3);
+  return fmt::format("{} x {}, load average {:.2f} at start", cpus, model, load[0]);
+}
+
+int Usage(const char* argv0) {
+  fmt::print(stderr,
+             "usage: {} [--repeats N] [--only NAME,...] [--json FILE] [--no-qemu] [--qemu PATH] [--build DIR]\n"
+             "          [--compare-stock]   also run faultline on Unicorn 2.0.1's own store path\n"
+             "  workloads: tinynet alu mem scenarios startup gating memory m33-m55\n",
+             argv0);
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Bench b;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+    if (a == "--repeats") {
+      b.opt.repeats = std::max(1, std::atoi(value().c_str()));
+    } else if (a == "--only") {
+      std::stringstream ss(value());
+      std::string w;
+      while (std::getline(ss, w, ',')) b.opt.only.push_back(w);
+    } else if (a == "--json") {
+      b.opt.json_path = value();
+    } else if (a == "--compare-stock") {
+      b.opt.compare_stock = true;
+    } else if (a == "--no-qemu") {
+      b.opt.use_qemu = false;
+    } else if (a == "--qemu") {
+      b.opt.qemu = value();
+    } else if (a == "--build") {
+      b.opt.build_dir = value();
+    } else {
+      return Usage(argv[0]);
+    }
+  }
+  if (b.opt.json_path.empty()) b.opt.json_path = b.opt.source_dir + "/bench/results.json";
+  b.have_qemu = b.opt.use_qemu && OnPath(b.opt.qemu);
+  if (b.opt.use_qemu && !b.have_qemu) fmt::print(stderr, "bench: {} not found: QEMU columns skipped\n", b.opt.qemu);
+
+  b.results["date"] = Now();
+  b.results["machine"] = Machine();
+  b.results["repeats"] = b.opt.repeats;
+  b.results["method"] =
+      "whole-process wall time (monotonic, fork to exit), peak RSS from wait4; one warm-up round, then "
+      "`repeats` rounds in which the compared commands run alternately; ratios are per round, medians reported";
+
+  b.Throughput("tinynet", "MobileNetV2-style int8 inference x29 (~300M instructions)", "bench_tinynet",
+               "bench_native_tinynet");
+  b.Throughput("alu", "register-only integer loop", "bench_alu", "bench_native_alu");
+  b.Throughput("mem", "word copy + 3x3 convolution + feedback over 16 KiB images", "bench_mem",
+               "bench_native_mem");
+  b.Startup();
+  b.Gating();
+  b.Memory();
+  b.M33VersusM55();
+  b.Scenarios();
+
+  fmt::print("faultline benchmark, {} ({}), {} measured runs each after a warm-up\n\n",
+             b.results["date"].get<std::string>(), b.results["machine"].get<std::string>(), b.opt.repeats);
+  fmt::print("{:<22} {:<10} {:>8} {:>8} {:>8} {:>8} {:>8} {:>11}\n", "workload", "engine", "median s", "min s",
+             "max s", "MIPS", "RSS MiB", "checksum");
+  for (const std::string& row : b.table) fmt::print("{}\n", row);
+  fmt::print("\ntargets:\n");
+  for (const std::string& t : b.targets) fmt::print("  {}\n", t);
+  std::ofstream out(b.opt.json_path);
+  out << b.results.dump(2) << "\n";
+  fmt::print("\nwritten: {}\n", b.opt.json_path);
+  return 0;
+}

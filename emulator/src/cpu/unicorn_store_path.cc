@@ -1,0 +1,150 @@
+// Unicorn 2.0.1's guest-store path, made as cheap as that release allows
+// (docs/performance.md has the profiles and the numbers before and after).
+//
+// Why every store is slow in 2.0.1. Unicorn never marks RAM dirty: its
+// cpu_physical_memory_is_clean() is a stub that always answers "clean"
+// (qemu/include/exec/ram_addr.h), so tlb_set_page_with_attrs() gives every TLB entry of
+// writable RAM the TLB_NOTDIRTY flag (qemu/accel/tcg/cputlb.c), and nothing ever clears
+// it again (tlb_set_dirty() is only called when the page is no longer "clean"). So every
+// guest store leaves the generated code's fast path for store_helper() ->
+// notdirty_write(), which looks up the region (memory_mapping), brackets the check for
+// translated code on the page with page_collection_lock()/page_collection_unlock() —
+// a g_malloc'd GTree of page locks that the single-threaded engine never takes — and
+// calls tb_invalidate_phys_page_fast(). QEMU itself clears TLB_NOTDIRTY once a page
+// holds no code, which is what Unicorn 2.1 restored.
+//
+// What faultline does, for the Arm target of the Debian package. libunicorn exports its
+// internal functions and calls them through its PLT, so definitions in the executable
+// interpose them (they are exported with --export-dynamic-symbol, emulator/CMakeLists.txt):
+//
+// 1. page_collection_lock/unlock_arm do nothing, as in later Unicorn releases: only
+//    targets with TARGET_HAS_PRECISE_SMC (x86) ever read the collection.
+// 2. tlb_set_page_with_attrs_arm calls Unicorn's, then clears TLB_NOTDIRTY
+//    (tlb_set_dirty_arm) when no translated code was ever generated from the page: stores
+//    to data pages take the inline fast path, as in QEMU. Entries with other flags
+//    (MMIO, read-only, watchpoints, sub-page MPU regions) are left as they are.
+// 3. tb_gen_code_arm calls Unicorn's, then records the pages the new block may span as
+//    code pages and flushes them from the TLB, so that the next access refills them with
+//    TLB_NOTDIRTY: stores to a page that holds code keep invalidating it (self-modifying
+//    code, code copied to RAM and rewritten).
+//
+// FAULTLINE_UNICORN_STORE_PATH=stock in the environment turns all three off (Unicorn's own
+// functions run), for A/B measurement.
+#include <dlfcn.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+extern "C" {
+
+struct page_collection;
+struct uc_struct;
+struct CPUState;
+struct TranslationBlock;
+// QEMU 5.0's MemTxAttrs: 32 bits of bit-fields, passed in one register.
+struct MemTxAttrs {
+  uint32_t bits;
+};
+
+// Unicorn's own, resolved from libunicorn at link time.
+void tlb_set_dirty_arm(CPUState* cpu, uint32_t vaddr);
+void tlb_flush_page_arm(CPUState* cpu, uint32_t addr);
+
+}  // extern "C"
+
+namespace {
+
+using PageCollectionLock = page_collection* (*)(uc_struct*, uint64_t, uint64_t);
+using PageCollectionUnlock = void (*)(page_collection*);
+using TlbSetPageWithAttrs = void (*)(CPUState*, uint32_t, uint64_t, MemTxAttrs, int, int, uint32_t);
+using TbGenCode = TranslationBlock* (*)(CPUState*, uint32_t, uint32_t, uint32_t, int);
+
+constexpr int kPageWrite = 0x0002;  // QEMU's PAGE_WRITE
+// Requires: 1 KiB target pages, which Unicorn uses for every M-profile core
+// (../shared/reference/unicorn.md §3).
+constexpr uint32_t kPageBits = 10;
+// A Thumb block ends at a page boundary, except that its last 32-bit instruction may
+// straddle it: a block touches its first page and at most the next.
+constexpr uint32_t kMaxBlockSpan = (1u << kPageBits) + 4;
+
+struct Unicorn {
+  bool stock = false;
+  PageCollectionLock lock = nullptr;
+  PageCollectionUnlock unlock = nullptr;
+  TlbSetPageWithAttrs set_page = nullptr;
+  TbGenCode gen_code = nullptr;
+  Unicorn() {
+    const char* e = std::getenv("FAULTLINE_UNICORN_STORE_PATH");
+    stock = e != nullptr && std::strcmp(e, "stock") == 0;
+    lock = reinterpret_cast<PageCollectionLock>(dlsym(RTLD_NEXT, "page_collection_lock_arm"));
+    unlock = reinterpret_cast<PageCollectionUnlock>(dlsym(RTLD_NEXT, "page_collection_unlock_arm"));
+    set_page = reinterpret_cast<TlbSetPageWithAttrs>(dlsym(RTLD_NEXT, "tlb_set_page_with_attrs_arm"));
+    gen_code = reinterpret_cast<TbGenCode>(dlsym(RTLD_NEXT, "tb_gen_code_arm"));
+    if (lock == nullptr || unlock == nullptr) stock = true;
+  }
+};
+
+const Unicorn& Original() {
+  static const Unicorn u;
+  return u;
+}
+
+// Pages (guest addresses, 1 KiB) from which any engine in this process ever generated
+// code: a superset for each engine, so a page is never wrongly treated as data.
+std::atomic<uint64_t> code_pages[(uint64_t{1} << 32 >> kPageBits) / 64];
+
+bool HasCode(uint32_t page) {
+  return code_pages[page / 64].load(std::memory_order_relaxed) & (uint64_t{1} << (page % 64));
+}
+
+}  // namespace
+
+extern "C" {
+
+// Requires: single-threaded TCG (Unicorn has no MTTCG) and an Arm target, which never
+// reads the collection (no TARGET_HAS_PRECISE_SMC).
+__attribute__((visibility("default"))) page_collection* page_collection_lock_arm(uc_struct* uc, uint64_t start,
+                                                                                  uint64_t end) {
+  const Unicorn& u = Original();
+  return u.stock ? u.lock(uc, start, end) : nullptr;
+}
+
+__attribute__((visibility("default"))) void page_collection_unlock_arm(page_collection* set) {
+  const Unicorn& u = Original();
+  if (u.stock) u.unlock(set);
+}
+
+__attribute__((visibility("default"))) void tlb_set_page_with_attrs_arm(CPUState* cpu, uint32_t vaddr,
+                                                                         uint64_t paddr, MemTxAttrs attrs,
+                                                                         int prot, int mmu_idx, uint32_t size) {
+  const Unicorn& u = Original();
+  u.set_page(cpu, vaddr, paddr, attrs, prot, mmu_idx, size);
+  if (u.stock || (prot & kPageWrite) == 0) return;
+  uint32_t first = vaddr >> kPageBits;
+  uint32_t last = (vaddr + (size > 0 ? size - 1 : 0)) >> kPageBits;
+  for (uint32_t p = first; p <= last && p >= first; ++p) {
+    if (HasCode(p)) return;
+  }
+  tlb_set_dirty_arm(cpu, vaddr);
+}
+
+__attribute__((visibility("default"))) TranslationBlock* tb_gen_code_arm(CPUState* cpu, uint32_t pc,
+                                                                         uint32_t cs_base, uint32_t flags,
+                                                                         int cflags) {
+  const Unicorn& u = Original();
+  TranslationBlock* tb = u.gen_code(cpu, pc, cs_base, flags, cflags);
+  if (u.stock) return tb;
+  for (uint64_t a = pc & ~((1u << kPageBits) - 1); a < uint64_t{pc} + kMaxBlockSpan && a <= 0xFFFFFFFFu;
+       a += 1u << kPageBits) {
+    uint32_t page = uint32_t(a >> kPageBits);
+    code_pages[page / 64].fetch_or(uint64_t{1} << (page % 64), std::memory_order_relaxed);
+    // Always, not only the first time: another engine may have marked the page while
+    // this one still holds a fast (not-dirty) entry for it.
+    tlb_flush_page_arm(cpu, uint32_t(a));
+  }
+  return tb;
+}
+
+}  // extern "C"

@@ -1,0 +1,24 @@
+/*
+ * One benchmark kernel as a firmware image. BENCH_KERNEL selects it (1 alu, 2 mem,
+ * 3 tinynet), BENCH_N its size; prints "bench: checksum 0x...", which the host build
+ * of the same kernel (bench_host.c) prints too.
+ */
+#include "bench_kernels.h"
+#include "semihost.h"
+
+#if BENCH_KERNEL == 3
+extern const uint8_t tinynet_model[];
+#define MODEL tinynet_model
+#else
+#define MODEL NULL
+#endif
+
+/* Read through a volatile so the compiler cannot fold the kernel away. */
+static volatile uint32_t n = BENCH_N;
+
+int main(void)
+{
+  uint32_t sum = bench_selected(n, MODEL);
+  sh_puts_hex("bench: checksum ", sum);
+  return 0;
+}

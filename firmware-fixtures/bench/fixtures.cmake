@@ -1,0 +1,36 @@
+# Benchmark fixtures (issue 9, bench/): the kernels of bench_kernels.c as firmware,
+# sized for a few hundred million instructions each. Not used by the tests.
+#   mps2-an505/bench_alu.elf, bench_mem.elf, bench_tinynet.elf   (Cortex-M33; QEMU runs them too)
+#   mps3-an547/bench_tinynet_m55.elf   the same inference built with -mcpu=cortex-m55
+#                                      (Armv8.1-M: low-overhead loops)
+#   mps2-an505/bench_tinynet_m33s.elf  and its M33 twin at the same size
+# Sizes (BENCH_N) must match the host builds in bench/CMakeLists.txt.
+set(FX_BENCH_DIR ${CMAKE_CURRENT_LIST_DIR})
+
+# fx_bench(<board> <name> <kernel 1|2|3> <n> <cpu flags...>)
+function(fx_bench board name kernel n)
+  set(flags ${ARGN})
+  set(objs ${board}_${name}_objs)
+  add_library(${objs} OBJECT ${FX_BENCH_DIR}/bench_kernels.c ${FX_ML_DIR}/src/tinynet.c)
+  target_include_directories(${objs} PRIVATE ${FX_BENCH_DIR} ${FX_ML_DIR}/include)
+  # No libc: keep loops as loops (no memset/memcpy calls).
+  target_compile_options(${objs} PRIVATE ${flags} ${FX_COMMON_FLAGS} -fno-tree-loop-distribute-patterns)
+  set(target ${board}_${name})
+  add_executable(${target} ${FX_BENCH_DIR}/bench_main.c $<TARGET_OBJECTS:${objs}>)
+  if(kernel EQUAL 3)
+    target_sources(${target} PRIVATE ${FX_ML_BLOB_ASM})
+    add_dependencies(${target} ml_model)
+  endif()
+  target_include_directories(${target} PRIVATE ${FX_BENCH_DIR})
+  target_compile_definitions(${target} PRIVATE BENCH_KERNEL=${kernel} BENCH_N=${n})
+  target_compile_options(${target} PRIVATE ${flags} ${FX_COMMON_FLAGS})
+  target_link_libraries(${target} PRIVATE fx_common_${board})
+  fx_ml_link(${target} ${board} ${name} ${FX_BOARDS_DIR}/${board}.ld)
+endfunction()
+
+fx_bench(mps2-an505 bench_alu 1 20000000 ${FX_CPU_FLAGS_mps2-an505})
+fx_bench(mps2-an505 bench_mem 2 200 ${FX_CPU_FLAGS_mps2-an505})
+fx_bench(mps2-an505 bench_tinynet 3 29 ${FX_CPU_FLAGS_mps2-an505})
+# M33 against M55 on the same kernel (a tenth of the size: a throughput comparison).
+fx_bench(mps2-an505 bench_tinynet_m33s 3 3 ${FX_CPU_FLAGS_mps2-an505})
+fx_bench(mps3-an547 bench_tinynet_m55 3 3 -mcpu=cortex-m55 -mfloat-abi=soft)

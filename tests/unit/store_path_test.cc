@@ -1,0 +1,88 @@
+// emulator/src/cpu/unicorn_store_path.cc lets guest stores to data pages take
+// Unicorn's inline fast path. These pin down what that must not break: a page made
+// read-only still refuses stores, and code in RAM that the guest rewrites runs as
+// rewritten. Each drives Unicorn directly with a few Thumb instructions.
+#include <gtest/gtest.h>
+
+#include <unicorn/unicorn.h>
+
+#include <array>
+#include <cstdint>
+
+namespace {
+
+constexpr uint64_t kFlash = 0x00000000;
+constexpr uint64_t kRam = 0x20000000;
+constexpr uint16_t kStrR0R1 = 0x6008;   // str  r0, [r1]
+constexpr uint16_t kStrhR0R1 = 0x8008;  // strh r0, [r1]
+constexpr uint16_t kNop = 0xbf00;       // nop
+uint16_t MovsR2(uint8_t imm) { return uint16_t(0x2200 | imm); }  // movs r2, #imm
+
+struct Engine {
+  uc_engine* uc = nullptr;
+  alignas(4096) std::array<uint8_t, 0x800> ram{};
+  Engine() {
+    EXPECT_EQ(uc_open(UC_ARCH_ARM, uc_mode(UC_MODE_THUMB | UC_MODE_MCLASS), &uc), UC_ERR_OK);
+    EXPECT_EQ(uc_mem_map(uc, kFlash, 0x400, UC_PROT_READ | UC_PROT_EXEC), UC_ERR_OK);
+    EXPECT_EQ(uc_mem_map_ptr(uc, kRam, ram.size(), UC_PROT_ALL, ram.data()), UC_ERR_OK);
+  }
+  ~Engine() { uc_close(uc); }
+  void Code(uint64_t at, std::initializer_list<uint16_t> insns) {
+    for (uint16_t i : insns) {
+      ASSERT_EQ(uc_mem_write(uc, at, &i, 2), UC_ERR_OK);
+      at += 2;
+    }
+  }
+  void Set(int reg, uint32_t v) { ASSERT_EQ(uc_reg_write(uc, reg, &v), UC_ERR_OK); }
+  uint32_t Get(int reg) {
+    uint32_t v = 0;
+    uc_reg_read(uc, reg, &v);
+    return v;
+  }
+  // Runs [begin, end) (Thumb addresses without bit 0).
+  uc_err Run(uint64_t begin, uint64_t end) { return uc_emu_start(uc, begin | 1, end, 0, 0); }
+};
+
+TEST(StorePath, AStoreAfterTheRegionIsMadeReadOnlyStillFaults) {
+  Engine e;
+  // A "protection register" in MMIO: writing it makes the RAM read-only, mid-run, as
+  // faultline's MPU model does from an SCS write.
+  auto read = [](uc_engine*, uint64_t, unsigned, void*) -> uint64_t { return 0; };
+  auto write = [](uc_engine* uc, uint64_t, unsigned, uint64_t, void* ram) {
+    uc_mem_protect(uc, kRam, static_cast<std::array<uint8_t, 0x800>*>(ram)->size(), UC_PROT_READ | UC_PROT_EXEC);
+  };
+  ASSERT_EQ(uc_mmio_map(e.uc, 0x40000000, 0x400, read, nullptr, write, &e.ram), UC_ERR_OK);
+  e.Code(kFlash, {kStrR0R1,  // str r0, [r1]: the page enters the TLB, writable
+                  0x6010,    // str r0, [r2]: the RAM becomes read-only
+                  kStrR0R1,  // str r0, [r1]: must fault
+                  kNop});
+  e.Set(UC_ARM_REG_R0, 7);
+  e.Set(UC_ARM_REG_R1, kRam + 0x10);
+  e.Set(UC_ARM_REG_R2, 0x40000000);
+  EXPECT_EQ(e.Run(kFlash, kFlash + 6), UC_ERR_WRITE_PROT);
+  EXPECT_EQ(e.ram[0x10], 7);
+  EXPECT_EQ(e.Get(UC_ARM_REG_R0), 7u);
+}
+
+TEST(StorePath, CodeInRamRewrittenByTheGuestRunsAsRewritten) {
+  Engine e;
+  const uint32_t code = uint32_t(kRam + 0x400);
+  // One run, so that the TLB entries the stores create stay in the TLB throughout.
+  e.Code(kFlash, {kStrhR0R1,  // a store to the page before it holds translated code
+                  0x47a0,     // blx r4: runs the code in RAM
+                  0x4613,     // mov r3, r2
+                  0x8035,     // strh r5, [r6]: rewrites the instruction it ran
+                  0x47a0,     // blx r4: runs it again
+                  kNop});
+  e.Code(code, {MovsR2(1), 0x4770});  // movs r2, #1; bx lr
+  e.Set(UC_ARM_REG_R0, kNop);
+  e.Set(UC_ARM_REG_R1, code + 8);
+  e.Set(UC_ARM_REG_R4, code | 1);
+  e.Set(UC_ARM_REG_R5, MovsR2(2));
+  e.Set(UC_ARM_REG_R6, code);
+  ASSERT_EQ(e.Run(kFlash, kFlash + 10), UC_ERR_OK);
+  EXPECT_EQ(e.Get(UC_ARM_REG_R3), 1u) << "the first run of the RAM code";
+  EXPECT_EQ(e.Get(UC_ARM_REG_R2), 2u) << "the rewritten instruction";
+}
+
+}  // namespace
