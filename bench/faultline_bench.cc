@@ -470,31 +470,34 @@ struct Bench {
     }
     RunAlternating({&m33, &m55}, opt.repeats);
     Json w = Json::object();
-    std::vector<double> mips;
+    std::vector<double> mips, seconds;
     for (Series* s : {&m33, &m55}) {
       ReadFaultlineResult(*s);
       Finish(*s);
       if (!s->ok) {
         w[s->engine] = {{"command", s->argv}, {"skipped", s->note}};
-        table.push_back(fmt::format("{:<22} {:<10} {}", "tinynet x3 " + s->engine, "faultline", s->note));
+        table.push_back(fmt::format("{:<22} {:<10} {}", "tinynet x12 " + s->engine, "faultline", s->note));
         continue;
       }
       Stats t = Summarise(s->Seconds());
       double m = s->instructions / t.median / 1e6;
       mips.push_back(m);
+      seconds.push_back(t.median);
       w[s->engine] = {{"command", s->argv}, {"seconds", StatsJson(t)}, {"instructions", s->instructions},
                       {"mips", m}, {"checksum", s->checksum}};
       table.push_back(fmt::format("{:<22} {:<10} {:>8.3f} {:>8.3f} {:>8.3f} {:>8.0f} {:>8} {:>11}  {} insns",
-                                  "tinynet x3 " + s->engine, "faultline", t.median, t.min, t.max, m,
+                                  "tinynet x12 " + s->engine, "faultline", t.median, t.min, t.max, m,
                                   s->PeakRss() / 1024, s->checksum, s->instructions));
     }
     results["m33_vs_m55"] = w;
+    // The same inference: the M55 build retires fewer instructions (LE closes a loop
+    // where the M33 build needs SUBS and BNE), so time, not MIPS, compares the speed.
     if (mips.size() == 2) {
-      double r = mips[1] / mips[0];
-      Target("M55 build within 10% of the M33 build's MIPS", std::abs(r - 1) <= 0.10,
-             fmt::format("M55/M33 = {:.2f}", r));
+      double r = seconds[1] / seconds[0];
+      Target("M55 build's time within 10% of the M33 build's", std::abs(r - 1) <= 0.10,
+             fmt::format("time M55/M33 = {:.2f} (MIPS M55/M33 = {:.2f})", r, mips[1] / mips[0]));
     } else {
-      Target("M55 build within 10% of the M33 build's MIPS", std::nullopt, m55.note);
+      Target("M55 build's time within 10% of the M33 build's", std::nullopt, m55.note);
     }
   }
 };

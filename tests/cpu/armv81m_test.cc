@@ -470,6 +470,39 @@ TEST_P(RelocatedLoop, AStopInsideTheCopyIsReportedInTheFirmwaresCode) {
   EXPECT_EQ(core_.instructions(), 1 + 3 * 64 + 2);
 }
 
+// The DLS with setup code between it and the loop, as GCC emits it.
+const std::vector<uint16_t> kLeadLoop = {
+    0xf042, 0xe001,  // 00: dls   lr, r2
+    0x4604,          // 04: mov   r4, r0
+    0xf854, 0x3b04,  // 06: ldr.w r3, [r4], #4
+    0x4419,          // 0a: add   r1, r3
+    0xf00f, 0xc805,  // 0c: le    lr, 6
+    0x2900,          // 10: cmp   r1, #0
+    0xe7fe,          // 12: b.n   12
+};
+
+TEST_P(RelocatedLoop, TheDlsBranchesIntoTheCopyAndAStopThereNamesTheDls) {
+  Load(kLeadLoop);
+  Start(1);
+  EXPECT_EQ(RunTo(0x12), 2 + 3 + 2u);  // relocates the loop at its first LE
+  const uint64_t before = core_.instructions();
+  Start(5);
+  // A budget of one instruction. Translated, the DLS site now branches to the copy,
+  // whose first block (MOV LR, r2 counted as the DLS, MOV, LDR, ADD, CMP) does not fit:
+  // the stop is at its start, reported as the DLS, not yet executed. Executed by the
+  // host, the DLS runs and the stop is at the next block.
+  cpu::Stop s = core_.Run(kCode, {.max_instructions = before + 1});
+  ASSERT_EQ(s.kind, cpu::Stop::Kind::kLimit);
+  EXPECT_EQ(s.pc, Translating() ? kCode : kCode + 4);
+  EXPECT_EQ(core_.Read(cpu::Reg::kPc), s.pc);
+  s = core_.Run(s.pc, {.max_instructions = before + 100000});
+  EXPECT_EQ(s.kind, cpu::Stop::Kind::kHang);
+  EXPECT_EQ(s.pc, kCode + 0x12);
+  EXPECT_EQ(R(1), 15u);
+  EXPECT_EQ(core_.instructions() - before, 2 + 3 * 5 + 2u);
+  EXPECT_EQ(core_.armv81_stats().loops_relocated, Translating() ? 1u : 0u);
+}
+
 TEST_P(RelocatedLoop, AFaultInsideTheCopyIsReportedInTheFirmwaresCode) {
   Load(kSumLoop);
   // Loads walk off the end of BRAM (2 MiB at 0x01000000) into no memory.

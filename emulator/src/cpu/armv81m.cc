@@ -496,7 +496,8 @@ bool RelocatableBody(uint32_t begin, uint32_t end, const Fetch& fetch) {
   return true;
 }
 
-LoopCopy RelocateLoop(std::span<const uint8_t> body, uint32_t site, uint32_t entry_address, uint32_t loop_address) {
+LoopCopy RelocateLoop(std::span<const uint8_t> code, uint32_t lead, uint32_t site, uint32_t entry_address,
+                      uint32_t loop_address) {
   // The LE test where NZCV are free: CMP.W LR, #1; ITT HI; SUBHI.W LR, LR, #1; B.W(HI).
   auto le_test = [](Asm& a, uint32_t back) {
     a.W(0xF1BE, 0x0F01);  // cmp.w lr, #1
@@ -510,20 +511,21 @@ LoopCopy RelocateLoop(std::span<const uint8_t> body, uint32_t site, uint32_t ent
   e.B(site + 4);
   c.entry = std::move(e.bytes);
 
-  Asm l{.address = loop_address, .bytes = {}};
-  l.bytes.assign(body.begin(), body.end());
-  c.body_size = uint32_t(body.size());
+  Asm l{.address = loop_address - lead, .bytes = {}};
+  l.bytes.assign(code.begin(), code.end());
+  c.lead = lead;
+  c.body_size = uint32_t(code.size()) - lead;
   le_test(l, loop_address);
   c.exit_offset = uint32_t(l.bytes.size());
   l.B(site + 4);
   c.loop = std::move(l.bytes);
 
   c.weights.assign(c.loop.size() / 2, 0);
-  for (uint32_t at = 0; at < c.body_size;) {
+  for (uint32_t at = 0; at < code.size();) {
     c.weights[at / 2] = 1;
-    at += Wide32(uint16_t(body[at] | body[at + 1] << 8)) ? 4 : 2;
+    at += Wide32(uint16_t(code[at] | code[at + 1] << 8)) ? 4 : 2;
   }
-  c.weights[c.body_size / 2] = 1;  // the CMP stands for the LE
+  c.weights[code.size() / 2] = 1;  // the CMP stands for the LE
   return c;
 }
 

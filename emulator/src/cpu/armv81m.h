@@ -107,16 +107,23 @@ bool RelocatableBody(uint32_t begin, uint32_t end, const Fetch& fetch);
 
 struct LoopCopy {
   std::vector<uint8_t> entry;    // the LE site branches here (an uncounted page)
-  std::vector<uint8_t> loop;     // body copy, LE test, branch back, exit branch
+  std::vector<uint8_t> loop;     // lead, body copy, LE test, branch back, exit branch
   std::vector<uint8_t> weights;  // per halfword of `loop`: instructions retired there
+  uint32_t lead = 0;             // bytes of `loop` before the body copy
   uint32_t body_size = 0;
   uint32_t exit_offset = 0;      // of the exit branch (to site + 4) in `loop`
 };
-// `body` is the loop's code as it is in memory [loop start, site).
-LoopCopy RelocateLoop(std::span<const uint8_t> body, uint32_t site, uint32_t entry_address,
+// `code` is the firmware's code as it is in memory from `lead` bytes before the loop's
+// start up to the LE at `site`; the copy of the loop's start is at `loop_address`. A
+// lead is the loop's DLS (rewritten in place as MOV.W LR, Rn) and what follows it up to
+// the loop: the DLS site then branches to the copy's lead, and a whole loop costs one
+// jump between pages into it and one out, where entering by the LE site's branch to
+// the entry costs one more.
+LoopCopy RelocateLoop(std::span<const uint8_t> code, uint32_t lead, uint32_t site, uint32_t entry_address,
                       uint32_t loop_address);
 constexpr uint32_t kLoopTail = 18;   // bytes after the body copy
 constexpr uint32_t kLoopEntry = 18;  // bytes of the entry
 constexpr uint32_t kMaxLoopBody = 256;
+constexpr uint32_t kMaxLoopLead = 64;  // from a DLS to its loop's start
 
 }  // namespace faultline::cpu::v81m

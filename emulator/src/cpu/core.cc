@@ -375,6 +375,10 @@ void Core::ProtectWindow(size_t w) {
   };
   for (const DirectSpan& span : plan_.direct) {
     if (span.region != w) continue;
+    if (!mpu.enabled()) {  // one call, not a walk over every page of a DDR-sized span
+      Check(uc_mem_protect(uc_, span.base, span.size, Perms(r.access)), "uc_mem_protect");
+      continue;
+    }
     uint64_t run = span.base;
     uint32_t run_perms = perms_at(span.base);
     for (uint64_t page = span.base + kPageSize; page <= span.base + span.size; page += kPageSize) {
@@ -511,6 +515,9 @@ uint32_t Core::CountInstructions(uint64_t address, uint32_t size, bool* self_loo
   for (uint32_t i = 0; i + 1 < size; ++count) {
     uint16_t hw = uint16_t(bytes[i] | bytes[i + 1] << 8);
     i += IsWide(hw) ? 4 : 2;
+  }
+  for (const RelocatedLoop& l : loops_) {  // a DLS that branches into its loop's copy
+    if (l.dls != 0 && l.dls >= address && l.dls + 4 <= address + size) --count;  // counted there
   }
   // `b .` (T2 encoding 0xE7FE) or `b.w .` (T4: 0xF7FF 0xBFFE) as the whole block.
   if (size == 2 && bytes[0] == 0xFE && bytes[1] == 0xE7) *self_loop = true;

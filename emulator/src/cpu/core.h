@@ -281,8 +281,9 @@ class Core {
     std::vector<uint8_t> weights;
   };
   struct RelocatedLoop {
-    uint32_t copy = 0, body_size = 0, exit = 0;  // in a counted page
-    uint32_t start = 0, site = 0;                // the loop in the firmware's code
+    uint32_t copy = 0, size = 0, exit = 0;  // the copy of [first, site) and its exit (counted page)
+    uint32_t first = 0, site = 0;           // firmware code: the loop's start or its DLS; the LE
+    uint32_t dls = 0;                       // the DLS site, when it branches to the copy
   };
   // Executes or translates the Armv8.1-M instruction the engine stopped on at `pc`;
   // false if it is none (the stop stands).

@@ -12,7 +12,9 @@
 // them: they add no instructions to the count (the site's branch counts as the
 // instruction it replaced) and an exception is never taken inside one. Loop copies
 // (RelocateLoop) are the exception: they are counted by weights, and a stop inside one
-// is moved to the same instruction in the firmware's code (OriginalPc).
+// is moved to the same instruction in the firmware's code (OriginalPc). A loop's DLS
+// branches into its copy too (counted there, as the copy's first instruction), so a
+// loop costs two jumps between pages, not one per iteration.
 #include "armv81m.h"
 #include "core.h"
 #include "thumb.h"
@@ -123,7 +125,7 @@ const Core::TrampolinePage* Core::PageOf(uint64_t address) const {
 
 uint32_t Core::OriginalPc(uint32_t pc) const {
   for (const RelocatedLoop& l : loops_) {
-    if (pc >= l.copy && pc < l.copy + l.body_size) return l.start + (pc - l.copy);
+    if (pc >= l.copy && pc < l.copy + l.size) return l.first + (pc - l.copy);  // same code, same offsets
     if (pc == l.exit) return l.site + 4;  // the LE has completed: on to the next instruction
   }
   return pc;
@@ -134,35 +136,55 @@ uint32_t Core::OriginalPc(uint32_t pc) const {
 // or strict mode watches addresses in the firmware's own code.
 bool Core::RelocateLoop(uint32_t site, uint32_t start) {
   if (tracing_ || strict_ || start >= site) return false;
-  for (const auto& b : host_breaks_) {
-    if (b->address >= start && b->address <= site) return false;
-  }
   v81m::Fetch fetch = [this](uint32_t a) { return InstructionAt(a); };
   if (!v81m::RelocatableBody(start, site, fetch) || !v81m::FlagsDeadAt(site + 4, fetch)) return false;
-  std::vector<uint8_t> body(site - start);
-  map_.Read(start, body);  // as it is in memory (in-place translations included)
+  // The loop's DLS, already rewritten in place (it ran before this first LE), if
+  // straight-line code that can move leads from it to the loop: the copy takes it too.
+  uint32_t dls = 0;
+  for (auto p = patches_.lower_bound(start - v81m::kMaxLoopLead); p != patches_.end() && p->first < start; ++p) {
+    auto insn = v81m::Decode(p->second.original, p->first);
+    if (!insn || insn->op != v81m::Op::kDls) continue;
+    if (p->first + 4 == start || v81m::RelocatableBody(p->first + 4, start, fetch)) dls = p->first;
+  }
+  const uint32_t first = dls != 0 ? dls : start;
+  for (const auto& b : host_breaks_) {
+    if (b->address >= first && b->address <= site) return false;
+  }
+  std::vector<uint8_t> code(site - first);
+  map_.Read(first, code);  // as it is in memory (in-place translations included)
 
-  const uint32_t copy = AllocateTrampoline(site, uint32_t(body.size()) + v81m::kLoopTail, /*counted=*/true);
-  const uint32_t entry = copy ? AllocateTrampoline(site, v81m::kLoopEntry, false, copy) : 0;
-  if (entry == 0) return false;
-  v81m::LoopCopy c = v81m::RelocateLoop(body, site, entry, copy);
+  const uint32_t block = AllocateTrampoline(site, uint32_t(code.size()) + v81m::kLoopTail, /*counted=*/true);
+  const uint32_t entry = block ? AllocateTrampoline(site, v81m::kLoopEntry, false, block) : 0;
+  if (entry == 0 || (dls != 0 && !v81m::BranchReaches(dls, block))) return false;
+  const uint32_t lead = start - first;
+  const uint32_t copy = block + lead;
+  v81m::LoopCopy c = v81m::RelocateLoop(code, lead, site, entry, copy);
   TrampolinePage& ep = *PageOf(entry);
   std::memcpy(ep.host.get() + (entry - ep.base), c.entry.data(), c.entry.size());
-  TrampolinePage& cp = *PageOf(copy);
-  std::memcpy(cp.host.get() + (copy - cp.base), c.loop.data(), c.loop.size());
-  std::copy(c.weights.begin(), c.weights.end(), cp.weights.begin() + (copy - cp.base) / 2);
+  TrampolinePage& cp = *PageOf(block);
+  std::memcpy(cp.host.get() + (block - cp.base), c.loop.data(), c.loop.size());
+  std::copy(c.weights.begin(), c.weights.end(), cp.weights.begin() + (block - cp.base) / 2);
   InvalidateCode(entry, entry + c.entry.size());
-  InvalidateCode(copy, copy + c.loop.size());
-  loops_.push_back({.copy = copy, .body_size = c.body_size, .exit = copy + c.exit_offset, .start = start, .site = site});
+  InvalidateCode(block, block + c.loop.size());
+  loops_.push_back({.copy = block, .size = uint32_t(code.size()), .exit = block + c.exit_offset,
+                    .first = first, .site = site, .dls = dls});
 
-  v81m::Insn b{.op = v81m::Op::kLeForever, .target = entry};  // the site: B.W entry
-  auto t = v81m::Translate(b, site, 0);
-  Patch p;
-  map_.Read(site, p.original);
-  p.patched = t->site;
-  map_.Write(site, t->site);
-  patches_[site] = p;
-  InvalidateCode(site, site + 4);
+  // The LE site branches to the entry (its first iteration ran in place); the DLS site
+  // straight to the copy's lead.
+  auto branch = [&](uint32_t from, uint32_t to) {
+    v81m::Insn b{.op = v81m::Op::kLeForever, .target = to};  // B.W to
+    auto t = v81m::Translate(b, from, 0);
+    auto p = patches_.find(from);
+    if (p == patches_.end()) {
+      p = patches_.emplace(from, Patch{}).first;
+      map_.Read(from, p->second.original);
+    }
+    p->second.patched = t->site;
+    map_.Write(from, t->site);
+    InvalidateCode(from, from + 4);
+  };
+  branch(site, entry);
+  if (dls != 0) branch(dls, block);
   ++armv81_stats_.sites_translated;
   ++armv81_stats_.loops_relocated;
   return true;
