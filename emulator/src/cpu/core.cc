@@ -19,7 +19,6 @@ namespace {
 
 // Unicorn's M-profile target page (unicorn.md §3: uc_ctl_get_page_size = 1024).
 constexpr uint64_t kPageSize = 1024;
-constexpr size_t kBlockCacheSize = 4096;  // direct-mapped, by block address
 constexpr uint64_t kClockEvery = 1u << 20;  // instructions between wall-clock reads
 // `until` must be an address no Thumb PC can reach: PCs are even.
 constexpr uint64_t kNoUntil = 0xFFFFFFFF;
@@ -63,14 +62,13 @@ struct Core::ServedPage {
 struct Hooks {
   static void Block(uc_engine*, uint64_t address, uint32_t size, void* user) {
     Core& c = *static_cast<Core*>(user);
-    c.retired_ += c.pending_;
-    Core::BlockInfo& b = c.block_cache_[(address >> 1) & (kBlockCacheSize - 1)];
-    // The common case, kept free of calls so that it needs no stack frame: a cached
-    // ordinary block, and nothing below can fire before check_at_.
-    if (b.address == address && b.size == size && !b.special && c.retired_ + b.count < c.check_at_) {
-      c.current_block_ = address;
-      c.current_block_size_ = size;
-      c.pending_ = b.count;
+    Core::BlockInfo& b = c.block_cache_[(address >> 1) & (Core::kBlockCacheSize - 1)];
+    // The common case, kept to a few instructions and free of calls (no stack frame): a
+    // cached ordinary block, and nothing below can fire before check_at_.
+    const uint64_t through = c.through_ + b.count;
+    if (b.key == (address | uint64_t(size) << 32) && through < c.check_at_) {
+      c.through_ = through;
+      c.current_ = &b;
       return;
     }
     BlockChecks(c, address, size, b);
@@ -83,32 +81,32 @@ struct Hooks {
       b.count = c.CountInstructions(address, size, &b.self_loop);
       const Core::TrampolinePage* t = c.PageOf(address);
       b.hidden = t != nullptr && !t->counted;
-      b.special = b.self_loop || b.hidden;
+      b.key = b.self_loop || b.hidden ? Core::BlockInfo::kNoKey : address | uint64_t(size) << 32;
     }
     if (b.hidden) {  // an Armv8.1-M trampoline: it stands for the site's one instruction
-      c.pending_ = 0;
+      c.current_ = &Core::kNoBlock;
       return;
     }
-    c.current_block_ = address;
-    c.current_block_size_ = size;
-    c.pending_ = b.count;
+    const uint64_t retired = c.through_;  // everything before this block
+    c.through_ = retired + b.count;
+    c.current_ = &b;
     // Exception model (issue 3): SysTick due, an SCS write, or a mask change while an
-    // exception is pending. Checked before the block runs.
-    if (c.retired_ + c.idle_ >= c.next_event_ ||
+    // exception is pending. Checked before the block runs, which then does not count.
+    if (retired + c.idle_ >= c.next_event_ ||
         (c.watch_masks_ && c.ReadMasksRaw() != c.masks_snapshot_)) {
-      c.pending_ = 0;
+      c.Settle(0);
       c.StopWith({.kind = Stop::Kind::kEvent, .pc = uint32_t(address)});
     } else if (b.self_loop) {
-      c.pending_ = 0;
+      c.Settle(0);
       c.StopWith({.kind = Stop::Kind::kHang, .pc = uint32_t(address)});
-    } else if (c.retired_ + c.pending_ > c.budget_) {
-      c.pending_ = 0;
+    } else if (c.through_ > c.budget_) {
+      c.Settle(0);
       c.StopWith({.kind = Stop::Kind::kLimit, .pc = uint32_t(address)});
-    } else if (c.deadline_ && c.retired_ >= c.clock_at_) {
+    } else if (c.deadline_ && retired >= c.clock_at_) {
       // The wall clock is read every kClockEvery instructions, not per block.
-      c.clock_at_ = c.retired_ + kClockEvery;
+      c.clock_at_ = retired + kClockEvery;
       if (std::chrono::steady_clock::now() >= *c.deadline_) {
-        c.pending_ = 0;
+        c.Settle(0);
         c.StopWith({.kind = Stop::Kind::kTimeout, .pc = uint32_t(address)});
       }
     }
@@ -398,7 +396,7 @@ void Core::ApplyGate(size_t gate) {
 }
 
 Core::Core(Cpu cpu, MemoryMap& map, uint32_t reset_vtor)
-    : cpu_(cpu), map_(map), block_cache_(kBlockCacheSize), scs_(cpu, reset_vtor) {
+    : cpu_(cpu), map_(map), scs_(cpu, reset_vtor) {
   // unicorn.md §1: UC_MODE_MCLASS forces the Cortex-M33 model, so the other cores are
   // selected with UC_MODE_THUMB and uc_ctl_set_cpu_model right after uc_open. Unicorn
   // has no Cortex-M55: it runs on the M33 (Armv8-M mainline) model.
@@ -528,8 +526,8 @@ uint32_t Core::CountInstructions(uint64_t address, uint32_t size, bool* self_loo
 }
 
 void Core::RecomputeCheckAt() {
-  // The smallest retired_ + block count at which Hooks::Block must look closer: an
-  // event due (time = retired_ + idle_), the budget, the next wall-clock read. Watching
+  // The smallest through_ + block count at which Hooks::Block must look closer: an
+  // event due (time = Retired() + idle_), the budget, the next wall-clock read. Watching
   // the masks needs every block. Conservative: early is fine, late is not.
   if (watch_masks_) {
     check_at_ = 0;
@@ -541,23 +539,27 @@ void Core::RecomputeCheckAt() {
   check_at_ = std::min({event, budget, clock});
 }
 
-uint32_t Core::CountUpTo(uint64_t block, uint64_t pc) const {
-  if (block == UINT64_MAX || pc < block || pc >= block + current_block_size_) return uint32_t(pending_);
+const Core::BlockInfo Core::kNoBlock{};
+
+uint32_t Core::CountUpTo(uint64_t pc) const {
+  const BlockInfo& b = *current_;
+  if (b.address == UINT64_MAX || pc < b.address || pc >= b.address + b.size) return b.count;
   bool unused;
-  return CountInstructions(block, uint32_t(pc - block), &unused);
+  return CountInstructions(b.address, uint32_t(pc - b.address), &unused);
 }
 
-void Core::RetireThrough(uint32_t pc) {
-  retired_ += CountUpTo(current_block_, pc) + 1;
-  pending_ = 0;
-  current_block_ = UINT64_MAX;
+void Core::Settle(uint64_t executed) {
+  through_ = Retired() + executed;
+  current_ = &kNoBlock;
 }
+
+void Core::RetireThrough(uint32_t pc) { Settle(CountUpTo(pc) + 1); }
 
 bool Core::TracedInBlock() const {
   // A trace hook covers the faulting instruction only if the last traced PC is in the
   // block now executing; several ranges may be traced.
-  return tracing_ && last_traced_ && *last_traced_ >= current_block_ &&
-         *last_traced_ < current_block_ + current_block_size_;
+  return tracing_ && last_traced_ && current_->address != UINT64_MAX && *last_traced_ >= current_->address &&
+         *last_traced_ < current_->address + current_->size;
 }
 
 void Core::TraceRange(uint64_t begin, uint64_t end) {
@@ -584,8 +586,13 @@ void Core::WriteGeneral(int n, uint32_t value) {
 void Core::InvalidateCode(uint64_t begin, uint64_t end) {
   Check(uc_ctl_remove_cache(uc_, begin, end), "uc_ctl_remove_cache");
   // The block hook's counts were made from the old bytes: a block may keep its address
-  // and size and change what it is (`b.w .` patched over an LE).
-  std::fill(block_cache_.begin(), block_cache_.end(), BlockInfo{});
+  // and size and change what it is (`b.w .` patched over an LE). The current block's
+  // entry is kept aside: the count of a block stopped in is still needed.
+  if (current_ >= block_cache_.data() && current_ < block_cache_.data() + kBlockCacheSize) {
+    held_ = *current_;
+    current_ = &held_;
+  }
+  block_cache_.fill(BlockInfo{});
 }
 
 void Core::TrapUndecodedArmv81(uint64_t address, std::span<const uint8_t> code) {
@@ -603,8 +610,7 @@ void Core::TrapUndecodedArmv81(uint64_t address, std::span<const uint8_t> code) 
 Stop Core::Run(uint32_t pc, const Limits& limits) {
   stop_.reset();
   budget_ = limits.max_instructions;
-  pending_ = 0;
-  current_block_ = UINT64_MAX;
+  Settle(0);  // a block left current by an earlier stop is not resumed
   // The wall-clock budget is checked in the block hook rather than with uc_emu_start's
   // timeout, which starts a timer thread per call: a run that makes thousands of
   // semihosting calls would start thousands, and runs on parallel threads (the scenario
@@ -615,20 +621,20 @@ Stop Core::Run(uint32_t pc, const Limits& limits) {
                 std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                     std::chrono::duration<double>(limits.timeout_seconds));
   }
-  clock_at_ = retired_ + kClockEvery;
+  clock_at_ = Retired() + kClockEvery;
   check_at_ = 0;  // the first block computes it
   uc_err err = uc_emu_start(uc_, pc | 1u, kNoUntil, 0, 0);
   // An Armv8.1-M instruction the model lacks: translate or execute it, and go on.
   while (stop_ && stop_->kind == Stop::Kind::kInvalidInstruction) {
     const uint32_t at = stop_->pc;
-    const uint64_t before = CountUpTo(current_block_, at);  // the block's instructions up to it
-    retired_ += before;
-    if (!HandleArmv81(at)) {
-      retired_ -= before;  // accounted below, with the stop
+    const uint64_t through = through_;
+    const BlockInfo* current = current_;
+    Settle(CountUpTo(at));  // the block's instructions before it have retired
+    if (!HandleArmv81(at)) {  // (false before it changes anything)
+      through_ = through;     // accounted below, with the stop
+      current_ = current;
       break;
     }
-    pending_ = 0;
-    current_block_ = UINT64_MAX;
     stop_.reset();
     err = uc_emu_start(uc_, Read(Reg::kPc) | 1u, kNoUntil, 0, 0);
   }
@@ -653,15 +659,11 @@ Stop Core::Run(uint32_t pc, const Limits& limits) {
     case Stop::Kind::kBreakpoint:
       break;  // the runner retires the BKPT (RetireThrough) once it has handled it
     case Stop::Kind::kMemoryFault:
-      if (s.access == AccessType::kFetch || !s.imprecise_pc) retired_ += CountUpTo(current_block_, s.pc);
+      Settle(s.access == AccessType::kFetch || !s.imprecise_pc ? CountUpTo(s.pc) : 0);
       break;
     default:
-      retired_ += CountUpTo(current_block_, s.pc);
+      Settle(CountUpTo(s.pc));
       break;
-  }
-  if (s.kind != Stop::Kind::kBreakpoint) {
-    pending_ = 0;
-    current_block_ = UINT64_MAX;
   }
   // Stopped in a loop copy: continue from, and report, the same instruction in the
   // firmware's code. The copy's code is the original's, so nothing else changes.

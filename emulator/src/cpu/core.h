@@ -90,7 +90,7 @@ class Core {
   Stop Run(uint32_t pc, const Limits& limits);
 
   // Exactly counted instructions retired so far (block counts plus the partial block).
-  uint64_t instructions() const { return retired_; }
+  uint64_t instructions() const { return Retired(); }
   // Accounts for the instruction at `pc` having completed outside the engine (BKPT).
   void RetireThrough(uint32_t pc);
 
@@ -138,7 +138,7 @@ class Core {
   Scs& scs() { return scs_; }
   const Scs& scs() const { return scs_; }
   // Instructions retired plus cycles spent asleep in WFI: SysTick's and CYCCNT's clock.
-  uint64_t time() const { return retired_ + idle_; }
+  uint64_t time() const { return Retired() + idle_; }
   void Idle(uint64_t cycles) {
     idle_ += cycles;
     check_at_ = 0;
@@ -187,14 +187,17 @@ class Core {
     uint64_t address;
     bool armed = true;
   };
+  // What the block hook knows of a translation block (a direct-mapped cache by address).
   struct BlockInfo {
+    static constexpr uint64_t kNoKey = UINT64_MAX;
+    uint64_t key = kNoKey;  // address | size << 32 where the hook's fast path may take it
     uint64_t address = UINT64_MAX;
     uint32_t size = 0;
-    uint32_t count = 0;
+    uint32_t count = 0;     // instructions
     bool self_loop = false;
-    bool hidden = false;  // an Armv8.1-M trampoline outside the count
-    bool special = false;  // self_loop or hidden: never the hook's fast path
+    bool hidden = false;    // an Armv8.1-M trampoline outside the count
   };
+  static constexpr size_t kBlockCacheSize = 4096;
 
   friend struct Hooks;     // the Unicorn callback trampolines (core.cc)
   friend struct ScsHooks;  // the SCS MMIO trampolines (core_exceptions.cc)
@@ -211,7 +214,10 @@ class Core {
   void RecordRegisterWrite(size_t peripheral, size_t reg, uint32_t value);
   void StopWith(const Stop& stop);
   uint32_t CountInstructions(uint64_t address, uint32_t size, bool* self_loop) const;
-  uint32_t CountUpTo(uint64_t block, uint64_t pc) const;
+  // Instructions of the current block before `pc` (all of them if pc is outside it).
+  uint32_t CountUpTo(uint64_t pc) const;
+  // The current block ends after `executed` of its instructions; none is current then.
+  void Settle(uint64_t executed);
   bool TracedInBlock() const;
 
   uc_struct* uc_ = nullptr;
@@ -222,17 +228,20 @@ class Core {
   std::vector<Event> events_;
   std::vector<RegisterWrite> register_writes_;
   std::vector<std::unique_ptr<HostBreak>> host_breaks_;
-  std::vector<BlockInfo> block_cache_;
+  std::array<BlockInfo, kBlockCacheSize> block_cache_;
 
-  // Retired-instruction accounting: blocks are counted when the next one starts.
-  uint64_t retired_ = 0;
-  uint64_t pending_ = 0;              // instructions in the block now executing
-  uint64_t current_block_ = UINT64_MAX;
-  uint32_t current_block_size_ = 0;
+  // Retired-instruction accounting. A block is counted whole when it starts: through_
+  // includes all of the current block (current_), so the instructions retired so far
+  // are through_ - current_->count, and a stop inside it settles the count (Settle).
+  static const BlockInfo kNoBlock;  // current_ while no block executes (core.cc)
+  uint64_t through_ = 0;
+  const BlockInfo* current_ = &kNoBlock;
+  BlockInfo held_;  // the current block's entry, when InvalidateCode empties the cache
+  uint64_t Retired() const { return through_ - current_->count; }
   uint64_t budget_ = 0;
   std::optional<std::chrono::steady_clock::time_point> deadline_;
-  uint64_t clock_at_ = 0;   // retired_ at which the wall clock is read next
-  // Hooks::Block's fast path: below this retired_ + block count, no stop can be due.
+  uint64_t clock_at_ = 0;   // Retired() at which the wall clock is read next
+  // Hooks::Block's fast path: below this through_ + block count, no stop can be due.
   // Anything that moves next_event_, idle_ or watch_masks_ resets it to 0.
   uint64_t check_at_ = 0;
   void RecomputeCheckAt();
