@@ -8,6 +8,10 @@
 
 #include <array>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+#include "cpu/unicorn_store_path.h"
 
 namespace {
 
@@ -42,6 +46,21 @@ struct Engine {
   // Runs [begin, end) (Thumb addresses without bit 0).
   uc_err Run(uint64_t begin, uint64_t end) { return uc_emu_start(uc, begin | 1, end, 0, 0); }
 };
+
+TEST(StorePath, StoresToADataPageTakeTheFastPath) {
+  // The replacement only works if libunicorn's internal calls bind to this program's
+  // definitions; a build that breaks that still runs correctly, only much slower.
+  const char* e = std::getenv("FAULTLINE_UNICORN_STORE_PATH");
+  if (e != nullptr && std::strcmp(e, "stock") == 0) GTEST_SKIP() << "FAULTLINE_UNICORN_STORE_PATH=stock";
+  Engine engine;
+  engine.Code(kFlash, {kStrR0R1, kNop});
+  engine.Set(UC_ARM_REG_R0, 5);
+  engine.Set(UC_ARM_REG_R1, kRam + 0x20);
+  const uint64_t before = faultline::cpu::FastStorePages();
+  ASSERT_EQ(engine.Run(kFlash, kFlash + 2), UC_ERR_OK);
+  EXPECT_EQ(engine.ram[0x20], 5);
+  EXPECT_GT(faultline::cpu::FastStorePages(), before) << "libunicorn did not call faultline's tlb_set_page_with_attrs_arm";
+}
 
 TEST(StorePath, AStoreAfterTheRegionIsMadeReadOnlyStillFaults) {
   Engine e;

@@ -30,6 +30,8 @@
 //
 // FAULTLINE_UNICORN_STORE_PATH=stock in the environment turns all three off (Unicorn's own
 // functions run), for A/B measurement.
+#include "unicorn_store_path.h"
+
 #include <dlfcn.h>
 
 #include <atomic>
@@ -99,6 +101,8 @@ bool HasCode(uint32_t page) {
   return code_pages[page / 64].load(std::memory_order_relaxed) & (uint64_t{1} << (page % 64));
 }
 
+std::atomic<uint64_t> fast_store_pages{0};
+
 }  // namespace
 
 extern "C" {
@@ -128,6 +132,7 @@ __attribute__((visibility("default"))) void tlb_set_page_with_attrs_arm(CPUState
     if (HasCode(p)) return;
   }
   tlb_set_dirty_arm(cpu, vaddr);
+  fast_store_pages.fetch_add(1, std::memory_order_relaxed);
 }
 
 __attribute__((visibility("default"))) TranslationBlock* tb_gen_code_arm(CPUState* cpu, uint32_t pc,
@@ -148,3 +153,9 @@ __attribute__((visibility("default"))) TranslationBlock* tb_gen_code_arm(CPUStat
 }
 
 }  // extern "C"
+
+namespace faultline::cpu {
+
+uint64_t FastStorePages() { return fast_store_pages.load(std::memory_order_relaxed); }
+
+}  // namespace faultline::cpu
