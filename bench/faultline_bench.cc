@@ -7,6 +7,7 @@
 // taken per round and its median reported. Nothing here is a test: it reports, it
 // never fails a build.
 #include <fmt/core.h>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <sys/resource.h>
@@ -43,6 +44,7 @@ struct Options {
   std::vector<std::string> only;  // workload names; empty: all
   bool use_qemu = true;
   bool compare_stock = false;  // also run faultline with Unicorn's own store path
+  bool callgrind = false;      // also count host instructions, once per engine, under valgrind
 };
 
 struct Sample {
@@ -134,6 +136,17 @@ std::string Checksum(const std::string& output) {
   std::smatch m;
   static const std::regex re("bench: checksum (0x[0-9a-f]{8})");
   return std::regex_search(output, m, re) ? m[1].str() : "";
+}
+
+// Host instructions of one run under callgrind: deterministic, unlike wall time on a
+// shared machine (docs/performance.md). 0 if valgrind failed.
+uint64_t HostInstructions(const std::vector<std::string>& argv, const std::vector<std::string>& env = {}) {
+  std::vector<std::string> v = {"valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"};
+  v.insert(v.end(), argv.begin(), argv.end());
+  Sample s = Run(v, env);
+  std::smatch m;
+  static const std::regex re("Collected : ([0-9]+)");
+  return std::regex_search(s.output, m, re) ? std::stoull(m[1].str()) : 0;
 }
 
 // The faultline run's JSON result (--json), or null.
@@ -326,7 +339,33 @@ struct Bench {
       Target(fmt::format("{}: faultline >= 1.0x QEMU's MIPS", name), std::nullopt, "QEMU not run");
     }
     if (!same) table.push_back(fmt::format("{:<22} checksums DIFFER", name));
+    if (opt.callgrind) w["host_instructions"] = CallgrindRows(name, fl, {&fl, &qemu});
     results["workloads"][name] = w;
+  }
+
+  // --callgrind: each engine once more under callgrind; rows with host instructions per
+  // guest instruction, and faultline's over the first other engine's.
+  Json CallgrindRows(const std::string& name, const Series& fl, std::vector<const Series*> engines) {
+    Json j = Json::object();
+    std::vector<uint64_t> counts;
+    for (const Series* s : engines) {
+      if (!s->ok) continue;
+      fmt::print(stderr, "bench: {} {} under callgrind ...\n", name, s->engine);
+      uint64_t n = HostInstructions(s->argv, s->env);
+      j[s->engine] = n;
+      counts.push_back(n);
+      const uint64_t guest = s->instructions ? s->instructions : fl.instructions;  // QEMU: faultline's count
+      table.push_back(fmt::format("{:<22} {:<10} {:>17} host instructions{}", name, s->engine + " cg",
+                                  fmt::group_digits(n),
+                                  guest && n ? fmt::format(", {:.1f} per guest instruction", double(n) / double(guest))
+                                             : ""));
+    }
+    if (counts.size() >= 2 && counts[0] && counts[1]) {
+      j["ratio"] = double(counts[0]) / double(counts[1]);
+      table.push_back(fmt::format("{:<22} {:<10} x{:.2f} {}'s host instructions", name, "", j["ratio"].get<double>(),
+                                  engines[1]->engine));
+    }
+    return j;
   }
 
   void Target(const std::string& what, std::optional<bool> holds, const std::string& detail) {
@@ -489,6 +528,7 @@ struct Bench {
                                   "tinynet x12 " + s->engine, "faultline", t.median, t.min, t.max, m,
                                   s->PeakRss() / 1024, s->checksum, s->instructions));
     }
+    if (opt.callgrind && m33.ok && m55.ok) w["host_instructions"] = CallgrindRows("tinynet x12", m55, {&m55, &m33});
     results["m33_vs_m55"] = w;
     // The same inference: the M55 build retires fewer instructions (LE closes a loop
     // where the M33 build needs SUBS and BNE), so time, not MIPS, compares the speed.
@@ -528,6 +568,7 @@ int Usage(const char* argv0) {
   fmt::print(stderr,
              "usage: {} [--repeats N] [--only NAME,...] [--json FILE] [--no-qemu] [--qemu PATH] [--build DIR]\n"
              "          [--compare-stock]   also run faultline on Unicorn 2.0.1's own store path\n"
+             "          [--callgrind]       also count host instructions once per engine under valgrind\n"
              "  workloads: tinynet alu mem scenarios startup gating memory m33-m55\n",
              argv0);
   return 2;
@@ -550,6 +591,8 @@ int main(int argc, char** argv) {
       b.opt.json_path = value();
     } else if (a == "--compare-stock") {
       b.opt.compare_stock = true;
+    } else if (a == "--callgrind") {
+      b.opt.callgrind = true;
     } else if (a == "--no-qemu") {
       b.opt.use_qemu = false;
     } else if (a == "--qemu") {
@@ -562,6 +605,10 @@ int main(int argc, char** argv) {
   }
   if (b.opt.json_path.empty()) b.opt.json_path = b.opt.source_dir + "/bench/results.json";
   b.have_qemu = b.opt.use_qemu && OnPath(b.opt.qemu);
+  if (b.opt.callgrind && !OnPath("valgrind")) {
+    fmt::print(stderr, "bench: --callgrind needs valgrind (apt install valgrind)\n");
+    return 2;
+  }
   if (b.opt.use_qemu && !b.have_qemu) fmt::print(stderr, "bench: {} not found: QEMU columns skipped\n", b.opt.qemu);
 
   b.results["date"] = Now();
