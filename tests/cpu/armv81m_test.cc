@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cpu/core.h"
+#include "cpu/thumb.h"
 #include "faultline/board.h"
 #include "faultline/memory_map.h"
 
@@ -395,6 +396,78 @@ TEST_P(Armv81, ReportsSeeTheOriginalInstruction) {
 }
 
 // --- Loops running from a copy (flags dead around them) -------------------------------
+
+// --- MVE long shifts (64-bit shifts GCC emits when the FP ABI is not soft) -------------
+// The M33 model runs these encodings as ORRS with PC or SP as Rm, without stopping; a
+// code hook on each site (TrapUndecodedArmv81, which Load calls as the runner does) makes
+// the host execute them. Expected values: Armv8.1-M ARM pseudocode (LSL/LSR/ASR of
+// RdaHi:RdaLo; by register, SInt(Rm<7:0>) and a negative count shifts the other way).
+
+TEST_P(Armv81, LongShiftsByImmediate) {
+  struct Case {
+    uint16_t hw1, hw2;  // the instruction, then `b .`
+    int lo, hi;
+    uint32_t lo_in, hi_in, lo_out, hi_out;
+  };
+  const Case cases[] = {
+      {0xea50, 0x01cf, 0, 1, 0x80000001, 0x10000000, 0x00000008, 0x80000004},  // lsll r0, r1, #3
+      {0xea50, 0x015f, 0, 1, 0x00000003, 0x80000001, 0x80000001, 0x40000000},  // lsrl r0, r1, #1
+      {0xea52, 0x136f, 2, 3, 0x12345678, 0x9abcdef0, 0x8091a2b3, 0xfcd5e6f7},  // asrl r2, r3, #5
+      {0xea58, 0x090f, 8, 9, 0xdeadbeef, 0x01234567, 0x00000000, 0xdeadbeef},  // lsll r8, r9, #32
+  };
+  for (const Case& c : cases) {
+    Load({c.hw1, c.hw2, 0xe7fe});
+    Set(c.lo, c.lo_in);
+    Set(c.hi, c.hi_in);
+    SetFlags(kNzcvqGe);
+    EXPECT_EQ(RunTo(4), 1u);  // the shift; `b .` stops as a hang before it runs
+    EXPECT_EQ(R(c.lo), c.lo_out) << std::hex << c.hw1 << " " << c.hw2;
+    EXPECT_EQ(R(c.hi), c.hi_out) << std::hex << c.hw1 << " " << c.hw2;
+    EXPECT_EQ(Flags(), kNzcvqGe);
+  }
+  EXPECT_EQ(core_.armv81_stats().executed_by_host, 4u);  // every mode: nothing to rewrite
+}
+
+TEST_P(Armv81, LongShiftsByRegisterUseTheSignedBottomByte) {
+  struct Case {
+    uint16_t hw2;  // after 0xea50: lsll r0, r1, r4 (0x410d) or asrl r0, r1, r4 (0x412d)
+    uint32_t r4, lo_in, hi_in, lo_out, hi_out;
+  };
+  const Case cases[] = {
+      {0x410d, 3, 0x89abcdef, 0x01234567, 0x4d5e6f78, 0x091a2b3c},
+      {0x410d, 0xfd, 0x89abcdef, 0x01234567, 0xf13579bd, 0x002468ac},        // -3: right
+      {0x410d, 64, 0x89abcdef, 0x01234567, 0, 0},                            // all out
+      {0x410d, 0xc0, 0x89abcdef, 0x01234567, 0, 0},                          // -64
+      {0x410d, 0x100, 0x89abcdef, 0x01234567, 0x89abcdef, 0x01234567},       // byte 0
+      {0x412d, 5, 0x89abcdef, 0xf1234567, 0x3c4d5e6f, 0xff891a2b},
+      {0x412d, 0xfb, 0x89abcdef, 0xf1234567, 0x3579bde0, 0x2468acf1},        // -5: left
+      {0x412d, 100, 0x89abcdef, 0xf1234567, 0xffffffff, 0xffffffff},         // sign fill
+      {0x412d, 0x9c, 0x89abcdef, 0xf1234567, 0, 0},                          // -100
+  };
+  for (const Case& c : cases) {
+    Load({0xea50, c.hw2, 0xe7fe});
+    Set(0, c.lo_in);
+    Set(1, c.hi_in);
+    Set(4, c.r4);
+    EXPECT_EQ(RunTo(4), 1u);  // the shift; `b .` stops as a hang before it runs
+    EXPECT_EQ(R(0), c.lo_out) << std::hex << c.hw2 << " r4=" << c.r4;
+    EXPECT_EQ(R(1), c.hi_out) << std::hex << c.hw2 << " r4=" << c.r4;
+    EXPECT_EQ(R(4), c.r4);
+  }
+}
+
+TEST_P(Armv81, SaturatingScalarShiftsStopAsMve) {
+  Load({0xea51, 0x01ff, 0xe7fe});  // sqshll r0, r1, #3
+  Set(0, 1);
+  Set(1, 0);
+  cpu::Stop s = core_.Run(kCode, {.max_instructions = 100});
+  EXPECT_EQ(s.kind, cpu::Stop::Kind::kInvalidInstruction);
+  EXPECT_EQ(s.pc, kCode);
+  EXPECT_EQ(R(0), 1u);  // not run as ORRS
+  auto insn = core_.InstructionAt(kCode);
+  EXPECT_TRUE(cpu::IsMve(insn));
+  EXPECT_EQ(cpu::MveMnemonic(insn), "sqshll");
+}
 
 const std::vector<uint16_t> kSumLoop = {
     0xf042, 0xe001,  // 00: dls   lr, r2

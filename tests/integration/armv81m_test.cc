@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <iterator>
 #include <regex>
 #include <set>
 
@@ -28,6 +29,20 @@ std::multiset<std::string> Armv81Mnemonics(const std::filesystem::path& elf) {
   return found;
 }
 
+// The QEMU console of `name` on mps3-an547.
+std::string QemuConsole(const std::filesystem::path& elf, const std::string& name) {
+  auto out = std::filesystem::temp_directory_path() / ("faultline-qemu-" + name + "-" + std::to_string(getpid()) + ".txt");
+  std::filesystem::remove(out);
+  Completed qemu = RunProgram({"timeout", "30", "qemu-system-arm", "-M", "mps3-an547", "-cpu", "cortex-m55",
+                               "-nographic", "-monitor", "none", "-serial", "none", "-chardev",
+                               "file,id=sh0,path=" + out.string(), "-semihosting-config",
+                               "enable=on,target=native,chardev=sh0", "-kernel", elf.string()});
+  std::string console = Slurp(out);
+  std::filesystem::remove(out);
+  EXPECT_EQ(qemu.status, 0) << "QEMU: " << qemu.err;
+  return console;
+}
+
 TEST(Armv81M, TheFixtureReallyContainsLoopsAndSelects) {
   REQUIRE_FIXTURES();
   auto found = Armv81Mnemonics(Fixture("mps3-an547", "armv81m"));
@@ -43,16 +58,7 @@ TEST(Armv81M, TheFixtureReallyContainsLoopsAndSelects) {
 TEST(Armv81M, RunsAndPrintsWhatQemuPrints) {
   REQUIRE_FIXTURES();
   if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
-  auto elf = Fixture("mps3-an547", "armv81m");
-  auto out = std::filesystem::temp_directory_path() / ("faultline-qemu-armv81m-" + std::to_string(getpid()) + ".txt");
-  std::filesystem::remove(out);
-  Completed qemu = RunProgram({"timeout", "30", "qemu-system-arm", "-M", "mps3-an547", "-cpu", "cortex-m55",
-                               "-nographic", "-monitor", "none", "-serial", "none", "-chardev",
-                               "file,id=sh0,path=" + out.string(), "-semihosting-config",
-                               "enable=on,target=native,chardev=sh0", "-kernel", elf.string()});
-  std::string qemu_console = Slurp(out);
-  std::filesystem::remove(out);
-  ASSERT_EQ(qemu.status, 0) << "QEMU: " << qemu.err;
+  std::string qemu_console = QemuConsole(Fixture("mps3-an547", "armv81m"), "armv81m");
   ASSERT_NE(qemu_console.find("selects"), std::string::npos) << qemu_console;
 
   Completed cli;
@@ -63,6 +69,25 @@ TEST(Armv81M, RunsAndPrintsWhatQemuPrints) {
   // Every loop and select site ran translated; none took the host round trip.
   EXPECT_GE(report["armv81m"]["sites_translated"].get<int>(), 8);
   EXPECT_EQ(report["armv81m"]["host_executions"], 0);
+}
+
+TEST(Armv81M, SixtyFourBitShiftsRunAsQemuRunsThem) {
+  REQUIRE_FIXTURES();
+  if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
+  auto elf = Fixture("mps3-an547", "longshift");
+  // GCC really emitted the MVE scalar shifts (binutils names them with -m armv8.1-m.main).
+  Completed d = RunProgram({"arm-none-eabi-objdump", "-d", "-m", "armv8.1-m.main", elf.string()});
+  static const std::regex kShift(R"(\t(lsll|lsrl|asrl)\t)");
+  EXPECT_GE(std::distance(std::sregex_iterator(d.out.begin(), d.out.end(), kShift), std::sregex_iterator()), 3);
+
+  std::string qemu_console = QemuConsole(elf, "longshift");
+  ASSERT_NE(qemu_console.find("sar29 "), std::string::npos) << qemu_console;
+  Completed cli;
+  auto report = RunJson("mps3-an547", "longshift", {"--load-mode", "debugger"}, &cli);
+  EXPECT_EQ(report["outcome"], "exit") << cli.out << cli.err;
+  EXPECT_EQ(report["console"].get<std::string>(), qemu_console);
+  EXPECT_GT(report["armv81m"]["host_executions"].get<int>(), 0);  // the shifts, trapped
+  EXPECT_EQ(report["armv81m"]["sites_untrapped"], 0);
 }
 
 TEST(Armv81M, EveryM55BoardsHelloIsArmv81Code) {

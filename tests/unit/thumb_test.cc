@@ -275,6 +275,32 @@ TEST(Mve, DecodesTheCommonInstructionsAsObjdumpNamesThem) {
   }
 }
 
+TEST(Mve, ScalarShiftsAreMveAndNamed) {
+  // From arm-none-eabi-as -march=armv8.1-m.main+mve (objdump without MVE prints them as
+  // ORRS.W with PC or SP as Rm).
+  const MveRow rows[] = {
+      {0xea50, 0x01cf, "lsll"},    {0xea50, 0x015f, "lsrl"},     {0xea52, 0x136f, "asrl"},
+      {0xea50, 0x410d, "lsll"},    {0xea50, 0x412d, "asrl"},     {0xea58, 0x090f, "lsll"},
+      {0xea51, 0x01cf, "uqshll"},  {0xea51, 0x01ff, "sqshll"},   {0xea51, 0x01df, "urshrl"},
+      {0xea51, 0x01ef, "srshrl"},  {0xea51, 0x410d, "uqrshll"},  {0xea51, 0x412d, "sqrshrl"},
+      {0xea55, 0x0fcf, "uqshl"},   {0xea55, 0x0fff, "sqshl"},    {0xea55, 0x0fdf, "urshr"},
+      {0xea55, 0x0fef, "srshr"},   {0xea55, 0x6f0d, "uqrshl"},   {0xea55, 0x6f2d, "sqrshr"},
+  };
+  for (const MveRow& row : rows) {
+    auto b = Bytes(row.hw1, row.hw2);
+    EXPECT_TRUE(IsMveScalarShift(b)) << row.mnemonic;
+    EXPECT_TRUE(IsMve(b)) << row.mnemonic;
+    EXPECT_EQ(MveMnemonic(b).value_or("(none)"), row.mnemonic) << EncodingHex(b);
+  }
+  // Neighbours that are not: ORRS.W with an ordinary Rm, and CSET (CSINC ..., zr, zr).
+  for (auto [hw1, hw2] : {std::pair<uint16_t, uint16_t>{0xEA50, 0x0102},  // orrs.w r1, r0, r2
+                          {0xEA5F, 0x900F}}) {                            // cset r0, ne (csinc r0, zr, zr, eq)
+    auto b = Bytes(hw1, hw2);
+    EXPECT_FALSE(IsMveScalarShift(b)) << EncodingHex(b);
+    EXPECT_FALSE(IsMve(b)) << EncodingHex(b);
+  }
+}
+
 TEST(Mve, OtherMveInstructionsAreMveWithoutAName) {
   for (auto [hw1, hw2] : {std::pair<uint16_t, uint16_t>{0xEF02, 0x0D44},  // vadd.f32 q0, q1, q2
                           {0xFC90, 0x0E02},                               // vldrb.u8 q0, [r0, q1]

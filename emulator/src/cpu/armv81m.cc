@@ -2,6 +2,8 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+
 namespace faultline::cpu::v81m {
 
 namespace {
@@ -125,6 +127,27 @@ std::optional<Insn> Decode(std::span<const uint8_t> b, uint32_t pc) {
     i.target = pc + 4 + LobImm(hw2);
     return i;
   }
+  // MVE long shifts, plain forms (Armv8.1-M ARM DDI 0553 §C2.4.47 "MVE long shifts"):
+  // 1110 1010 0101 RdaLo:3 0 | 0 imm3 RdaHi:3 1 imm2 op:2 1111 (LSLL/LSRL/ASRL #imm, imm3:imm2
+  // == 0 meaning 32) and | Rm RdaHi:3 1 00 op:2 1101 (LSLL/ASRL by Rm). hw1 bit 0 set: the
+  // saturating and rounding forms (UQSHLL, SQRSHR, ...), left to the MVE report.
+  const bool shift_imm = (hw2 & 0x800F) == 0x000F, shift_reg = (hw2 & 0x000F) == 0x000D;
+  if ((hw1 & 0xFFF1) == 0xEA50 && (hw2 & 0x0100) == 0x0100 && (shift_imm || shift_reg)) {
+    Insn i{.op = Op::kLongShift, .rn = uint32_t(hw2 >> 8 & 0xE) | 1, .rd = uint32_t(hw1 & 0xE)};
+    i.shift = hw2 >> 4 & 3;
+    if (i.rn == 13 || i.rn == 15) return std::nullopt;  // RdaHi SP or PC: UNPREDICTABLE
+    if (shift_imm && i.shift != 3) {
+      i.imm = (hw2 >> 10 & 0x1C) | (hw2 >> 6 & 3);
+      if (i.imm == 0) i.imm = 32;
+      return i;
+    }
+    if (shift_reg && (hw2 & 0x00C0) == 0 && (i.shift == 0 || i.shift == 2)) {
+      i.rm = hw2 >> 12;
+      if (i.rm == 13 || i.rm == 15 || i.rm == i.rd || i.rm == i.rn) return std::nullopt;
+      return i;
+    }
+    return std::nullopt;
+  }
   // CSEL family: 1110 1010 0101 Rn | 10 op:2 Rd cond Rm (QEMU t32.decode CSEL). Rm == 13
   // is the MVE long-shift space; AL/NV conditions and SP/PC destinations UNDEF in QEMU.
   if ((hw1 & 0xFFF0) == 0xEA50 && (hw2 & 0xC000) == 0x8000) {
@@ -183,6 +206,11 @@ std::string Mnemonic(const Insn& i) {
     case Op::kVscclrm:
       return i.count == 0 ? "vscclrm {VPR}" : fmt::format("vscclrm {{s{}-s{}, VPR}}", i.first, i.first + i.count - 1);
     case Op::kBranchFuture: return "bf (branch future hint)";
+    case Op::kLongShift: {
+      static const char* kName[] = {"lsll", "lsrl", "asrl"};
+      return i.imm ? fmt::format("{} {}, {}, #{}", kName[i.shift], RegName(i.rd), RegName(i.rn), i.imm)
+                   : fmt::format("{} {}, {}, {}", kName[i.shift], RegName(i.rd), RegName(i.rn), RegName(i.rm));
+    }
   }
   return "?";
 }
@@ -237,6 +265,28 @@ uint32_t Execute(const Insn& i, State& st) {
       for (uint32_t s = i.first; s < i.first + i.count; ++s) st.s[s] = 0;
       return next;  // VPR: faultline's core has no MVE predicate register to clear
     case Op::kBranchFuture: return next;
+    case Op::kLongShift: {
+      // Armv8.1-M ARM pseudocode: LSL/LSR/ASR of RdaHi:RdaLo; by register, the shift is
+      // SInt(Rm<7:0>) and a negative one shifts the other way (LSLL: right, ASRL: left).
+      const uint64_t value = uint64_t(st.r[i.rn]) << 32 | st.r[i.rd];
+      int32_t n = i.imm ? int32_t(i.imm) : int32_t(int8_t(st.r[i.rm] & 0xFF));
+      bool right = i.shift != 0;  // LSRL, ASRL
+      if (n < 0) {                // by register only
+        right = !right;
+        n = -n;
+      }
+      uint64_t result;
+      if (!right) {
+        result = n >= 64 ? 0 : value << n;
+      } else if (i.shift == 2) {
+        result = uint64_t(int64_t(value) >> std::min(n, 63));
+      } else {
+        result = n >= 64 ? 0 : value >> n;
+      }
+      st.r[i.rd] = uint32_t(result);
+      st.r[i.rn] = uint32_t(result >> 32);
+      return next;
+    }
   }
   return next;
 }
@@ -332,6 +382,7 @@ std::optional<Translation> Translate(const Insn& i, uint32_t site, uint32_t tram
     case Op::kWlstp:
     case Op::kLetp:
     case Op::kVscclrm:
+    case Op::kLongShift:  // trapped by a code hook on every execution: nothing to rewrite
       return std::nullopt;
   }
   return std::nullopt;

@@ -31,6 +31,10 @@ enum class Op {
   kClrm,    // CLRM {registers, APSR}
   kVscclrm, // VSCCLRM {S/D registers, VPR}
   kBranchFuture,  // BF, BFX, BFL, BFLX, BFCSEL: hints, executed as NOPs (as QEMU does)
+  kLongShift,     // LSLL/LSRL/ASRL RdaLo, RdaHi, #imm | Rm: a 64-bit shift of a register
+                  // pair (MVE scalar shifts, emitted for C's 64-bit shifts when the FP ABI
+                  // is not soft). The M33 model runs these as ORRS with PC or SP: wrong
+                  // results, no stop; Core::TrapUndecodedArmv81 makes them stop.
 };
 
 struct Insn {
@@ -43,6 +47,8 @@ struct Insn {
   uint32_t list = 0;      // CLRM: bit n = Rn (0-12, 14), bit 15 = APSR
   uint32_t first = 0, count = 0;  // VSCCLRM: first S register and number of S registers
   bool vpr = true;
+  uint32_t shift = 0;     // kLongShift: 0 LSLL, 1 LSRL, 2 ASRL; rd = RdaLo, rn = RdaHi
+  uint32_t imm = 0;       // kLongShift: the immediate (1-32); 0: by Rm (bottom byte, signed)
 };
 
 // Decodes the 32-bit instruction at `pc`, or nullopt if it is none of the above or

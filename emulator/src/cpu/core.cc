@@ -140,7 +140,8 @@ struct Hooks {
     b.core->StopWith({.kind = Stop::Kind::kHostBreakpoint, .pc = uint32_t(address)});
   }
 
-  // A VSCCLRM site (TrapUndecodedArmv81): stop before it, as an undecodable instruction.
+  // A VSCCLRM or MVE scalar-shift site (TrapUndecodedArmv81): stop before it, as an
+  // undecodable instruction.
   static void HostSite(uc_engine*, uint64_t address, uint32_t, void* user) {
     static_cast<Core*>(user)->StopWith({.kind = Stop::Kind::kInvalidInstruction, .pc = uint32_t(address)});
   }
@@ -597,13 +598,22 @@ void Core::InvalidateCode(uint64_t begin, uint64_t end) {
 
 void Core::TrapUndecodedArmv81(uint64_t address, std::span<const uint8_t> code) {
   if (cpu_ != Cpu::kCortexM55) return;
-  for (size_t i = 0; i + 4 <= code.size() && host_sites_.size() < 256; i += 2) {
-    auto insn = v81m::Decode(code.subspan(i, 4), uint32_t(address + i));
-    if (!insn || insn->op != v81m::Op::kVscclrm || !host_sites_.insert(address + i).second) continue;
+  for (size_t i = 0; i + 4 <= code.size(); i += 2) {
+    const auto bytes = code.subspan(i, 4);
+    auto insn = v81m::Decode(bytes, uint32_t(address + i));
+    const bool vscclrm = insn && insn->op == v81m::Op::kVscclrm;
+    if (!vscclrm && !IsMveScalarShift(bytes)) continue;
+    // Unicorn checks every code hook's range for each instruction it translates: keep
+    // the number bounded. Sites beyond it run as the M33 model decodes them (reported).
+    if (host_sites_.size() >= kMaxHostSites) {
+      ++armv81_stats_.sites_untrapped;
+      continue;
+    }
+    if (!host_sites_.insert(address + i).second) continue;
     uc_hook h;
     Check(uc_hook_add(uc_, &h, UC_HOOK_CODE, reinterpret_cast<void*>(Hooks::HostSite), this, address + i,
                       address + i),
-          "uc_hook_add(CODE, VSCCLRM)");
+          "uc_hook_add(CODE, one Armv8.1-M site)");
   }
 }
 

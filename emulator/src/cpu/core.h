@@ -127,6 +127,7 @@ class Core {
     uint64_t sites_translated = 0;  // sites patched
     uint64_t executed_by_host = 0;  // executions that took the host round trip
     uint64_t loops_relocated = 0;   // LE loops whose body runs from a copy (armv81m.h)
+    uint64_t sites_untrapped = 0;   // VSCCLRM/MVE-shift sites beyond kMaxHostSites
   };
   const Armv81Stats& armv81_stats() const { return armv81_stats_; }
   // VSCCLRM is the one that does not stop the engine: the M33 model decodes its encoding
@@ -311,6 +312,7 @@ class Core {
   std::vector<RelocatedLoop> loops_;
   bool strict_ = false;
   std::set<uint64_t> host_sites_;     // addresses with a TrapUndecodedArmv81 hook
+  static constexpr size_t kMaxHostSites = 1024;
   uint32_t ltpsize_ = 4;             // FPSCR.LTPSIZE, for the host-executed TP forms
 };
 

@@ -123,10 +123,18 @@ std::optional<std::string> VectorThreeRegisters(uint16_t hw1, uint16_t hw2) {
 
 }  // namespace
 
+bool IsMveScalarShift(std::span<const uint8_t> insn) {
+  if (insn.size() < 4) return false;
+  const uint16_t hw1 = Half(insn, 0), hw2 = Half(insn, 2);
+  // 1110 1010 0101 xxxx | ... Rm: Rm = 13 (by-register forms, whose Rm sits in bits
+  // 15:12) or Rm = 15 with bit 15 clear (immediate forms; with bit 15 set it is CSEL ..., zr).
+  return (hw1 & 0xFFF0) == 0xEA50 && ((hw2 & 0xF) == 0xD || (hw2 & 0x800F) == 0x000F);
+}
+
 bool IsMve(std::span<const uint8_t> insn) {
   if (insn.size() < 4) return false;
   const uint16_t hw1 = Half(insn, 0), hw2 = Half(insn, 2);
-  if (IsVctp(hw1, hw2)) return true;
+  if (IsVctp(hw1, hw2) || IsMveScalarShift(insn)) return true;
   if ((hw1 & 0xEC00) != 0xEC00) return false;  // not the coprocessor/FP/vector space
   if ((hw1 & 0xEF00) == 0xEF00) return true;   // op1 = 0b11: M-profile has no Advanced SIMD
   const unsigned coproc = (hw2 >> 8) & 15;
@@ -140,6 +148,23 @@ std::optional<std::string> MveMnemonic(std::span<const uint8_t> insn) {
   const uint16_t hw1 = Half(insn, 0), hw2 = Half(insn, 2);
   const bool u = hw1 & 0x1000;
   if (IsVctp(hw1, hw2)) return "vctp." + Bits((hw1 >> 4) & 3);
+  if (IsMveScalarShift(insn)) {
+    // hw1 bit 0 clear: LSLL/LSRL/ASRL; set: saturating/rounding, on one register when
+    // RdaHi is 0b111 (Armv8.1-M ARM, "MVE long shifts" and "MVE scalar shifts").
+    const unsigned op = hw2 >> 4 & 3;
+    const bool by_register = (hw2 & 0xF) == 0xD, single = (hw2 & 0x0E00) == 0x0E00;
+    if (!(hw1 & 1)) {
+      static constexpr const char* kPlain[] = {"lsll", "lsrl", "asrl", nullptr};
+      return kPlain[op] ? std::optional<std::string>(kPlain[op]) : std::nullopt;
+    }
+    if (by_register) {
+      if (op == 1 || op == 3) return std::nullopt;
+      return single ? (op == 0 ? "uqrshl" : "sqrshr") : (op == 0 ? "uqrshll" : "sqrshrl");
+    }
+    static constexpr const char* kSingle[] = {"uqshl", "urshr", "srshr", "sqshl"};
+    static constexpr const char* kLong[] = {"uqshll", "urshrl", "srshrl", "sqshll"};
+    return single ? kSingle[op] : kLong[op];
+  }
   if ((hw1 & 0xEF80) == 0xEF00) return VectorThreeRegisters(hw1, hw2);
   if ((hw2 & 0x0F00) == 0x0B00) {
     if (IsVdup(hw1, hw2)) return "vdup." + std::to_string(32 >> ((hw1 >> 5 & 2) | (hw2 >> 5 & 1)));

@@ -27,9 +27,12 @@ bool IsWaitHint(std::span<const uint8_t> insn);
 // Whether the encoding belongs to MVE (Helium, Armv8.1-M ARM DDI 0553): the 0xEFxx/0xFFxx
 // vector data-processing space, coprocessor 14/15 (vector loads/stores, VMLADAV, VADDV,
 // VPT, ...; not the FP system-register VLDR/VSTR), VDUP and the 8/16-bit VMOV lane forms
-// in the FP space, and VCTP. FP (VFP) and custom-coprocessor (CDE, p0-p7) instructions
+// in the FP space, VCTP, and the scalar shifts (IsMveScalarShift). FP (VFP) and custom-coprocessor (CDE, p0-p7) instructions
 // are not. An undefined encoding in the MVE space counts as MVE.
 bool IsMve(std::span<const uint8_t> insn);
+// The MVE scalar shifts (LSLL, ASRL, UQSHLL, SQRSHR, ...): the ORRS.W encodings with SP or
+// PC as Rm, which Armv8-M leaves UNPREDICTABLE and Unicorn's M33 model executes as ORRS.
+bool IsMveScalarShift(std::span<const uint8_t> insn);
 // The mnemonic with its data type as `objdump -d -m armv8.1-m.main` prints it
 // ("vldrb.u8", "vmlava.s8", "vpstt"), for the MVE instructions compilers emit most;
 // nullopt for the others. VPT is named without its type ("vpt", "vpte").

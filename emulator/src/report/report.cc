@@ -171,6 +171,12 @@ std::string FormatRunText(const RunResult& r, const Board& board) {
                          w.count > 1 ? fmt::format("  ({} writes)", w.count) : "");
     }
   }
+  if (r.armv81m_sites_untrapped > 0) {
+    out += fmt::format("  warning: {} VSCCLRM or MVE scalar-shift (LSLL, ASRL, ...) sites beyond the first 1024 "
+                       "run as the Armv8-M model decodes them (ORRS/VLDM): results there are wrong. Build "
+                       "with -mcpu=cortex-m55+nomve to avoid the shifts.\n",
+                       r.armv81m_sites_untrapped);
+  }
   bool failed = !(r.outcome == Outcome::kExit && r.exit_code == 0);
   if (failed && r.load_mode == LoadMode::kFlash) {
     for (const LoadedSegment& s : r.loaded) {
@@ -199,7 +205,8 @@ std::string FormatRunJson(const RunResult& r) {
   j["instructions"] = r.instructions;
   j["armv81m"] = {{"sites_translated", r.armv81m_sites_translated},
                   {"host_executions", r.armv81m_host_executions},
-                  {"loops_relocated", r.armv81m_loops_relocated}};
+                  {"loops_relocated", r.armv81m_loops_relocated},
+                  {"sites_untrapped", r.armv81m_sites_untrapped}};
   j["load_mode"] = ToString(r.load_mode);
   j["board"] = r.board;
   j["firmware"] = r.firmware;

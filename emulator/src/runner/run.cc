@@ -247,6 +247,7 @@ SessionOutput RunSession(const SessionInput& in) {
     res.armv81m_sites_translated = core.armv81_stats().sites_translated;
     res.armv81m_host_executions = core.armv81_stats().executed_by_host;
     res.armv81m_loops_relocated = core.armv81_stats().loops_relocated;
+    res.armv81m_sites_untrapped = core.armv81_stats().sites_untrapped;
     res.console = semihosting.console();
     res.console_stdout = semihosting.out();
     res.console_stderr = semihosting.err();
