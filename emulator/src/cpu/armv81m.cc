@@ -62,6 +62,14 @@ struct Asm {
   void MvnReg(uint32_t d, uint32_t m) { W(0xEA6F, uint16_t(d << 8 | m)); }         // MVN.W Rd, Rm
   void RsbZero(uint32_t d, uint32_t n) { W(uint16_t(0xF1C0 | n), uint16_t(d << 8)); }  // RSB.W Rd, Rn, #0
   void MsrApsr(uint32_t n) { W(uint16_t(0xF380 | n), 0x8C00); }  // MSR APSR_nzcvqg, Rn
+  // Shifted-register operand: type 0 LSL, 1 LSR, 2 ASR; imm5 1-31.
+  static uint16_t Shifted(uint32_t d, uint32_t m, uint32_t type, uint32_t imm5) {
+    return uint16_t((imm5 >> 2) << 12 | d << 8 | (imm5 & 3) << 6 | type << 4 | m);
+  }
+  void Shift(uint32_t d, uint32_t m, uint32_t type, uint32_t imm5) { W(0xEA4F, Shifted(d, m, type, imm5)); }  // LSL.W/LSR.W/ASR.W
+  void OrrShifted(uint32_t d, uint32_t n, uint32_t m, uint32_t type, uint32_t imm5) {  // ORR.W Rd, Rn, Rm, <shift>
+    W(uint16_t(0xEA40 | n), Shifted(d, m, type, imm5));
+  }
   // CBZ Rn (r0-r7) forward to `to`; returns the offset of the halfword to fix up.
   size_t CbzPlaceholder(uint32_t n) {
     H(uint16_t(0xB100 | n));
@@ -378,11 +386,41 @@ std::optional<Translation> Translate(const Insn& i, uint32_t site, uint32_t tram
       a.B(next);
       return via_trampoline();
     }
+    case Op::kLongShift: {
+      // By immediate: three flag-free shifts of the pair (the bits crossing the halves
+      // move with ORR.W's shifted operand). By register: executed by the host (a
+      // variable count, possibly negative or >= 32, needs compares).
+      if (i.imm == 0) return std::nullopt;
+      const uint32_t lo = i.rd, hi = i.rn, n = i.imm;
+      constexpr uint32_t kLsl = 0, kLsr = 1, kAsr = 2;
+      if (i.shift == 0) {  // LSLL
+        if (n == 32) {
+          a.MovReg(hi, lo);
+          a.MovImm(lo, 0);
+        } else {
+          a.Shift(hi, hi, kLsl, n);
+          a.OrrShifted(hi, hi, lo, kLsr, 32 - n);
+          a.Shift(lo, lo, kLsl, n);
+        }
+      } else {  // LSRL, ASRL
+        const uint32_t type = i.shift == 2 ? kAsr : kLsr;
+        if (n == 32) {
+          a.MovReg(lo, hi);
+          if (type == kAsr) a.Shift(hi, hi, kAsr, 31);
+          else a.MovImm(hi, 0);
+        } else {
+          a.Shift(lo, lo, kLsr, n);
+          a.OrrShifted(lo, lo, hi, kLsl, 32 - n);
+          a.Shift(hi, hi, type, n);
+        }
+      }
+      a.B(next);
+      return via_trampoline();
+    }
     case Op::kDlstp:
     case Op::kWlstp:
     case Op::kLetp:
     case Op::kVscclrm:
-    case Op::kLongShift:  // trapped by a code hook on every execution: nothing to rewrite
       return std::nullopt;
   }
   return std::nullopt;

@@ -609,11 +609,12 @@ void Core::TrapUndecodedArmv81(uint64_t address, std::span<const uint8_t> code) 
       ++armv81_stats_.sites_untrapped;
       continue;
     }
-    if (!host_sites_.insert(address + i).second) continue;
+    if (host_sites_.count(address + i)) continue;
     uc_hook h;
     Check(uc_hook_add(uc_, &h, UC_HOOK_CODE, reinterpret_cast<void*>(Hooks::HostSite), this, address + i,
                       address + i),
           "uc_hook_add(CODE, one Armv8.1-M site)");
+    host_sites_[address + i] = h;
   }
 }
 

@@ -311,7 +311,7 @@ class Core {
   std::vector<TrampolinePage> trampolines_;
   std::vector<RelocatedLoop> loops_;
   bool strict_ = false;
-  std::set<uint64_t> host_sites_;     // addresses with a TrapUndecodedArmv81 hook
+  std::map<uint64_t, size_t> host_sites_;  // TrapUndecodedArmv81 hooks (uc_hook) by address
   static constexpr size_t kMaxHostSites = 1024;
   uint32_t ltpsize_ = 4;             // FPSCR.LTPSIZE, for the host-executed TP forms
 };

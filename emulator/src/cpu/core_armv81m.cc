@@ -219,6 +219,10 @@ bool Core::HandleArmv81(uint32_t pc) {
       p.patched = t->site;
       map_.Write(pc, t->site);
       patches_[pc] = p;
+      if (auto h = host_sites_.find(pc); h != host_sites_.end()) {  // a trapped site: no more stops
+        Check(uc_hook_del(uc_, h->second), "uc_hook_del");
+        host_sites_.erase(h);
+      }
       InvalidateCode(pc, pc + 4);
       ++armv81_stats_.sites_translated;
       return true;  // the engine restarts at pc, on the translated code
