@@ -298,6 +298,7 @@ class Core {
   // Executes or translates the Armv8.1-M instruction the engine stopped on at `pc`;
   // false if it is none (the stop stands).
   bool HandleArmv81(uint32_t pc);
+  void PatchSite(uint32_t at, const std::array<uint8_t, 4>& bytes);
   uint32_t AllocateTrampoline(uint32_t site, uint32_t size, bool counted = false, uint32_t partner = 0);
   TrampolinePage* PageOf(uint64_t address);
   const TrampolinePage* PageOf(uint64_t address) const;

@@ -173,21 +173,31 @@ bool Core::RelocateLoop(uint32_t site, uint32_t start) {
   // straight to the copy's lead.
   auto branch = [&](uint32_t from, uint32_t to) {
     v81m::Insn b{.op = v81m::Op::kLeForever, .target = to};  // B.W to
-    auto t = v81m::Translate(b, from, 0);
-    auto p = patches_.find(from);
-    if (p == patches_.end()) {
-      p = patches_.emplace(from, Patch{}).first;
-      map_.Read(from, p->second.original);
-    }
-    p->second.patched = t->site;
-    map_.Write(from, t->site);
-    InvalidateCode(from, from + 4);
+    PatchSite(from, v81m::Translate(b, from, 0)->site);
   };
   branch(site, entry);
   if (dls != 0) branch(dls, block);
   ++armv81_stats_.sites_translated;
   ++armv81_stats_.loops_relocated;
   return true;
+}
+
+// Rewrites the 4 bytes at `at`, keeping the firmware's own for reports (InstructionAt)
+// however often the site is rewritten; a site trapped by a code hook stops no more.
+void Core::PatchSite(uint32_t at, const std::array<uint8_t, 4>& bytes) {
+  std::array<uint8_t, 4> original;
+  map_.Read(at, original);
+  Patch& p = patches_[at];
+  // Still our earlier rewrite: the firmware's bytes are the recorded ones. Otherwise
+  // (a first rewrite, or code loaded over an old one) they are what memory holds.
+  if (original != p.patched) p.original = original;
+  p.patched = bytes;
+  map_.Write(at, bytes);
+  if (auto h = host_sites_.find(at); h != host_sites_.end()) {
+    Check(uc_hook_del(uc_, h->second), "uc_hook_del");
+    host_sites_.erase(h);
+  }
+  InvalidateCode(at, at + 4);
 }
 
 bool Core::HandleArmv81(uint32_t pc) {
@@ -208,22 +218,11 @@ bool Core::HandleArmv81(uint32_t pc) {
       t = tramp != 0 ? v81m::Translate(*insn, pc, tramp) : std::nullopt;
     }
     if (t) {
-      for (TrampolinePage& page : trampolines_) {
-        if (tramp >= page.base && tramp < page.base + kTrampolineChunk) {
-          std::memcpy(page.host.get() + (tramp - page.base), t->trampoline.data(), t->trampoline.size());
-          InvalidateCode(tramp, tramp + t->trampoline.size());
-        }
+      if (TrampolinePage* page = tramp != 0 ? PageOf(tramp) : nullptr) {
+        std::memcpy(page->host.get() + (tramp - page->base), t->trampoline.data(), t->trampoline.size());
+        InvalidateCode(tramp, tramp + t->trampoline.size());
       }
-      Patch p;
-      std::copy_n(bytes.begin(), 4, p.original.begin());
-      p.patched = t->site;
-      map_.Write(pc, t->site);
-      patches_[pc] = p;
-      if (auto h = host_sites_.find(pc); h != host_sites_.end()) {  // a trapped site: no more stops
-        Check(uc_hook_del(uc_, h->second), "uc_hook_del");
-        host_sites_.erase(h);
-      }
-      InvalidateCode(pc, pc + 4);
+      PatchSite(pc, t->site);
       ++armv81_stats_.sites_translated;
       return true;  // the engine restarts at pc, on the translated code
     }
