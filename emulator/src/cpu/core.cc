@@ -60,8 +60,14 @@ struct Core::ServedPage {
 // Trampolines: Unicorn calls these with the Core as user data. No C++ exception may
 // cross them, so they only record a Stop and ask the engine to stop.
 struct Hooks {
+  // Blocks counted by their own generated code (core_block_count.cc) call this only when
+  // through_ has reached check_at_, with size 0; the others call it every time.
   static void Block(uc_engine*, uint64_t address, uint32_t size, void* user) {
     Core& c = *static_cast<Core*>(user);
+    if (size == 0) {  // counted: through_ and current_ already include this block
+      Due(c, address, c.through_ - c.current_->count);
+      return;
+    }
     Core::BlockInfo& b = c.block_cache_[(address >> 1) & (Core::kBlockCacheSize - 1)];
     // The common case, kept to a few instructions and free of calls (no stack frame): a
     // cached ordinary block, and nothing below can fire before check_at_.
@@ -90,13 +96,19 @@ struct Hooks {
     const uint64_t retired = c.through_;  // everything before this block
     c.through_ = retired + b.count;
     c.current_ = &b;
+    Due(c, address, retired);
+  }
+
+  // The block at `address`, counted in through_ and current_ with `retired` instructions
+  // before it, is about to run: stop before it if something is due.
+  [[gnu::noinline]] static void Due(Core& c, uint64_t address, uint64_t retired) {
     // Exception model (issue 3): SysTick due, an SCS write, or a mask change while an
     // exception is pending. Checked before the block runs, which then does not count.
     if (retired + c.idle_ >= c.next_event_ ||
         (c.watch_masks_ && c.ReadMasksRaw() != c.masks_snapshot_)) {
       c.Settle(0);
       c.StopWith({.kind = Stop::Kind::kEvent, .pc = uint32_t(address)});
-    } else if (b.self_loop) {
+    } else if (c.current_->self_loop) {
       c.Settle(0);
       c.StopWith({.kind = Stop::Kind::kHang, .pc = uint32_t(address)});
     } else if (c.through_ > c.budget_) {
@@ -235,6 +247,10 @@ struct Hooks {
     page.core->ServeAccess(page.base + offset, size, true, value);
   }
 };
+
+void BlockHookCallback(uc_engine* uc, uint64_t address, uint32_t size, void* user) {
+  Hooks::Block(uc, address, size, user);
+}
 
 uint64_t Core::ServeAccess(uint64_t addr, unsigned size, bool write, uint64_t value) {
   const AccessType type = write ? AccessType::kWrite : AccessType::kRead;
@@ -426,7 +442,7 @@ Core::Core(Cpu cpu, MemoryMap& map, uint32_t reset_vtor)
   // from the translated code, and goes through helper_uc_tracecode (a quarter of the
   // run, measured) as soon as there are two.
   uc_hook h;
-  Check(uc_hook_add(uc_, &h, UC_HOOK_BLOCK, reinterpret_cast<void*>(Hooks::Block), this, 1, 0),
+  Check(uc_hook_add(uc_, &h, UC_HOOK_BLOCK, reinterpret_cast<void*>(BlockHookCallback), this, 1, 0),
         "uc_hook_add(BLOCK)");
   Check(uc_hook_add(uc_, &h, UC_HOOK_MEM_INVALID, reinterpret_cast<void*>(Hooks::InvalidMemory),
                     this, 1, 0),
@@ -524,6 +540,16 @@ uint32_t Core::CountInstructions(uint64_t address, uint32_t size, bool* self_loo
     *self_loop = true;
   }
   return count;
+}
+
+bool Core::CountsInline(uint64_t pc) const {
+  if (const TrampolinePage* t = PageOf(pc); t != nullptr) return t->counted;
+  if (map_.FindRange(pc, 4) < 0) return false;  // the hook's best effort
+  uint8_t b[4];
+  map_.Read(pc, std::span(b, 4));
+  // `b .` (T2 0xE7FE, T4 0xF7FF 0xBFFE) ends its block: the block is the branch alone.
+  const bool self_loop = (b[0] == 0xFE && b[1] == 0xE7) || (b[0] == 0xFF && b[1] == 0xF7 && b[2] == 0xFE && b[3] == 0xBF);
+  return !self_loop;
 }
 
 void Core::RecomputeCheckAt() {

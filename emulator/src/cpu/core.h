@@ -5,6 +5,7 @@
 
 #include <array>
 #include <chrono>
+#include <deque>
 #include <map>
 #include <set>
 #include <cstdint>
@@ -54,6 +55,15 @@ struct Stop {
   bool permission = false;  // mapped, but the page's protection denied it
   bool imprecise_pc = false;  // pc is the start of the translation block, not the instruction
 };
+
+// Translation blocks whose instructions are counted by their own generated code rather
+// than by a call to the block hook (core_block_count.cc). Zero means that is not in
+// effect: FAULTLINE_BLOCK_COUNT=hook, or a libunicorn whose internal calls do not bind
+// to the executable's definitions (correct, but the hook is called for every block).
+uint64_t InlineCountedBlocks();
+
+// Unicorn's callback for the Core's one UC_HOOK_BLOCK (user data: the Core).
+void BlockHookCallback(uc_struct* uc, uint64_t address, uint32_t size, void* user);
 
 struct Limits {
   uint64_t max_instructions = 0;  // total, counted across Run calls
@@ -200,7 +210,8 @@ class Core {
   };
   static constexpr size_t kBlockCacheSize = 4096;
 
-  friend struct Hooks;     // the Unicorn callback trampolines (core.cc)
+  friend struct Hooks;        // the Unicorn callback trampolines (core.cc)
+  friend struct InlineCount;  // the counting emitted into translated code (core_block_count.cc)
   friend struct ScsHooks;  // the SCS MMIO trampolines (core_exceptions.cc)
 
   void Check(int err, const char* what) const;
@@ -215,6 +226,9 @@ class Core {
   void RecordRegisterWrite(size_t peripheral, size_t reg, uint32_t value);
   void StopWith(const Stop& stop);
   uint32_t CountInstructions(uint64_t address, uint32_t size, bool* self_loop) const;
+  // Whether the block at `pc` may be counted by its generated code: not a `b .` (the
+  // hook stops on it) nor a hidden Armv8.1-M trampoline (not counted at all).
+  bool CountsInline(uint64_t pc) const;
   // Instructions of the current block before `pc` (all of them if pc is outside it).
   uint32_t CountUpTo(uint64_t pc) const;
   // The current block ends after `executed` of its instructions; none is current then.
@@ -238,6 +252,9 @@ class Core {
   uint64_t through_ = 0;
   const BlockInfo* current_ = &kNoBlock;
   BlockInfo held_;  // the current block's entry, when InvalidateCode empties the cache
+  // Entries of inline-counted blocks, one per translation: their generated code points
+  // at them, so they never move.
+  std::deque<BlockInfo> inline_blocks_;
   uint64_t Retired() const { return through_ - current_->count; }
   uint64_t budget_ = 0;
   std::optional<std::chrono::steady_clock::time_point> deadline_;

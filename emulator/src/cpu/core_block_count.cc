@@ -1,0 +1,245 @@
+// Instruction counting inside the translated code (docs/performance.md, "The block hook").
+//
+// faultline's one UC_HOOK_BLOCK counts instructions and decides when the run must stop
+// (an exception due, the budget, the wall clock, `b .`). Unicorn 2.0.1 emits that hook
+// as a call at the start of every translation block: four arguments and a call, then
+// the callback's own compare, on every block executed. Here the common case moves into
+// the block itself, as TCG ops emitted where Unicorn would emit the call:
+//
+//     through_ += <instructions in this block>;   current_ = <this block's BlockInfo>;
+//     if (through_ >= check_at_) Hooks::Block(uc, pc, 0, core);   // the slow path
+//
+// so that the block hook's callback runs only when something can be due. The
+// instruction count is not known when the op is emitted (the block is not translated
+// yet), so it is a placeholder that the count replaces just before the ops are compiled.
+//
+// How the generated code gets there. libunicorn exports its internal functions and
+// reaches them through its PLT or GOT, so definitions in the executable interpose them
+// (unicorn_store_path.cc does the same for the store path; exported with
+// --export-dynamic-symbol, emulator/CMakeLists.txt):
+//
+//   tcg_func_start_arm          a translation starts: remember its TCGContext
+//   gen_intermediate_code_arm   brackets the front end: remember the block being made
+//   uc_add_inline_hook_arm      Unicorn's emitter of a lone hook's direct call
+//                               (qemu/tcg/tcg.c, reached through uc->add_inline_hook):
+//                               for faultline's block hook, emit the ops above instead
+//   tcg_gen_code_arm            the ops are complete: write the block's count in
+//
+// Blocks the callback must see every time stay on Unicorn's path: `b .` (a hang) and the
+// hidden Armv8.1-M trampolines, which are not counted (Core::CountsInline).
+// FAULTLINE_BLOCK_COUNT=hook in the environment leaves every block on Unicorn's path,
+// for A/B measurement.
+//
+// The layouts below are QEMU 5.0's as built into Debian's libunicorn 2.0.1
+// (2.0.1.post1-1+b1), read off its disassembly: TCGOp.args at 0x18 (translator_loop
+// patches args[1] at 0x20), TCGLabel.refs at 0x2 (tcg_gen_brcond_i64), struct hook's
+// type/callback/user_data at 0x0/0x28/0x30 (uc_add_inline_hook), TranslationBlock's
+// pc/size at 0x0/0xc (translator_loop), and the opcode numbers from tcg_const_i64
+// (movi_i64 0x40), tcg_gen_addi_i64 (add_i64 0x4e), tcg_gen_brcond_i64 (brcond_i64
+// 0x67) and translator_loop (ld_i32 0xd, set_label 0x1), which fix QEMU 5.0's
+// tcg-opc.h order for ld_i64 (0x49) and st_i64 (0x4d).
+#include "core.h"
+
+#include <dlfcn.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+extern "C" {
+
+struct uc_struct;
+struct CPUState;
+struct TCGContext;
+struct TCGTemp;
+struct TCGLabel;
+
+// Unicorn's own, resolved from libunicorn at link time.
+TCGTemp* tcg_temp_new_internal_arm(TCGContext* s, int type, bool local);
+void tcg_temp_free_internal_arm(TCGContext* s, TCGTemp* t);
+intptr_t tcg_const_i64_arm(TCGContext* s, int64_t value);  // a TCGv_i64: offset from s
+intptr_t tcg_const_i32_arm(TCGContext* s, int32_t value);
+void* tcg_emit_op_arm(TCGContext* s, int opc);             // a TCGOp*
+void tcg_gen_op1_arm(TCGContext* s, int opc, uintptr_t a1);
+void tcg_gen_op3_arm(TCGContext* s, int opc, uintptr_t a1, uintptr_t a2, uintptr_t a3);
+TCGLabel* gen_new_label_arm(TCGContext* s);
+void tcg_gen_brcond_i64_arm(TCGContext* s, int cond, intptr_t a1, intptr_t a2, TCGLabel* l);
+
+}  // extern "C"
+
+namespace faultline::cpu {
+
+namespace {
+
+// qemu/include/tcg/tcg.h and tcg-opc.h (QEMU 5.0), as compiled into libunicorn 2.0.1.
+constexpr int kTypeI64 = 1;                 // TCG_TYPE_I64
+constexpr int kOpSetLabel = 0x1, kOpMoviI64 = 0x40, kOpLdI64 = 0x49, kOpStI64 = 0x4d, kOpAddI64 = 0x4e;
+constexpr int kCondLtu = 4;                 // TCG_COND_LTU
+constexpr int kHookBlock = 8;               // UC_HOOK_BLOCK
+struct TcgOp {
+  uint32_t opc_and_params, life;
+  void* link[2];
+  uint64_t args[10];
+};
+struct Hook {  // qemu/../include/uc_priv.h, struct hook
+  int type, insn, refs, op, op_flags;
+  bool to_delete;
+  uint64_t begin, end;
+  void* callback;
+  void* user_data;
+};
+static_assert(offsetof(TcgOp, args) == 0x18 && offsetof(Hook, callback) == 0x28 && offsetof(Hook, user_data) == 0x30);
+struct TranslationBlockHead {  // include/exec/exec-all.h: pc, cs_base, flags, size, icount
+  uint32_t pc, cs_base, flags;
+  uint16_t size, icount;
+};
+
+using AddInlineHook = void (*)(uc_struct*, Hook*, void**, int);
+using FuncStart = void (*)(TCGContext*);
+using GenIntermediate = void (*)(CPUState*, TranslationBlockHead*, int);
+using GenCode = int (*)(TCGContext*, TranslationBlockHead*);
+
+struct Unicorn {
+  bool hook_only = false;
+  AddInlineHook add_inline_hook = nullptr;
+  FuncStart func_start = nullptr;
+  GenIntermediate gen_intermediate = nullptr;
+  GenCode gen_code = nullptr;
+  Unicorn() {
+    const char* e = std::getenv("FAULTLINE_BLOCK_COUNT");
+    hook_only = e != nullptr && std::strcmp(e, "hook") == 0;
+    add_inline_hook = reinterpret_cast<AddInlineHook>(dlsym(RTLD_NEXT, "uc_add_inline_hook_arm"));
+    func_start = reinterpret_cast<FuncStart>(dlsym(RTLD_NEXT, "tcg_func_start_arm"));
+    gen_intermediate = reinterpret_cast<GenIntermediate>(dlsym(RTLD_NEXT, "gen_intermediate_code_arm"));
+    gen_code = reinterpret_cast<GenCode>(dlsym(RTLD_NEXT, "tcg_gen_code_arm"));
+  }
+};
+
+const Unicorn& Original() {
+  static const Unicorn u;
+  return u;
+}
+
+std::atomic<uint64_t> inline_blocks{0};
+
+uintptr_t Arg(TCGContext* s, intptr_t v) { return reinterpret_cast<uintptr_t>(s) + uintptr_t(v); }
+
+}  // namespace
+
+struct InlineCount {
+  // The translation in progress on this thread (each engine translates on the thread
+  // that runs it).
+  struct Translation {
+    TCGContext* s = nullptr;
+    TranslationBlockHead* tb = nullptr;
+    Core* core = nullptr;  // set when the block counts inline
+    TcgOp* count = nullptr;  // movi_i64 of the placeholder count
+    Core::BlockInfo* info = nullptr;
+  };
+  static thread_local Translation translation;
+
+  // Emits the counting ops and the conditional call; false if the block stays on
+  // Unicorn's path.
+  static bool Emit(uc_struct* uc, Hook* hook) {
+    Translation& t = translation;
+    Core& c = *static_cast<Core*>(hook->user_data);
+    if (t.s == nullptr || t.tb == nullptr || !c.CountsInline(t.tb->pc)) return false;
+    TCGContext* s = t.s;
+    c.inline_blocks_.emplace_back();
+    t.core = &c;
+    t.info = &c.inline_blocks_.back();
+
+    const auto at = [&](const void* field) {
+      return uintptr_t(reinterpret_cast<const char*>(field) - reinterpret_cast<const char*>(&c.through_));
+    };
+    const intptr_t base = tcg_const_i64_arm(s, int64_t(reinterpret_cast<uintptr_t>(&c.through_)));
+    TCGTemp* through = tcg_temp_new_internal_arm(s, kTypeI64, false);
+    TCGTemp* count = tcg_temp_new_internal_arm(s, kTypeI64, false);
+    TCGTemp* limit = tcg_temp_new_internal_arm(s, kTypeI64, false);
+    t.count = static_cast<TcgOp*>(tcg_emit_op_arm(s, kOpMoviI64));
+    t.count->args[0] = reinterpret_cast<uintptr_t>(count);
+    t.count->args[1] = 0;
+    const intptr_t info = tcg_const_i64_arm(s, int64_t(reinterpret_cast<uintptr_t>(t.info)));
+    tcg_gen_op3_arm(s, kOpLdI64, reinterpret_cast<uintptr_t>(through), Arg(s, base), 0);
+    tcg_gen_op3_arm(s, kOpAddI64, reinterpret_cast<uintptr_t>(through), reinterpret_cast<uintptr_t>(through),
+                    reinterpret_cast<uintptr_t>(count));
+    tcg_gen_op3_arm(s, kOpStI64, reinterpret_cast<uintptr_t>(through), Arg(s, base), 0);
+    tcg_gen_op3_arm(s, kOpStI64, Arg(s, info), Arg(s, base), at(&c.current_));
+    tcg_gen_op3_arm(s, kOpLdI64, reinterpret_cast<uintptr_t>(limit), Arg(s, base), at(&c.check_at_));
+    TCGLabel* skip = gen_new_label_arm(s);
+    tcg_gen_brcond_i64_arm(s, kCondLtu, intptr_t(reinterpret_cast<uintptr_t>(through) - reinterpret_cast<uintptr_t>(s)),
+                           intptr_t(reinterpret_cast<uintptr_t>(limit) - reinterpret_cast<uintptr_t>(s)), skip);
+    for (TCGTemp* temp : {through, count, limit}) tcg_temp_free_internal_arm(s, temp);
+    tcg_temp_free_internal_arm(s, reinterpret_cast<TCGTemp*>(Arg(s, base)));
+    tcg_temp_free_internal_arm(s, reinterpret_cast<TCGTemp*>(Arg(s, info)));
+
+    // The slow path: Unicorn's own call, with size 0 (no block has it) to say that this
+    // block is counted. Temps do not live across the branch, so its arguments are new.
+    const intptr_t args[4] = {tcg_const_i64_arm(s, int64_t(reinterpret_cast<uintptr_t>(uc))),
+                              tcg_const_i64_arm(s, int64_t(t.tb->pc)), tcg_const_i32_arm(s, 0),
+                              tcg_const_i64_arm(s, int64_t(reinterpret_cast<uintptr_t>(&c)))};
+    void* temps[4];
+    for (int i = 0; i < 4; ++i) temps[i] = reinterpret_cast<void*>(Arg(s, args[i]));
+    Original().add_inline_hook(uc, hook, temps, 4);
+    for (void* temp : temps) tcg_temp_free_internal_arm(s, static_cast<TCGTemp*>(temp));
+    *reinterpret_cast<uint8_t*>(skip) |= 1;  // gen_set_label: present
+    tcg_gen_op1_arm(s, kOpSetLabel, reinterpret_cast<uintptr_t>(skip));
+    inline_blocks.fetch_add(1, std::memory_order_relaxed);
+    return true;
+  }
+
+  // The block is translated: its size is known, and so is its count.
+  static void Finish() {
+    Translation& t = translation;
+    if (t.core == nullptr || t.tb == nullptr) return;
+    bool self_loop = false;
+    Core::BlockInfo& b = *t.info;
+    b.address = t.tb->pc;
+    b.size = t.tb->size;
+    b.count = t.core->CountInstructions(b.address, b.size, &self_loop);
+    t.count->args[1] = b.count;
+    t.core = nullptr;
+  }
+};
+
+thread_local InlineCount::Translation InlineCount::translation;
+
+uint64_t InlineCountedBlocks() { return inline_blocks.load(std::memory_order_relaxed); }
+
+}  // namespace faultline::cpu
+
+namespace fl = faultline::cpu;
+
+extern "C" {
+
+__attribute__((visibility("default"))) void tcg_func_start_arm(TCGContext* s) {
+  fl::InlineCount::translation = {};
+  fl::InlineCount::translation.s = s;
+  fl::Original().func_start(s);
+}
+
+__attribute__((visibility("default"))) void gen_intermediate_code_arm(CPUState* cpu, fl::TranslationBlockHead* tb,
+                                                                      int max_insns) {
+  fl::InlineCount::translation.tb = tb;
+  fl::InlineCount::translation.core = nullptr;
+  fl::Original().gen_intermediate(cpu, tb, max_insns);
+}
+
+__attribute__((visibility("default"))) void uc_add_inline_hook_arm(uc_struct* uc, fl::Hook* hook, void** args,
+                                                                   int args_len) {
+  const auto& u = fl::Original();
+  if (u.hook_only || hook->type != fl::kHookBlock ||
+      hook->callback != reinterpret_cast<void*>(&fl::BlockHookCallback) || !fl::InlineCount::Emit(uc, hook)) {
+    u.add_inline_hook(uc, hook, args, args_len);
+  }
+}
+
+__attribute__((visibility("default"))) int tcg_gen_code_arm(TCGContext* s, fl::TranslationBlockHead* tb) {
+  fl::InlineCount::Finish();
+  fl::InlineCount::translation.tb = nullptr;
+  return fl::Original().gen_code(s, tb);
+}
+
+}  // extern "C"
