@@ -465,8 +465,22 @@ void Core::Check(int err, const char* what) const {
 }
 
 void Core::StopWith(const Stop& stop) {
-  if (!stop_) stop_ = stop;  // the first reason wins
+  if (!stop_) {  // the first reason wins
+    stop_ = stop;
+    if (stop.kind == Stop::Kind::kMemoryFault && stop.access != AccessType::kFetch) NoteDataFaultStop();
+  }
   uc_emu_stop(uc_);
+}
+
+int Core::Start(uint32_t pc) {
+  TakeRestoredFaultPc();
+  const uc_err err = uc_emu_start(uc_, pc | 1u, kNoUntil, 0, 0);
+  // A data fault left the block at its instruction (core_data_faults.cc): the PC is exact.
+  if (TakeRestoredFaultPc() && stop_ && stop_->kind == Stop::Kind::kMemoryFault) {
+    stop_->pc = Read(Reg::kPc);
+    stop_->imprecise_pc = false;
+  }
+  return err;
 }
 
 uint32_t Core::Read(Reg reg) const {
@@ -660,7 +674,7 @@ Stop Core::Run(uint32_t pc, const Limits& limits) {
   }
   clock_at_ = Retired() + kClockEvery;
   check_at_ = 0;  // the first block computes it
-  uc_err err = uc_emu_start(uc_, pc | 1u, kNoUntil, 0, 0);
+  uc_err err = uc_err(Start(pc));
   // An Armv8.1-M instruction the model lacks: translate or execute it, and go on.
   while (stop_ && stop_->kind == Stop::Kind::kInvalidInstruction) {
     const uint32_t at = stop_->pc;
@@ -673,7 +687,7 @@ Stop Core::Run(uint32_t pc, const Limits& limits) {
       break;
     }
     stop_.reset();
-    err = uc_emu_start(uc_, Read(Reg::kPc) | 1u, kNoUntil, 0, 0);
+    err = uc_err(Start(Read(Reg::kPc)));
   }
 
   Stop s;

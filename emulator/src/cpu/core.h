@@ -62,6 +62,12 @@ struct Stop {
 // to the executable's definitions (correct, but the hook is called for every block).
 uint64_t InlineCountedBlocks();
 
+// A data access recorded a fault stop (core_data_faults.cc leaves the block at it), and
+// whether the last such stop on this thread was moved to its faulting instruction (the
+// PC is precise), cleared by the call.
+void NoteDataFaultStop();
+bool TakeRestoredFaultPc();
+
 // Unicorn's callback for the Core's one UC_HOOK_BLOCK (user data: the Core).
 void BlockHookCallback(uc_struct* uc, uint64_t address, uint32_t size, void* user);
 
@@ -225,6 +231,8 @@ class Core {
   void RecordEvent(const std::string& kind, const std::string& where, uint64_t addr, std::string message);
   void RecordRegisterWrite(size_t peripheral, size_t reg, uint32_t value);
   void StopWith(const Stop& stop);
+  // uc_emu_start from `pc` (Thumb bit added); a data fault's stop gets its exact PC.
+  int Start(uint32_t pc);
   uint32_t CountInstructions(uint64_t address, uint32_t size, bool* self_loop) const;
   // Whether the block at `pc` may be counted by its generated code: not a `b .` (the
   // hook stops on it) nor a hidden Armv8.1-M trampoline (not counted at all).

@@ -1,0 +1,196 @@
+// Data faults stop the engine at the faulting instruction, and guest loads and stores
+// carry no exit test (docs/performance.md, "The exit test after every access").
+//
+// Unicorn 2.0.1 ends every guest load and store it translates with a test of the exit
+// request (tcg_gen_qemu_ld/st_i32/i64 call check_exit_request, qemu/tcg/tcg-op.c): an
+// access that faults returns from its memory helper with a value of 0 and an exit
+// requested, and the test leaves the block before anything else runs. The PC is then the
+// block's start (unicorn.md §3). That test costs three host instructions on every access
+// the firmware makes, faulting or not.
+//
+// Here the fault leaves the block the way QEMU's own MMU faults do: the memory helpers
+// the generated code calls (helper_*_ld*_mmu / helper_*_st*_mmu, through a table that
+// libunicorn fills from its dynamic relocations) are wrapped and remember the generated
+// code's return address; when the access records a data-fault stop (Core::StopWith ->
+// NoteDataFaultStop), the block is left through cpu_loop_exit (Unicorn's own call for a
+// read, the wrapper's for a write), which first does what cpu_loop_exit_restore()
+// does: cpu_restore_state() sets the PC to the faulting instruction from the block's
+// own PC table. Then it unwinds to the engine's loop. TCG writes the guest registers back before every access that can fault
+// (qemu_ld/st are TCG_OPF_SIDE_EFFECTS), so they are those before the faulting
+// instruction, as they were with the test. So the per-access test can go:
+// check_exit_request emits nothing while a guest load or store is being generated. It
+// stays after code hooks (host breakpoints, --strict, traces), which stop before the
+// next instruction through it, and at the end of IT blocks.
+//
+// FAULTLINE_EXIT_CHECK=stock in the environment keeps Unicorn's test and its block-start
+// PC, for A/B measurement. Layout facts (Debian's libunicorn 2.0.1, its disassembly):
+// helper_exception_internal_arm finds the CPUState at env - 0x96f0 (env_cpu()).
+#include "core.h"
+
+#include <dlfcn.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+extern "C" {
+struct CPUState;
+bool cpu_restore_state_arm(CPUState* cpu, uintptr_t host_pc, bool will_exit);
+}
+
+namespace faultline::cpu {
+namespace {
+
+constexpr uintptr_t kEnvInArchCpu = 0x96f0;  // offsetof(ARMCPU, env)
+
+using QemuLdSt = void (*)(void* s, intptr_t val, intptr_t addr, uintptr_t idx, int memop);
+using CheckExit = void (*)(void* s);
+using LoopExit = void (*)(CPUState* cpu);
+using Load = uint64_t (*)(void* env, uint32_t addr, uint32_t oi, uintptr_t ra);
+template <typename T>
+using Store = void (*)(void* env, uint32_t addr, T val, uint32_t oi, uintptr_t ra);
+
+template <typename F>
+F Next(const char* name) {
+  return reinterpret_cast<F>(dlsym(RTLD_NEXT, name));
+}
+
+struct Unicorn {
+  bool stock = false;
+  QemuLdSt ld_i32 = Next<QemuLdSt>("tcg_gen_qemu_ld_i32_arm"), ld_i64 = Next<QemuLdSt>("tcg_gen_qemu_ld_i64_arm"),
+           st_i32 = Next<QemuLdSt>("tcg_gen_qemu_st_i32_arm"), st_i64 = Next<QemuLdSt>("tcg_gen_qemu_st_i64_arm");
+  CheckExit check_exit = Next<CheckExit>("check_exit_request_arm");
+  LoopExit loop_exit = Next<LoopExit>("cpu_loop_exit_arm");
+  Load ldub = Next<Load>("helper_ret_ldub_mmu_arm"), le_lduw = Next<Load>("helper_le_lduw_mmu_arm"),
+       le_ldul = Next<Load>("helper_le_ldul_mmu_arm"), le_ldq = Next<Load>("helper_le_ldq_mmu_arm"),
+       be_lduw = Next<Load>("helper_be_lduw_mmu_arm"), be_ldul = Next<Load>("helper_be_ldul_mmu_arm"),
+       be_ldq = Next<Load>("helper_be_ldq_mmu_arm");
+  Store<uint8_t> stb = Next<Store<uint8_t>>("helper_ret_stb_mmu_arm");
+  Store<uint16_t> le_stw = Next<Store<uint16_t>>("helper_le_stw_mmu_arm"),
+                  be_stw = Next<Store<uint16_t>>("helper_be_stw_mmu_arm");
+  Store<uint32_t> le_stl = Next<Store<uint32_t>>("helper_le_stl_mmu_arm"),
+                  be_stl = Next<Store<uint32_t>>("helper_be_stl_mmu_arm");
+  Store<uint64_t> le_stq = Next<Store<uint64_t>>("helper_le_stq_mmu_arm"),
+                  be_stq = Next<Store<uint64_t>>("helper_be_stq_mmu_arm");
+  Unicorn() {
+    const char* e = std::getenv("FAULTLINE_EXIT_CHECK");
+    stock = e != nullptr && std::strcmp(e, "stock") == 0;
+  }
+};
+
+const Unicorn& Original() {
+  static const Unicorn u;
+  return u;
+}
+
+// Per thread: each engine runs, and raises its stops, on the thread that started it.
+thread_local int generating_access = 0;      // inside tcg_gen_qemu_ld/st
+thread_local uint64_t data_fault_stops = 0;  // NoteDataFaultStop calls
+thread_local bool restored = false;          // the PC was moved to the faulting instruction
+// The memory helper call in progress: the generated code's return address (0 when a
+// helper calls the helper: no instruction to restore) and the stops before it.
+struct Access {
+  uintptr_t ra = 0;
+  uint64_t stops_before = 0;
+};
+thread_local Access access;
+
+// Leaves the block (cpu_loop_exit: unwinds to the engine's loop). If the memory access in
+// progress recorded a data-fault stop, the PC is first set to its instruction.
+[[noreturn]] void LeaveBlock(CPUState* cpu) {
+  if (access.ra != 0 && data_fault_stops != access.stops_before && !Original().stock) {
+    restored = cpu_restore_state_arm(cpu, access.ra, true);
+  }
+  access = {};
+  Original().loop_exit(cpu);
+  __builtin_unreachable();
+}
+
+CPUState* CpuOf(void* env) { return reinterpret_cast<CPUState*>(static_cast<char*>(env) - kEnvInArchCpu); }
+
+// Unicorn leaves the block itself for a read that faults (load_helper calls
+// cpu_loop_exit, which comes to LeaveBlock) but returns from a write that faults: then
+// the wrapper leaves it.
+uint64_t Loaded(Load load, void* env, uint32_t addr, uint32_t oi, uintptr_t ra) {
+  const Access outer = access;
+  access = {ra, data_fault_stops};
+  const uint64_t value = load(env, addr, oi, ra);
+  if (data_fault_stops != access.stops_before && ra != 0) LeaveBlock(CpuOf(env));
+  access = outer;
+  return value;
+}
+
+template <typename T>
+void Stored(Store<T> store, void* env, uint32_t addr, T value, uint32_t oi, uintptr_t ra) {
+  const Access outer = access;
+  access = {ra, data_fault_stops};
+  store(env, addr, value, oi, ra);
+  if (data_fault_stops != access.stops_before && ra != 0) LeaveBlock(CpuOf(env));
+  access = outer;
+}
+
+void Generating(QemuLdSt gen, void* s, intptr_t val, intptr_t addr, uintptr_t idx, int memop) {
+  ++generating_access;
+  gen(s, val, addr, idx, memop);
+  --generating_access;
+}
+
+}  // namespace
+
+void NoteDataFaultStop() { ++data_fault_stops; }
+
+bool TakeRestoredFaultPc() {
+  const bool r = restored;
+  restored = false;
+  return r;
+}
+
+}  // namespace faultline::cpu
+
+namespace fl = faultline::cpu;
+
+#define FAULTLINE_EXPORT extern "C" __attribute__((visibility("default")))
+
+FAULTLINE_EXPORT void check_exit_request_arm(void* s) {
+  if (fl::generating_access > 0 && !fl::Original().stock) return;
+  fl::Original().check_exit(s);
+}
+
+FAULTLINE_EXPORT [[noreturn]] void cpu_loop_exit_arm(CPUState* cpu) { fl::LeaveBlock(cpu); }
+
+FAULTLINE_EXPORT void tcg_gen_qemu_ld_i32_arm(void* s, intptr_t val, intptr_t addr, uintptr_t idx, int memop) {
+  fl::Generating(fl::Original().ld_i32, s, val, addr, idx, memop);
+}
+FAULTLINE_EXPORT void tcg_gen_qemu_ld_i64_arm(void* s, intptr_t val, intptr_t addr, uintptr_t idx, int memop) {
+  fl::Generating(fl::Original().ld_i64, s, val, addr, idx, memop);
+}
+FAULTLINE_EXPORT void tcg_gen_qemu_st_i32_arm(void* s, intptr_t val, intptr_t addr, uintptr_t idx, int memop) {
+  fl::Generating(fl::Original().st_i32, s, val, addr, idx, memop);
+}
+FAULTLINE_EXPORT void tcg_gen_qemu_st_i64_arm(void* s, intptr_t val, intptr_t addr, uintptr_t idx, int memop) {
+  fl::Generating(fl::Original().st_i64, s, val, addr, idx, memop);
+}
+
+// The memory helpers of qemu/accel/tcg/cputlb.c, one per size and byte order.
+#define FAULTLINE_LOAD(name, field)                                                   \
+  FAULTLINE_EXPORT uint64_t name(void* env, uint32_t addr, uint32_t oi, uintptr_t ra) { \
+    return fl::Loaded(fl::Original().field, env, addr, oi, ra);                       \
+  }
+#define FAULTLINE_STORE(name, field, T)                                                    \
+  FAULTLINE_EXPORT void name(void* env, uint32_t addr, T value, uint32_t oi, uintptr_t ra) { \
+    fl::Stored<T>(fl::Original().field, env, addr, value, oi, ra);                         \
+  }
+FAULTLINE_LOAD(helper_ret_ldub_mmu_arm, ldub)
+FAULTLINE_LOAD(helper_le_lduw_mmu_arm, le_lduw)
+FAULTLINE_LOAD(helper_le_ldul_mmu_arm, le_ldul)
+FAULTLINE_LOAD(helper_le_ldq_mmu_arm, le_ldq)
+FAULTLINE_LOAD(helper_be_lduw_mmu_arm, be_lduw)
+FAULTLINE_LOAD(helper_be_ldul_mmu_arm, be_ldul)
+FAULTLINE_LOAD(helper_be_ldq_mmu_arm, be_ldq)
+FAULTLINE_STORE(helper_ret_stb_mmu_arm, stb, uint8_t)
+FAULTLINE_STORE(helper_le_stw_mmu_arm, le_stw, uint16_t)
+FAULTLINE_STORE(helper_le_stl_mmu_arm, le_stl, uint32_t)
+FAULTLINE_STORE(helper_le_stq_mmu_arm, le_stq, uint64_t)
+FAULTLINE_STORE(helper_be_stw_mmu_arm, be_stw, uint16_t)
+FAULTLINE_STORE(helper_be_stl_mmu_arm, be_stl, uint32_t)
+FAULTLINE_STORE(helper_be_stq_mmu_arm, be_stq, uint64_t)
