@@ -43,7 +43,7 @@ struct Options {
   int repeats = 5;
   std::vector<std::string> only;  // workload names; empty: all
   bool use_qemu = true;
-  bool compare_stock = false;  // also run faultline with Unicorn's own store path
+  bool compare_stock = false;  // also run faultline on Unicorn 2.0.1's own paths (fl-stock)
   bool callgrind = false;      // also count host instructions, once per engine, under valgrind
 };
 
@@ -276,10 +276,11 @@ struct Bench {
       nat.ok = false;
       nat.note = nat.argv[0] + " is not built";
     }
-    // Before/after for docs/performance.md: Unicorn 2.0.1's own store path
-    // (emulator/src/cpu/unicorn_store_path.cc turned off).
+    // Before/after for docs/performance.md: Unicorn 2.0.1's own store path, block hook
+    // call and per-access exit test (emulator/src/cpu/unicorn_store_path.cc,
+    // core_block_count.cc and core_data_faults.cc turned off).
     Series stock = FaultlineSeries("fl-stock", "mps2-an505", elf);
-    stock.env = {"FAULTLINE_UNICORN_STORE_PATH=stock"};
+    stock.env = {"FAULTLINE_UNICORN_STORE_PATH=stock", "FAULTLINE_BLOCK_COUNT=hook", "FAULTLINE_EXIT_CHECK=stock"};
     if (!opt.compare_stock) {
       stock.ok = false;
       stock.note = "";
@@ -567,7 +568,7 @@ std::string Machine() {
 int Usage(const char* argv0) {
   fmt::print(stderr,
              "usage: {} [--repeats N] [--only NAME,...] [--json FILE] [--no-qemu] [--qemu PATH] [--build DIR]\n"
-             "          [--compare-stock]   also run faultline on Unicorn 2.0.1's own store path\n"
+             "          [--compare-stock]   also run faultline on Unicorn 2.0.1's own paths\n"
              "          [--callgrind]       also count host instructions once per engine under valgrind\n"
              "  workloads: tinynet alu mem scenarios startup gating memory m33-m55\n",
              argv0);

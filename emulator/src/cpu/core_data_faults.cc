@@ -23,8 +23,7 @@
 // next instruction through it, and at the end of IT blocks.
 //
 // FAULTLINE_EXIT_CHECK=stock in the environment keeps Unicorn's test and its block-start
-// PC, for A/B measurement. Layout facts (Debian's libunicorn 2.0.1, its disassembly):
-// helper_exception_internal_arm finds the CPUState at env - 0x96f0 (env_cpu()).
+// PC, for A/B measurement.
 #include "core.h"
 
 #include <dlfcn.h>
@@ -41,11 +40,10 @@ bool cpu_restore_state_arm(CPUState* cpu, uintptr_t host_pc, bool will_exit);
 namespace faultline::cpu {
 namespace {
 
-constexpr uintptr_t kEnvInArchCpu = 0x96f0;  // offsetof(ARMCPU, env)
-
 using QemuLdSt = void (*)(void* s, intptr_t val, intptr_t addr, uintptr_t idx, int memop);
 using CheckExit = void (*)(void* s);
 using LoopExit = void (*)(CPUState* cpu);
+using CpuExec = int (*)(void* uc, CPUState* cpu);
 using Load = uint64_t (*)(void* env, uint32_t addr, uint32_t oi, uintptr_t ra);
 template <typename T>
 using Store = void (*)(void* env, uint32_t addr, T val, uint32_t oi, uintptr_t ra);
@@ -61,6 +59,7 @@ struct Unicorn {
            st_i32 = Next<QemuLdSt>("tcg_gen_qemu_st_i32_arm"), st_i64 = Next<QemuLdSt>("tcg_gen_qemu_st_i64_arm");
   CheckExit check_exit = Next<CheckExit>("check_exit_request_arm");
   LoopExit loop_exit = Next<LoopExit>("cpu_loop_exit_arm");
+  CpuExec cpu_exec = Next<CpuExec>("cpu_exec_arm");
   Load ldub = Next<Load>("helper_ret_ldub_mmu_arm"), le_lduw = Next<Load>("helper_le_lduw_mmu_arm"),
        le_ldul = Next<Load>("helper_le_ldul_mmu_arm"), le_ldq = Next<Load>("helper_le_ldq_mmu_arm"),
        be_lduw = Next<Load>("helper_be_lduw_mmu_arm"), be_ldul = Next<Load>("helper_be_ldul_mmu_arm"),
@@ -94,6 +93,7 @@ struct Access {
   uint64_t stops_before = 0;
 };
 thread_local Access access;
+thread_local CPUState* running = nullptr;  // the CPU in cpu_exec on this thread
 
 // Leaves the block (cpu_loop_exit: unwinds to the engine's loop). If the memory access in
 // progress recorded a data-fault stop, the PC is first set to its instruction.
@@ -106,8 +106,6 @@ thread_local Access access;
   __builtin_unreachable();
 }
 
-CPUState* CpuOf(void* env) { return reinterpret_cast<CPUState*>(static_cast<char*>(env) - kEnvInArchCpu); }
-
 // Unicorn leaves the block itself for a read that faults (load_helper calls
 // cpu_loop_exit, which comes to LeaveBlock) but returns from a write that faults: then
 // the wrapper leaves it.
@@ -115,7 +113,7 @@ uint64_t Loaded(Load load, void* env, uint32_t addr, uint32_t oi, uintptr_t ra) 
   const Access outer = access;
   access = {ra, data_fault_stops};
   const uint64_t value = load(env, addr, oi, ra);
-  if (data_fault_stops != access.stops_before && ra != 0) LeaveBlock(CpuOf(env));
+  if (data_fault_stops != access.stops_before && ra != 0 && running != nullptr) LeaveBlock(running);
   access = outer;
   return value;
 }
@@ -125,7 +123,7 @@ void Stored(Store<T> store, void* env, uint32_t addr, T value, uint32_t oi, uint
   const Access outer = access;
   access = {ra, data_fault_stops};
   store(env, addr, value, oi, ra);
-  if (data_fault_stops != access.stops_before && ra != 0) LeaveBlock(CpuOf(env));
+  if (data_fault_stops != access.stops_before && ra != 0 && running != nullptr) LeaveBlock(running);
   access = outer;
 }
 
@@ -157,6 +155,14 @@ FAULTLINE_EXPORT void check_exit_request_arm(void* s) {
 }
 
 FAULTLINE_EXPORT [[noreturn]] void cpu_loop_exit_arm(CPUState* cpu) { fl::LeaveBlock(cpu); }
+
+FAULTLINE_EXPORT int cpu_exec_arm(void* uc, CPUState* cpu) {
+  CPUState* outer = fl::running;
+  fl::running = cpu;
+  const int r = fl::Original().cpu_exec(uc, cpu);
+  fl::running = outer;
+  return r;
+}
 
 FAULTLINE_EXPORT void tcg_gen_qemu_ld_i32_arm(void* s, intptr_t val, intptr_t addr, uintptr_t idx, int memop) {
   fl::Generating(fl::Original().ld_i32, s, val, addr, idx, memop);
