@@ -39,6 +39,7 @@
 // 0x67) and translator_loop (ld_i32 0xd, set_label 0x1), which fix QEMU 5.0's
 // tcg-opc.h order for ld_i64 (0x49) and st_i64 (0x4d).
 #include "core.h"
+#include "unicorn_store_path.h"
 
 #include <dlfcn.h>
 
@@ -109,7 +110,7 @@ struct Unicorn {
   GenCode gen_code = nullptr;
   Unicorn() {
     const char* e = std::getenv("FAULTLINE_BLOCK_COUNT");
-    hook_only = e != nullptr && std::strcmp(e, "hook") == 0;
+    hook_only = (e != nullptr && std::strcmp(e, "hook") == 0) || !KnownUnicornRelease();
     add_inline_hook = reinterpret_cast<AddInlineHook>(dlsym(RTLD_NEXT, "uc_add_inline_hook_arm"));
     func_start = reinterpret_cast<FuncStart>(dlsym(RTLD_NEXT, "tcg_func_start_arm"));
     gen_intermediate = reinterpret_cast<GenIntermediate>(dlsym(RTLD_NEXT, "gen_intermediate_code_arm"));

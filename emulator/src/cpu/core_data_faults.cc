@@ -25,6 +25,7 @@
 // FAULTLINE_EXIT_CHECK=stock in the environment keeps Unicorn's test and its block-start
 // PC, for A/B measurement.
 #include "core.h"
+#include "unicorn_store_path.h"
 
 #include <dlfcn.h>
 
@@ -73,7 +74,7 @@ struct Unicorn {
                   be_stq = Next<Store<uint64_t>>("helper_be_stq_mmu_arm");
   Unicorn() {
     const char* e = std::getenv("FAULTLINE_EXIT_CHECK");
-    stock = e != nullptr && std::strcmp(e, "stock") == 0;
+    stock = (e != nullptr && std::strcmp(e, "stock") == 0) || !KnownUnicornRelease();
   }
 };
 
@@ -95,12 +96,16 @@ struct Access {
 thread_local Access access;
 thread_local CPUState* running = nullptr;  // the CPU in cpu_exec on this thread
 
+// Whether the access in progress recorded a data-fault stop that can be pinned to its
+// instruction.
+bool FaultedHere() {
+  return access.ra != 0 && data_fault_stops != access.stops_before && running != nullptr && !Original().stock;
+}
+
 // Leaves the block (cpu_loop_exit: unwinds to the engine's loop). If the memory access in
 // progress recorded a data-fault stop, the PC is first set to its instruction.
 [[noreturn]] void LeaveBlock(CPUState* cpu) {
-  if (access.ra != 0 && data_fault_stops != access.stops_before && !Original().stock) {
-    restored = cpu_restore_state_arm(cpu, access.ra, true);
-  }
+  if (FaultedHere()) restored = cpu_restore_state_arm(cpu, access.ra, true);
   access = {};
   Original().loop_exit(cpu);
   __builtin_unreachable();
@@ -113,7 +118,7 @@ uint64_t Loaded(Load load, void* env, uint32_t addr, uint32_t oi, uintptr_t ra) 
   const Access outer = access;
   access = {ra, data_fault_stops};
   const uint64_t value = load(env, addr, oi, ra);
-  if (data_fault_stops != access.stops_before && ra != 0 && running != nullptr) LeaveBlock(running);
+  if (FaultedHere()) LeaveBlock(running);
   access = outer;
   return value;
 }
@@ -123,7 +128,7 @@ void Stored(Store<T> store, void* env, uint32_t addr, T value, uint32_t oi, uint
   const Access outer = access;
   access = {ra, data_fault_stops};
   store(env, addr, value, oi, ra);
-  if (data_fault_stops != access.stops_before && ra != 0 && running != nullptr) LeaveBlock(running);
+  if (FaultedHere()) LeaveBlock(running);
   access = outer;
 }
 

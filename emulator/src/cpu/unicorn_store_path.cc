@@ -33,6 +33,7 @@
 #include "unicorn_store_path.h"
 
 #include <dlfcn.h>
+#include <unicorn/unicorn.h>
 
 #include <atomic>
 #include <cstdint>
@@ -79,7 +80,7 @@ struct Unicorn {
   TbGenCode gen_code = nullptr;
   Unicorn() {
     const char* e = std::getenv("FAULTLINE_UNICORN_STORE_PATH");
-    stock = e != nullptr && std::strcmp(e, "stock") == 0;
+    stock = (e != nullptr && std::strcmp(e, "stock") == 0) || !faultline::cpu::KnownUnicornRelease();
     lock = reinterpret_cast<PageCollectionLock>(dlsym(RTLD_NEXT, "page_collection_lock_arm"));
     unlock = reinterpret_cast<PageCollectionUnlock>(dlsym(RTLD_NEXT, "page_collection_unlock_arm"));
     set_page = reinterpret_cast<TlbSetPageWithAttrs>(dlsym(RTLD_NEXT, "tlb_set_page_with_attrs_arm"));
@@ -157,5 +158,9 @@ __attribute__((visibility("default"))) TranslationBlock* tb_gen_code_arm(CPUStat
 namespace faultline::cpu {
 
 uint64_t FastStorePages() { return fast_store_pages.load(std::memory_order_relaxed); }
+
+// uc_version(): major << 24 | minor << 16 | patch << 8 | extra (unicorn.h); Debian 12's
+// libunicorn2 2.0.1.post1 reports 2.0.1, extra 255.
+bool KnownUnicornRelease() { return (uc_version(nullptr, nullptr) & 0xFFFFFF00u) == 0x02000100u; }
 
 }  // namespace faultline::cpu
