@@ -64,16 +64,16 @@ struct Hooks {
   // through_ has reached check_at_, with size 0; the others call it every time.
   static void Block(uc_engine*, uint64_t address, uint32_t size, void* user) {
     Core& c = *static_cast<Core*>(user);
-    if (size == 0) {  // counted: through_ and current_ already include this block
-      Due(c, address, c.through_ - c.current_->count);
+    if (size == 0) {  // counted: Through() and current_ already include this block
+      Due(c, address, c.Retired());
       return;
     }
     Core::BlockInfo& b = c.block_cache_[(address >> 1) & (Core::kBlockCacheSize - 1)];
     // The common case, kept to a few instructions and free of calls (no stack frame): a
     // cached ordinary block, and nothing below can fire before check_at_.
-    const uint64_t through = c.through_ + b.count;
+    const uint64_t through = c.Through() + b.count;
     if (b.key == (address | uint64_t(size) << 32) && through < c.check_at_) {
-      c.through_ = through;
+      c.SetThrough(through);
       c.current_ = &b;
       return;
     }
@@ -93,8 +93,8 @@ struct Hooks {
       c.current_ = &Core::kNoBlock;
       return;
     }
-    const uint64_t retired = c.through_;  // everything before this block
-    c.through_ = retired + b.count;
+    const uint64_t retired = c.Through();  // everything before this block
+    c.SetThrough(retired + b.count);
     c.current_ = &b;
     Due(c, address, retired);
   }
@@ -111,7 +111,7 @@ struct Hooks {
     } else if (c.current_->self_loop) {
       c.Settle(0);
       c.StopWith({.kind = Stop::Kind::kHang, .pc = uint32_t(address)});
-    } else if (c.through_ > c.budget_) {
+    } else if (c.Through() > c.budget_) {
       c.Settle(0);
       c.StopWith({.kind = Stop::Kind::kLimit, .pc = uint32_t(address)});
     } else if (c.deadline_ && retired >= c.clock_at_) {
@@ -567,17 +567,17 @@ bool Core::CountsInline(uint64_t pc) const {
 }
 
 void Core::RecomputeCheckAt() {
-  // The smallest through_ + block count at which Hooks::Block must look closer: an
+  // The smallest Through() (with the block just started) at which Hooks::Block must look closer: an
   // event due (time = Retired() + idle_), the budget, the next wall-clock read. Watching
   // the masks needs every block. Conservative: early is fine, late is not.
   if (watch_masks_) {
-    check_at_ = 0;
+    SetCheckAt(0);
     return;
   }
   uint64_t event = next_event_ > idle_ ? next_event_ - idle_ : 0;
   uint64_t budget = budget_ == UINT64_MAX ? UINT64_MAX : budget_ + 1;
   uint64_t clock = deadline_ ? clock_at_ : UINT64_MAX;
-  check_at_ = std::min({event, budget, clock});
+  SetCheckAt(std::min({event, budget, clock}));
 }
 
 const Core::BlockInfo Core::kNoBlock{};
@@ -590,7 +590,7 @@ uint32_t Core::CountUpTo(uint64_t pc) const {
 }
 
 void Core::Settle(uint64_t executed) {
-  through_ = Retired() + executed;
+  SetThrough(Retired() + executed);
   current_ = &kNoBlock;
 }
 
@@ -673,16 +673,16 @@ Stop Core::Run(uint32_t pc, const Limits& limits) {
                     std::chrono::duration<double>(limits.timeout_seconds));
   }
   clock_at_ = Retired() + kClockEvery;
-  check_at_ = 0;  // the first block computes it
+  SetCheckAt(0);  // the first block computes it
   uc_err err = uc_err(Start(pc));
   // An Armv8.1-M instruction the model lacks: translate or execute it, and go on.
   while (stop_ && stop_->kind == Stop::Kind::kInvalidInstruction) {
     const uint32_t at = stop_->pc;
-    const uint64_t through = through_;
+    const uint64_t through = Through();
     const BlockInfo* current = current_;
     Settle(CountUpTo(at));  // the block's instructions before it have retired
     if (!HandleArmv81(at)) {  // (false before it changes anything)
-      through_ = through;     // accounted below, with the stop
+      SetThrough(through);    // accounted below, with the stop
       current_ = current;
       break;
     }

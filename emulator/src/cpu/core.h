@@ -3,9 +3,9 @@
 // Unicorn. Guest events are Stop values; engine misuse is an assertion.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <chrono>
-#include <deque>
 #include <map>
 #include <set>
 #include <cstdint>
@@ -158,7 +158,7 @@ class Core {
   uint64_t time() const { return Retired() + idle_; }
   void Idle(uint64_t cycles) {
     idle_ += cycles;
-    check_at_ = 0;
+    SetCheckAt(0);
   }
   // The engine stops (Stop::Kind::kEvent) at the first block that starts at or after
   // `time` (UINT64_MAX: never); `watch_masks` also stops it when PRIMASK, BASEPRI or
@@ -253,23 +253,50 @@ class Core {
   std::vector<std::unique_ptr<HostBreak>> host_breaks_;
   std::array<BlockInfo, kBlockCacheSize> block_cache_;
 
-  // Retired-instruction accounting. A block is counted whole when it starts: through_
+  // Retired-instruction accounting. A block is counted whole when it starts: Through()
   // includes all of the current block (current_), so the instructions retired so far
-  // are through_ - current_->count, and a stop inside it settles the count (Settle).
+  // are Through() - current_->count, and a stop inside it settles the count (Settle).
+  // The count is kept as the distance to check_at_, the count below which no stop can
+  // be due: the translated code subtracts each block from left_ and calls the block
+  // hook once it is no longer positive (core_block_count.cc). Anything that moves
+  // next_event_, idle_ or watch_masks_ sets check_at_ to 0 (SetCheckAt).
   static const BlockInfo kNoBlock;  // current_ while no block executes (core.cc)
-  uint64_t through_ = 0;
+  int64_t left_ = 0;                // check_at_ - Through()
   const BlockInfo* current_ = &kNoBlock;
+  uint64_t check_at_ = 0;           // at most INT64_MAX, so that left_ cannot overflow
   BlockInfo held_;  // the current block's entry, when InvalidateCode empties the cache
-  // Entries of inline-counted blocks, one per translation: their generated code points
-  // at them, so they never move.
-  std::deque<BlockInfo> inline_blocks_;
-  uint64_t Retired() const { return through_ - current_->count; }
+  // Entries of inline-counted blocks, one per translation: their generated code stores
+  // their address in current_, so they never move. Allocated below 2 GiB where the
+  // system allows (mmap MAP_32BIT), so that the address is a 32-bit immediate: one host
+  // instruction per block instead of two (core_block_count.cc).
+  class BlockArena {
+   public:
+    BlockArena() = default;
+    BlockArena(const BlockArena&) = delete;
+    BlockArena& operator=(const BlockArena&) = delete;
+    ~BlockArena();
+    BlockInfo* New();
+
+   private:
+    struct Chunk {
+      BlockInfo* entries;
+      bool mapped;  // mmap'd, else new[]
+    };
+    std::vector<Chunk> chunks_;
+    size_t used_ = 0;  // entries of the last chunk in use
+  };
+  BlockArena inline_blocks_;
+  uint64_t Through() const { return check_at_ - uint64_t(left_); }
+  void SetThrough(uint64_t through) { left_ = int64_t(check_at_ - through); }
+  void SetCheckAt(uint64_t at) {
+    const uint64_t through = Through();
+    check_at_ = std::min<uint64_t>(at, INT64_MAX);
+    SetThrough(through);
+  }
+  uint64_t Retired() const { return Through() - current_->count; }
   uint64_t budget_ = 0;
   std::optional<std::chrono::steady_clock::time_point> deadline_;
   uint64_t clock_at_ = 0;   // Retired() at which the wall clock is read next
-  // Hooks::Block's fast path: below this through_ + block count, no stop can be due.
-  // Anything that moves next_event_, idle_ or watch_masks_ resets it to 0.
-  uint64_t check_at_ = 0;
   void RecomputeCheckAt();
 
   std::optional<Stop> stop_;

@@ -257,7 +257,7 @@ bool Core::HandleArmv81(uint32_t pc) {
   }
   ltpsize_ = st.ltpsize;
   Write(Reg::kPc, next | 1u);
-  ++through_;  // no block is current here (Run settled it)
+  SetThrough(Through() + 1);  // no block is current here (Run settled it)
   ++armv81_stats_.executed_by_host;
   return true;
 }

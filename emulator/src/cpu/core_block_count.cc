@@ -6,11 +6,12 @@
 // the callback's own compare, on every block executed. Here the common case moves into
 // the block itself, as TCG ops emitted where Unicorn would emit the call:
 //
-//     through_ += <instructions in this block>;   current_ = <this block's BlockInfo>;
-//     if (through_ >= check_at_) Hooks::Block(uc, pc, 0, core);   // the slow path
+//     left_ -= <instructions in this block>;   current_ = <this block's BlockInfo>;
+//     if (left_ <= 0) Hooks::Block(uc, pc, 0, core);   // the slow path
 //
-// so that the block hook's callback runs only when something can be due. The
-// instruction count is not known when the op is emitted (the block is not translated
+// (left_ is check_at_, the count below which nothing can be due, minus the count so
+// far: core.h), so that the block hook's callback runs only when something can be due.
+// The instruction count is not known when the op is emitted (the block is not translated
 // yet), so it is a placeholder that the count replaces just before the ops are compiled.
 //
 // How the generated code gets there. libunicorn exports its internal functions and
@@ -37,11 +38,13 @@
 // pc/size at 0x0/0xc (translator_loop), and the opcode numbers from tcg_const_i64
 // (movi_i64 0x40), tcg_gen_addi_i64 (add_i64 0x4e), tcg_gen_brcond_i64 (brcond_i64
 // 0x67) and translator_loop (ld_i32 0xd, set_label 0x1), which fix QEMU 5.0's
-// tcg-opc.h order for ld_i64 (0x49) and st_i64 (0x4d).
+// tcg-opc.h order for ld_i64 (0x49) and st_i64 (0x4d). TCG_COND_GT is 11 (tcg-cond.h;
+// LT, 2, is what gen_tb_start passes to tcg_gen_brcondi_i32 in translator_loop).
 #include "core.h"
 #include "unicorn_store_path.h"
 
 #include <dlfcn.h>
+#include <sys/mman.h>
 
 #include <atomic>
 #include <cstddef>
@@ -66,7 +69,7 @@ void* tcg_emit_op_arm(TCGContext* s, int opc);             // a TCGOp*
 void tcg_gen_op1_arm(TCGContext* s, int opc, uintptr_t a1);
 void tcg_gen_op3_arm(TCGContext* s, int opc, uintptr_t a1, uintptr_t a2, uintptr_t a3);
 TCGLabel* gen_new_label_arm(TCGContext* s);
-void tcg_gen_brcond_i64_arm(TCGContext* s, int cond, intptr_t a1, intptr_t a2, TCGLabel* l);
+void tcg_gen_brcondi_i64_arm(TCGContext* s, int cond, intptr_t a1, int64_t a2, TCGLabel* l);
 
 }  // extern "C"
 
@@ -77,7 +80,7 @@ namespace {
 // qemu/include/tcg/tcg.h and tcg-opc.h (QEMU 5.0), as compiled into libunicorn 2.0.1.
 constexpr int kTypeI64 = 1;                 // TCG_TYPE_I64
 constexpr int kOpSetLabel = 0x1, kOpMoviI64 = 0x40, kOpLdI64 = 0x49, kOpStI64 = 0x4d, kOpAddI64 = 0x4e;
-constexpr int kCondLtu = 4;                 // TCG_COND_LTU
+constexpr int kCondGt = 11;                 // TCG_COND_GT (signed)
 constexpr int kHookBlock = 8;               // UC_HOOK_BLOCK
 struct TcgOp {
   uint32_t opc_and_params, life;
@@ -148,31 +151,27 @@ struct InlineCount {
     Core& c = *static_cast<Core*>(hook->user_data);
     if (t.s == nullptr || t.tb == nullptr || !c.CountsInline(t.tb->pc)) return false;
     TCGContext* s = t.s;
-    c.inline_blocks_.emplace_back();
     t.core = &c;
-    t.info = &c.inline_blocks_.back();
+    t.info = c.inline_blocks_.New();
 
     const auto at = [&](const void* field) {
-      return uintptr_t(reinterpret_cast<const char*>(field) - reinterpret_cast<const char*>(&c.through_));
+      return uintptr_t(reinterpret_cast<const char*>(field) - reinterpret_cast<const char*>(&c.left_));
     };
-    const intptr_t base = tcg_const_i64_arm(s, int64_t(reinterpret_cast<uintptr_t>(&c.through_)));
-    TCGTemp* through = tcg_temp_new_internal_arm(s, kTypeI64, false);
+    const intptr_t base = tcg_const_i64_arm(s, int64_t(reinterpret_cast<uintptr_t>(&c.left_)));
+    TCGTemp* left = tcg_temp_new_internal_arm(s, kTypeI64, false);
     TCGTemp* count = tcg_temp_new_internal_arm(s, kTypeI64, false);
-    TCGTemp* limit = tcg_temp_new_internal_arm(s, kTypeI64, false);
-    t.count = static_cast<TcgOp*>(tcg_emit_op_arm(s, kOpMoviI64));
+    t.count = static_cast<TcgOp*>(tcg_emit_op_arm(s, kOpMoviI64));  // minus the count, in Finish
     t.count->args[0] = reinterpret_cast<uintptr_t>(count);
     t.count->args[1] = 0;
     const intptr_t info = tcg_const_i64_arm(s, int64_t(reinterpret_cast<uintptr_t>(t.info)));
-    tcg_gen_op3_arm(s, kOpLdI64, reinterpret_cast<uintptr_t>(through), Arg(s, base), 0);
-    tcg_gen_op3_arm(s, kOpAddI64, reinterpret_cast<uintptr_t>(through), reinterpret_cast<uintptr_t>(through),
-                    reinterpret_cast<uintptr_t>(count));
-    tcg_gen_op3_arm(s, kOpStI64, reinterpret_cast<uintptr_t>(through), Arg(s, base), 0);
+    const auto arg = [](TCGTemp* v) { return reinterpret_cast<uintptr_t>(v); };
+    tcg_gen_op3_arm(s, kOpLdI64, arg(left), Arg(s, base), 0);
+    tcg_gen_op3_arm(s, kOpAddI64, arg(left), arg(left), arg(count));
+    tcg_gen_op3_arm(s, kOpStI64, arg(left), Arg(s, base), 0);
     tcg_gen_op3_arm(s, kOpStI64, Arg(s, info), Arg(s, base), at(&c.current_));
-    tcg_gen_op3_arm(s, kOpLdI64, reinterpret_cast<uintptr_t>(limit), Arg(s, base), at(&c.check_at_));
     TCGLabel* skip = gen_new_label_arm(s);
-    tcg_gen_brcond_i64_arm(s, kCondLtu, intptr_t(reinterpret_cast<uintptr_t>(through) - reinterpret_cast<uintptr_t>(s)),
-                           intptr_t(reinterpret_cast<uintptr_t>(limit) - reinterpret_cast<uintptr_t>(s)), skip);
-    for (TCGTemp* temp : {through, count, limit}) tcg_temp_free_internal_arm(s, temp);
+    tcg_gen_brcondi_i64_arm(s, kCondGt, intptr_t(arg(left) - reinterpret_cast<uintptr_t>(s)), 0, skip);
+    for (TCGTemp* v : {left, count}) tcg_temp_free_internal_arm(s, v);
     tcg_temp_free_internal_arm(s, reinterpret_cast<TCGTemp*>(Arg(s, base)));
     tcg_temp_free_internal_arm(s, reinterpret_cast<TCGTemp*>(Arg(s, info)));
 
@@ -200,12 +199,40 @@ struct InlineCount {
     b.address = t.tb->pc;
     b.size = t.tb->size;
     b.count = t.core->CountInstructions(b.address, b.size, &self_loop);
-    t.count->args[1] = b.count;
+    t.count->args[1] = uint64_t(-int64_t(b.count));
     t.core = nullptr;
   }
 };
 
 thread_local InlineCount::Translation InlineCount::translation;
+
+namespace {
+constexpr size_t kArenaChunk = 1024;  // entries per chunk
+}  // namespace
+
+Core::BlockInfo* Core::BlockArena::New() {
+  if (chunks_.empty() || used_ == kArenaChunk) {
+    const size_t bytes = kArenaChunk * sizeof(BlockInfo);
+    void* low = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+    if (low != MAP_FAILED) {
+      chunks_.push_back({static_cast<BlockInfo*>(low), true});
+    } else {  // any address works, at one more instruction per block
+      chunks_.push_back({new BlockInfo[kArenaChunk], false});
+    }
+    used_ = 0;
+  }
+  return new (&chunks_.back().entries[used_++]) BlockInfo{};
+}
+
+Core::BlockArena::~BlockArena() {
+  for (const Chunk& c : chunks_) {
+    if (c.mapped) {
+      munmap(c.entries, kArenaChunk * sizeof(BlockInfo));
+    } else {
+      delete[] c.entries;
+    }
+  }
+}
 
 uint64_t InlineCountedBlocks() { return inline_blocks.load(std::memory_order_relaxed); }
 

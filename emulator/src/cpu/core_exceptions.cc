@@ -44,7 +44,7 @@ struct ScsHooks {
     // A write may pend an exception, start SysTick, move VTOR or request a reset: let
     // the runner look at the next block boundary.
     c.next_event_ = 0;
-    c.check_at_ = 0;
+    c.SetCheckAt(0);
   }
 };
 
@@ -75,7 +75,7 @@ uint64_t Core::ReadMasksRaw() const {
 void Core::SetNextEvent(uint64_t t, bool watch_masks) {
   next_event_ = t;
   watch_masks_ = watch_masks;
-  check_at_ = 0;
+  SetCheckAt(0);
   if (watch_masks) masks_snapshot_ = ReadMasksRaw();
 }
 
