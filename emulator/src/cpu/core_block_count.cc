@@ -1,4 +1,4 @@
-// Instruction counting inside the translated code (docs/performance.md, "The block hook").
+// Instruction counting inside the translated code (docs/performance.md, section 2b).
 //
 // faultline's one UC_HOOK_BLOCK counts instructions and decides when the run must stop
 // (an exception due, the budget, the wall clock, `b .`). Unicorn 2.0.1 emits that hook

@@ -1,21 +1,21 @@
 // Data faults stop the engine at the faulting instruction, and guest loads and stores
-// carry no exit test (docs/performance.md, "The exit test after every access").
+// carry no exit test (docs/performance.md, section 3).
 //
 // Unicorn 2.0.1 ends every guest load and store it translates with a test of the exit
-// request (tcg_gen_qemu_ld/st_i32/i64 call check_exit_request, qemu/tcg/tcg-op.c): an
-// access that faults returns from its memory helper with a value of 0 and an exit
-// requested, and the test leaves the block before anything else runs. The PC is then the
-// block's start (unicorn.md §3). That test costs three host instructions on every access
-// the firmware makes, faulting or not.
+// request (tcg_gen_qemu_ld/st_i32/i64 call check_exit_request, qemu/tcg/tcg-op.c): a
+// store that faults returns from its memory helper with an exit requested, and the test
+// leaves the block before the next instruction runs (a read that faults leaves at once:
+// load_helper calls cpu_loop_exit). Either way the PC is the block's start (unicorn.md
+// §3). The test costs three host instructions on every access the firmware makes.
 //
-// Here the fault leaves the block the way QEMU's own MMU faults do: the memory helpers
-// the generated code calls (helper_*_ld*_mmu / helper_*_st*_mmu, through a table that
+// Here a fault leaves the block the way QEMU's own MMU faults do. The memory helpers the
+// generated code calls (helper_*_ld*_mmu / helper_*_st*_mmu, through a table that
 // libunicorn fills from its dynamic relocations) are wrapped and remember the generated
 // code's return address; when the access records a data-fault stop (Core::StopWith ->
 // NoteDataFaultStop), the block is left through cpu_loop_exit (Unicorn's own call for a
-// read, the wrapper's for a write), which first does what cpu_loop_exit_restore()
-// does: cpu_restore_state() sets the PC to the faulting instruction from the block's
-// own PC table. Then it unwinds to the engine's loop. TCG writes the guest registers back before every access that can fault
+// read, the wrapper's for a write), which first does what cpu_loop_exit_restore() does:
+// cpu_restore_state() sets the PC to the faulting instruction from the block's own PC
+// table. TCG writes the guest registers back before every access that can fault
 // (qemu_ld/st are TCG_OPF_SIDE_EFFECTS), so they are those before the faulting
 // instruction, as they were with the test. So the per-access test can go:
 // check_exit_request emits nothing while a guest load or store is being generated. It
