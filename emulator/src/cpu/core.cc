@@ -61,7 +61,7 @@ struct Core::ServedPage {
 // cross them, so they only record a Stop and ask the engine to stop.
 struct Hooks {
   // Blocks counted by their own generated code (core_block_count.cc) call this only when
-  // through_ has reached check_at_, with size 0; the others call it every time.
+  // left_ is no longer positive, with size 0; the others call it every time.
   static void Block(uc_engine*, uint64_t address, uint32_t size, void* user) {
     Core& c = *static_cast<Core*>(user);
     if (size == 0) {  // counted: Through() and current_ already include this block
@@ -99,8 +99,8 @@ struct Hooks {
     Due(c, address, retired);
   }
 
-  // The block at `address`, counted in through_ and current_ with `retired` instructions
-  // before it, is about to run: stop before it if something is due.
+  // The block at `address`, counted in Through() and current_ with `retired`
+  // instructions before it, is about to run: stop before it if something is due.
   [[gnu::noinline]] static void Due(Core& c, uint64_t address, uint64_t retired) {
     // Exception model (issue 3): SysTick due, an SCS write, or a mask change while an
     // exception is pending. Checked before the block runs, which then does not count.
@@ -567,9 +567,10 @@ bool Core::CountsInline(uint64_t pc) const {
 }
 
 void Core::RecomputeCheckAt() {
-  // The smallest Through() (with the block just started) at which Hooks::Block must look closer: an
-  // event due (time = Retired() + idle_), the budget, the next wall-clock read. Watching
-  // the masks needs every block. Conservative: early is fine, late is not.
+  // The smallest Through() (the block just started included) at which Hooks::Block must
+  // look closer: an event due (time = Retired() + idle_), the budget, the next
+  // wall-clock read. Watching the masks needs every block. Conservative: early is fine,
+  // late is not.
   if (watch_masks_) {
     SetCheckAt(0);
     return;
