@@ -41,16 +41,13 @@
 // tcg-opc.h order for ld_i64 (0x49) and st_i64 (0x4d). TCG_COND_GT is 11 (tcg-cond.h;
 // LT, 2, is what gen_tb_start passes to tcg_gen_brcondi_i32 in translator_loop).
 #include "core.h"
-#include "unicorn_store_path.h"
+#include "unicorn_interpose.h"
 
-#include <dlfcn.h>
 #include <sys/mman.h>
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 
 extern "C" {
 
@@ -111,14 +108,12 @@ struct Unicorn {
   FuncStart func_start = nullptr;
   GenIntermediate gen_intermediate = nullptr;
   GenCode gen_code = nullptr;
-  Unicorn() {
-    const char* e = std::getenv("FAULTLINE_BLOCK_COUNT");
-    hook_only = (e != nullptr && std::strcmp(e, "hook") == 0) || !KnownUnicornRelease();
-    add_inline_hook = reinterpret_cast<AddInlineHook>(dlsym(RTLD_NEXT, "uc_add_inline_hook_arm"));
-    func_start = reinterpret_cast<FuncStart>(dlsym(RTLD_NEXT, "tcg_func_start_arm"));
-    gen_intermediate = reinterpret_cast<GenIntermediate>(dlsym(RTLD_NEXT, "gen_intermediate_code_arm"));
-    gen_code = reinterpret_cast<GenCode>(dlsym(RTLD_NEXT, "tcg_gen_code_arm"));
-  }
+  Unicorn()
+      : hook_only(TurnedOff("FAULTLINE_BLOCK_COUNT", "hook")),
+        add_inline_hook(Unicorns<AddInlineHook>("uc_add_inline_hook_arm")),
+        func_start(Unicorns<FuncStart>("tcg_func_start_arm")),
+        gen_intermediate(Unicorns<GenIntermediate>("gen_intermediate_code_arm")),
+        gen_code(Unicorns<GenCode>("tcg_gen_code_arm")) {}
 };
 
 const Unicorn& Original() {

@@ -25,13 +25,9 @@
 // FAULTLINE_EXIT_CHECK=stock in the environment keeps Unicorn's test and its block-start
 // PC, for A/B measurement.
 #include "core.h"
-#include "unicorn_store_path.h"
-
-#include <dlfcn.h>
+#include "unicorn_interpose.h"
 
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 
 extern "C" {
 struct CPUState;
@@ -49,33 +45,25 @@ using Load = uint64_t (*)(void* env, uint32_t addr, uint32_t oi, uintptr_t ra);
 template <typename T>
 using Store = void (*)(void* env, uint32_t addr, T val, uint32_t oi, uintptr_t ra);
 
-template <typename F>
-F Next(const char* name) {
-  return reinterpret_cast<F>(dlsym(RTLD_NEXT, name));
-}
-
 struct Unicorn {
   bool stock = false;
-  QemuLdSt ld_i32 = Next<QemuLdSt>("tcg_gen_qemu_ld_i32_arm"), ld_i64 = Next<QemuLdSt>("tcg_gen_qemu_ld_i64_arm"),
-           st_i32 = Next<QemuLdSt>("tcg_gen_qemu_st_i32_arm"), st_i64 = Next<QemuLdSt>("tcg_gen_qemu_st_i64_arm");
-  CheckExit check_exit = Next<CheckExit>("check_exit_request_arm");
-  LoopExit loop_exit = Next<LoopExit>("cpu_loop_exit_arm");
-  CpuExec cpu_exec = Next<CpuExec>("cpu_exec_arm");
-  Load ldub = Next<Load>("helper_ret_ldub_mmu_arm"), le_lduw = Next<Load>("helper_le_lduw_mmu_arm"),
-       le_ldul = Next<Load>("helper_le_ldul_mmu_arm"), le_ldq = Next<Load>("helper_le_ldq_mmu_arm"),
-       be_lduw = Next<Load>("helper_be_lduw_mmu_arm"), be_ldul = Next<Load>("helper_be_ldul_mmu_arm"),
-       be_ldq = Next<Load>("helper_be_ldq_mmu_arm");
-  Store<uint8_t> stb = Next<Store<uint8_t>>("helper_ret_stb_mmu_arm");
-  Store<uint16_t> le_stw = Next<Store<uint16_t>>("helper_le_stw_mmu_arm"),
-                  be_stw = Next<Store<uint16_t>>("helper_be_stw_mmu_arm");
-  Store<uint32_t> le_stl = Next<Store<uint32_t>>("helper_le_stl_mmu_arm"),
-                  be_stl = Next<Store<uint32_t>>("helper_be_stl_mmu_arm");
-  Store<uint64_t> le_stq = Next<Store<uint64_t>>("helper_le_stq_mmu_arm"),
-                  be_stq = Next<Store<uint64_t>>("helper_be_stq_mmu_arm");
-  Unicorn() {
-    const char* e = std::getenv("FAULTLINE_EXIT_CHECK");
-    stock = (e != nullptr && std::strcmp(e, "stock") == 0) || !KnownUnicornRelease();
-  }
+  QemuLdSt ld_i32 = Unicorns<QemuLdSt>("tcg_gen_qemu_ld_i32_arm"), ld_i64 = Unicorns<QemuLdSt>("tcg_gen_qemu_ld_i64_arm"),
+           st_i32 = Unicorns<QemuLdSt>("tcg_gen_qemu_st_i32_arm"), st_i64 = Unicorns<QemuLdSt>("tcg_gen_qemu_st_i64_arm");
+  CheckExit check_exit = Unicorns<CheckExit>("check_exit_request_arm");
+  LoopExit loop_exit = Unicorns<LoopExit>("cpu_loop_exit_arm");
+  CpuExec cpu_exec = Unicorns<CpuExec>("cpu_exec_arm");
+  Load ldub = Unicorns<Load>("helper_ret_ldub_mmu_arm"), le_lduw = Unicorns<Load>("helper_le_lduw_mmu_arm"),
+       le_ldul = Unicorns<Load>("helper_le_ldul_mmu_arm"), le_ldq = Unicorns<Load>("helper_le_ldq_mmu_arm"),
+       be_lduw = Unicorns<Load>("helper_be_lduw_mmu_arm"), be_ldul = Unicorns<Load>("helper_be_ldul_mmu_arm"),
+       be_ldq = Unicorns<Load>("helper_be_ldq_mmu_arm");
+  Store<uint8_t> stb = Unicorns<Store<uint8_t>>("helper_ret_stb_mmu_arm");
+  Store<uint16_t> le_stw = Unicorns<Store<uint16_t>>("helper_le_stw_mmu_arm"),
+                  be_stw = Unicorns<Store<uint16_t>>("helper_be_stw_mmu_arm");
+  Store<uint32_t> le_stl = Unicorns<Store<uint32_t>>("helper_le_stl_mmu_arm"),
+                  be_stl = Unicorns<Store<uint32_t>>("helper_be_stl_mmu_arm");
+  Store<uint64_t> le_stq = Unicorns<Store<uint64_t>>("helper_le_stq_mmu_arm"),
+                  be_stq = Unicorns<Store<uint64_t>>("helper_be_stq_mmu_arm");
+  Unicorn() : stock(TurnedOff("FAULTLINE_EXIT_CHECK", "stock")) {}
 };
 
 const Unicorn& Original() {

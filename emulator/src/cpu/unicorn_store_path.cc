@@ -31,6 +31,7 @@
 // FAULTLINE_UNICORN_STORE_PATH=stock in the environment turns all three off (Unicorn's own
 // functions run), for A/B measurement.
 #include "unicorn_store_path.h"
+#include "unicorn_interpose.h"
 
 #include <dlfcn.h>
 #include <unicorn/unicorn.h>
@@ -79,12 +80,12 @@ struct Unicorn {
   TlbSetPageWithAttrs set_page = nullptr;
   TbGenCode gen_code = nullptr;
   Unicorn() {
-    const char* e = std::getenv("FAULTLINE_UNICORN_STORE_PATH");
-    stock = (e != nullptr && std::strcmp(e, "stock") == 0) || !faultline::cpu::KnownUnicornRelease();
-    lock = reinterpret_cast<PageCollectionLock>(dlsym(RTLD_NEXT, "page_collection_lock_arm"));
-    unlock = reinterpret_cast<PageCollectionUnlock>(dlsym(RTLD_NEXT, "page_collection_unlock_arm"));
-    set_page = reinterpret_cast<TlbSetPageWithAttrs>(dlsym(RTLD_NEXT, "tlb_set_page_with_attrs_arm"));
-    gen_code = reinterpret_cast<TbGenCode>(dlsym(RTLD_NEXT, "tb_gen_code_arm"));
+    using faultline::cpu::Unicorns;
+    stock = faultline::cpu::TurnedOff("FAULTLINE_UNICORN_STORE_PATH", "stock");
+    lock = Unicorns<PageCollectionLock>("page_collection_lock_arm");
+    unlock = Unicorns<PageCollectionUnlock>("page_collection_unlock_arm");
+    set_page = Unicorns<TlbSetPageWithAttrs>("tlb_set_page_with_attrs_arm");
+    gen_code = Unicorns<TbGenCode>("tb_gen_code_arm");
     if (lock == nullptr || unlock == nullptr) stock = true;
   }
 };
@@ -162,5 +163,10 @@ uint64_t FastStorePages() { return fast_store_pages.load(std::memory_order_relax
 // uc_version(): major << 24 | minor << 16 | patch << 8 | extra (unicorn.h); Debian 12's
 // libunicorn2 2.0.1.post1 reports 2.0.1, extra 255.
 bool KnownUnicornRelease() { return (uc_version(nullptr, nullptr) & 0xFFFFFF00u) == 0x02000100u; }
+
+bool TurnedOff(const char* var, const char* value) {
+  const char* e = std::getenv(var);
+  return (e != nullptr && std::strcmp(e, value) == 0) || !KnownUnicornRelease();
+}
 
 }  // namespace faultline::cpu
