@@ -90,6 +90,32 @@ TEST(Armv81M, SixtyFourBitShiftsRunAsQemuRunsThem) {
   EXPECT_EQ(report["armv81m"]["sites_untrapped"], 0);
 }
 
+// Issue 15: Helium kernels (ACLE intrinsics with tail predication, auto-vectorised C)
+// and double precision print exactly what QEMU prints, and the vector code really ran
+// as MVE on faultline.
+TEST(Mve, KernelsAndDoublesPrintWhatQemuPrints) {
+  REQUIRE_FIXTURES();
+  if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
+  auto elf = Fixture("mps3-an547", "mve_kernels");
+  Completed d = RunProgram({"arm-none-eabi-objdump", "-d", "-m", "armv8.1-m.main", elf.string()});
+  static const std::regex kVector(R"(\t(v[a-z0-9]+\.(?:[su]?(?:8|16|32)|i(?:8|16|32)))\t)");
+  std::set<std::string> mnemonics;
+  for (auto m = std::sregex_iterator(d.out.begin(), d.out.end(), kVector); m != std::sregex_iterator(); ++m) {
+    mnemonics.insert((*m)[1]);
+  }
+  EXPECT_GE(mnemonics.size(), 15u) << d.out;
+  EXPECT_NE(d.out.find("\tvadd.f64\t"), std::string::npos);  // double precision on the FPU
+  EXPECT_NE(d.out.find("\tvctp.8\t"), std::string::npos);    // tail predication
+
+  std::string qemu_console = QemuConsole(elf, "mve_kernels");
+  ASSERT_NE(qemu_console.find("mean_sq.int "), std::string::npos) << qemu_console;
+  Completed cli;
+  auto report = RunJson("mps3-an547", "mve_kernels", {"--load-mode", "debugger"}, &cli);
+  EXPECT_EQ(report["outcome"], "exit") << cli.out << cli.err;
+  EXPECT_EQ(report["console"].get<std::string>(), qemu_console);
+  EXPECT_GT(report["mve"]["instructions"].get<int>(), 50);
+}
+
 TEST(Armv81M, EveryM55BoardsHelloIsArmv81Code) {
   REQUIRE_FIXTURES();
   // The M55 boards' fixtures are built with -mcpu=cortex-m55, not an Armv8-M subset.

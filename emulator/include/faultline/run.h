@@ -173,6 +173,7 @@ struct RunResult {
   uint64_t armv81m_host_executions = 0;
   uint64_t armv81m_loops_relocated = 0;  // LE loops running from a copy next to their test
   uint64_t armv81m_sites_untrapped = 0;  // VSCCLRM/MVE-shift sites left to the M33 model
+  uint64_t mve_instructions = 0;         // MVE (Helium) instructions executed (Cortex-M55)
   LoadMode load_mode = LoadMode::kFlash;
   std::string stop_detail;    // e.g. "instruction budget of 1000 reached"
   std::optional<Fault> fault;

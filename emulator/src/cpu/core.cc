@@ -437,6 +437,7 @@ Core::Core(Cpu cpu, MemoryMap& map, uint32_t reset_vtor)
   }
 
   MapSystemSpace();  // SCS, DWT (core_exceptions.cc)
+  if (cpu == Cpu::kCortexM55) EnableMve();
 
   // One block hook over everything: Unicorn 2.0.1 calls a lone hook of a type directly
   // from the translated code, and goes through helper_uc_tracecode (a quarter of the
@@ -474,7 +475,9 @@ void Core::StopWith(const Stop& stop) {
 
 int Core::Start(uint32_t pc) {
   TakeRestoredFaultPc();
+  Core* outer = Running(this);
   const uc_err err = uc_emu_start(uc_, pc | 1u, kNoUntil, 0, 0);
+  Running(outer);
   // A data fault left the block at its instruction (core_data_faults.cc): the PC is exact.
   if (TakeRestoredFaultPc() && stop_ && stop_->kind == Stop::Kind::kMemoryFault) {
     stop_->pc = Read(Reg::kPc);

@@ -68,6 +68,21 @@ uint64_t InlineCountedBlocks();
 void NoteDataFaultStop();
 bool TakeRestoredFaultPc();
 
+// Guest data accesses made by faultline's code on behalf of an instruction (MVE), inside
+// a call from translated code whose return address is `ra`: a fault stops the engine at
+// that instruction as the translated code's own accesses do (core_data_faults.cc).
+uint32_t HelperLoad(void* env, uint32_t address, unsigned size, uintptr_t ra);
+void HelperStore(void* env, uint32_t address, unsigned size, uint32_t value, uintptr_t ra);
+// Leaves the translated code at the instruction whose call returns to `ra` (its PC
+// restored), after a stop was recorded.
+[[noreturn]] void LeaveAtInstruction(uintptr_t ra);
+
+// MVE and the M55's FPU on the engine (core_mve.cc).
+struct MveUnit;
+struct MveUnitDeleter {
+  void operator()(MveUnit* unit) const;
+};
+
 // Unicorn's callback for the Core's one UC_HOOK_BLOCK (user data: the Core).
 void BlockHookCallback(uc_struct* uc, uint64_t address, uint32_t size, void* user);
 
@@ -151,6 +166,18 @@ class Core {
   // at `address`, puts a one-address code hook on each VSCCLRM so the host executes it.
   void TrapUndecodedArmv81(uint64_t address, std::span<const uint8_t> code);
 
+  // --- MVE and the Cortex-M55 FPU (core_mve.cc; issue 15) ---
+  // Executes MVE instructions from the translated code and turns on the model's
+  // double-precision FPU. Called for Cortex-M55 boards; stays off (MVE stops the engine
+  // as an unknown instruction) if the engine's layout is not the one measured.
+  void EnableMve();
+  MveUnit* mve() const { return mve_.get(); }
+  // MVE instructions executed so far.
+  uint64_t mve_instructions() const;
+  // The core running on this thread (the translator's fetches ask it); returns the
+  // previous one.
+  static Core* Running(Core* core);
+
   // --- Exception model (core_exceptions.cc; issue 3) ---
   Scs& scs() { return scs_; }
   const Scs& scs() const { return scs_; }
@@ -219,6 +246,7 @@ class Core {
   friend struct Hooks;        // the Unicorn callback trampolines (core.cc)
   friend struct InlineCount;  // the counting emitted into translated code (core_block_count.cc)
   friend struct ScsHooks;  // the SCS MMIO trampolines (core_exceptions.cc)
+  friend struct MveUnit;   // MVE execution (core_mve.cc)
 
   void Check(int err, const char* what) const;
   // An access to a page served access by access: a partly covered page, a disabled
@@ -367,6 +395,7 @@ class Core {
   std::map<uint64_t, size_t> host_sites_;  // TrapUndecodedArmv81 hooks (uc_hook) by address
   static constexpr size_t kMaxHostSites = 1024;
   uint32_t ltpsize_ = 4;             // FPSCR.LTPSIZE, for the host-executed TP forms
+  std::unique_ptr<MveUnit, MveUnitDeleter> mve_;
 };
 
 }  // namespace faultline::cpu

@@ -32,6 +32,12 @@
 extern "C" {
 struct CPUState;
 bool cpu_restore_state_arm(CPUState* cpu, uintptr_t host_pc, bool will_exit);
+uint32_t cpu_ldub_data_ra_arm(void* env, uint32_t addr, uintptr_t ra);
+uint32_t cpu_lduw_data_ra_arm(void* env, uint32_t addr, uintptr_t ra);
+uint32_t cpu_ldl_data_ra_arm(void* env, uint32_t addr, uintptr_t ra);
+void cpu_stb_data_ra_arm(void* env, uint32_t addr, uint32_t val, uintptr_t ra);
+void cpu_stw_data_ra_arm(void* env, uint32_t addr, uint32_t val, uintptr_t ra);
+void cpu_stl_data_ra_arm(void* env, uint32_t addr, uint32_t val, uintptr_t ra);
 }
 
 namespace faultline::cpu {
@@ -127,6 +133,38 @@ void Generating(QemuLdSt gen, void* s, intptr_t val, intptr_t addr, uintptr_t id
 }
 
 }  // namespace
+
+uint32_t HelperLoad(void* env, uint32_t address, unsigned size, uintptr_t ra) {
+  const Access outer = access;
+  access = {ra, data_fault_stops};
+  const uint32_t v = size == 1   ? cpu_ldub_data_ra_arm(env, address, ra)
+                     : size == 2 ? cpu_lduw_data_ra_arm(env, address, ra)
+                                 : cpu_ldl_data_ra_arm(env, address, ra);
+  if (FaultedHere()) LeaveBlock(running);
+  access = outer;
+  return v;
+}
+
+void HelperStore(void* env, uint32_t address, unsigned size, uint32_t value, uintptr_t ra) {
+  const Access outer = access;
+  access = {ra, data_fault_stops};
+  if (size == 1) {
+    cpu_stb_data_ra_arm(env, address, value, ra);
+  } else if (size == 2) {
+    cpu_stw_data_ra_arm(env, address, value, ra);
+  } else {
+    cpu_stl_data_ra_arm(env, address, value, ra);
+  }
+  if (FaultedHere()) LeaveBlock(running);
+  access = outer;
+}
+
+void LeaveAtInstruction(uintptr_t ra) {
+  cpu_restore_state_arm(running, ra, true);
+  access = {};
+  Original().loop_exit(running);
+  __builtin_unreachable();
+}
 
 void NoteDataFaultStop() { ++data_fault_stops; }
 

@@ -207,6 +207,7 @@ std::string FormatRunJson(const RunResult& r) {
                   {"host_executions", r.armv81m_host_executions},
                   {"loops_relocated", r.armv81m_loops_relocated},
                   {"sites_untrapped", r.armv81m_sites_untrapped}};
+  j["mve"] = {{"instructions", r.mve_instructions}};
   j["load_mode"] = ToString(r.load_mode);
   j["board"] = r.board;
   j["firmware"] = r.firmware;

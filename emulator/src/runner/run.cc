@@ -11,6 +11,7 @@
 #include <set>
 
 #include "../cpu/core.h"
+#include "../arm/mve/mve.h"
 #include "../cpu/thumb.h"
 #include "faultline/error.h"
 #include "faultline/memory_map.h"
@@ -182,13 +183,13 @@ Fault::StackedFrame ToReport(const cpu::StackFrame& f) {
   return {f.r0, f.r1, f.r2, f.r3, f.r12, f.lr, f.pc, f.xpsr};
 }
 
-// An MVE instruction on a Cortex-M55 board: Unicorn 2.0.1 runs the board on its Armv8-M
-// mainline model, which has no MVE (unicorn.md §1). The fix is a scalar build of the object.
+// An MVE instruction on a Cortex-M55 board that faultline does not execute yet
+// (arm/mve/decode.cc lists those it does). The fix is a scalar build of the object.
 std::string MveUnsupported(std::span<const uint8_t> insn, const std::optional<SymbolRef>& sym) {
   std::optional<std::string> mnemonic = cpu::MveMnemonic(insn);
-  return fmt::format("MVE (Helium) instruction {}[{}]: Unicorn 2.0.1 has no MVE; build the object that "
-                     "contains {} with -mcpu=cortex-m55+nomve (or add +nomve to -march) so GCC emits "
-                     "scalar code",
+  return fmt::format("MVE (Helium) instruction {}[{}]: faultline does not execute this MVE instruction yet; "
+                     "build the object that contains {} with -mcpu=cortex-m55+nomve (or add +nomve to "
+                     "-march) so GCC emits scalar code",
                      mnemonic ? *mnemonic + " " : "", cpu::EncodingHex(insn),
                      sym ? sym->name : "this code");
 }
@@ -248,6 +249,7 @@ SessionOutput RunSession(const SessionInput& in) {
     res.armv81m_host_executions = core.armv81_stats().executed_by_host;
     res.armv81m_loops_relocated = core.armv81_stats().loops_relocated;
     res.armv81m_sites_untrapped = core.armv81_stats().sites_untrapped;
+    res.mve_instructions = core.mve_instructions();
     res.console = semihosting.console();
     res.console_stdout = semihosting.out();
     res.console_stderr = semihosting.err();
@@ -604,7 +606,11 @@ SessionOutput RunSession(const SessionInput& in) {
       }
       case Stop::Kind::kCoprocessor: {
         auto insn = core.InstructionAt(s.pc);
-        if (in.board.cpu == Cpu::kCortexM55 && cpu::IsMve(insn)) {
+        // An MVE instruction faultline executes stops here only when CPACR denies
+        // CP10/CP11: NOCP, as for FP (core_mve.cc).
+        const bool executed = core.mve() != nullptr && insn.size() == 4 &&
+                              arm::mve::Decode(uint16_t(insn[0] | insn[1] << 8), uint16_t(insn[2] | insn[3] << 8));
+        if (in.board.cpu == Cpu::kCortexM55 && cpu::IsMve(insn) && !executed) {
           unsupported(MveUnsupported(insn, in.image.symbols.Lookup(s.pc)));
           return finish();
         }

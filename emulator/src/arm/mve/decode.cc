@@ -1,0 +1,396 @@
+// The MVE decoder: one line per encoding, in the bit order of DDI 0553's encoding
+// diagrams (hw1 then hw2, bit 31 first; `.` is a field bit). The first line that
+// matches and whose format accepts the fields wins, so a line that shares bits with a
+// more specific one comes after it (as decodetree's overlap groups order them).
+#include <array>
+#include <string_view>
+
+#include "handlers.h"
+#include "mve.h"
+
+namespace faultline::arm::mve {
+
+namespace {
+
+uint32_t Bits(uint32_t x, int hi, int lo) { return (x >> lo) & ((1u << (hi - lo + 1)) - 1); }
+
+// Register fields (DDI 0553 §C2.1): Qd = D:Qd, Qn = N:Qn, Qm = M:Qm. A 4-bit Q number
+// with the top bit set names Q8-Q15, which do not exist: UNPREDICTABLE, left undecoded.
+int Qd(uint32_t x) { return int(Bits(x, 22, 22) << 3 | Bits(x, 15, 13)); }
+int Qn(uint32_t x) { return int(Bits(x, 7, 7) << 3 | Bits(x, 19, 17)); }
+int Qm(uint32_t x) { return int(Bits(x, 5, 5) << 3 | Bits(x, 3, 1)); }
+
+using Format = bool (*)(uint32_t x, Insn& i);
+
+bool QRegsOk(const Insn& i) { return i.qd < 8 && i.qn < 8 && i.qm < 8; }
+
+// Qd, Qn, Qm, size (21:20), U (28). Size 0b11 is another encoding.
+bool TwoOp(uint32_t x, Insn& i) {
+  i.qd = uint8_t(Qd(x)), i.qn = uint8_t(Qn(x)), i.qm = uint8_t(Qm(x));
+  i.size = uint8_t(Bits(x, 21, 20));
+  i.u = Bits(x, 28, 28);
+  return i.size != 3 && QRegsOk(i);
+}
+bool TwoOpNoSize(uint32_t x, Insn& i) {
+  i.qd = uint8_t(Qd(x)), i.qn = uint8_t(Qn(x)), i.qm = uint8_t(Qm(x));
+  return QRegsOk(i);
+}
+// Shifts by a vector: the shifted value is in the M field, the shift counts in N.
+bool TwoOpShift(uint32_t x, Insn& i) { return TwoOp(x, i); }
+// Qd, Qn, Rm (3:0), size. Rm = SP or PC is UNPREDICTABLE.
+bool Scalar(uint32_t x, Insn& i) {
+  i.qd = uint8_t(Qd(x)), i.qn = uint8_t(Qn(x));
+  i.rm = uint8_t(Bits(x, 3, 0));
+  i.size = uint8_t(Bits(x, 21, 20));
+  i.u = Bits(x, 28, 28);
+  return i.size != 3 && i.qd < 8 && i.qn < 8 && i.rm < 13;
+}
+// Qd, Qm, size (19:18).
+bool OneOp(uint32_t x, Insn& i) {
+  i.qd = uint8_t(Qd(x)), i.qm = uint8_t(Qm(x));
+  i.size = uint8_t(Bits(x, 19, 18));
+  return i.size != 3 && i.qd < 8 && i.qm < 8;
+}
+bool OneOpNoSize(uint32_t x, Insn& i) {
+  i.qd = uint8_t(Qd(x)), i.qm = uint8_t(Qm(x));
+  return i.qd < 8 && i.qm < 8;
+}
+
+// VLDR/VSTR (non-widening): P (24), A (23), W (21), L (20), Rn, Qd, size (8:7), imm7.
+// P=0 W=0 is another encoding; Rn = PC is UNPREDICTABLE, and writeback to SP too.
+bool Contiguous(uint32_t x, Insn& i) {
+  i.pre = Bits(x, 24, 24), i.add = Bits(x, 23, 23), i.wback = Bits(x, 21, 21);
+  i.rn = uint8_t(Bits(x, 19, 16));
+  i.qd = uint8_t(Qd(x));
+  i.size = i.msize = uint8_t(Bits(x, 8, 7));
+  i.imm = int32_t(Bits(x, 6, 0) << i.msize);
+  return (i.pre || i.wback) && i.size != 3 && i.rn != 15 && !(i.wback && i.rn == 13) && i.qd < 8;
+}
+// Widening loads / narrowing stores: U (28), Rn and Qd 3 bits, memory size from bit 19
+// (0 byte, 1 halfword), element size from 8:7.
+bool Widening(uint32_t x, Insn& i) {
+  i.u = Bits(x, 28, 28);
+  i.pre = Bits(x, 24, 24), i.add = Bits(x, 23, 23), i.wback = Bits(x, 21, 21);
+  i.rn = uint8_t(Bits(x, 18, 16));
+  i.qd = uint8_t(Bits(x, 15, 13));
+  i.msize = uint8_t(Bits(x, 19, 19));
+  i.size = uint8_t(Bits(x, 8, 7));
+  i.imm = int32_t(Bits(x, 6, 0) << i.msize);
+  const bool store = !Bits(x, 20, 20);
+  return (i.pre || i.wback) && i.size > i.msize && i.size != 3 && !(store && i.u);
+}
+// VDUP: Qd in the N field, Rt (15:12), size from B (22) and E (5).
+bool Dup(uint32_t x, Insn& i) {
+  i.qd = uint8_t(Qn(x));
+  i.rt = uint8_t(Bits(x, 15, 12));
+  const uint32_t be = Bits(x, 22, 22) << 1 | Bits(x, 5, 5);
+  i.size = be == 2 ? 0 : be == 1 ? 1 : be == 0 ? 2 : 3;
+  return i.size != 3 && i.qd < 8 && i.rt < 13;
+}
+// VCMP/VPT: Qn 3 bits, Qm, size, mask (22:15-13: 0 = VCMP, else VPT), condition from
+// bits 12, 7 and 0 (fc).
+bool Compare(uint32_t x, Insn& i) {
+  i.qn = uint8_t(Bits(x, 19, 17)), i.qm = uint8_t(Qm(x));
+  i.size = uint8_t(Bits(x, 21, 20));
+  i.imm = int32_t(Bits(x, 22, 22) << 3 | Bits(x, 15, 13));
+  i.rda = uint8_t(Bits(x, 12, 12) << 2 | Bits(x, 7, 7) << 1 | Bits(x, 0, 0));  // condition
+  return i.size != 3 && i.qm < 8;
+}
+bool CompareScalar(uint32_t x, Insn& i) {
+  i.qn = uint8_t(Bits(x, 19, 17));
+  i.rm = uint8_t(Bits(x, 3, 0));
+  i.size = uint8_t(Bits(x, 21, 20));
+  i.imm = int32_t(Bits(x, 22, 22) << 3 | Bits(x, 15, 13));
+  i.rda = uint8_t(Bits(x, 12, 12) << 2 | Bits(x, 7, 7) << 1 | Bits(x, 5, 5));
+  return i.size != 3 && i.rm != 13;  // Rm = PC is the zero register (ZR) here
+}
+bool Vpst(uint32_t x, Insn& i) {
+  i.imm = int32_t(Bits(x, 22, 22) << 3 | Bits(x, 15, 13));
+  return i.imm != 0;
+}
+bool NoFields(uint32_t, Insn&) { return true; }
+// Shifts of Qda by a scalar: size (19:18), Rm (3:0), U (28); Rm = SP/PC UNPREDICTABLE.
+bool ShiftScalar(uint32_t x, Insn& i) {
+  i.qd = i.qm = uint8_t(Qd(x));
+  i.size = uint8_t(Bits(x, 19, 18));
+  i.rm = uint8_t(Bits(x, 3, 0));
+  i.u = Bits(x, 28, 28);
+  return i.size != 3 && i.qd < 8 && i.rm < 13;
+}
+// VMRS/VMSR of P0 or VPR: Rt (15:12); SP and PC are UNPREDICTABLE.
+bool SpecialRegister(uint32_t x, Insn& i) {
+  i.rt = uint8_t(Bits(x, 15, 12));
+  i.imm = int32_t(Bits(x, 16, 16));  // 1: P0, 0: VPR
+  return i.rt < 13;
+}
+// VCTP: size (21:20), Rn; Rn = PC is another encoding, SP UNPREDICTABLE.
+bool Ctp(uint32_t x, Insn& i) {
+  i.size = uint8_t(Bits(x, 21, 20));
+  i.rn = uint8_t(Bits(x, 19, 16));
+  return i.rn < 13;
+}
+// VADDV: U, size (19:18), A (5), Qm, Rda (15:13 << 1).
+bool AddAcross(uint32_t x, Insn& i) {
+  i.u = Bits(x, 28, 28);
+  i.size = uint8_t(Bits(x, 19, 18));
+  i.accumulate = Bits(x, 5, 5);
+  i.qm = uint8_t(Bits(x, 3, 1));  // bit 5 is A here
+  i.rda = uint8_t(Bits(x, 15, 13) << 1);
+  return i.size != 3 && i.qm < 8;
+}
+// VADDLV: U, A, Qm, RdaLo (15:13 << 1), RdaHi (22:20 << 1 | 1). RdaHi = PC is VADDV's.
+bool AddLongAcross(uint32_t x, Insn& i) {
+  i.u = Bits(x, 28, 28);
+  i.size = 2;
+  i.accumulate = Bits(x, 5, 5);
+  i.qm = uint8_t(Bits(x, 3, 1));  // bit 5 is A here
+  i.rda = uint8_t(Bits(x, 15, 13) << 1);
+  i.rdahi = uint8_t(Bits(x, 22, 20) << 1 | 1);
+  return i.rdahi != 15 && i.rdahi != 13 && i.qm < 8;
+}
+// VMLADAV family (DDI 0553 §C2.4.x): U (28), X (12), A (5), Qn 3 bits, Qm, Rda
+// (15:13 << 1). The 16/32-bit forms take the size from bit 16 and VMLSDAV from bit 0;
+// the 8-bit forms are separate encodings (bits 11:8 = 1111, or VMLSDAV with U set).
+bool MulAddAcrossFields(uint32_t x, Insn& i) {
+  i.u = Bits(x, 28, 28);
+  i.exchange = Bits(x, 12, 12);
+  i.accumulate = Bits(x, 5, 5);
+  i.qn = uint8_t(Bits(x, 19, 17));
+  i.qm = uint8_t(Bits(x, 3, 1));  // bit 5 is A here
+  i.rda = uint8_t(Bits(x, 15, 13) << 1);
+  return i.qm < 8 && !(i.u && i.exchange);  // the unsigned forms have no X
+}
+bool MulAddAcross(uint32_t x, Insn& i) {
+  i.size = uint8_t(Bits(x, 16, 16) + 1);
+  i.subtract = Bits(x, 0, 0);
+  return MulAddAcrossFields(x, i) && !(i.u && i.subtract);
+}
+bool MulAddAcross8(uint32_t x, Insn& i) {
+  i.size = 0;
+  return MulAddAcrossFields(x, i);
+}
+bool MulSubAcross8(uint32_t x, Insn& i) {
+  i.size = 0;
+  i.subtract = true;
+  const bool ok = MulAddAcrossFields(x, i);
+  i.u = false;  // bit 28 is the size here: VMLSDAV is signed
+  return ok && !Bits(x, 16, 16);
+}
+// VMLALDAV family: RdaHi (22:20 << 1 | 1), RdaLo (15:13 << 1), size from bit 16.
+bool MulAddLongAcross(uint32_t x, Insn& i) {
+  i.u = Bits(x, 28, 28);
+  i.size = uint8_t(Bits(x, 16, 16) + 1);
+  i.exchange = Bits(x, 12, 12);
+  i.accumulate = Bits(x, 5, 5);
+  i.subtract = Bits(x, 0, 0);
+  i.qn = uint8_t(Bits(x, 19, 17));
+  i.qm = uint8_t(Bits(x, 3, 1));  // bit 5 is A here
+  i.rda = uint8_t(Bits(x, 15, 13) << 1);
+  i.rdahi = uint8_t(Bits(x, 22, 20) << 1 | 1);
+  if (i.u && (i.exchange || i.subtract)) return false;
+  return i.rdahi < 13 && i.qm < 8;
+}
+// VMAXV and friends: size (19:18), Rda (15:12), Qm, U (28).
+bool MaxAcross(uint32_t x, Insn& i) {
+  i.u = Bits(x, 28, 28);
+  i.size = uint8_t(Bits(x, 19, 18));
+  i.rda = uint8_t(Bits(x, 15, 12));
+  i.qm = uint8_t(Qm(x));
+  return i.size != 3 && i.rda < 13 && i.qm < 8;
+}
+// Shifts by immediate: size and shift from imm6 (21:16): 001xxx = 8-bit, 01xxxx = 16,
+// 1xxxxx = 32. Left shifts are imm6 - esize, right shifts 2 * esize - imm6.
+bool ShiftImmediate(uint32_t x, Insn& i, bool right) {
+  i.qd = uint8_t(Qd(x)), i.qm = uint8_t(Qm(x));
+  i.u = Bits(x, 28, 28);
+  const uint32_t imm6 = Bits(x, 21, 16);
+  const int esize = imm6 >= 32 ? 32 : imm6 >= 16 ? 16 : imm6 >= 8 ? 8 : 0;
+  if (esize == 0) return false;
+  i.size = uint8_t(esize == 8 ? 0 : esize == 16 ? 1 : 2);
+  i.imm = right ? int32_t(2 * esize - imm6) : int32_t(imm6 - esize);
+  return i.qd < 8 && i.qm < 8;
+}
+bool ShiftLeft(uint32_t x, Insn& i) { return ShiftImmediate(x, i, false); }
+bool ShiftRight(uint32_t x, Insn& i) { return ShiftImmediate(x, i, true); }
+// Narrowing right shifts: 8- and 16-bit results only (imm6 001xxx / 01xxxx), T (12).
+bool ShiftRightNarrow(uint32_t x, Insn& i) {
+  i.top = Bits(x, 12, 12);
+  return ShiftImmediate(x, i, true) && i.size != 2;
+}
+// VSHLL T1 (and VMOVL, its zero-shift form): imm5 (20:16) 01xxx = 8-bit source,
+// 1xxxx = 16-bit; T (12).
+bool ShiftLeftLong(uint32_t x, Insn& i) {
+  i.qd = uint8_t(Qd(x)), i.qm = uint8_t(Qm(x));
+  i.u = Bits(x, 28, 28);
+  i.top = Bits(x, 12, 12);
+  const uint32_t imm5 = Bits(x, 20, 16);
+  if (imm5 >= 16) {
+    i.size = 1, i.imm = int32_t(imm5 - 16);
+  } else if (imm5 >= 8) {
+    i.size = 0, i.imm = int32_t(imm5 - 8);
+  } else {
+    return false;
+  }
+  return i.qd < 8 && i.qm < 8;
+}
+// VSHLL T2: shift by the element size; size (19:18) 0 or 1, T (12).
+bool ShiftLeftLongFull(uint32_t x, Insn& i) {
+  i.qd = uint8_t(Qd(x)), i.qm = uint8_t(Qm(x));
+  i.u = Bits(x, 28, 28);
+  i.top = Bits(x, 12, 12);
+  i.size = uint8_t(Bits(x, 19, 18));
+  i.imm = 8 << i.size;
+  return i.size < 2 && i.qd < 8 && i.qm < 8;
+}
+// VMOVN/VQMOVN/VQMOVUN: size (19:18) of the result, T (12), U (28).
+bool Narrow(uint32_t x, Insn& i) {
+  i.top = Bits(x, 12, 12);
+  i.u = Bits(x, 28, 28);
+  return OneOp(x, i) && i.size < 2;
+}
+// One register and a modified immediate: cmode (11:8), op (5), imm8 = i:imm3:imm4.
+bool ModifiedImmediate(uint32_t x, Insn& i) {
+  i.qd = uint8_t(Qd(x));
+  i.rda = uint8_t(Bits(x, 11, 8));                  // cmode
+  i.subtract = Bits(x, 5, 5);                       // op
+  i.imm = int32_t(Bits(x, 28, 28) << 7 | Bits(x, 18, 16) << 4 | Bits(x, 3, 0));
+  return i.qd < 8;
+}
+
+struct Line {
+  const char* name;
+  const char* pattern;
+  Format format;
+  Handler handler;
+  uint32_t mask = 0, value = 0;
+};
+
+#define L(name, pattern, format, handler) Line{name, pattern, format, handler}
+// DDI 0553 chapter C2; the order follows its "MVE" decode tables.
+std::array kLines = {
+    // Loads and stores (§C2.4.x VLDR/VSTR).
+    L("VLDRB/VSTRB (widening)", "111. 110. .0.. 0... ...0 1110 1... ....", Widening, Handlers::LoadStoreWidening),
+    L("VLDRB/VSTRB (widening)", "111. 110. .0.. 0... ...0 1111 0... ....", Widening, Handlers::LoadStoreWidening),
+    L("VLDRH/VSTRH (widening)", "111. 110. .0.. 1... ...0 1111 0... ....", Widening, Handlers::LoadStoreWidening),
+    L("VLDR/VSTR", "1110 110. .... .... ...1 1110 0... ....", Contiguous, Handlers::LoadStore),
+    L("VLDR/VSTR", "1110 110. .... .... ...1 1110 1... ....", Contiguous, Handlers::LoadStore),
+    L("VLDR/VSTR", "1110 110. .... .... ...1 1111 0... ....", Contiguous, Handlers::LoadStore),
+    // Predication.
+    L("VMRS P0/VPR", "1110 1110 1111 110. .... 1010 0001 0000", SpecialRegister, Handlers::ReadVpr),
+    L("VMSR P0/VPR", "1110 1110 1110 110. .... 1010 0001 0000", SpecialRegister, Handlers::WriteVpr),
+    L("VPNOT", "1111 1110 0011 0001 0000 1111 0100 1101", NoFields, Handlers::Vpnot),
+    L("VPST", "1111 1110 0.11 0001 ...0 1111 0100 1101", Vpst, Handlers::Vpst),
+    L("VPSEL", "1111 1110 0.11 ...1 ...0 1111 .0.0 ...1", TwoOpNoSize, Handlers::Vpsel),
+    L("VCTP", "1111 0000 00.. .... 1110 1000 0000 0001", Ctp, Handlers::Vctp),
+    L("VCMP/VPT", "1111 1110 0... ...1 .... 1111 .0.0 ...0", Compare, Handlers::Compare),
+    L("VCMP/VPT", "1111 1110 0... ...1 .... 1111 .0.0 ...1", Compare, Handlers::Compare),
+    L("VCMP/VPT (scalar)", "1111 1110 0... ...1 .... 1111 .1.0 ....", CompareScalar, Handlers::CompareScalar),
+    // Across-vector reductions.
+    L("VADDLV", "111. 1110 1... 1001 ...0 1111 00.0 ...0", AddLongAcross, Handlers::AddLongAcross),
+    L("VADDV", "111. 1110 1111 ..01 ...0 1111 00.0 ...0", AddAcross, Handlers::AddAcross),
+    L("VMAXV/VMINV", "111. 1110 1110 ..10 .... 1111 .0.0 ...0", MaxAcross, Handlers::MaxAcross),
+    L("VMAXAV/VMINAV", "1110 1110 1110 ..00 .... 1111 .0.0 ...0", MaxAcross, Handlers::MaxAbsAcross),
+    L("VMLADAV (8-bit)", "111. 1110 1111 ...0 .... 1111 .0.0 ....", MulAddAcross8, Handlers::MulAddAcross),
+    L("VMLSDAV (8-bit)", "1111 1110 1111 ...0 .... 1110 .0.0 ...1", MulSubAcross8, Handlers::MulAddAcross),
+    L("VMLADAV/VMLSDAV", "111. 1110 1111 .... .... 1110 .0.0 ....", MulAddAcross, Handlers::MulAddAcross),
+    L("VMLALDAV/VMLSLDAV", "111. 1110 1... .... .... 1110 .0.0 ....", MulAddLongAcross, Handlers::MulAddLongAcross),
+    // Two vectors.
+    L("VAND", "1110 1111 0.00 ...0 ...0 0001 .1.1 ...0", TwoOpNoSize, Handlers::And),
+    L("VBIC", "1110 1111 0.01 ...0 ...0 0001 .1.1 ...0", TwoOpNoSize, Handlers::Bic),
+    L("VORR", "1110 1111 0.10 ...0 ...0 0001 .1.1 ...0", TwoOpNoSize, Handlers::Orr),
+    L("VORN", "1110 1111 0.11 ...0 ...0 0001 .1.1 ...0", TwoOpNoSize, Handlers::Orn),
+    L("VEOR", "1111 1111 0.00 ...0 ...0 0001 .1.1 ...0", TwoOpNoSize, Handlers::Eor),
+    L("VADD", "1110 1111 0... ...0 ...0 1000 .1.0 ...0", TwoOp, Handlers::Add),
+    L("VSUB", "1111 1111 0... ...0 ...0 1000 .1.0 ...0", TwoOp, Handlers::Sub),
+    L("VMUL", "1110 1111 0... ...0 ...0 1001 .1.1 ...0", TwoOp, Handlers::Mul),
+    L("VMULH/VRMULH", "111. 1110 0... ...1 .... 1110 .0.0 ...1", TwoOp, Handlers::MulHigh),
+    L("VMAX", "111. 1111 0... ...0 ...0 0110 .1.0 ...0", TwoOp, Handlers::Max),
+    L("VMIN", "111. 1111 0... ...0 ...0 0110 .1.1 ...0", TwoOp, Handlers::Min),
+    L("VABD", "111. 1111 0... ...0 ...0 0111 .1.0 ...0", TwoOp, Handlers::Abd),
+    L("VHADD", "111. 1111 0... ...0 ...0 0000 .1.0 ...0", TwoOp, Handlers::Hadd),
+    L("VRHADD", "111. 1111 0... ...0 ...0 0001 .1.0 ...0", TwoOp, Handlers::Rhadd),
+    L("VHSUB", "111. 1111 0... ...0 ...0 0010 .1.0 ...0", TwoOp, Handlers::Hsub),
+    L("VQADD", "111. 1111 0... ...0 ...0 0000 .1.1 ...0", TwoOp, Handlers::Qadd),
+    L("VQSUB", "111. 1111 0... ...0 ...0 0010 .1.1 ...0", TwoOp, Handlers::Qsub),
+    L("VQDMULH", "1110 1111 0... ...0 ...0 1011 .1.0 ...0", TwoOp, Handlers::Qdmulh),
+    L("VQRDMULH", "1111 1111 0... ...0 ...0 1011 .1.0 ...0", TwoOp, Handlers::Qrdmulh),
+    L("VSHL (vector)", "111. 1111 0... ...0 ...0 0100 .1.0 ...0", TwoOpShift, Handlers::Shl),
+    L("VRSHL (vector)", "111. 1111 0... ...0 ...0 0101 .1.0 ...0", TwoOpShift, Handlers::Rshl),
+    L("VQSHL (vector)", "111. 1111 0... ...0 ...0 0100 .1.1 ...0", TwoOpShift, Handlers::Qshl),
+    L("VQRSHL (vector)", "111. 1111 0... ...0 ...0 0101 .1.1 ...0", TwoOpShift, Handlers::Qrshl),
+    // Vector and scalar.
+    L("VSHL (scalar)", "111. 1110 0.11 ..01 ...1 1110 0110 ....", ShiftScalar, Handlers::ShlScalar),
+    L("VRSHL (scalar)", "111. 1110 0.11 ..11 ...1 1110 0110 ....", ShiftScalar, Handlers::RshlScalar),
+    L("VQSHL (scalar)", "111. 1110 0.11 ..01 ...1 1110 1110 ....", ShiftScalar, Handlers::QshlScalar),
+    L("VQRSHL (scalar)", "111. 1110 0.11 ..11 ...1 1110 1110 ....", ShiftScalar, Handlers::QrshlScalar),
+    L("VADD (scalar)", "1110 1110 0... ...1 ...0 1111 .100 ....", Scalar, Handlers::AddScalar),
+    L("VSUB (scalar)", "1110 1110 0... ...1 ...1 1111 .100 ....", Scalar, Handlers::SubScalar),
+    L("VMUL (scalar)", "1110 1110 0... ...1 ...1 1110 .110 ....", Scalar, Handlers::MulScalar),
+    L("VHADD (scalar)", "111. 1110 0... ...0 ...0 1111 .100 ....", Scalar, Handlers::HaddScalar),
+    L("VHSUB (scalar)", "111. 1110 0... ...0 ...1 1111 .100 ....", Scalar, Handlers::HsubScalar),
+    L("VQADD (scalar)", "111. 1110 0... ...0 ...0 1111 .110 ....", Scalar, Handlers::QaddScalar),
+    L("VQSUB (scalar)", "111. 1110 0... ...0 ...1 1111 .110 ....", Scalar, Handlers::QsubScalar),
+    L("VQDMULH (scalar)", "1110 1110 0... ...1 ...0 1110 .110 ....", Scalar, Handlers::QdmulhScalar),
+    L("VQRDMULH (scalar)", "1111 1110 0... ...1 ...0 1110 .110 ....", Scalar, Handlers::QrdmulhScalar),
+    L("VMLA (scalar)", "111. 1110 0... ...1 ...0 1110 .100 ....", Scalar, Handlers::MlaScalar),
+    L("VMLAS (scalar)", "111. 1110 0... ...1 ...1 1110 .100 ....", Scalar, Handlers::MlasScalar),
+    L("VDUP", "1110 1110 1.10 ...0 .... 1011 .0.1 0000", Dup, Handlers::Dup),
+    // One vector.
+    L("VMVN", "1111 1111 1.11 0000 ...0 0101 11.0 ...0", OneOpNoSize, Handlers::Mvn),
+    L("VABS", "1111 1111 1.11 ..01 ...0 0011 01.0 ...0", OneOp, Handlers::Abs),
+    L("VNEG", "1111 1111 1.11 ..01 ...0 0011 11.0 ...0", OneOp, Handlers::Neg),
+    L("VCLZ", "1111 1111 1.11 ..00 ...0 0100 11.0 ...0", OneOp, Handlers::Clz),
+    L("VMOVNB/T", "1111 1110 0.11 ..01 .... 1110 10.0 ...1", Narrow, Handlers::MovN),
+    L("VQMOVNB/T", "111. 1110 0.11 ..11 .... 1110 00.0 ...1", Narrow, Handlers::QmovN),
+    L("VQMOVUNB/T", "1110 1110 0.11 ..01 .... 1110 10.0 ...1", Narrow, Handlers::QmovUN),
+    L("VSHLL (T2)", "111. 1110 0.11 ..01 .... 1110 00.0 ...1", ShiftLeftLongFull, Handlers::ShiftLeftLong),
+    // Shifts by immediate.
+    L("VSHLL/VMOVL", "111. 1110 1.1. .... .... 1111 01.0 ...0", ShiftLeftLong, Handlers::ShiftLeftLong),
+    L("VSHL (immediate)", "1110 1111 1... .... ...0 0101 01.1 ...0", ShiftLeft, Handlers::ShlImmediate),
+    L("VSHR", "111. 1111 1... .... ...0 0000 01.1 ...0", ShiftRight, Handlers::ShrImmediate),
+    L("VRSHR", "111. 1111 1... .... ...0 0010 01.1 ...0", ShiftRight, Handlers::RshrImmediate),
+    L("VSHRNB/T", "1110 1110 1... .... .... 1111 11.0 ...1", ShiftRightNarrow, Handlers::ShrN),
+    L("VRSHRNB/T", "1111 1110 1... .... .... 1111 11.0 ...1", ShiftRightNarrow, Handlers::RshrN),
+    L("VQSHRNB/T", "111. 1110 1... .... .... 1111 01.0 ...0", ShiftRightNarrow, Handlers::QshrN),
+    L("VQRSHRNB/T", "111. 1110 1... .... .... 1111 01.0 ...1", ShiftRightNarrow, Handlers::QrshrN),
+    L("VQSHRUNB/T", "1110 1110 1... .... .... 1111 11.0 ...0", ShiftRightNarrow, Handlers::QshrUN),
+    L("VQRSHRUNB/T", "1111 1110 1... .... .... 1111 11.0 ...0", ShiftRightNarrow, Handlers::QrshrUN),
+    // Immediate.
+    L("VMOV/VMVN/VORR/VBIC (immediate)", "111. 1111 1.00 0... ...0 .... 01.1 ....", ModifiedImmediate,
+      Handlers::ModifiedImmediate),
+};
+#undef L
+
+struct Table {
+  Table() {
+    for (Line& l : kLines) {
+      int bit = 31;
+      for (char c : std::string_view(l.pattern)) {
+        if (c == ' ') continue;
+        if (c != '.') {
+          l.mask |= 1u << bit;
+          l.value |= uint32_t(c == '1') << bit;
+        }
+        --bit;
+      }
+    }
+  }
+};
+
+}  // namespace
+
+std::optional<Insn> Decode(uint16_t hw1, uint16_t hw2) {
+  static const Table table;
+  const uint32_t x = uint32_t(hw1) << 16 | hw2;
+  for (const Line& l : kLines) {
+    if ((x & l.mask) != l.value) continue;
+    Insn i;
+    i.raw = x;
+    i.name = l.name;
+    i.execute = l.handler;
+    if (l.format(x, i)) return i;
+  }
+  return std::nullopt;
+}
+
+}  // namespace faultline::arm::mve

@@ -1,0 +1,89 @@
+// The MVE instruction handlers the decoder table names (internal to arm/mve/).
+#pragma once
+
+#include "mve.h"
+
+namespace faultline::arm::mve {
+
+struct Handlers {
+  // memory.cc
+  static void LoadStore(const Insn&, State&);
+  static void LoadStoreWidening(const Insn&, State&);
+  // predicate.cc
+  static void ReadVpr(const Insn&, State&);
+  static void WriteVpr(const Insn&, State&);
+  static void Vpst(const Insn&, State&);
+  static void Vpnot(const Insn&, State&);
+  static void Vpsel(const Insn&, State&);
+  static void Vctp(const Insn&, State&);
+  static void Compare(const Insn&, State&);
+  static void CompareScalar(const Insn&, State&);
+  // reduce.cc
+  static void AddAcross(const Insn&, State&);
+  static void AddLongAcross(const Insn&, State&);
+  static void MaxAcross(const Insn&, State&);
+  static void MaxAbsAcross(const Insn&, State&);
+  static void MulAddAcross(const Insn&, State&);
+  static void MulAddLongAcross(const Insn&, State&);
+  // integer.cc
+  static void And(const Insn&, State&);
+  static void Bic(const Insn&, State&);
+  static void Orr(const Insn&, State&);
+  static void Orn(const Insn&, State&);
+  static void Eor(const Insn&, State&);
+  static void Add(const Insn&, State&);
+  static void Sub(const Insn&, State&);
+  static void Mul(const Insn&, State&);
+  static void MulHigh(const Insn&, State&);
+  static void Max(const Insn&, State&);
+  static void Min(const Insn&, State&);
+  static void Abd(const Insn&, State&);
+  static void Hadd(const Insn&, State&);
+  static void Rhadd(const Insn&, State&);
+  static void Hsub(const Insn&, State&);
+  static void Qadd(const Insn&, State&);
+  static void Qsub(const Insn&, State&);
+  static void Qdmulh(const Insn&, State&);
+  static void Qrdmulh(const Insn&, State&);
+  static void Shl(const Insn&, State&);
+  static void Rshl(const Insn&, State&);
+  static void Qshl(const Insn&, State&);
+  static void Qrshl(const Insn&, State&);
+  static void ShlScalar(const Insn&, State&);
+  static void RshlScalar(const Insn&, State&);
+  static void QshlScalar(const Insn&, State&);
+  static void QrshlScalar(const Insn&, State&);
+  static void AddScalar(const Insn&, State&);
+  static void SubScalar(const Insn&, State&);
+  static void MulScalar(const Insn&, State&);
+  static void HaddScalar(const Insn&, State&);
+  static void HsubScalar(const Insn&, State&);
+  static void QaddScalar(const Insn&, State&);
+  static void QsubScalar(const Insn&, State&);
+  static void QdmulhScalar(const Insn&, State&);
+  static void QrdmulhScalar(const Insn&, State&);
+  static void MlaScalar(const Insn&, State&);
+  static void MlasScalar(const Insn&, State&);
+  static void Dup(const Insn&, State&);
+  static void Mvn(const Insn&, State&);
+  static void Abs(const Insn&, State&);
+  static void Neg(const Insn&, State&);
+  static void Clz(const Insn&, State&);
+  static void ModifiedImmediate(const Insn&, State&);
+  // shift.cc
+  static void ShlImmediate(const Insn&, State&);
+  static void ShrImmediate(const Insn&, State&);
+  static void RshrImmediate(const Insn&, State&);
+  static void ShiftLeftLong(const Insn&, State&);
+  static void MovN(const Insn&, State&);
+  static void QmovN(const Insn&, State&);
+  static void QmovUN(const Insn&, State&);
+  static void ShrN(const Insn&, State&);
+  static void RshrN(const Insn&, State&);
+  static void QshrN(const Insn&, State&);
+  static void QrshrN(const Insn&, State&);
+  static void QshrUN(const Insn&, State&);
+  static void QrshrUN(const Insn&, State&);
+};
+
+}  // namespace faultline::arm::mve

@@ -1,0 +1,131 @@
+// Lane-wise building blocks of the MVE instructions (internal to arm/mve/): Q register
+// lanes, predicated writes and the element loops every data-processing form shares.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "mve.h"
+
+namespace faultline::arm::mve {
+
+// 128-bit intermediates of the doubling and high-half multiplies (GCC and Clang).
+__extension__ typedef __int128 Int128;
+
+inline uint8_t* Q(State& s, int n) { return s.q + 16 * n; }
+
+template <typename T>
+T Lane(const uint8_t* q, int e) {
+  T v;
+  std::memcpy(&v, q + e * sizeof(T), sizeof(T));
+  return v;
+}
+
+// Writes `value` into lane e of q, byte by byte as the predicate allows: a predicate that
+// covers only part of an element (VCTP.8 before a 32-bit operation) writes only those
+// bytes (DDI 0553 §B5.6, as QEMU's mergemask does).
+template <typename T>
+void Merge(uint8_t* q, int e, T value, uint16_t mask) {
+  uint8_t bytes[sizeof(T)];
+  std::memcpy(bytes, &value, sizeof(T));
+  for (unsigned b = 0; b < sizeof(T); ++b) {
+    if (mask >> (e * sizeof(T) + b) & 1) q[e * sizeof(T) + b] = bytes[b];
+  }
+}
+
+// Whether lane e of an element size T is active: its lowest byte's predicate bit.
+template <typename T>
+bool Active(uint16_t mask, int e) {
+  return (mask >> (e * sizeof(T))) & 1;
+}
+
+template <typename T>
+constexpr int Lanes() {
+  return 16 / int(sizeof(T));
+}
+
+// Saturates a wide value into T; `sat` is set when it did not fit.
+template <typename T, typename W>
+T Saturate(W v, bool& sat) {
+  if (v > W(std::numeric_limits<T>::max())) {
+    sat = true;
+    return std::numeric_limits<T>::max();
+  }
+  if (v < W(std::numeric_limits<T>::min())) {
+    sat = true;
+    return std::numeric_limits<T>::min();
+  }
+  return T(v);
+}
+
+// Qd = f(Qn, Qm) lane by lane. f(n, m, sat) may set sat; a saturation in an active lane
+// sets FPSCR.QC.
+template <typename T, typename F>
+void Binary(State& s, const Insn& i, F f) {
+  const uint16_t mask = ElementMask(s);
+  uint8_t n[16], m[16];
+  std::memcpy(n, Q(s, i.qn), 16);
+  std::memcpy(m, Q(s, i.qm), 16);
+  uint8_t* d = Q(s, i.qd);
+  for (int e = 0; e < Lanes<T>(); ++e) {
+    bool sat = false;
+    const T r = f(Lane<T>(n, e), Lane<T>(m, e), sat);
+    if (sat && Active<T>(mask, e)) s.qc = true;
+    Merge<T>(d, e, r, mask);
+  }
+  AdvanceVpt(s);
+}
+
+// Qd = f(Qn, Rm) lane by lane: the scalar forms.
+template <typename T, typename F>
+void WithScalar(State& s, const Insn& i, F f) {
+  const uint16_t mask = ElementMask(s);
+  uint8_t n[16];
+  std::memcpy(n, Q(s, i.qn), 16);
+  const T m = T(s.r[i.rm]);
+  uint8_t* d = Q(s, i.qd);
+  for (int e = 0; e < Lanes<T>(); ++e) {
+    bool sat = false;
+    const T r = f(Lane<T>(n, e), m, sat);
+    if (sat && Active<T>(mask, e)) s.qc = true;
+    Merge<T>(d, e, r, mask);
+  }
+  AdvanceVpt(s);
+}
+
+// Qd = f(Qm) lane by lane.
+template <typename T, typename F>
+void Unary(State& s, const Insn& i, F f) {
+  const uint16_t mask = ElementMask(s);
+  uint8_t m[16];
+  std::memcpy(m, Q(s, i.qm), 16);
+  uint8_t* d = Q(s, i.qd);
+  for (int e = 0; e < Lanes<T>(); ++e) {
+    bool sat = false;
+    const T r = f(Lane<T>(m, e), sat);
+    if (sat && Active<T>(mask, e)) s.qc = true;
+    Merge<T>(d, e, r, mask);
+  }
+  AdvanceVpt(s);
+}
+
+// Calls F::template Run<T>() with T the element type of size 0/1/2, signed or not.
+template <typename F>
+void BySize(const Insn& i, F&& f) {
+  switch (i.size) {
+    case 0: i.u ? f.template operator()<uint8_t>() : f.template operator()<int8_t>(); break;
+    case 1: i.u ? f.template operator()<uint16_t>() : f.template operator()<int16_t>(); break;
+    default: i.u ? f.template operator()<uint32_t>() : f.template operator()<int32_t>(); break;
+  }
+}
+
+// The next wider type of T, same signedness.
+template <typename T>
+using Wide = std::conditional_t<
+    sizeof(T) == 1, std::conditional_t<std::is_signed_v<T>, int16_t, uint16_t>,
+    std::conditional_t<sizeof(T) == 2, std::conditional_t<std::is_signed_v<T>, int32_t, uint32_t>,
+                       std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>>;
+
+}  // namespace faultline::arm::mve

@@ -1,0 +1,90 @@
+// M-profile Vector Extension (MVE, "Helium") of Armv8.1-M: decoding and execution on a
+// register file, with no engine here. The engine binding (cpu/core_mve.cc) hands an
+// instruction to Execute from the translated code, with State pointing into the
+// engine's own registers, so that scalar FP code and vector code share Q0-Q7 = D0-D15
+// = S0-S31 as on silicon.
+//
+// Source: Armv8.1-M Architecture Reference Manual (DDI 0553), chapter C2 (the
+// instruction descriptions) and B5 (MVE programmers' model: beats, VPR, LTPSIZE).
+// QEMU 7.2 (`-M mps3-an547 -cpu cortex-m55`) is the oracle the execution is compared
+// with (tests/integration/mve_diff_test.cc); where the architecture leaves a choice,
+// faultline does what QEMU does.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+
+namespace faultline::arm::mve {
+
+// Guest memory as the instruction sees it. An access that faults does not return (the
+// engine leaves the instruction: a precise fault, stacked PC on the instruction).
+class Memory {
+ public:
+  virtual ~Memory() = default;
+  virtual uint32_t Load(uint32_t address, unsigned size) = 0;  // size 1, 2 or 4
+  virtual void Store(uint32_t address, unsigned size, uint32_t value) = 0;
+};
+
+// VPR (DDI 0553 §B5.4): P0 predicate bits, one per byte lane, and the VPT block masks.
+namespace vpr {
+constexpr uint32_t kP0 = 0xFFFF;
+constexpr unsigned kMask01Shift = 16, kMask23Shift = 20;
+constexpr uint32_t kMasks = 0xFFu << kMask01Shift;
+}  // namespace vpr
+
+// FPSCR bits MVE reads or writes (DDI 0553 §D1.2.61).
+namespace fpscr {
+constexpr uint32_t kC = 1u << 29;   // carry in and out of VADC/VSBC
+constexpr uint32_t kQc = 1u << 27;  // cumulative saturation
+}  // namespace fpscr
+
+// The state an MVE instruction reads and writes.
+struct State {
+  uint32_t* r = nullptr;   // R0-R14
+  uint8_t* q = nullptr;    // Q0-Q7, 16 bytes each, lane 0 at the lowest address
+  uint32_t vpr = 0;
+  uint32_t ltpsize = 4;    // FPSCR.LTPSIZE: 4 = no tail predication
+  uint32_t fpscr_c = 0;    // FPSCR.C as VADC/VSBC see it (0 or fpscr::kC)
+  bool qc = false;         // set by a saturating instruction that saturated
+  uint32_t fp_flags = 0;   // FPSCR cumulative exception bits raised (IOC..IDC, bits 0-7)
+  Memory* memory = nullptr;
+};
+
+struct Insn;
+using Handler = void (*)(const Insn&, State&);
+
+// One decoded instruction: the handler and the fields it reads (names as in DDI 0553).
+struct Insn {
+  Handler execute = nullptr;
+  const char* name = "";  // the encoding's name in the decoder table
+  uint32_t raw = 0;       // hw1 << 16 | hw2
+  uint8_t qd = 0, qn = 0, qm = 0;
+  uint8_t rn = 0, rm = 0, rt = 0, rt2 = 0, rda = 0, rdahi = 0;
+  uint8_t size = 0;       // element size: 0 = 8, 1 = 16, 2 = 32, 3 = 64 bits
+  uint8_t msize = 0;      // memory element size (widening loads, narrowing stores)
+  bool u = false;         // unsigned
+  bool add = true;        // an offset is added (U of loads/stores)
+  bool pre = true, wback = false;
+  bool top = false;       // T forms (odd lanes) of bottom/top pairs
+  bool accumulate = false, exchange = false, subtract = false, rounding = false;
+  int32_t imm = 0;        // offsets, shifts, immediates, masks
+};
+
+// Decodes the 32-bit Thumb instruction hw1:hw2 if it is an MVE instruction faultline
+// executes; nullopt for anything else (scalar code, and MVE encodings not yet handled:
+// those reach the engine, which stops on them as before).
+std::optional<Insn> Decode(uint16_t hw1, uint16_t hw2);
+
+// Executes `insn`: lanes as predicated by VPR and tail predication, then advances the
+// VPT state (DDI 0553 §B5.6: each beat-wise instruction in a VPT block).
+inline void Execute(const Insn& insn, State& s) { insn.execute(insn, s); }
+
+// The predicate for the current instruction: one bit per byte lane (as VPR.P0), from
+// VPR.P0 inside a VPT block and the loop's remaining elements under tail predication.
+uint16_t ElementMask(const State& s);
+// After a beat-wise instruction: the VPT block moves on one instruction.
+void AdvanceVpt(State& s);
+
+}  // namespace faultline::arm::mve

@@ -1,0 +1,120 @@
+// Predication (DDI 0553 §B5.6, §B5.7): VPR.P0, VPT blocks, tail predication, and the
+// instructions that write them.
+#include "handlers.h"
+#include "lanes.h"
+
+namespace faultline::arm::mve {
+
+uint16_t ElementMask(const State& s) {
+  uint16_t mask = uint16_t(s.vpr & vpr::kP0);
+  // Outside a VPT block (its mask field zero) a half of the vector is not predicated.
+  if (((s.vpr >> vpr::kMask01Shift) & 0xF) == 0) mask |= 0x00FF;
+  if (((s.vpr >> vpr::kMask23Shift) & 0xF) == 0) mask |= 0xFF00;
+  // Tail predication (§B5.7): on the loop's last iteration LR holds the elements left.
+  if (s.ltpsize < 4 && s.r[14] <= (1u << (4 - s.ltpsize))) {
+    const unsigned bytes = s.r[14] << s.ltpsize;
+    mask &= uint16_t(bytes >= 16 ? 0xFFFF : (1u << bytes) - 1);
+  }
+  return mask;
+}
+
+void AdvanceVpt(State& s) {
+  if ((s.vpr & vpr::kMasks) == 0) return;  // not in a VPT block
+  const uint32_t mask01 = (s.vpr >> vpr::kMask01Shift) & 0xF, mask23 = (s.vpr >> vpr::kMask23Shift) & 0xF;
+  // A mask whose top bit is set and is not 0b1000 says: the next instruction is in the
+  // other condition (E): invert that half of P0 (§B5.6, VPTAdvance).
+  if (mask01 > 8) s.vpr ^= 0x00FF;
+  if (mask23 > 8) s.vpr ^= 0xFF00;
+  s.vpr = (s.vpr & ~vpr::kMasks) | ((mask01 << 1) & 0xF) << vpr::kMask01Shift | ((mask23 << 1) & 0xF) << vpr::kMask23Shift;
+}
+
+namespace {
+
+void SetMasks(State& s, uint32_t mask) {
+  s.vpr = (s.vpr & ~vpr::kMasks) | mask << vpr::kMask01Shift | mask << vpr::kMask23Shift;
+}
+
+// The VCMP condition codes (fc): EQ, CS, NE, HI, GE, GT, LT, LE.
+template <typename T>
+bool Holds(unsigned fc, T n, T m) {
+  using S = std::make_signed_t<T>;
+  using U = std::make_unsigned_t<T>;
+  switch (fc) {
+    case 0: return n == m;
+    case 2: return n != m;
+    case 1: return U(n) >= U(m);
+    case 3: return U(n) > U(m);
+    case 4: return S(n) >= S(m);
+    case 5: return S(n) > S(m);
+    case 6: return S(n) < S(m);
+    default: return S(n) <= S(m);
+  }
+}
+
+template <typename T, typename M>
+void CompareWith(const Insn& i, State& s, M m_of) {
+  const uint16_t mask = ElementMask(s);
+  const uint8_t* n = Q(s, i.qn);
+  uint16_t p = 0;
+  for (int e = 0; e < Lanes<T>(); ++e) {
+    if (Holds<T>(i.rda, Lane<T>(n, e), m_of(e))) p |= uint16_t(((1u << sizeof(T)) - 1) << (e * sizeof(T)));
+  }
+  s.vpr = (s.vpr & ~vpr::kP0) | (p & mask);
+  AdvanceVpt(s);
+  if (i.imm != 0) SetMasks(s, uint32_t(i.imm));  // VPT
+}
+
+}  // namespace
+
+// VMRS/VMSR (DDI 0553 §C2.4): P0 alone, or all of VPR (P0 and the masks).
+void Handlers::ReadVpr(const Insn& i, State& s) { s.r[i.rt] = i.imm ? (s.vpr & vpr::kP0) : (s.vpr & (vpr::kP0 | vpr::kMasks)); }
+void Handlers::WriteVpr(const Insn& i, State& s) {
+  const uint32_t v = s.r[i.rt];
+  s.vpr = i.imm ? ((s.vpr & ~vpr::kP0) | (v & vpr::kP0)) : (v & (vpr::kP0 | vpr::kMasks));
+}
+
+void Handlers::Vpst(const Insn& i, State& s) { SetMasks(s, uint32_t(i.imm)); }
+
+void Handlers::Vpnot(const Insn&, State& s) {
+  const uint16_t mask = ElementMask(s);
+  s.vpr = (s.vpr & ~vpr::kP0) | (~s.vpr & mask);
+  AdvanceVpt(s);
+}
+
+void Handlers::Vpsel(const Insn& i, State& s) {
+  const uint16_t mask = ElementMask(s);
+  uint8_t r[16];
+  for (int b = 0; b < 16; ++b) r[b] = (mask >> b & 1) ? Q(s, i.qn)[b] : Q(s, i.qm)[b];
+  std::memcpy(Q(s, i.qd), r, 16);
+  AdvanceVpt(s);
+}
+
+void Handlers::Vctp(const Insn& i, State& s) {
+  const uint16_t mask = ElementMask(s);
+  const uint32_t elements = 16u >> i.size;
+  const uint32_t bytes = (s.r[i.rn] >= elements ? elements : s.r[i.rn]) << i.size;
+  const uint16_t p = uint16_t(bytes >= 16 ? 0xFFFF : (1u << bytes) - 1);
+  s.vpr = (s.vpr & ~vpr::kP0) | (p & mask);
+  AdvanceVpt(s);
+}
+
+void Handlers::Compare(const Insn& i, State& s) {
+  uint8_t m[16];
+  std::memcpy(m, Q(s, i.qm), 16);
+  switch (i.size) {
+    case 0: CompareWith<uint8_t>(i, s, [&](int e) { return Lane<uint8_t>(m, e); }); break;
+    case 1: CompareWith<uint16_t>(i, s, [&](int e) { return Lane<uint16_t>(m, e); }); break;
+    default: CompareWith<uint32_t>(i, s, [&](int e) { return Lane<uint32_t>(m, e); }); break;
+  }
+}
+
+void Handlers::CompareScalar(const Insn& i, State& s) {
+  const uint32_t rm = i.rm == 15 ? 0 : s.r[i.rm];  // Rm = 0b1111: the zero register
+  switch (i.size) {
+    case 0: CompareWith<uint8_t>(i, s, [&](int) { return uint8_t(rm); }); break;
+    case 1: CompareWith<uint16_t>(i, s, [&](int) { return uint16_t(rm); }); break;
+    default: CompareWith<uint32_t>(i, s, [&](int) { return rm; }); break;
+  }
+}
+
+}  // namespace faultline::arm::mve

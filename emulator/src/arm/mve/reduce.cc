@@ -1,0 +1,123 @@
+// Across-vector operations (DDI 0553 §C2.4: VADDV, VADDLV, VMLADAV/VMLSDAV,
+// VMLALDAV/VMLSLDAV, VMAXV/VMINV, VMAXAV/VMINAV): active lanes only.
+#include "handlers.h"
+#include "lanes.h"
+
+namespace faultline::arm::mve {
+
+namespace {
+
+template <typename T>
+int64_t Extend(const uint8_t* q, int e) {
+  return int64_t(Lane<T>(q, e));
+}
+
+// The sum of products over active lanes; with X, the even lane pairs with the next odd
+// one and the odd with the previous; VMLSDAV subtracts the odd lanes' products.
+template <typename T>
+int64_t DualMultiplyAdd(const Insn& i, State& s, int64_t acc) {
+  const uint16_t mask = ElementMask(s);
+  const uint8_t* n = Q(s, i.qn);
+  const uint8_t* m = Q(s, i.qm);
+  for (int e = 0; e < Lanes<T>(); ++e) {
+    if (!Active<T>(mask, e)) continue;
+    const int ne = i.exchange ? (e & 1 ? e - 1 : e + 1) : e;
+    const int64_t p = Extend<T>(n, ne) * Extend<T>(m, e);
+    acc += (i.subtract && (e & 1)) ? -p : p;
+  }
+  return acc;
+}
+
+template <typename T>
+int64_t DualMultiplyAddUnsigned(const Insn& i, State& s, uint64_t acc) {
+  const uint16_t mask = ElementMask(s);
+  for (int e = 0; e < Lanes<T>(); ++e) {
+    if (Active<T>(mask, e)) acc += uint64_t(Lane<T>(Q(s, i.qn), e)) * uint64_t(Lane<T>(Q(s, i.qm), e));
+  }
+  return int64_t(acc);
+}
+
+int64_t MultiplyAdd(const Insn& i, State& s, int64_t acc) {
+  switch (i.size) {
+    case 0: return i.u ? DualMultiplyAddUnsigned<uint8_t>(i, s, acc) : DualMultiplyAdd<int8_t>(i, s, acc);
+    case 1: return i.u ? DualMultiplyAddUnsigned<uint16_t>(i, s, acc) : DualMultiplyAdd<int16_t>(i, s, acc);
+    default: return i.u ? DualMultiplyAddUnsigned<uint32_t>(i, s, acc) : DualMultiplyAdd<int32_t>(i, s, acc);
+  }
+}
+
+}  // namespace
+
+void Handlers::AddAcross(const Insn& i, State& s) {
+  const uint16_t mask = ElementMask(s);
+  uint32_t sum = i.accumulate ? s.r[i.rda] : 0;
+  BySize(i, [&]<typename T>() {
+    for (int e = 0; e < Lanes<T>(); ++e) {
+      if (Active<T>(mask, e)) sum += uint32_t(int64_t(Lane<T>(Q(s, i.qm), e)));
+    }
+  });
+  s.r[i.rda] = sum;
+  AdvanceVpt(s);
+}
+
+void Handlers::AddLongAcross(const Insn& i, State& s) {
+  const uint16_t mask = ElementMask(s);
+  uint64_t sum = i.accumulate ? (uint64_t(s.r[i.rdahi]) << 32 | s.r[i.rda]) : 0;
+  for (int e = 0; e < 4; ++e) {
+    if (!Active<uint32_t>(mask, e)) continue;
+    const uint32_t v = Lane<uint32_t>(Q(s, i.qm), e);
+    sum += i.u ? uint64_t(v) : uint64_t(int64_t(int32_t(v)));
+  }
+  s.r[i.rda] = uint32_t(sum);
+  s.r[i.rdahi] = uint32_t(sum >> 32);
+  AdvanceVpt(s);
+}
+
+void Handlers::MaxAcross(const Insn& i, State& s) {
+  const uint16_t mask = ElementMask(s);
+  const bool min = (i.raw >> 7) & 1;
+  BySize(i, [&]<typename T>() {
+    T r = T(s.r[i.rda]);  // the accumulator is Rda's low element, extended back (as QEMU)
+    for (int e = 0; e < Lanes<T>(); ++e) {
+      if (!Active<T>(mask, e)) continue;
+      const T v = Lane<T>(Q(s, i.qm), e);
+      r = min ? (v < r ? v : r) : (v > r ? v : r);
+    }
+    s.r[i.rda] = uint32_t(int64_t(r));
+  });
+  AdvanceVpt(s);
+}
+
+void Handlers::MaxAbsAcross(const Insn& i, State& s) {
+  const uint16_t mask = ElementMask(s);
+  const bool min = (i.raw >> 7) & 1;
+  Insn u = i;
+  u.u = true;
+  BySize(u, [&]<typename T>() {  // T unsigned: the accumulator and |lane|
+    using S = std::make_signed_t<T>;
+    T r = T(s.r[i.rda]);
+    for (int e = 0; e < Lanes<T>(); ++e) {
+      if (!Active<T>(mask, e)) continue;
+      const S v = S(Lane<T>(Q(s, i.qm), e));
+      const T a = v < 0 ? T(-int64_t(v)) : T(v);
+      r = min ? (a < r ? a : r) : (a > r ? a : r);
+    }
+    s.r[i.rda] = uint32_t(r);
+  });
+  AdvanceVpt(s);
+}
+
+void Handlers::MulAddAcross(const Insn& i, State& s) {
+  const int64_t acc = i.accumulate ? int64_t(int32_t(s.r[i.rda])) : 0;
+  s.r[i.rda] = uint32_t(MultiplyAdd(i, s, acc));
+  AdvanceVpt(s);
+}
+
+void Handlers::MulAddLongAcross(const Insn& i, State& s) {
+  const int64_t acc = i.accumulate ? int64_t(uint64_t(s.r[i.rdahi]) << 32 | s.r[i.rda]) : 0;
+  const uint64_t r = uint64_t(MultiplyAdd(i, s, acc));
+  s.r[i.rda] = uint32_t(r);
+  s.r[i.rdahi] = uint32_t(r >> 32);
+  AdvanceVpt(s);
+}
+
+}  // namespace faultline::arm::mve

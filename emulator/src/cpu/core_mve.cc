@@ -1,0 +1,288 @@
+// MVE (Helium) and the Cortex-M55's double-precision FPU on Unicorn 2.0.1's Armv8-M
+// mainline model (issue 15). Unicorn has neither: its newest M-profile core is the M33,
+// with a single-precision FPU and no MVE (unicorn.md §1).
+//
+// Double precision: QEMU 5.0's translator (libunicorn's) already implements every VFP
+// double-precision instruction and enables them by the CPU's ID register MVFR0.FPDP,
+// which the M33 model sets to 0. On an M55 board faultline sets MVFR0.FPDP = 2 and
+// MVFR1.FPHP = 2 (Cortex-M55 TRM §B.2: FPv5 with double precision and half-precision
+// conversions to and from double) in the CPU the engine translates for: `double` code
+// then runs as translated code at the engine's speed.
+//
+// MVE: executing each vector instruction on the host by stopping the engine costs a
+// return from uc_emu_start and a restart (about 1.2 us: docs/performance.md), which an
+// inference loop pays millions of times. Instead the translator is made to call
+// faultline for it, like any helper of QEMU's own:
+//   - libunicorn's translator reads each instruction through cpu_lduw_code_arm (a call
+//     through its PLT: interposed here). When the instruction at the address is an MVE
+//     instruction arm/mve decodes, the translator is shown `MRS r0, <SYSm 0xB7>`, a
+//     reserved special register, instead (same size: 32 bits). Guest memory is unchanged.
+//   - QEMU 5.0 translates MRS into tcg_const_i32(SYSm) and a call of helper_v7m_mrs
+//     (env, SYSm) that saves and reloads every guest register around it; the constant
+//     is replaced (tcg_const_i32_arm, interposed) by the decoded instruction's index.
+//   - helper_v7m_mrs_arm (interposed) executes that instruction on the engine's own
+//     registers (Q0-Q7 are D0-D15, so scalar FP and vector code see each other's
+//     writes) and returns R0 as it then is, which the MRS writes back unchanged.
+// So a vector instruction costs one call from the translated code, counts as one
+// instruction in the block it is in, and a Unicorn code hook on its address runs before
+// it as for any instruction. Its memory accesses go through the engine's own load and
+// store helpers with the call's return address: a fault restores the PC to the vector
+// instruction and leaves the block there (core_data_faults.cc), a precise fault as QEMU
+// takes it. MVE encodings arm/mve does not decode reach the engine unchanged, which
+// stops on them as before (the run ends `unsupported`, naming the instruction).
+//
+// Engine layouts are measured, not assumed: the offsets of the Q registers and FPSCR in
+// CPUARMState are found when the core is made (uc_context with marker
+// values), and the CPU's ID registers by their M33 values; if either is not found, MVE
+// and double precision stay off and M55 firmware stops as before.
+#include "core.h"
+
+#include <unicorn/unicorn.h>
+
+#include <cstring>
+#include <map>
+#include <vector>
+
+#include "arm/mve/mve.h"
+#include "unicorn_interpose.h"
+
+namespace faultline::cpu {
+
+namespace {
+
+constexpr uint32_t kSysm = 0xB7;            // a reserved SYSm (Armv8-M ARM §D1.2.196)
+constexpr uint32_t kTag = 0x80000000u;      // above every SYSm | mask << 10 MSR/MRS pass
+constexpr uint16_t kMrsR0 = 0xF3EF;         // MRS r0, <SYSm>: hw1
+constexpr uint16_t kMrsR0Hw2 = 0x8000 | kSysm;
+// Cortex-M33 ID registers as QEMU 5.0 sets them (target/arm/cpu.c, cortex_m33_initfn).
+constexpr uint32_t kM33Mvfr0 = 0x10110021, kM33Mvfr1 = 0x11000011, kM33Mvfr2 = 0x00000040;
+
+using Fetch = uint32_t (*)(void* env, uint32_t addr);
+using ConstI32 = intptr_t (*)(void* s, int32_t value);
+using Mrs = uint32_t (*)(void* env, uint32_t reg);
+
+struct Unicorn {
+  Fetch fetch = Unicorns<Fetch>("cpu_lduw_code_arm");
+  ConstI32 const_i32 = Unicorns<ConstI32>("tcg_const_i32_arm");
+  Mrs mrs = Unicorns<Mrs>("helper_v7m_mrs_arm");
+};
+const Unicorn& Original() {
+  static const Unicorn u;
+  return u;
+}
+
+thread_local Core* running_core = nullptr;
+
+}  // namespace
+
+// Per core: the decoded instructions the translated code calls, and the engine layout.
+struct MveUnit {
+  Core& core;
+  bool usable = false;                // layouts found
+  size_t q_offset = 0, fpscr_offset = 0;
+  // FPSCR.QC as MVE sets it. The M33 model has no QC (RES0 without MVE: QEMU 5.0
+  // vfp_set_fpscr/vfp_get_fpscr mask it for M-profile), so VMRS does not show it yet.
+  bool qc = false;
+  bool features_set = false;
+  std::vector<std::pair<uint32_t, arm::mve::Insn>> insns;  // (address, instruction)
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> index;  // (address, raw) -> insns
+  // The translation in progress: the second halfword to show, and the index whose
+  // constant comes next.
+  uint32_t second_at = UINT32_MAX;
+  int32_t pending = -1;
+  uint32_t last_index = 0;
+  uint32_t vpr = 0;
+  uint64_t executed = 0;
+
+  explicit MveUnit(Core& c) : core(c) {}
+
+  void Calibrate(uc_struct* uc);
+  void SetFeatures(void* env);
+  uint32_t Fetch(void* env, uint32_t addr, uint32_t hw);
+  uint32_t Execute(void* env, uint32_t index, uintptr_t ra);
+};
+
+void MveUnitDeleter::operator()(MveUnit* u) const { delete u; }
+
+// Finds the Q registers and FPSCR in CPUARMState: writes marker values through
+// Unicorn's register API and looks for them in a saved context (a copy of the state).
+void MveUnit::Calibrate(uc_struct* uc) {
+  uc_engine* e = reinterpret_cast<uc_engine*>(uc);
+  const uint32_t r0 = 0x5EC0DE01;
+  uc_reg_write(e, UC_ARM_REG_R0, &r0);
+  for (int d = 0; d < 16; ++d) {
+    const uint64_t v = 0xD0D0000000000000ull | uint64_t(d) << 32 | 0x600D0000u | uint32_t(d);
+    uc_reg_write(e, UC_ARM_REG_D0 + d, &v);
+  }
+  const uint32_t fpscr = 0x03C00000;  // DN, FZ, RMode = RZ: bits a reset never sets
+  uc_reg_write(e, UC_ARM_REG_FPSCR, &fpscr);
+  uc_context* ctx = nullptr;
+  if (uc_context_alloc(e, &ctx) == UC_ERR_OK && uc_context_save(e, ctx) == UC_ERR_OK) {
+    const size_t size = uc_context_size(e);
+    uint8_t* p = reinterpret_cast<uint8_t*>(ctx);
+    auto find32 = [&](uint32_t v, size_t from) -> size_t {
+      for (size_t i = from; i + 4 <= size; i += 4) {
+        uint32_t w;
+        std::memcpy(&w, p + i, 4);
+        if (w == v) return i;
+      }
+      return SIZE_MAX;
+    };
+    const size_t base = find32(r0, 0);
+    const size_t d0 = base == SIZE_MAX ? SIZE_MAX : find32(0x600D0000u, base);
+    const size_t fp = base == SIZE_MAX ? SIZE_MAX : find32(fpscr, base);
+    bool ok = d0 != SIZE_MAX && fp != SIZE_MAX && fp + 64 <= size;
+    for (int d = 0; ok && d < 16; ++d) {
+      uint64_t v;
+      std::memcpy(&v, p + d0 + 8 * size_t(d), 8);
+      ok = v == (0xD0D0000000000000ull | uint64_t(d) << 32 | 0x600D0000u | uint32_t(d));
+    }
+    if (ok) {
+      usable = true;
+      q_offset = d0 - base;
+      fpscr_offset = fp - base;
+    }
+    uc_context_free(ctx);
+  }
+  const uint64_t zero = 0;
+  const uint32_t zero32 = 0;
+  uc_reg_write(e, UC_ARM_REG_R0, &zero32);
+  for (int d = 0; d < 16; ++d) uc_reg_write(e, UC_ARM_REG_D0 + d, &zero);
+  uc_reg_write(e, UC_ARM_REG_FPSCR, &zero32);
+}
+
+// The Cortex-M55's FPU: MVFR0/MVFR1 of the CPU the engine translates for, found by the
+// M33's values after env (ARMCPU.isar follows CPUARMState).
+void MveUnit::SetFeatures(void* env) {
+  features_set = true;
+  auto* w = static_cast<uint32_t*>(env);
+  uint32_t* found = nullptr;
+  for (size_t i = 0; i + 3 < 0x10000 / 4; ++i) {
+    if (w[i] == kM33Mvfr0 && w[i + 1] == kM33Mvfr1 && w[i + 2] == kM33Mvfr2) {
+      if (found != nullptr) return;  // ambiguous: leave the model as it is
+      found = &w[i];
+    }
+  }
+  if (found == nullptr) return;
+  found[0] = (found[0] & ~0xF00u) | 0x200u;          // MVFR0.FPDP: double precision
+  found[1] = (found[1] & ~0x0F000000u) | 0x02000000u;  // MVFR1.FPHP: F16 <-> F64 too
+}
+
+uint32_t MveUnit::Fetch(void* env, uint32_t addr, uint32_t hw) {
+  if (!features_set) SetFeatures(env);
+  if (addr == second_at) {
+    second_at = UINT32_MAX;
+    pending = int32_t(last_index);
+    return kMrsR0Hw2;
+  }
+  second_at = UINT32_MAX;
+  // MVE lives in the coprocessor space (111x 11xx) and VCTP in the branch space.
+  if ((hw & 0xEC00) != 0xEC00 && (hw & 0xFFC0) != 0xF000) return hw;
+  const std::vector<uint8_t> bytes = core.InstructionAt(addr);
+  if (bytes.size() != 4) return hw;
+  const uint16_t hw1 = uint16_t(bytes[0] | bytes[1] << 8), hw2 = uint16_t(bytes[2] | bytes[3] << 8);
+  if (hw1 != hw) return hw;
+  std::optional<arm::mve::Insn> insn = arm::mve::Decode(hw1, hw2);
+  if (!insn) return hw;
+  const auto key = std::make_pair(addr, insn->raw);
+  auto it = index.find(key);
+  if (it == index.end()) {
+    it = index.emplace(key, uint32_t(insns.size())).first;
+    insns.emplace_back(addr, *insn);
+  }
+  last_index = it->second;
+  second_at = addr + 2;
+  return kMrsR0;
+}
+
+namespace {
+
+// Guest memory for an instruction executing inside a call from translated code.
+class EngineMemory final : public arm::mve::Memory {
+ public:
+  EngineMemory(void* env, uintptr_t ra) : env_(env), ra_(ra) {}
+  uint32_t Load(uint32_t address, unsigned size) override { return HelperLoad(env_, address, size, ra_); }
+  void Store(uint32_t address, unsigned size, uint32_t value) override {
+    HelperStore(env_, address, size, value, ra_);
+  }
+
+ private:
+  void* env_;
+  uintptr_t ra_;
+};
+
+}  // namespace
+
+uint32_t MveUnit::Execute(void* env, uint32_t i, uintptr_t ra) {
+  auto* base = static_cast<uint8_t*>(env);
+  auto* r = static_cast<uint32_t*>(env);
+  const auto& [address, insn] = insns[i];
+  // CPACR.CP10 off: NOCP UsageFault, as for FP instructions (DDI 0553 §B5.x).
+  if (((core.scs_.cpacr() >> 20) & 3) == 0) {
+    core.StopWith({.kind = Stop::Kind::kCoprocessor, .pc = address});
+    LeaveAtInstruction(ra);
+  }
+  uint32_t fpscr;
+  std::memcpy(&fpscr, base + fpscr_offset, 4);
+  EngineMemory memory(env, ra);
+  arm::mve::State s;
+  s.r = r;
+  s.q = base + q_offset;
+  s.vpr = vpr;
+  s.ltpsize = core.ltpsize_;
+  s.fpscr_c = fpscr & arm::mve::fpscr::kC;
+  s.memory = &memory;
+  arm::mve::Execute(insn, s);
+  vpr = s.vpr;
+  qc = qc || s.qc;
+  if (s.fpscr_c != (fpscr & arm::mve::fpscr::kC)) {
+    fpscr = (fpscr & ~arm::mve::fpscr::kC) | s.fpscr_c;
+    std::memcpy(base + fpscr_offset, &fpscr, 4);
+  }
+  ++executed;
+  return r[0];
+}
+
+void Core::EnableMve() {
+  mve_.reset(new MveUnit(*this));
+  mve_->Calibrate(uc_);
+  if (!mve_->usable) mve_.reset();
+}
+
+uint64_t Core::mve_instructions() const { return mve_ ? mve_->executed : 0; }
+
+Core* Core::Running(Core* core) {
+  Core* outer = running_core;
+  running_core = core;
+  return outer;
+}
+
+}  // namespace faultline::cpu
+
+namespace fl = faultline::cpu;
+
+extern "C" {
+
+__attribute__((visibility("default"))) uint32_t cpu_lduw_code_arm(void* env, uint32_t addr) {
+  const uint32_t hw = fl::Original().fetch(env, addr);
+  fl::Core* c = fl::running_core;
+  if (c == nullptr || c->mve() == nullptr) return hw;
+  return c->mve()->Fetch(env, addr, hw);
+}
+
+__attribute__((visibility("default"))) intptr_t tcg_const_i32_arm(void* s, int32_t value) {
+  fl::Core* c = fl::running_core;
+  if (c != nullptr && c->mve() != nullptr && c->mve()->pending >= 0 && uint32_t(value) == fl::kSysm) {
+    value = int32_t(fl::kTag | uint32_t(c->mve()->pending));
+    c->mve()->pending = -1;
+  }
+  return fl::Original().const_i32(s, value);
+}
+
+__attribute__((visibility("default"))) uint32_t helper_v7m_mrs_arm(void* env, uint32_t reg) {
+  if ((reg & fl::kTag) == 0) return fl::Original().mrs(env, reg);
+  fl::Core* c = fl::running_core;
+  return c->mve()->Execute(env, reg & ~fl::kTag, reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
+}
+
+}  // extern "C"
