@@ -140,11 +140,16 @@ void Handlers::Qadd(const Insn& i, State& s) {
 void Handlers::Qsub(const Insn& i, State& s) {
   Lanewise(i, s, []<typename T>(T n, T m, bool& sat) { return Saturate<T>(int64_t(n) - m, sat); });
 }
+// VQDMULH/VQRDMULH are signed only: bit 28 tells them apart, it is not U.
 void Handlers::Qdmulh(const Insn& i, State& s) {
-  Lanewise(i, s, []<typename T>(T n, T m, bool& sat) { return DoublingHigh<T>(n, m, false, sat); });
+  Insn v = i;
+  v.u = false;
+  Lanewise(v, s, []<typename T>(T n, T m, bool& sat) { return DoublingHigh<T>(n, m, false, sat); });
 }
 void Handlers::Qrdmulh(const Insn& i, State& s) {
-  Lanewise(i, s, []<typename T>(T n, T m, bool& sat) { return DoublingHigh<T>(n, m, true, sat); });
+  Insn v = i;
+  v.u = false;
+  Lanewise(v, s, []<typename T>(T n, T m, bool& sat) { return DoublingHigh<T>(n, m, true, sat); });
 }
 void Handlers::Shl(const Insn& i, State& s) { ShiftByVector(i, s, false, false); }
 void Handlers::Rshl(const Insn& i, State& s) { ShiftByVector(i, s, true, false); }
