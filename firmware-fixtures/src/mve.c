@@ -1,8 +1,9 @@
 /*
  * mve (mps3-an547 only): built with -mcpu=cortex-m55 so that the arm_mve.h
  * intrinsics below are real MVE (Helium) instructions (vldrb.s8, vmlava.s8).
- * mve_dot (integer MVE) runs; mve_fp (MVE floating point, which faultline does
- * not execute yet) ends the run as unsupported, naming the instruction.
+ * mve_dot (integer MVE) runs; mve_fp (MVE complex floating-point multiply, VCMUL,
+ * which faultline does not execute yet) ends the run as unsupported, naming the
+ * instruction.
  */
 #include <arm_mve.h>
 #include <stdint.h>
@@ -19,10 +20,10 @@ __attribute__((noinline)) int32_t mve_dot(const int8_t *a, const int8_t *b, int3
     return vmladavaq_s8(acc, vldrbq_s8(a), vldrbq_s8(b));
 }
 
-/* MVE floating point: not executed by faultline yet (the run stops here, named). */
+/* MVE complex arithmetic: not executed by faultline yet (the run stops here, named). */
 __attribute__((noinline)) float32x4_t mve_fp(float32x4_t a, float32x4_t b)
 {
-    return vaddq_f32(a, b);
+    return vcmulq_rot90_f32(a, b);
 }
 
 int main(void)
@@ -35,5 +36,5 @@ int main(void)
     /* 2*(1+3+...+15) - 3*(2+4+...+16) = 128 - 216 */
     sh_write0(mve_sink == -88 ? "dot product ok\n" : "dot product wrong\n");
     float32x4_t f = mve_fp(vdupq_n_f32(1.5f), vdupq_n_f32(2.0f));
-    return mve_sink == -88 && vgetq_lane_f32(f, 0) == 3.5f ? 0 : 1;
+    return mve_sink == -88 && vgetq_lane_f32(f, 0) == -3.0f ? 0 : 1;
 }

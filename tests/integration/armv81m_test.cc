@@ -15,7 +15,6 @@
 namespace faultline::testing {
 namespace {
 
-bool HaveQemu() { return RunProgram({"sh", "-c", "command -v qemu-system-arm"}).status == 0; }
 
 // The Armv8.1-M mnemonics objdump shows in the image (binutils needs -m armv8.1-m.main
 // to decode them).
@@ -29,18 +28,9 @@ std::multiset<std::string> Armv81Mnemonics(const std::filesystem::path& elf) {
   return found;
 }
 
-// The QEMU console of `name` on mps3-an547.
-std::string QemuConsole(const std::filesystem::path& elf, const std::string& name) {
-  auto out = std::filesystem::temp_directory_path() / ("faultline-qemu-" + name + "-" + std::to_string(getpid()) + ".txt");
-  std::filesystem::remove(out);
-  Completed qemu = RunProgram({"timeout", "30", "qemu-system-arm", "-M", "mps3-an547", "-cpu", "cortex-m55",
-                               "-nographic", "-monitor", "none", "-serial", "none", "-chardev",
-                               "file,id=sh0,path=" + out.string(), "-semihosting-config",
-                               "enable=on,target=native,chardev=sh0", "-kernel", elf.string()});
-  std::string console = Slurp(out);
-  std::filesystem::remove(out);
-  EXPECT_EQ(qemu.status, 0) << "QEMU: " << qemu.err;
-  return console;
+// The QEMU console of a fixture on mps3-an547.
+std::string QemuConsole(const std::filesystem::path& elf, const std::string&) {
+  return QemuSemihostingConsole("mps3-an547", "cortex-m55", elf);
 }
 
 TEST(Armv81M, TheFixtureReallyContainsLoopsAndSelects) {

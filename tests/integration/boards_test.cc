@@ -93,7 +93,6 @@ struct QemuMachine {
   std::string cpu;
 };
 
-bool HaveQemu() { return RunProgram({"sh", "-c", "command -v qemu-system-arm"}).status == 0; }
 
 // Same invocation as qemu_diff_test.cc: semihosting into a chardev file keeps stdout and
 // stderr writes in order, as faultline's `console` does.

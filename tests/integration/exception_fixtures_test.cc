@@ -17,7 +17,6 @@ using nlohmann::json;
 
 constexpr const char* kBoard = "mps2-an505";
 
-bool HaveQemu() { return RunProgram({"sh", "-c", "command -v qemu-system-arm"}).status == 0; }
 
 struct Ran {
   Completed cli;

@@ -240,7 +240,7 @@ DisassembledInstruction FirstInstruction(const std::filesystem::path& elf, const
 TEST(Unsupported, MveOnTheM55BoardNamesTheInstructionAndTheNomveFix) {
   REQUIRE_FIXTURES();
   auto elf = Fixture("mps3-an547", "mve");
-  // mve_dot (integer MVE) runs; mve_fp's MVE floating point is not executed yet.
+  // mve_dot (integer MVE) runs; mve_fp's complex multiply (VCMUL) is not executed yet.
   EXPECT_EQ(FirstInstruction(Fixture("mps3-an547", "mve"), "mve_dot").mnemonic, "vldrb.u8");
   auto r = RunFixture("mps3-an547", "mve");
   EXPECT_EQ(r.cli.status, 3) << r.cli.out;

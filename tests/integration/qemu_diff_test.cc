@@ -9,7 +9,6 @@
 namespace faultline::testing {
 namespace {
 
-bool HaveQemu() { return RunProgram({"sh", "-c", "command -v qemu-system-arm"}).status == 0; }
 
 // Semihosting output goes to a chardev file so stdout and stderr writes keep their
 // order, as faultline's `console` does.

@@ -110,4 +110,25 @@ inline nlohmann::json RunJson(const std::string& board, const std::string& fixtu
   return report;
 }
 
+inline bool HaveQemu() { return RunProgram({"sh", "-c", "command -v qemu-system-arm"}).status == 0; }
+
+// What `elf` prints through semihosting on qemu-system-arm `-M machine -cpu cpu`, with
+// `extra` arguments (a -device loader, say). Expects QEMU to exit 0.
+inline std::string QemuSemihostingConsole(const std::string& machine, const std::string& cpu,
+                                          const std::filesystem::path& elf, std::vector<std::string> extra = {}) {
+  auto out = std::filesystem::temp_directory_path() /
+             ("faultline-qemu-" + elf.stem().string() + "-" + std::to_string(getpid()) + ".txt");
+  std::filesystem::remove(out);
+  std::vector<std::string> argv = {"timeout", "120", "qemu-system-arm", "-M", machine, "-cpu", cpu,
+                                   "-nographic", "-monitor", "none", "-serial", "none", "-chardev",
+                                   "file,id=sh0,path=" + out.string(), "-semihosting-config",
+                                   "enable=on,target=native,chardev=sh0", "-kernel", elf.string()};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  Completed qemu = RunProgram(argv);
+  std::string console = Slurp(out);
+  std::filesystem::remove(out);
+  EXPECT_EQ(qemu.status, 0) << "QEMU: " << qemu.err;
+  return console;
+}
+
 }  // namespace faultline::testing

@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "arm/mve/mve.h"
+#include "arm/mve/softfloat.h"
 #include "unicorn_interpose.h"
 
 namespace faultline::cpu {
@@ -60,11 +61,17 @@ constexpr uint32_t kM33Mvfr0 = 0x10110021, kM33Mvfr1 = 0x11000011, kM33Mvfr2 = 0
 using Fetch = uint32_t (*)(void* env, uint32_t addr);
 using ConstI32 = intptr_t (*)(void* s, int32_t value);
 using Mrs = uint32_t (*)(void* env, uint32_t reg);
+using GetFpscr = uint32_t (*)(void* env);
+using SetFpscr = void (*)(void* env, uint32_t value);
 
 struct Unicorn {
   Fetch fetch = Unicorns<Fetch>("cpu_lduw_code_arm");
   ConstI32 const_i32 = Unicorns<ConstI32>("tcg_const_i32_arm");
   Mrs mrs = Unicorns<Mrs>("helper_v7m_mrs_arm");
+  // VMRS/VMSR FPSCR as QEMU 5.0 performs them: the cumulative flags gathered from its
+  // float_status copies, and rounding/flush/default-NaN set in them.
+  GetFpscr get_fpscr = Unicorns<GetFpscr>("helper_vfp_get_fpscr_arm");
+  SetFpscr set_fpscr = Unicorns<SetFpscr>("helper_vfp_set_fpscr_arm");
 };
 const Unicorn& Original() {
   static const Unicorn u;
@@ -79,10 +86,11 @@ thread_local Core* running_core = nullptr;
 struct MveUnit {
   Core& core;
   bool usable = false;                // layouts found
-  size_t q_offset = 0, fpscr_offset = 0;
+  size_t q_offset = 0, fpscr_offset = 0, standard_fp_offset = 0;
   // FPSCR.QC as MVE sets it. The M33 model has no QC (RES0 without MVE: QEMU 5.0
-  // vfp_set_fpscr/vfp_get_fpscr mask it for M-profile), so VMRS does not show it yet.
+  // vfp_set_fpscr masks it for M-profile): VMRS/VMSR FPSCR are executed here.
   bool qc = false;
+  uint32_t fz16 = 0;  // FPSCR.FZ16
   bool features_set = false;
   std::vector<std::pair<uint32_t, arm::mve::Insn>> insns;  // (address, instruction)
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> index;  // (address, raw) -> insns
@@ -103,6 +111,29 @@ struct MveUnit {
 };
 
 void MveUnitDeleter::operator()(MveUnit* u) const { delete u; }
+
+namespace {
+
+// The standard FPSCR's float_status in a saved context, searched from FPSCR on: three
+// consecutive 8-byte float_status whose rounding-mode, flush and default-NaN bytes read
+// (3, 1, 1, 1), (3, -, -, 1), (0, 1, 1, 1) under the calibration's FPSCR.
+size_t FindStandardFpStatus(const uint8_t* p, size_t from, size_t size) {
+  size_t found = SIZE_MAX;
+  for (size_t o = from; o + 24 <= size && o < from + 1024; ++o) {
+    const uint8_t* a = p + o;
+    const uint8_t* st = a + 16;
+    const bool fp_status = a[1] == 3 && a[4] == 1 && a[5] == 1 && a[6] == 1;
+    const bool f16 = a[9] == 3 && a[14] == 1;
+    const bool standard = st[1] == 0 && st[4] == 1 && st[5] == 1 && st[6] == 1 && st[0] == a[0];
+    if (fp_status && f16 && standard) {
+      if (found != SIZE_MAX) return SIZE_MAX;  // ambiguous
+      found = o + 16;
+    }
+  }
+  return found;
+}
+
+}  // namespace
 
 // Finds the Q registers and FPSCR in CPUARMState: writes marker values through
 // Unicorn's register API and looks for them in a saved context (a copy of the state).
@@ -137,10 +168,16 @@ void MveUnit::Calibrate(uc_struct* uc) {
       std::memcpy(&v, p + d0 + 8 * size_t(d), 8);
       ok = v == (0xD0D0000000000000ull | uint64_t(d) << 32 | 0x600D0000u | uint32_t(d));
     }
-    if (ok) {
+    // QEMU 5.0 keeps three float_status after FPSCR (fp_status, fp_status_f16,
+    // standard_fp_status: target/arm/cpu.h). The marker FPSCR put round-to-zero (3),
+    // flush-to-zero (both) and default NaN into the first two; the third is the
+    // standard value: round to nearest (0), flush-to-zero, default NaN.
+    const size_t status = ok ? FindStandardFpStatus(p, fp, size) : SIZE_MAX;
+    if (ok && status != SIZE_MAX) {
       usable = true;
       q_offset = d0 - base;
       fpscr_offset = fp - base;
+      standard_fp_offset = status - base;
     }
     uc_context_free(ctx);
   }
@@ -211,6 +248,22 @@ class EngineMemory final : public arm::mve::Memory {
   uintptr_t ra_;
 };
 
+// FPSCR as QEMU 5.0 keeps it for the M33, plus FZ16, which the M33 does not have (its
+// vfp_set_fpscr clears it) and the M55 does.
+class EngineFpscr final : public arm::mve::Fpscr {
+ public:
+  EngineFpscr(void* env, uint32_t& fz16) : env_(env), fz16_(fz16) {}
+  uint32_t Read() override { return Original().get_fpscr(env_) | fz16_; }
+  void Write(uint32_t value) override {
+    Original().set_fpscr(env_, value);
+    fz16_ = value & arm::mve::fpscr::kFz16;
+  }
+
+ private:
+  void* env_;
+  uint32_t& fz16_;
+};
+
 }  // namespace
 
 uint32_t MveUnit::Execute(void* env, uint32_t i, uintptr_t ra) {
@@ -225,16 +278,30 @@ uint32_t MveUnit::Execute(void* env, uint32_t i, uintptr_t ra) {
   uint32_t fpscr;
   std::memcpy(&fpscr, base + fpscr_offset, 4);
   EngineMemory memory(env, ra);
+  EngineFpscr engine_fpscr(env, fz16);
+  // Half precision: the standard value with flush-to-zero from FZ16 (QEMU 5.0 has no
+  // status for it); its exception flags join the standard status's, which VMRS reads.
+  auto* standard = reinterpret_cast<arm::mve::FloatStatus*>(base + standard_fp_offset);
+  arm::mve::FloatStatus half = *standard;
+  half.flush_to_zero = half.flush_inputs_to_zero = fz16 != 0;
+  half.exception_flags = 0;
   arm::mve::State s;
   s.r = r;
   s.q = base + q_offset;
   s.vpr = vpr;
   s.ltpsize = core.ltpsize_;
   s.fpscr_c = fpscr & arm::mve::fpscr::kC;
+  s.qc = qc;
+  s.fpscr = &engine_fpscr;
+  s.fp = standard;
+  s.fp16 = &half;
   s.memory = &memory;
   arm::mve::Execute(insn, s);
   vpr = s.vpr;
-  qc = qc || s.qc;
+  qc = s.qc;
+  standard->exception_flags |= half.exception_flags;
+  core.ltpsize_ = s.ltpsize;
+  std::memcpy(&fpscr, base + fpscr_offset, 4);  // VMSR FPSCR may have written it
   if (s.fpscr_c != (fpscr & arm::mve::fpscr::kC)) {
     fpscr = (fpscr & ~arm::mve::fpscr::kC) | s.fpscr_c;
     std::memcpy(base + fpscr_offset, &fpscr, 4);

@@ -123,6 +123,13 @@ bool SpecialRegister(uint32_t x, Insn& i) {
   i.imm = int32_t(Bits(x, 16, 16));  // 1: P0, 0: VPR
   return i.rt < 13;
 }
+// VMRS/VMSR of FPSCR (reg 0001) or FPSCR_nzcvqc (0010): Rt (15:12). VMRS APSR_nzcv
+// (Rt = PC) is left to the engine, which keeps the APSR flags.
+bool FpscrRegister(uint32_t x, Insn& i) {
+  i.rt = uint8_t(Bits(x, 15, 12));
+  i.imm = int32_t(Bits(x, 19, 16));
+  return i.rt < 13 && (i.imm == 1 || i.imm == 2);
+}
 // VCTP: size (21:20), Rn; Rn = PC is another encoding, SP UNPREDICTABLE.
 bool Ctp(uint32_t x, Insn& i) {
   i.size = uint8_t(Bits(x, 21, 20));
@@ -155,10 +162,10 @@ bool MulAddAcrossFields(uint32_t x, Insn& i) {
   i.u = Bits(x, 28, 28);
   i.exchange = Bits(x, 12, 12);
   i.accumulate = Bits(x, 5, 5);
-  i.qn = uint8_t(Bits(x, 19, 17));
+  i.qn = uint8_t(Qn(x));          // N (7) set names Q8-Q15: UNDEFINED
   i.qm = uint8_t(Bits(x, 3, 1));  // bit 5 is A here
   i.rda = uint8_t(Bits(x, 15, 13) << 1);
-  return i.qm < 8 && !(i.u && i.exchange);  // the unsigned forms have no X
+  return i.qn < 8 && i.qm < 8 && !(i.u && i.exchange);  // the unsigned forms have no X
 }
 bool MulAddAcross(uint32_t x, Insn& i) {
   i.size = uint8_t(Bits(x, 16, 16) + 1);
@@ -183,12 +190,12 @@ bool MulAddLongAcross(uint32_t x, Insn& i) {
   i.exchange = Bits(x, 12, 12);
   i.accumulate = Bits(x, 5, 5);
   i.subtract = Bits(x, 0, 0);
-  i.qn = uint8_t(Bits(x, 19, 17));
+  i.qn = uint8_t(Qn(x));
   i.qm = uint8_t(Bits(x, 3, 1));  // bit 5 is A here
   i.rda = uint8_t(Bits(x, 15, 13) << 1);
   i.rdahi = uint8_t(Bits(x, 22, 20) << 1 | 1);
   if (i.u && (i.exchange || i.subtract)) return false;
-  return i.rdahi < 13 && i.qm < 8;
+  return i.rdahi < 13 && i.qn < 8 && i.qm < 8;
 }
 // VMAXV and friends: size (19:18), Rda (15:12), Qm, U (28).
 bool MaxAcross(uint32_t x, Insn& i) {
@@ -257,6 +264,71 @@ bool ModifiedImmediate(uint32_t x, Insn& i) {
   return i.qd < 8;
 }
 
+// Floating point (MVE-F): the precision is a field; size 1 = half, 2 = single.
+// Two vectors: sz (20), 1 = half.
+bool FpTwoOp(uint32_t x, Insn& i) {
+  i.size = Bits(x, 20, 20) ? 1 : 2;
+  return TwoOpNoSize(x, i);
+}
+// VFMA/VFMS: bit 21 negates the product.
+bool FpFma(uint32_t x, Insn& i) {
+  i.subtract = Bits(x, 21, 21);
+  return FpTwoOp(x, i);
+}
+// Vector and scalar: sz (28), 1 = half; Rm (3:0), SP and PC UNPREDICTABLE; bit 12 is
+// VFMAS's.
+bool FpScalar(uint32_t x, Insn& i) {
+  i.qd = uint8_t(Qd(x)), i.qn = uint8_t(Qn(x));
+  i.rm = uint8_t(Bits(x, 3, 0));
+  i.size = Bits(x, 28, 28) ? 1 : 2;
+  i.accumulate = Bits(x, 12, 12);
+  return i.qd < 8 && i.qn < 8 && i.rm < 13;
+}
+// One vector: size (19:18) 01 = half, 10 = single.
+bool FpOneOp(uint32_t x, Insn& i) {
+  i.qd = uint8_t(Qd(x)), i.qm = uint8_t(Qm(x));
+  const uint32_t size = Bits(x, 19, 18);
+  i.size = uint8_t(size);
+  return (size == 1 || size == 2) && i.qd < 8 && i.qm < 8;
+}
+// VCVT between floating point and integer: op (8:7) in imm.
+bool FpConvert(uint32_t x, Insn& i) {
+  i.imm = int32_t(Bits(x, 8, 7));
+  return FpOneOp(x, i);
+}
+// VMAXNMA/VMINNMA: Qda, Qm; sz (28); bit 12 = min.
+bool FpMaxNmAbs(uint32_t x, Insn& i) {
+  i.size = Bits(x, 28, 28) ? 1 : 2;
+  i.subtract = Bits(x, 12, 12);
+  return OneOpNoSize(x, i);
+}
+// VCMP/VPT floating point: sz (28); fc from bits 12, 7 and 0 (vector) or 5 (scalar):
+// EQ, NE, GE, LT, GT, LE; the CS and HI codes are other encodings.
+bool FpCompareFields(uint32_t x, Insn& i, int low) {
+  i.qn = uint8_t(Bits(x, 19, 17));
+  i.size = Bits(x, 28, 28) ? 1 : 2;
+  i.imm = int32_t(Bits(x, 22, 22) << 3 | Bits(x, 15, 13));
+  i.rda = uint8_t(Bits(x, 12, 12) << 2 | Bits(x, 7, 7) << 1 | Bits(x, low, low));
+  return i.rda != 1 && i.rda != 3;
+}
+bool FpCompare(uint32_t x, Insn& i) {
+  i.qm = uint8_t(Qm(x));
+  return FpCompareFields(x, i, 0) && i.qm < 8;
+}
+bool FpCompareScalar(uint32_t x, Insn& i) {
+  i.rm = uint8_t(Bits(x, 3, 0));
+  return FpCompareFields(x, i, 5) && i.rm != 13;  // Rm = PC: zero
+}
+// VMAXNMV family: Rda (15:12), Qm, sz (28), bit 7 = min, bit 17 clear = absolute.
+bool FpMaxAcross(uint32_t x, Insn& i) {
+  i.rda = uint8_t(Bits(x, 15, 12));
+  i.qm = uint8_t(Qm(x));
+  i.size = Bits(x, 28, 28) ? 1 : 2;
+  i.subtract = Bits(x, 7, 7);
+  i.accumulate = !Bits(x, 17, 17);
+  return i.rda < 13 && i.qm < 8;
+}
+
 struct Line {
   const char* name;
   const char* pattern;
@@ -278,6 +350,8 @@ std::array kLines = {
     // Predication.
     L("VMRS P0/VPR", "1110 1110 1111 110. .... 1010 0001 0000", SpecialRegister, Handlers::ReadVpr),
     L("VMSR P0/VPR", "1110 1110 1110 110. .... 1010 0001 0000", SpecialRegister, Handlers::WriteVpr),
+    L("VMRS FPSCR", "1110 1110 1111 00.. .... 1010 0001 0000", FpscrRegister, Handlers::ReadFpscr),
+    L("VMSR FPSCR", "1110 1110 1110 00.. .... 1010 0001 0000", FpscrRegister, Handlers::WriteFpscr),
     L("VPNOT", "1111 1110 0011 0001 0000 1111 0100 1101", NoFields, Handlers::Vpnot),
     L("VPST", "1111 1110 0.11 0001 ...0 1111 0100 1101", Vpst, Handlers::Vpst),
     L("VPSEL", "1111 1110 0.11 ...1 ...0 1111 .0.0 ...1", TwoOpNoSize, Handlers::Vpsel),
@@ -355,6 +429,26 @@ std::array kLines = {
     L("VQRSHRNB/T", "111. 1110 1... .... .... 1111 01.0 ...1", ShiftRightNarrow, Handlers::QrshrN),
     L("VQSHRUNB/T", "1110 1110 1... .... .... 1111 11.0 ...0", ShiftRightNarrow, Handlers::QshrUN),
     L("VQRSHRUNB/T", "1111 1110 1... .... .... 1111 11.0 ...0", ShiftRightNarrow, Handlers::QrshrUN),
+    // Floating point (MVE-F).
+    L("VADD (floating-point)", "1110 1111 0.0. ...0 ...0 1101 .1.0 ...0", FpTwoOp, Handlers::FloatAdd),
+    L("VSUB (floating-point)", "1110 1111 0.1. ...0 ...0 1101 .1.0 ...0", FpTwoOp, Handlers::FloatSub),
+    L("VMUL (floating-point)", "1111 1111 0.0. ...0 ...0 1101 .1.1 ...0", FpTwoOp, Handlers::FloatMul),
+    L("VABD (floating-point)", "1111 1111 0.1. ...0 ...0 1101 .1.0 ...0", FpTwoOp, Handlers::FloatAbd),
+    L("VMAXNM", "1111 1111 0.0. ...0 ...0 1111 .1.1 ...0", FpTwoOp, Handlers::FloatMaxNm),
+    L("VMINNM", "1111 1111 0.1. ...0 ...0 1111 .1.1 ...0", FpTwoOp, Handlers::FloatMinNm),
+    L("VFMA/VFMS", "1110 1111 0... ...0 ...0 1100 .1.1 ...0", FpFma, Handlers::FloatFma),
+    L("VADD (floating-point scalar)", "111. 1110 0.11 ...0 ...0 1111 .100 ....", FpScalar, Handlers::FloatAddScalar),
+    L("VSUB (floating-point scalar)", "111. 1110 0.11 ...0 ...1 1111 .100 ....", FpScalar, Handlers::FloatSubScalar),
+    L("VMUL (floating-point scalar)", "111. 1110 0.11 ...1 ...0 1110 .110 ....", FpScalar, Handlers::FloatMulScalar),
+    L("VFMA/VFMAS (scalar)", "111. 1110 0.11 ...1 .... 1110 .100 ....", FpScalar, Handlers::FloatFmaScalar),
+    L("VABS (floating-point)", "1111 1111 1.11 ..01 ...0 0111 01.0 ...0", FpOneOp, Handlers::FloatAbs),
+    L("VNEG (floating-point)", "1111 1111 1.11 ..01 ...0 0111 11.0 ...0", FpOneOp, Handlers::FloatNeg),
+    L("VMAXNMA/VMINNMA", "111. 1110 0.11 1111 .... 1110 10.0 ...1", FpMaxNmAbs, Handlers::FloatMaxNmAbs),
+    L("VCMP/VPT (floating-point)", "111. 1110 0.11 ...1 .... 1111 .0.0 ....", FpCompare, Handlers::FloatCompare),
+    L("VCMP/VPT (floating-point scalar)", "111. 1110 0.11 ...1 .... 1111 .1.0 ....", FpCompareScalar,
+      Handlers::FloatCompareScalar),
+    L("VMAXNMV/VMINNMV", "111. 1110 1110 11.0 .... 1111 .0.0 ...0", FpMaxAcross, Handlers::FloatMaxAcross),
+    L("VCVT (floating-point, integer)", "1111 1111 1.11 ..11 ...0 011. .1.0 ...0", FpConvert, Handlers::FloatConvert),
     // Immediate.
     L("VMOV/VMVN/VORR/VBIC (immediate)", "111. 1111 1.00 0... ...0 .... 01.1 ....", ModifiedImmediate,
       Handlers::ModifiedImmediate),
@@ -379,8 +473,13 @@ struct Table {
 
 }  // namespace
 
-std::optional<Insn> Decode(uint16_t hw1, uint16_t hw2) {
+static const Table& Lines() {
   static const Table table;
+  return table;
+}
+
+std::optional<Insn> Decode(uint16_t hw1, uint16_t hw2) {
+  Lines();
   const uint32_t x = uint32_t(hw1) << 16 | hw2;
   for (const Line& l : kLines) {
     if ((x & l.mask) != l.value) continue;
@@ -391,6 +490,13 @@ std::optional<Insn> Decode(uint16_t hw1, uint16_t hw2) {
     if (l.format(x, i)) return i;
   }
   return std::nullopt;
+}
+
+std::vector<Encoding> Encodings() {
+  Lines();
+  std::vector<Encoding> out;
+  for (const Line& l : kLines) out.push_back({l.name, l.mask, l.value});
+  return out;
 }
 
 }  // namespace faultline::arm::mve

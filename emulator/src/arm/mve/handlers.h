@@ -5,6 +5,9 @@
 
 namespace faultline::arm::mve {
 
+// VCMP's result: P0 = p in the active bytes; VPT (mask field imm != 0) opens a block.
+void SetPredicate(State& s, const Insn& i, uint16_t p, uint16_t mask);
+
 struct Handlers {
   // memory.cc
   static void LoadStore(const Insn&, State&);
@@ -12,6 +15,8 @@ struct Handlers {
   // predicate.cc
   static void ReadVpr(const Insn&, State&);
   static void WriteVpr(const Insn&, State&);
+  static void ReadFpscr(const Insn&, State&);
+  static void WriteFpscr(const Insn&, State&);
   static void Vpst(const Insn&, State&);
   static void Vpnot(const Insn&, State&);
   static void Vpsel(const Insn&, State&);
@@ -70,6 +75,25 @@ struct Handlers {
   static void Neg(const Insn&, State&);
   static void Clz(const Insn&, State&);
   static void ModifiedImmediate(const Insn&, State&);
+  // float.cc
+  static void FloatAdd(const Insn&, State&);
+  static void FloatSub(const Insn&, State&);
+  static void FloatMul(const Insn&, State&);
+  static void FloatAbd(const Insn&, State&);
+  static void FloatMaxNm(const Insn&, State&);
+  static void FloatMinNm(const Insn&, State&);
+  static void FloatFma(const Insn&, State&);
+  static void FloatAddScalar(const Insn&, State&);
+  static void FloatSubScalar(const Insn&, State&);
+  static void FloatMulScalar(const Insn&, State&);
+  static void FloatFmaScalar(const Insn&, State&);
+  static void FloatAbs(const Insn&, State&);
+  static void FloatNeg(const Insn&, State&);
+  static void FloatMaxNmAbs(const Insn&, State&);
+  static void FloatCompare(const Insn&, State&);
+  static void FloatCompareScalar(const Insn&, State&);
+  static void FloatMaxAcross(const Insn&, State&);
+  static void FloatConvert(const Insn&, State&);
   // shift.cc
   static void ShlImmediate(const Insn&, State&);
   static void ShrImmediate(const Insn&, State&);

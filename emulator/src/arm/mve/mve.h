@@ -15,8 +15,11 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace faultline::arm::mve {
+
+struct FloatStatus;  // softfloat.h
 
 // Guest memory as the instruction sees it. An access that faults does not return (the
 // engine leaves the instruction: a precise fault, stacked PC on the instruction).
@@ -25,6 +28,16 @@ class Memory {
   virtual ~Memory() = default;
   virtual uint32_t Load(uint32_t address, unsigned size) = 0;  // size 1, 2 or 4
   virtual void Store(uint32_t address, unsigned size, uint32_t value) = 0;
+};
+
+// FPSCR as the engine keeps it (rounding mode, flush-to-zero, default NaN, the
+// cumulative exception flags, NZCV): QC and LTPSIZE, which the engine's M33 does not
+// have, are in State.
+class Fpscr {
+ public:
+  virtual ~Fpscr() = default;
+  virtual uint32_t Read() = 0;
+  virtual void Write(uint32_t value) = 0;
 };
 
 // VPR (DDI 0553 §B5.4): P0 predicate bits, one per byte lane, and the VPT block masks.
@@ -38,6 +51,10 @@ constexpr uint32_t kMasks = 0xFFu << kMask01Shift;
 namespace fpscr {
 constexpr uint32_t kC = 1u << 29;   // carry in and out of VADC/VSBC
 constexpr uint32_t kQc = 1u << 27;  // cumulative saturation
+constexpr unsigned kLtpsizeShift = 16;  // LTPSIZE, bits 18:16
+constexpr uint32_t kLtpsize = 7u << kLtpsizeShift;
+constexpr uint32_t kNzcv = 0xF0000000u;
+constexpr uint32_t kFz16 = 1u << 19;
 }  // namespace fpscr
 
 // The state an MVE instruction reads and writes.
@@ -47,7 +64,10 @@ struct State {
   uint32_t vpr = 0;
   uint32_t ltpsize = 4;    // FPSCR.LTPSIZE: 4 = no tail predication
   uint32_t fpscr_c = 0;    // FPSCR.C as VADC/VSBC see it (0 or fpscr::kC)
-  bool qc = false;         // set by a saturating instruction that saturated
+  bool qc = false;         // FPSCR.QC: set by a saturating instruction that saturated
+  Fpscr* fpscr = nullptr;  // the rest of FPSCR
+  FloatStatus* fp = nullptr;    // softfloat status of single-precision MVE arithmetic
+  FloatStatus* fp16 = nullptr;  // and of half precision (flush-to-zero per FPSCR.FZ16)
   uint32_t fp_flags = 0;   // FPSCR cumulative exception bits raised (IOC..IDC, bits 0-7)
   Memory* memory = nullptr;
 };
@@ -76,6 +96,14 @@ struct Insn {
 // executes; nullopt for anything else (scalar code, and MVE encodings not yet handled:
 // those reach the engine, which stops on them as before).
 std::optional<Insn> Decode(uint16_t hw1, uint16_t hw2);
+
+// Every encoding the decoder table has, as (name, mask, value): the differential test
+// generates instructions from them.
+struct Encoding {
+  const char* name;
+  uint32_t mask, value;
+};
+std::vector<Encoding> Encodings();
 
 // Executes `insn`: lanes as predicated by VPR and tail predication, then advances the
 // VPT state (DDI 0553 §B5.6: each beat-wise instruction in a VPT block).

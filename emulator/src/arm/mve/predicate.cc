@@ -59,18 +59,23 @@ void CompareWith(const Insn& i, State& s, M m_of) {
   for (int e = 0; e < Lanes<T>(); ++e) {
     if (Holds<T>(i.rda, Lane<T>(n, e), m_of(e))) p |= uint16_t(((1u << sizeof(T)) - 1) << (e * sizeof(T)));
   }
+  SetPredicate(s, i, p, mask);
+}
+
+}  // namespace
+
+void SetPredicate(State& s, const Insn& i, uint16_t p, uint16_t mask) {
   s.vpr = (s.vpr & ~vpr::kP0) | (p & mask);
   AdvanceVpt(s);
   if (i.imm != 0) SetMasks(s, uint32_t(i.imm));  // VPT
 }
 
-}  // namespace
-
 // VMRS/VMSR (DDI 0553 §C2.4): P0 alone, or all of VPR (P0 and the masks).
-void Handlers::ReadVpr(const Insn& i, State& s) { s.r[i.rt] = i.imm ? (s.vpr & vpr::kP0) : (s.vpr & (vpr::kP0 | vpr::kMasks)); }
+void Handlers::ReadVpr(const Insn& i, State& s) { s.r[i.rt] = i.imm ? (s.vpr & vpr::kP0) : s.vpr; }
 void Handlers::WriteVpr(const Insn& i, State& s) {
   const uint32_t v = s.r[i.rt];
-  s.vpr = i.imm ? ((s.vpr & ~vpr::kP0) | (v & vpr::kP0)) : (v & (vpr::kP0 | vpr::kMasks));
+  // All 32 bits are kept, the RES0 ones too, as QEMU 7.2 keeps them (VMRS reads them back).
+  s.vpr = i.imm ? ((s.vpr & ~vpr::kP0) | (v & vpr::kP0)) : v;
 }
 
 void Handlers::Vpst(const Insn& i, State& s) { SetMasks(s, uint32_t(i.imm)); }
@@ -81,11 +86,15 @@ void Handlers::Vpnot(const Insn&, State& s) {
   AdvanceVpt(s);
 }
 
+// VPSEL selects by VPR.P0 itself, in or out of a VPT block; the predicate (block and
+// tail) decides which bytes of Qd are written.
 void Handlers::Vpsel(const Insn& i, State& s) {
   const uint16_t mask = ElementMask(s);
   uint8_t r[16];
-  for (int b = 0; b < 16; ++b) r[b] = (mask >> b & 1) ? Q(s, i.qn)[b] : Q(s, i.qm)[b];
-  std::memcpy(Q(s, i.qd), r, 16);
+  for (int b = 0; b < 16; ++b) r[b] = (s.vpr >> b & 1) ? Q(s, i.qn)[b] : Q(s, i.qm)[b];
+  for (int b = 0; b < 16; ++b) {
+    if (mask >> b & 1) Q(s, i.qd)[b] = r[b];
+  }
   AdvanceVpt(s);
 }
 
@@ -115,6 +124,27 @@ void Handlers::CompareScalar(const Insn& i, State& s) {
     case 1: CompareWith<uint16_t>(i, s, [&](int) { return uint16_t(rm); }); break;
     default: CompareWith<uint32_t>(i, s, [&](int) { return rm; }); break;
   }
+}
+
+// VMRS/VMSR of FPSCR and FPSCR_nzcvqc (DDI 0553 §C2.4.x): the engine's FPSCR with QC
+// and LTPSIZE, which live here. imm 1 = FPSCR, 2 = FPSCR_nzcvqc (NZCV and QC only).
+void Handlers::ReadFpscr(const Insn& i, State& s) {
+  uint32_t v = (s.fpscr->Read() & ~(fpscr::kQc | fpscr::kLtpsize)) | (s.qc ? fpscr::kQc : 0) |
+               s.ltpsize << fpscr::kLtpsizeShift;
+  if (i.imm == 2) v &= fpscr::kNzcv | fpscr::kQc;
+  s.r[i.rt] = v;
+}
+
+void Handlers::WriteFpscr(const Insn& i, State& s) {
+  const uint32_t v = s.r[i.rt];
+  if (i.imm == 2) {
+    s.fpscr->Write((s.fpscr->Read() & ~fpscr::kNzcv) | (v & fpscr::kNzcv));
+  } else {
+    s.fpscr->Write(v & ~(fpscr::kQc | fpscr::kLtpsize));
+    s.ltpsize = (v & fpscr::kLtpsize) >> fpscr::kLtpsizeShift;
+  }
+  s.qc = v & fpscr::kQc;
+  s.fpscr_c = v & fpscr::kC;
 }
 
 }  // namespace faultline::arm::mve
