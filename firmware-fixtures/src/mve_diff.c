@@ -158,6 +158,7 @@ static void setup(const struct mve_case *c, struct state *st)
         st->r[i] = v;
     }
     st->lr = xorshift(&s);
+    if (c->flags & FLAG_MEMORY) st->lr = (uint32_t)(uintptr_t)scratch + 1024 + (st->lr & 0x1F0) - 0x100;
     /* VPR: no VPT block, or one predicated instruction (MASK01 = MASK23 = 0b1000). */
     st->vpr = (c->flags & FLAG_PREDICATED) ? (xorshift(&s) & 0xFFFF) | 0x880000u : 0;
     /* FPSCR: random NZCV (VADC/VSBC read C), no tail predication (LTPSIZE = 4) unless

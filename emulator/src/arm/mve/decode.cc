@@ -261,7 +261,7 @@ bool ModifiedImmediate(uint32_t x, Insn& i) {
   i.rda = uint8_t(Bits(x, 11, 8));                  // cmode
   i.subtract = Bits(x, 5, 5);                       // op
   i.imm = int32_t(Bits(x, 28, 28) << 7 | Bits(x, 18, 16) << 4 | Bits(x, 3, 0));
-  return i.qd < 8;
+  return i.qd < 8 && !(i.rda == 15 && i.subtract);  // cmode 1111 with op 1 is UNDEFINED
 }
 
 // Floating point (MVE-F): the precision is a field; size 1 = half, 2 = single.
@@ -327,6 +327,54 @@ bool FpMaxAcross(uint32_t x, Insn& i) {
   i.subtract = Bits(x, 7, 7);
   i.accumulate = !Bits(x, 17, 17);
   return i.rda < 13 && i.qm < 8;
+}
+
+// VMOV two lanes <-> two registers: Rt2 (19:16), Rt (3:0), idx (4), Qd. SP, PC and
+// (to registers) Rt = Rt2 are UNPREDICTABLE.
+bool MovLanes(uint32_t x, Insn& i) {
+  i.qd = uint8_t(Qd(x));
+  i.rt2 = uint8_t(Bits(x, 19, 16)), i.rt = uint8_t(Bits(x, 3, 0));
+  i.imm = int32_t(Bits(x, 4, 4));
+  const bool to_registers = !Bits(x, 20, 20);
+  return i.qd < 8 && i.rt != 13 && i.rt != 15 && i.rt2 != 13 && i.rt2 != 15 && !(to_registers && i.rt == i.rt2);
+}
+// VIDUP family: size (21:20), Rn (19:17 << 1), imm 1 << (7:0 bits), bit 12 = decrement;
+// the wrapping forms have Rm (3:1 << 1 | 1), and Rm = PC is the non-wrapping form.
+bool IncrementDup(uint32_t x, Insn& i) {
+  i.qd = uint8_t(Qd(x));
+  i.size = uint8_t(Bits(x, 21, 20));
+  i.rn = uint8_t(Bits(x, 19, 17) << 1);
+  i.rm = uint8_t(Bits(x, 3, 1) << 1 | 1);
+  i.imm = 1 << (Bits(x, 7, 7) << 1 | Bits(x, 0, 0));
+  i.subtract = Bits(x, 12, 12);
+  i.exchange = i.rm != 15;  // wraps
+  return i.size != 3 && i.qd < 8 && i.rm != 13;
+}
+// VREV16/32/64: container in bytes.
+bool Reverse(uint32_t x, Insn& i, int container) {
+  i.imm = container;
+  return OneOp(x, i) && (1 << i.size) < container;
+}
+bool Reverse16(uint32_t x, Insn& i) { return Reverse(x, i, 2); }
+bool Reverse32(uint32_t x, Insn& i) { return Reverse(x, i, 4); }
+bool Reverse64(uint32_t x, Insn& i) { return Reverse(x, i, 8); }
+// VMAXA/VMINA: Qda, Qm, size (19:18), bit 12 = min.
+bool MaxAbs(uint32_t x, Insn& i) {
+  i.subtract = Bits(x, 12, 12);
+  return OneOp(x, i);
+}
+// VMULL: TwoOp with T (12).
+bool MulLong(uint32_t x, Insn& i) {
+  i.top = Bits(x, 12, 12);
+  return TwoOp(x, i);
+}
+// VABAV: size (21:20), Rda (15:12), Qn, Qm, U (28).
+bool AbsDiffAcross(uint32_t x, Insn& i) {
+  i.u = Bits(x, 28, 28);
+  i.size = uint8_t(Bits(x, 21, 20));
+  i.rda = uint8_t(Bits(x, 15, 12));
+  i.qn = uint8_t(Qn(x)), i.qm = uint8_t(Qm(x));
+  return i.size != 3 && i.rda != 13 && i.rda != 15 && i.qn < 8 && i.qm < 8;
 }
 
 struct Line {
@@ -429,6 +477,19 @@ std::array kLines = {
     L("VQRSHRNB/T", "111. 1110 1... .... .... 1111 01.0 ...1", ShiftRightNarrow, Handlers::QrshrN),
     L("VQSHRUNB/T", "1110 1110 1... .... .... 1111 11.0 ...0", ShiftRightNarrow, Handlers::QshrUN),
     L("VQRSHRUNB/T", "1111 1110 1... .... .... 1111 11.0 ...0", ShiftRightNarrow, Handlers::QrshrUN),
+    // Lane moves and the remaining integer forms.
+    L("VMOV (two lanes to registers)", "1110 1100 0.00 .... ...0 1111 000. ....", MovLanes, Handlers::MovToRegisters),
+    L("VMOV (registers to two lanes)", "1110 1100 0.01 .... ...0 1111 000. ....", MovLanes, Handlers::MovFromRegisters),
+    L("VIDUP/VDDUP/VIWDUP/VDWDUP", "1110 1110 0... ...1 .... 1111 .110 ....", IncrementDup, Handlers::IncrementDup),
+    L("VREV16", "1111 1111 1.11 ..00 ...0 0001 01.0 ...0", Reverse16, Handlers::Reverse),
+    L("VREV32", "1111 1111 1.11 ..00 ...0 0000 11.0 ...0", Reverse32, Handlers::Reverse),
+    L("VREV64", "1111 1111 1.11 ..00 ...0 0000 01.0 ...0", Reverse64, Handlers::Reverse),
+    L("VCLS", "1111 1111 1.11 ..00 ...0 0100 01.0 ...0", OneOp, Handlers::Cls),
+    L("VQABS", "1111 1111 1.11 ..00 ...0 0111 01.0 ...0", OneOp, Handlers::Qabs),
+    L("VQNEG", "1111 1111 1.11 ..00 ...0 0111 11.0 ...0", OneOp, Handlers::Qneg),
+    L("VMAXA/VMINA", "1110 1110 0.11 ..11 .... 1110 10.0 ...1", MaxAbs, Handlers::MaxAbs),
+    L("VMULL (integer)", "111. 1110 0... ...1 .... 1110 .0.0 ...0", MulLong, Handlers::MulLong),
+    L("VABAV", "111. 1110 10.. ...0 .... 1111 .0.0 ...1", AbsDiffAcross, Handlers::AbsDiffAcross),
     // Floating point (MVE-F).
     L("VADD (floating-point)", "1110 1111 0.0. ...0 ...0 1101 .1.0 ...0", FpTwoOp, Handlers::FloatAdd),
     L("VSUB (floating-point)", "1110 1111 0.1. ...0 ...0 1101 .1.0 ...0", FpTwoOp, Handlers::FloatSub),

@@ -75,6 +75,17 @@ struct Handlers {
   static void Neg(const Insn&, State&);
   static void Clz(const Insn&, State&);
   static void ModifiedImmediate(const Insn&, State&);
+  // misc.cc
+  static void MovToRegisters(const Insn&, State&);
+  static void MovFromRegisters(const Insn&, State&);
+  static void IncrementDup(const Insn&, State&);
+  static void Reverse(const Insn&, State&);
+  static void Cls(const Insn&, State&);
+  static void Qabs(const Insn&, State&);
+  static void Qneg(const Insn&, State&);
+  static void MaxAbs(const Insn&, State&);
+  static void MulLong(const Insn&, State&);
+  static void AbsDiffAcross(const Insn&, State&);
   // float.cc
   static void FloatAdd(const Insn&, State&);
   static void FloatSub(const Insn&, State&);
