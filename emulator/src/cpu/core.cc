@@ -298,7 +298,7 @@ uint64_t Core::ServeAccess(uint64_t addr, unsigned size, bool write, uint64_t va
   const Register& rd = per.registers[reg];
   unsigned shift = unsigned(offset - rd.offset) * 8;
   uint32_t lane = size >= 4 ? 0xFFFFFFFFu : ((1u << (8 * size)) - 1) << shift;
-  if (!write) return (map_.ReadRegister(p, reg) & lane) >> shift;
+  if (!write) return (map_.LoadRegister(p, reg) & lane) >> shift;
   uint32_t v = (map_.StoredValue(p, reg) & ~lane) | ((uint32_t(value) << shift) & lane);
   RegisterWriteEffect effect = map_.WriteRegister(p, reg, v);
   RecordRegisterWrite(p, reg, v);
