@@ -73,6 +73,30 @@ INSTANTIATE_TEST_SUITE_P(Mps, UartQemu, ::testing::Values("mps2-an385", "mps2-an
                            return s;
                          });
 
+// The classic bring-up bug: CTRL.TXEN never set. QEMU prints nothing; neither does
+// faultline, and it says which write was lost and why.
+TEST(UartCmsdk, ForgottenTxEnPrintsNothingAsOnQemuAndSaysWhy) {
+  REQUIRE_FIXTURES();
+  if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
+  EXPECT_EQ(QemuSerial("mps2-an385", Fixture("mps2-an385", "uart_no_txen")), "");
+  Completed cli;
+  auto report = RunJson("mps2-an385", "uart_no_txen", {}, &cli);
+  EXPECT_EQ(report["outcome"], "exit") << cli.out << cli.err;
+  EXPECT_EQ(report["uart"]["UART0"].get<std::string>(), "");
+  bool found = false;
+  for (const auto& e : report["events"]) {
+    if (e["kind"] != "uart-tx-disabled") continue;
+    found = true;
+    EXPECT_EQ(e["where"], "UART0");
+    EXPECT_EQ(e["count"], 5) << "every byte of \"lost\\n\"";
+    EXPECT_EQ(e["first_address"], 0x40004000);
+    EXPECT_EQ(e["pc_precise"], true);
+    EXPECT_EQ(e["first_pc_symbol"].get<std::string>().rfind("main+", 0), 0u) << e["first_pc_symbol"];
+    EXPECT_NE(e["message"].get<std::string>().find("CTRL.TXEN clear"), std::string::npos) << e["message"];
+  }
+  EXPECT_TRUE(found) << report["events"].dump(2);
+}
+
 struct VendorUart {
   const char* board;
   const char* port;
@@ -153,7 +177,18 @@ TEST(UartCli, ScenarioInputAndPortExpectation) {
   EXPECT_EQ(fail.status, 1) << fail.out << fail.err;
   EXPECT_NE(fail.out.find("got UART0 \"ready\\x0d\\ngot 03 bytes: cba\\x0d\\n\""), std::string::npos) << fail.out;
 
-  // A port the board does not have: bad input at its line.
+  // Input for a port the board does not have: bad input at its line.
+  std::string bad_input = yaml;
+  bad_input.replace(bad_input.find("input: {uart: UART0"), std::string("input: {uart: UART0").size(),
+                    "input: {uart: UART9");
+  { std::ofstream(wrong) << bad_input; }
+  Completed no_port = RunCli({"scenario", wrong.string()});
+  EXPECT_EQ(no_port.status, 2) << no_port.out << no_port.err;
+  EXPECT_NE((no_port.out + no_port.err).find(wrong.string() + ":9: input.uart: board 'mps2-an505' has no UART named 'UART9'"),
+            std::string::npos)
+      << no_port.out << no_port.err;
+
+  // A console expectation for a port the board does not have: bad input at its line.
   size_t at = yaml.find("uart: UART0\n");
   yaml.replace(at, std::string("uart: UART0").size(), "uart: UART7");
   { std::ofstream(wrong) << yaml; }

@@ -52,6 +52,9 @@ struct PagePlan {
 // What a peripheral write changed.
 struct RegisterWriteEffect {
   std::vector<size_t> gates_changed;  // indices into Board::gates whose state flipped
+  // A UART's transmitter did not send the byte written: the enable bits that were
+  // clear ("CTRL.TXEN"), or empty when it was sent (or the write was not a transmit).
+  std::string uart_not_sent;
 };
 
 // The address space: windows onto storage (each board region, then each alias of one),

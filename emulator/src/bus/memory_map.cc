@@ -230,8 +230,11 @@ uint32_t MemoryMap::LoadRegister(size_t p, size_t r) {
 
 RegisterWriteEffect MemoryMap::WriteRegister(size_t p, size_t r, uint32_t value) {
   const Register& reg = peripherals_[p].registers[r];
+  RegisterWriteEffect effect;
   if (uart_of_[p] != nullptr) {
+    const uint64_t dropped = uart_of_[p]->dropped();
     uart_of_[p]->Write(r, value, values_[p]);
+    if (uart_of_[p]->dropped() != dropped) effect.uart_not_sent = uart_of_[p]->TransmitterEnable();
   } else if (reg.sets) {
     values_[p][*reg.sets] |= value;
   } else if (reg.clears) {
@@ -239,7 +242,6 @@ RegisterWriteEffect MemoryMap::WriteRegister(size_t p, size_t r, uint32_t value)
   } else {
     values_[p][r] = value;
   }
-  RegisterWriteEffect effect;
   UpdateGates(&effect);
   return effect;
 }

@@ -256,21 +256,13 @@ SessionOutput RunSession(const SessionInput& in) {
     res.console = semihosting.console();
     res.console_stdout = semihosting.out();
     res.console_stderr = semihosting.err();
-    for (const auto& port : map.uarts()) {
-      res.uart.push_back({port->name(), ToString(port->model()), port->transmitted()});
-      if (port->dropped() == 0) continue;
-      res.events.push_back(
-          {.kind = "uart-tx-disabled",
-           .where = port->name(),
-           .count = port->dropped(),
-           .message = fmt::format("{} bytes written to {}'s transmit register were not sent: the "
-                                  "transmitter was not enabled ({} clear, or a byte already pending)",
-                                  port->dropped(), port->name(), port->TransmitterEnable())});
-    }
     res.pc_symbol = in.image.symbols.Lookup(res.registers.pc);
     res.events = core.events();
     for (Event& e : res.events) e.first_pc_symbol = in.image.symbols.Lookup(e.first_pc);
     res.register_writes = core.register_writes();
+    for (const auto& port : map.uarts()) {
+      res.uart.push_back({port->name(), ToString(port->model()), port->transmitted()});
+    }
     out.wall_clock = semihosting.wall_clock();
     for (const auto& [address, u] : core.scs().unmodelled()) {
       res.events.push_back(
@@ -786,7 +778,7 @@ RunResult Run(const Board& board, const Image& image, const RunOptions& options)
   // hook on those blocks names the instruction that made each first access.
   std::vector<uint64_t> blocks;
   for (const Event& e : first.result.events) {
-    if (!e.pc_precise && e.kind != "scs-unmodelled" && e.kind != "uart-tx-disabled") blocks.push_back(e.first_pc);
+    if (!e.pc_precise && e.kind != "scs-unmodelled") blocks.push_back(e.first_pc);
   }
   bool timed_out = first.result.stop_detail.find("timeout") != std::string::npos;
   if (blocks.empty() || timed_out) return first.result;
