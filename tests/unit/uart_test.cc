@@ -151,6 +151,15 @@ TEST(UartStm32, TdrSendsWhileUeAndTeAreSetAndIsrReadsReady) {
   EXPECT_EQ(p.Load(0x1C) & (1u << 5), 0u);
 }
 
+TEST(UartStm32, TheLpuartHasTheUsartsRegistersWithoutGuardTimeAndTimeout) {
+  Port p(One("stm32-lpuart"));
+  EXPECT_LT(p.map.FindRegister(0, 0x10), 0) << "GTPR";
+  EXPECT_LT(p.map.FindRegister(0, 0x14), 0) << "RTOR";
+  p.Store(0x00, 0x1 | 0x8);  // UE TE
+  p.Store(0x28, 'L');
+  EXPECT_EQ(p.uart().transmitted(), "L");
+}
+
 TEST(UartNxpLpuart, DataSendsWhileTeIsSetAndReadsRxEmptyWithoutInput) {
   Port p(One("nxp-lpuart"));
   EXPECT_EQ(p.Load(0x14) & (3u << 22), 3u << 22) << "STAT.TDRE and TC";
