@@ -169,8 +169,10 @@ TEST(UartNxpLpuart, DataSendsWhileTeIsSetAndReadsRxEmptyWithoutInput) {
   p.Store(0x1C, 'y');
   EXPECT_EQ(p.uart().transmitted(), "y");
   EXPECT_EQ(p.Load(0x1C), 1u << 12) << "DATA.RXEMPT";
+  EXPECT_EQ(p.Load(0x2C) >> 24, 0u) << "WATER.RXCOUNT";
   p.uart().GiveInput("q");
   EXPECT_NE(p.Load(0x14) & (1u << 21), 0u) << "STAT.RDRF";
+  EXPECT_EQ(p.Load(0x2C) >> 24, 1u) << "WATER.RXCOUNT: the byte waiting";
   EXPECT_EQ(p.Load(0x1C), uint32_t('q'));
 }
 

@@ -89,7 +89,7 @@ std::vector<Register> NxpLpuart() {
       Reg("MATCH", 0x20),
       Reg("MODIR", 0x24),
       Reg("FIFO", 0x28, 0, {Bit("RXEMPT", 22), Bit("TXEMPT", 23)}),
-      Reg("WATER", 0x2C),
+      Reg("WATER", 0x2C, 0, {{"TXCOUNT", 14, 8}, {"RXCOUNT", 30, 24}}),
   };
 }
 

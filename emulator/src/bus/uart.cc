@@ -25,6 +25,8 @@ constexpr uint32_t kLpRdrf = 1u << 21, kLpTc = 1u << 22, kLpTdre = 1u << 23;
 constexpr uint32_t kLpStatConfig = 0x1Fu << 25;  // LBKDE, BRK13, RWUID, RXINV, MSBF: read/write
 constexpr uint32_t kLpDataRxEmpty = 1u << 12;
 constexpr uint32_t kLpFifoRxEmpty = 1u << 22, kLpFifoTxEmpty = 1u << 23;
+constexpr uint32_t kLpWaterCounts = (0x7Fu << 24) | (0x7Fu << 8);  // RXCOUNT, TXCOUNT (read-only)
+constexpr uint32_t kLpWaterRxOne = 1u << 24;
 
 // DesignWare APB UART (Alif DFP drivers/include/uart.h).
 constexpr uint32_t kDwDlab = 1u << 7;                                     // LCR
@@ -56,6 +58,7 @@ UartPort::UartPort(const Peripheral& p) : name_(p.name), model_(*p.uart) {
       status_ = Index("STAT");
       control_ = Index("CTRL");
       fifo_ = Index("FIFO");
+      water_ = Index("WATER");
       break;
     case UartModel::kDw16550:
       thr_ = Index("THR");
@@ -209,6 +212,9 @@ uint32_t UartPort::ReadLpuart(size_t reg, std::vector<uint32_t>& values) {
   if (reg == fifo_) {
     return (values[fifo_] & ~(kLpFifoRxEmpty | kLpFifoTxEmpty)) | kLpFifoTxEmpty | (rx_ready ? 0 : kLpFifoRxEmpty);
   }
+  // The transmit FIFO is always empty; the receive FIFO holds the one byte waiting (the
+  // SDK's FIFO-mode LPUART_ReadBlocking polls RXCOUNT before it reads DATA).
+  if (reg == water_) return (values[water_] & ~kLpWaterCounts) | (rx_ready ? kLpWaterRxOne : 0);
   return values[reg];
 }
 

@@ -62,7 +62,7 @@ class UartPort {
   size_t data_ = 0, status_ = 0, control_ = 0, interrupts_ = 0;  // CMSDK, LPUART
   size_t cr1_ = 0, isr_ = 0, rdr_ = 0, tdr_ = 0;                 // STM32
   size_t thr_ = 0, ier_ = 0, fcr_ = 0, lcr_ = 0, lsr_ = 0, usr_ = 0, rfl_ = 0;  // DesignWare
-  size_t fifo_ = 0;                                               // LPUART
+  size_t fifo_ = 0, water_ = 0;                                   // LPUART
   uint32_t dll_ = 0, dlh_ = 0;  // DesignWare divisor latch, behind THR/IER while LCR.DLAB = 1
   uint8_t rx_holding_ = 0;      // CMSDK: the byte in the receive buffer (QEMU's rxbuf)
   std::string tx_;
