@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <thread>
 
 #include "faultline/board.h"
@@ -95,6 +96,10 @@ int main(int argc, char** argv) {
                   "each execution: slow; to measure, or to rule the translation out)")
       ->check(CLI::IsMember({"translate", "host"}))
       ->capture_default_str();
+  std::string uart_stdin;
+  run->add_option("--uart-stdin", uart_stdin,
+                  "Give everything on standard input (read to its end before the run) to the UART "
+                  "named NAME as received bytes");
   run->add_flag("--stop-at-fault", stop_at_fault,
                 "Stop at the faulting instruction instead of entering the firmware's handler");
 
@@ -210,6 +215,10 @@ int main(int argc, char** argv) {
     options.strict = strict;
     options.armv81m_by_host = armv81m == "host";
     for (const auto& l : loads) options.loads.push_back(ParseLoad(l));
+    if (!uart_stdin.empty()) {
+      options.uart_input.push_back(
+          {uart_stdin, std::string(std::istreambuf_iterator<char>(std::cin), {}), "--uart-stdin"});
+    }
     faultline::RunResult result = faultline::Run(board, image, options);
     std::cout << faultline::FormatRunText(result, board);
     // A failed run: the static checks that may explain it.

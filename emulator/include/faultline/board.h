@@ -106,14 +106,31 @@ struct Register {
   std::vector<RegisterRule> rules;
 };
 
+// A UART whose behaviour faultline implements (bus/uart.cc): transmitted bytes reach the
+// run's console for that port, received bytes come from a scenario or stdin.
+enum class UartModel {
+  kCmsdkApb,    // Arm CMSDK APB UART (MPS2/MPS3), as QEMU's cmsdk-apb-uart
+  kStm32Usart,  // STM32H7/N6 USART (RM0433/RM0399/RM0486)
+  kStm32Lpuart, // STM32H7/N6 LPUART: the USART's registers without GTPR and RTOR
+  kNxpLpuart,   // NXP LPUART (i.MX93, i.MX RT)
+  kDw16550,     // Synopsys DesignWare APB UART, 16550-compatible (Alif Ensemble)
+};
+std::string ToString(UartModel model);
+// The register layout of a model, as its reference manual gives it (board/uart_models.cc).
+std::vector<Register> UartRegisters(UartModel model);
+// The size of a model's register block, for a peripheral that does not state one.
+uint64_t UartBlockSize(UartModel model);
+
 // A block of memory-mapped registers. Writes are stored; reads return what was
-// written, except where a rule says otherwise.
+// written, except where a rule says otherwise, or where the block is a UART model.
 struct Peripheral {
   std::string name;
   std::string description;
   uint64_t base = 0;
   uint64_t size = 0;
   std::vector<Register> registers;
+  std::optional<UartModel> uart;  // `model:` a UART; its registers come from the model
+  std::string source;             // where its address comes from (required with `model:`)
   std::string where;
 };
 

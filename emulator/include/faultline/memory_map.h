@@ -13,6 +13,8 @@
 
 namespace faultline {
 
+class UartPort;
+
 // Host memory backing one region. Anonymous mmap, so a 2 GiB DDR that the firmware
 // never touches costs no RAM.
 class Storage {
@@ -50,6 +52,9 @@ struct PagePlan {
 // What a peripheral write changed.
 struct RegisterWriteEffect {
   std::vector<size_t> gates_changed;  // indices into Board::gates whose state flipped
+  // A UART's transmitter did not send the byte written: the enable bits that were
+  // clear ("CTRL.TXEN"), or empty when it was sent (or the write was not a transmit).
+  std::string uart_not_sent;
 };
 
 // The address space: windows onto storage (each board region, then each alias of one),
@@ -57,6 +62,9 @@ struct RegisterWriteEffect {
 class MemoryMap {
  public:
   explicit MemoryMap(const Board& board);
+  ~MemoryMap();
+  MemoryMap(const MemoryMap&) = delete;
+  MemoryMap& operator=(const MemoryMap&) = delete;
 
   // Windows, sorted by base. An alias is a window whose bytes are another region's;
   // it carries that region's kind, access and reset contents.
@@ -98,9 +106,19 @@ class MemoryMap {
   int FindPeripheral(uint64_t addr) const;
   // Index of the register at `offset`, or -1 for an address the board does not declare.
   int FindRegister(size_t peripheral, uint64_t offset) const;
-  uint32_t ReadRegister(size_t peripheral, size_t reg) const;  // as the CPU reads it
+  uint32_t ReadRegister(size_t peripheral, size_t reg) const;  // rules applied, no side effects
+  // A read by the CPU: a UART's status reads as its model computes it, and a receive
+  // register hands over its byte.
+  uint32_t LoadRegister(size_t peripheral, size_t reg);
   uint32_t StoredValue(size_t peripheral, size_t reg) const { return values_[peripheral][reg]; }
+  // A write by the CPU or the host: stored, or for a UART, as its model does (a transmit
+  // register sends).
   RegisterWriteEffect WriteRegister(size_t peripheral, size_t reg, uint32_t value);
+
+  // UART ports (peripherals declared with `model:`), in board order.
+  const std::vector<std::unique_ptr<UartPort>>& uarts() const { return uarts_; }
+  // The port named `name`, or null.
+  UartPort* FindUart(const std::string& name);
   // "AXISRAM5EN=1 SRAMSD=0" for a value of a register with named fields.
   std::string DescribeFields(size_t peripheral, size_t reg, uint32_t value) const;
 
@@ -119,6 +137,8 @@ class MemoryMap {
   std::vector<bool> gate_open_;
   std::vector<Peripheral> peripherals_;
   std::vector<std::vector<uint32_t>> values_;  // stored register values
+  std::vector<std::unique_ptr<UartPort>> uarts_;
+  std::vector<UartPort*> uart_of_;  // peripheral -> its UART model, or null
 };
 
 // Fills `storage` with the region's reset contents.

@@ -57,6 +57,20 @@ struct MemoryCapture {
   uint64_t size = 0;
 };
 
+// Bytes a UART port receives: from a scenario's `input:` or the CLI's --uart-stdin.
+struct UartInput {
+  std::string uart;    // the port's peripheral name
+  std::string text;
+  std::string origin;  // names it in messages: "x.yaml:12" or "--uart-stdin"
+};
+
+// What a UART port transmitted during the run.
+struct UartOutput {
+  std::string uart;
+  std::string model;  // "cmsdk-apb-uart", ...
+  std::string text;
+};
+
 struct RunOptions {
   std::optional<LoadMode> load_mode;         // default: the board's
   uint64_t max_instructions = 1'000'000'000;
@@ -78,6 +92,7 @@ struct RunOptions {
   std::vector<HostAction> before_reset;
   std::vector<Breakpoint> breakpoints;
   std::vector<MemoryCapture> captures;
+  std::vector<UartInput> uart_input;
 };
 
 // The core registers as the firmware left them at the stop.
@@ -166,6 +181,7 @@ struct RunResult {
   std::string console;        // everything the firmware wrote to stdout/stderr, in order
   std::string console_stdout;
   std::string console_stderr;
+  std::vector<UartOutput> uart;  // every UART port the board declares, in board order
   uint64_t instructions = 0;
   // Armv8.1-M instructions on a Cortex-M55 board (Unicorn runs the Armv8-M model):
   // sites rewritten into Armv8-M code, and executions the host performed itself.

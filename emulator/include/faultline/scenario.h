@@ -57,6 +57,7 @@ struct FaultExpectation {
 };
 
 struct ConsoleExpectation {
+  std::optional<std::string> uart;  // a UART port's text instead of the semihosting console
   std::vector<std::string> contains;
   std::optional<std::string> regex;  // std::regex ECMAScript, checked at parse time
   std::optional<std::string> exact;
@@ -96,6 +97,7 @@ struct Scenario {
   std::optional<LoadMode> load_mode;
   std::filesystem::path firmware;
   std::vector<SetupStep> setup;
+  std::vector<UartInput> input;  // `input:` bytes for UART ports
   uint64_t max_instructions = RunOptions{}.max_instructions;
   double timeout_seconds = RunOptions{}.timeout_seconds;
   std::optional<Location> stop_at;

@@ -193,17 +193,48 @@ RegisterField ParseRegisterField(const Field& f, const std::string& name) {
   return rf;
 }
 
+UartModel ParseUartModel(const Field& f) {
+  static const std::vector<std::pair<std::string, UartModel>> kModels = {
+      {ToString(UartModel::kCmsdkApb), UartModel::kCmsdkApb},
+      {ToString(UartModel::kStm32Usart), UartModel::kStm32Usart},
+      {ToString(UartModel::kStm32Lpuart), UartModel::kStm32Lpuart},
+      {ToString(UartModel::kNxpLpuart), UartModel::kNxpLpuart},
+      {ToString(UartModel::kDw16550), UartModel::kDw16550}};
+  return f.Choice("peripheral model", kModels);
+}
+
 void ParsePeripheral(const Field& f, Layer& layer) {
-  Mapping m(f, {"name", "base", "size", "description", "registers"});
+  Mapping m(f, {"name", "base", "size", "description", "registers", "model", "source"});
   Peripheral p;
   p.where = f.Where();
   p.name = m.Require("name").Scalar();
   p.base = m.Require("base").Address();
-  p.size = m.Has("size") ? m.Get("size").Size() : 1024;
+  if (m.Has("model")) {
+    p.uart = ParseUartModel(m.Get("model"));
+    if (m.Has("registers")) {
+      m.Get("registers").Fail(fmt::format("{} is a {}, whose registers come from its model", p.name,
+                                          ToString(*p.uart)),
+                              "remove registers: (docs/boards.md lists each model's registers)");
+    }
+    if (!m.Has("source")) {
+      f.Fail(fmt::format("UART {} does not say where its address comes from", p.name),
+             "add source: citing the reference manual section or vendor file that places it at this "
+             "address, e.g. source: \"QEMU 7.2 hw/arm/mps2.c: UART0 at 0x40004000\"");
+    }
+    p.registers = UartRegisters(*p.uart);
+  }
+  if (m.Has("source")) p.source = m.Get("source").Scalar();
+  p.size = m.Has("size") ? m.Get("size").Size() : p.uart ? UartBlockSize(*p.uart) : 1024;
   if (m.Has("description")) p.description = m.Get("description").Scalar();
   if (p.size == 0 || p.size > (uint64_t{1} << 32) - p.base) {
     m.Get("size").Fail(fmt::format("peripheral '{}' size 0x{:x} is empty or runs past 4 GiB", p.name, p.size),
                        "give the register block's size, e.g. size: 1K");
+  }
+  if (p.uart && p.registers.back().offset + 4 > p.size) {
+    m.Get("size").Fail(fmt::format("UART {} ({}) needs 0x{:x} bytes for its registers, more than size 0x{:x}",
+                                   p.name, ToString(*p.uart), p.registers.back().offset + 4, p.size),
+                       fmt::format("omit size (0x{:x} for this model) or give at least 0x{:x}",
+                                   UartBlockSize(*p.uart), p.registers.back().offset + 4));
   }
   size_t index = layer.peripherals.size();
   struct Target {

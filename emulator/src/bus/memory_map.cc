@@ -11,6 +11,8 @@
 #include <new>
 #include <random>
 
+#include "uart.h"
+
 namespace faultline {
 
 Storage::Storage(uint64_t size) : size_(size) {
@@ -133,9 +135,20 @@ MemoryMap::MemoryMap(const Board& board) : gates_(board.gates), peripherals_(boa
     std::vector<uint32_t> v;
     for (const Register& r : p.registers) v.push_back(r.reset);
     values_.push_back(std::move(v));
+    if (p.uart) uarts_.push_back(std::make_unique<UartPort>(p));
+    uart_of_.push_back(p.uart ? uarts_.back().get() : nullptr);
   }
   gate_open_.assign(gates_.size(), false);
   for (size_t g = 0; g < gates_.size(); ++g) gate_open_[g] = GateHolds(g);
+}
+
+MemoryMap::~MemoryMap() = default;
+
+UartPort* MemoryMap::FindUart(const std::string& name) {
+  for (auto& u : uarts_) {
+    if (u->name() == name) return u.get();
+  }
+  return nullptr;
 }
 
 uint8_t* MemoryMap::Host(size_t w) { return storage_[backing_[w]]->data() + backing_offset_[w]; }
@@ -211,16 +224,24 @@ uint32_t MemoryMap::ReadRegister(size_t p, size_t r) const {
   return v;
 }
 
+uint32_t MemoryMap::LoadRegister(size_t p, size_t r) {
+  return uart_of_[p] != nullptr ? uart_of_[p]->Read(r, values_[p]) : ReadRegister(p, r);
+}
+
 RegisterWriteEffect MemoryMap::WriteRegister(size_t p, size_t r, uint32_t value) {
   const Register& reg = peripherals_[p].registers[r];
-  if (reg.sets) {
+  RegisterWriteEffect effect;
+  if (uart_of_[p] != nullptr) {
+    const uint64_t dropped = uart_of_[p]->dropped();
+    uart_of_[p]->Write(r, value, values_[p]);
+    if (uart_of_[p]->dropped() != dropped) effect.uart_not_sent = uart_of_[p]->TransmitterEnable();
+  } else if (reg.sets) {
     values_[p][*reg.sets] |= value;
   } else if (reg.clears) {
     values_[p][*reg.clears] &= ~value;
   } else {
     values_[p][r] = value;
   }
-  RegisterWriteEffect effect;
   UpdateGates(&effect);
   return effect;
 }

@@ -298,10 +298,16 @@ uint64_t Core::ServeAccess(uint64_t addr, unsigned size, bool write, uint64_t va
   const Register& rd = per.registers[reg];
   unsigned shift = unsigned(offset - rd.offset) * 8;
   uint32_t lane = size >= 4 ? 0xFFFFFFFFu : ((1u << (8 * size)) - 1) << shift;
-  if (!write) return (map_.ReadRegister(p, reg) & lane) >> shift;
+  if (!write) return (map_.LoadRegister(p, reg) & lane) >> shift;
   uint32_t v = (map_.StoredValue(p, reg) & ~lane) | ((uint32_t(value) << shift) & lane);
   RegisterWriteEffect effect = map_.WriteRegister(p, reg, v);
   RecordRegisterWrite(p, reg, v);
+  if (!effect.uart_not_sent.empty()) {
+    RecordEvent("uart-tx-disabled", per.name, addr,
+                fmt::format("write to {}.{}: the byte was not sent, the transmitter is not enabled ({} "
+                            "clear, or a byte already pending)",
+                            per.name, rd.name, effect.uart_not_sent));
+  }
   for (size_t g : effect.gates_changed) ApplyGate(g);
   return 0;
 }

@@ -116,6 +116,13 @@ std::string FormatRunText(const RunResult& r, const Board& board) {
     if (r.console.back() != '\n') out += "\n";
     out += "---------------\n";
   }
+  for (const UartOutput& u : r.uart) {
+    if (u.text.empty()) continue;
+    std::string title = fmt::format("--- {} ({}) ---", u.uart, u.model);
+    out += title + "\n" + u.text;
+    if (u.text.back() != '\n') out += "\n";
+    out += std::string(title.size(), '-') + "\n";
+  }
   switch (r.outcome) {
     case Outcome::kExit:
       out += fmt::format("outcome: exit, status {} ({}) after {} instructions\n", r.exit_code,
@@ -202,6 +209,9 @@ std::string FormatRunJson(const RunResult& r) {
   j["console"] = r.console;
   j["stdout"] = r.console_stdout;
   j["stderr"] = r.console_stderr;
+  json uart = json::object();
+  for (const UartOutput& u : r.uart) uart[u.uart] = u.text;
+  j["uart"] = uart;
   j["instructions"] = r.instructions;
   j["armv81m"] = {{"sites_translated", r.armv81m_sites_translated},
                   {"host_executions", r.armv81m_host_executions},
@@ -338,8 +348,9 @@ std::string FormatBoard(const Board& b) {
     rows.push_back({a.base, a.size, a.name, "alias", "", "", g.empty() ? note : note + "; " + g});
   }
   for (const Peripheral& p : b.peripherals) {
-    rows.push_back({p.base, p.size, p.name, "peripheral", "rw", "",
-                    fmt::format("{} register{}", p.registers.size(), p.registers.size() == 1 ? "" : "s")});
+    std::string note = p.uart ? fmt::format("UART {} [{}]", ToString(*p.uart), p.source)
+                              : fmt::format("{} register{}", p.registers.size(), p.registers.size() == 1 ? "" : "s");
+    rows.push_back({p.base, p.size, p.name, p.uart ? "uart" : "peripheral", "rw", "", note});
   }
   std::sort(rows.begin(), rows.end(), [](const Row& x, const Row& y) { return x.base < y.base; });
   out += fmt::format("\n  {:<23} {:>9}  {:<18} {:<10} {:<4} {:<16} {}\n", "range", "size", "name", "kind", "acc",
@@ -351,9 +362,10 @@ std::string FormatBoard(const Board& b) {
     out += fmt::format("  0x{:08x}-0x{:08x} {:>9}  {:<18} {:<10} {:<4} {:<16} {}\n", r.base, r.base + r.size - 1,
                        size, r.name, r.kind, r.access, r.reset, r.note);
   }
-  if (!b.peripherals.empty()) {
+  if (std::any_of(b.peripherals.begin(), b.peripherals.end(), [](const Peripheral& p) { return !p.uart; })) {
     out += "\n  peripheral registers (reset value; rules):\n";
     for (const Peripheral& p : b.peripherals) {
+      if (p.uart) continue;  // a model's registers: docs/boards.md
       for (const Register& reg : p.registers) {
         std::string fields;
         for (const RegisterField& f : reg.fields) {

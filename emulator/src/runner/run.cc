@@ -10,8 +10,9 @@
 #include <iterator>
 #include <set>
 
-#include "../cpu/core.h"
 #include "../arm/mve/mve.h"
+#include "../bus/uart.h"
+#include "../cpu/core.h"
 #include "../cpu/thumb.h"
 #include "faultline/error.h"
 #include "faultline/memory_map.h"
@@ -223,6 +224,8 @@ SessionOutput RunSession(const SessionInput& in) {
   // Before the core maps memory, so that gates they open are mapped open.
   ApplyHostActions(OfKind(in.options.before_reset, HostAction::Kind::kField), map, nullptr, nullptr);
 
+  for (const UartInput& input : in.options.uart_input) map.FindUart(input.uart)->GiveInput(input.text);
+
   cpu::Core core(in.board.cpu, map, uint32_t(in.board.boot.vector_table));
   for (uint64_t block : in.traces) core.TraceRange(block, block + kTraceWindow);
   std::set<uint64_t> break_addresses;  // one hook per address, however many breakpoints
@@ -257,6 +260,9 @@ SessionOutput RunSession(const SessionInput& in) {
     res.events = core.events();
     for (Event& e : res.events) e.first_pc_symbol = in.image.symbols.Lookup(e.first_pc);
     res.register_writes = core.register_writes();
+    for (const auto& port : map.uarts()) {
+      res.uart.push_back({port->name(), ToString(port->model()), port->transmitted()});
+    }
     out.wall_clock = semihosting.wall_clock();
     for (const auto& [address, u] : core.scs().unmodelled()) {
       res.events.push_back(
@@ -733,7 +739,24 @@ SessionOutput RunSession(const SessionInput& in) {
 
 }  // namespace
 
+// Every UART input names a port the board declares; checked before anything runs.
+void CheckUartInput(const Board& board, const std::vector<UartInput>& inputs) {
+  std::string known;
+  for (const Peripheral& p : board.peripherals) {
+    if (p.uart) known += (known.empty() ? "" : ", ") + p.name;
+  }
+  for (const UartInput& input : inputs) {
+    auto it = std::find_if(board.peripherals.begin(), board.peripherals.end(),
+                           [&](const Peripheral& p) { return p.uart && p.name == input.uart; });
+    if (it != board.peripherals.end()) continue;
+    throw InputError(input.origin, fmt::format("board '{}' has no UART named '{}'", board.name, input.uart),
+                     known.empty() ? "declare one in the board file (peripherals: with model:, docs/boards.md)"
+                                   : "name one of its UARTs: " + known);
+  }
+}
+
 RunResult Run(const Board& board, const Image& image, const RunOptions& options) {
+  CheckUartInput(board, options.uart_input);
   SessionInput in{board, image, options, options.load_mode.value_or(board.boot.load_mode), {}, {},
                   options.max_instructions};
   // Unicorn 2.0.1 reports a data fault at its translation block's start (unicorn.md §3).

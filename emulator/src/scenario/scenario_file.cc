@@ -433,9 +433,40 @@ FaultExpectation ParseFault(const Field& f) {
   return e;
 }
 
-ConsoleExpectation ParseConsole(const Field& f) {
-  Mapping m(f, {"contains", "regex", "exact"});
+// `uart: NAME` must name a UART port of the scenario's board.
+std::string UartName(const Board& board, const Field& f) {
+  std::string name = f.Scalar();
+  std::string known;
+  for (const Peripheral& p : board.peripherals) {
+    if (!p.uart) continue;
+    if (p.name == name) return name;
+    known += (known.empty() ? "" : ", ") + p.name;
+  }
+  f.Fail(fmt::format("board '{}' has no UART named '{}'", board.name, name),
+         known.empty() ? "declare the UART in the board file (peripherals: with model:, docs/boards.md)"
+                       : "name one of its UARTs: " + known);
+}
+
+// `input: {uart: NAME, text: ...}`, or a list of them.
+std::vector<UartInput> ParseInput(const Board& board, const Field& f) {
+  std::vector<Field> items;
+  if (f.node.IsSequence()) {
+    items = Items(f, "list inputs: input: [{uart: UART0, text: \"...\"}]");
+  } else {
+    items.push_back(f);
+  }
+  std::vector<UartInput> out;
+  for (const Field& item : items) {
+    Mapping m(item, {"uart", "text"});
+    out.push_back({UartName(board, m.Require("uart")), m.Require("text").Scalar(), item.Where()});
+  }
+  return out;
+}
+
+ConsoleExpectation ParseConsole(const Board& board, const Field& f) {
+  Mapping m(f, {"uart", "contains", "regex", "exact"});
   ConsoleExpectation c;
+  if (m.Has("uart")) c.uart = UartName(board, m.Get("uart"));
   if (!m.Has("contains") && !m.Has("regex") && !m.Has("exact")) {
     f.Fail("console needs contains, regex or exact", "write e.g. console: {contains: \"magic wrong\"}");
   }
@@ -511,7 +542,7 @@ EventExpectation ParseEvent(const Field& f) {
   return e;
 }
 
-Expectations ParseExpect(const Field& f) {
+Expectations ParseExpect(const Board& board, const Field& f) {
   Mapping m(f, {"outcome", "exit_code", "fault", "console", "memory", "events", "instructions"});
   Expectations e;
   e.outcome = m.Require("outcome").Choice("outcome", Outcomes());
@@ -530,7 +561,7 @@ Expectations ParseExpect(const Field& f) {
       m.Get("fault").Fail("fault goes with outcome: fault or lockup", "remove fault:, or expect outcome: fault");
     }
   }
-  if (m.Has("console")) e.console = ParseConsole(m.Get("console"));
+  if (m.Has("console")) e.console = ParseConsole(board, m.Get("console"));
   if (m.Has("memory")) {
     for (const Field& item : Items(m.Get("memory"), "write memory: [{symbol: x, u32: 1}]")) {
       e.memory.push_back(ParseMemory(item));
@@ -569,7 +600,7 @@ Scenario ParseScenario(const std::string& yaml, const fs::path& path, const Scen
   }
   Field top{root, p.origin, "scenario"};
   if (!root.IsMap()) top.Fail("a scenario file must be a YAML mapping", "see docs/scenarios.md for an example");
-  Mapping m(top, {"name", "description", "board", "overrides", "firmware", "setup", "run", "expect"});
+  Mapping m(top, {"name", "description", "board", "overrides", "firmware", "setup", "input", "run", "expect"});
   Scenario s;
   s.path = path;
   s.name = Key(m, "name").Scalar();
@@ -583,8 +614,9 @@ Scenario ParseScenario(const std::string& yaml, const fs::path& path, const Scen
       s.setup.push_back(ParseStep(p, s.board, item));
     }
   }
+  if (m.Has("input")) s.input = ParseInput(s.board, Key(m, "input"));
   if (m.Has("run")) ParseRun(Key(m, "run"), s);
-  s.expect = ParseExpect(Key(m, "expect"));
+  s.expect = ParseExpect(s.board, Key(m, "expect"));
   return s;
 }
 

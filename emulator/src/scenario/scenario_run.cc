@@ -161,19 +161,26 @@ void CheckFault(const FaultExpectation& e, const RunResult& r, std::vector<std::
 }
 
 void CheckConsole(const ConsoleExpectation& e, const RunResult& r, std::vector<std::string>& out) {
-  for (const std::string& text : e.contains) {
-    if (r.console.find(text) == std::string::npos) {
-      out.push_back(fmt::format("expect.console.contains: expected {}, got console {}", Quote(text),
-                                Quote(r.console)));
+  // The semihosting console, or the port the expectation names (the parser checked it).
+  const std::string* text = &r.console;
+  std::string what = "console";
+  if (e.uart) {
+    auto port = std::find_if(r.uart.begin(), r.uart.end(), [&](const UartOutput& u) { return u.uart == *e.uart; });
+    if (port != r.uart.end()) text = &port->text;
+    what = *e.uart;
+  }
+  for (const std::string& part : e.contains) {
+    if (text->find(part) == std::string::npos) {
+      out.push_back(fmt::format("expect.console.contains: expected {}, got {} {}", Quote(part), what, Quote(*text)));
     }
   }
-  if (e.regex && !std::regex_search(r.console, std::regex(*e.regex, std::regex::ECMAScript))) {
-    out.push_back(fmt::format("expect.console.regex: expected a match for /{}/, got console {}",
-                              *e.regex, Quote(r.console)));
+  if (e.regex && !std::regex_search(*text, std::regex(*e.regex, std::regex::ECMAScript))) {
+    out.push_back(fmt::format("expect.console.regex: expected a match for /{}/, got {} {}", *e.regex, what,
+                              Quote(*text)));
   }
-  if (e.exact && *e.exact != r.console) {
-    out.push_back(fmt::format("expect.console.exact: expected {}, got {}", Quote(*e.exact),
-                              Quote(r.console)));
+  if (e.exact && *e.exact != *text) {
+    out.push_back(fmt::format("expect.console.exact: expected {}, got {}{}", Quote(*e.exact),
+                              e.uart ? what + " " : "", Quote(*text)));
   }
 }
 
@@ -236,6 +243,7 @@ PreparedScenario PrepareScenario(const Scenario& s) {
   o.load_mode = s.load_mode;
   o.max_instructions = s.max_instructions;
   o.timeout_seconds = s.timeout_seconds;
+  o.uart_input = s.input;
   for (const SetupStep& step : s.setup) {
     HostAction a{.kind = step.kind,
                  .reg = step.reg,

@@ -1,0 +1,167 @@
+// The register layouts of the UART models a board can declare with `model:`. Names,
+// offsets and bit positions are the reference manual's; bus/uart.cc gives the
+// registers their behaviour and finds them by these names.
+#include <fmt/core.h>
+
+#include "faultline/board.h"
+
+namespace faultline {
+
+namespace {
+
+Register Reg(const char* name, uint32_t offset, uint32_t reset = 0,
+             std::vector<RegisterField> fields = {}) {
+  Register r;
+  r.name = name;
+  r.offset = offset;
+  r.reset = reset;
+  r.fields = std::move(fields);
+  return r;
+}
+
+RegisterField Bit(const char* name, uint32_t bit) { return {name, bit, bit}; }
+
+// Arm CMSDK APB UART: Cortex-M System Design Kit TRM (ARM DDI 0479C) §4.3, as QEMU 7.2
+// hw/char/cmsdk-apb-uart.c models it (register map, field positions, ID values).
+std::vector<Register> CmsdkApb() {
+  std::vector<Register> r = {
+      Reg("DATA", 0x00),
+      Reg("STATE", 0x04, 0,
+          {Bit("TXFULL", 0), Bit("RXFULL", 1), Bit("TXOVERRUN", 2), Bit("RXOVERRUN", 3)}),
+      Reg("CTRL", 0x08, 0,
+          {Bit("TXEN", 0), Bit("RXEN", 1), Bit("TXINTEN", 2), Bit("RXINTEN", 3), Bit("TXOINTEN", 4),
+           Bit("RXOINTEN", 5), Bit("HSTEST", 6)}),
+      Reg("INTSTATUS", 0x0C, 0, {Bit("TX", 0), Bit("RX", 1), Bit("TXO", 2), Bit("RXO", 3)}),
+      Reg("BAUDDIV", 0x10),
+  };
+  // Peripheral and component ID registers (QEMU's uart_id[]).
+  const std::pair<const char*, uint32_t> ids[] = {
+      {"PID4", 0x04}, {"PID5", 0x00}, {"PID6", 0x00}, {"PID7", 0x00}, {"PID0", 0x21}, {"PID1", 0xB8},
+      {"PID2", 0x1B}, {"PID3", 0x00}, {"CID0", 0x0D}, {"CID1", 0xF0}, {"CID2", 0x05}, {"CID3", 0xB1}};
+  uint32_t offset = 0xFD0;
+  for (const auto& [name, value] : ids) {
+    r.push_back(Reg(name, offset, value));
+    offset += 4;
+  }
+  return r;
+}
+
+// STM32 USART with FIFO (RM0433 STM32H742/743/750/753 §48.8, RM0399 STM32H745/747 §50.8,
+// RM0486 STM32N6 USART registers; bit positions as ST's CMSIS headers stm32h747xx.h /
+// stm32n657xx.h define USART_CR1_*, USART_ISR_*). ISR resets with TXE/TXFNF, TC and TXFE
+// set: the transmitter is idle.
+std::vector<Register> Stm32Usart(bool lpuart) {
+  std::vector<Register> r = {
+      Reg("CR1", 0x00, 0, {Bit("UE", 0), Bit("UESM", 1), Bit("RE", 2), Bit("TE", 3), Bit("FIFOEN", 29)}),
+      Reg("CR2", 0x04),
+      Reg("CR3", 0x08),
+      Reg("BRR", 0x0C),
+  };
+  if (!lpuart) {  // the LPUART has no guard time or receiver timeout (0x10, 0x14 reserved)
+    r.push_back(Reg("GTPR", 0x10));
+    r.push_back(Reg("RTOR", 0x14));
+  }
+  r.push_back(Reg("RQR", 0x18, 0, {Bit("RXFRQ", 3), Bit("TXFRQ", 4)}));
+  r.push_back(Reg("ISR", 0x1C, 0x008000C0,
+                  {Bit("RXNE", 5), Bit("TC", 6), Bit("TXE", 7), Bit("TEACK", 21), Bit("REACK", 22),
+                   Bit("TXFE", 23)}));
+  r.push_back(Reg("ICR", 0x20));
+  r.push_back(Reg("RDR", 0x24));
+  r.push_back(Reg("TDR", 0x28));
+  r.push_back(Reg("PRESC", 0x2C));
+  return r;
+}
+
+// NXP LPUART (i.MX93 RM "LPUART memory map"; the MCUXpresso SDK's LPUART_Type in
+// MIMX9352_cm33.h and Linux drivers/tty/serial/fsl_lpuart.c UARTSTAT/UARTCTRL/UARTDATA give
+// the same offsets and bits). STAT resets with TDRE and TC set.
+std::vector<Register> NxpLpuart() {
+  return {
+      Reg("VERID", 0x00),
+      Reg("PARAM", 0x04),
+      Reg("GLOBAL", 0x08),
+      Reg("PINCFG", 0x0C),
+      Reg("BAUD", 0x10),
+      Reg("STAT", 0x14, 0x00C00000,
+          {Bit("OR", 19), Bit("IDLE", 20), Bit("RDRF", 21), Bit("TC", 22), Bit("TDRE", 23)}),
+      Reg("CTRL", 0x18, 0, {Bit("RE", 18), Bit("TE", 19)}),
+      Reg("DATA", 0x1C, 0, {Bit("RXEMPT", 12)}),
+      Reg("MATCH", 0x20),
+      Reg("MODIR", 0x24),
+      Reg("FIFO", 0x28, 0, {Bit("RXEMPT", 22), Bit("TXEMPT", 23)}),
+      Reg("WATER", 0x2C, 0, {{"TXCOUNT", 14, 8}, {"RXCOUNT", 30, 24}}),
+  };
+}
+
+// Synopsys DesignWare APB UART (16550-compatible, 32-bit register stride), as the Alif
+// Ensemble DFP's drivers/include/uart.h drives it (LSR/USR/LCR bit definitions) and Linux
+// drivers/tty/serial/8250/8250_dw.c addresses it (USR at register 0x1f). Offset 0 is
+// RBR (read) / THR (write) / DLL (LCR.DLAB = 1); 0x04 IER / DLH; 0x08 IIR (read) / FCR
+// (write): bus/uart.cc keeps the banked registers apart.
+std::vector<Register> Dw16550() {
+  return {
+      Reg("THR", 0x00),
+      Reg("IER", 0x04),
+      Reg("FCR", 0x08),  // write-only; a read gives IIR
+      Reg("LCR", 0x0C, 0, {Bit("DLAB", 7)}),
+      Reg("MCR", 0x10),
+      Reg("LSR", 0x14, 0x60, {Bit("DR", 0), Bit("OE", 1), Bit("THRE", 5), Bit("TEMT", 6)}),
+      Reg("MSR", 0x18),
+      Reg("SCR", 0x1C),
+      Reg("FAR", 0x70),
+      Reg("USR", 0x7C, 0x06, {Bit("BUSY", 0), Bit("TFNF", 1), Bit("TFE", 2), Bit("RFNE", 3), Bit("RFF", 4)}),
+      Reg("TFL", 0x80),
+      Reg("RFL", 0x84),
+      Reg("SRR", 0x88),
+      Reg("SRTS", 0x8C),
+      Reg("SBCR", 0x90),
+      Reg("SDMAM", 0x94),
+      Reg("SFE", 0x98),
+      Reg("SRT", 0x9C),
+      Reg("STET", 0xA0),
+      Reg("HTX", 0xA4),
+      Reg("DMASA", 0xA8),
+      Reg("TCR", 0xAC),
+      Reg("DE_EN", 0xB0),
+      Reg("RE_EN", 0xB4),
+      Reg("DET", 0xB8),
+      Reg("TAT", 0xBC),
+      Reg("DLF", 0xC0),
+      Reg("CPR", 0xF4),
+      Reg("UCV", 0xF8),
+      Reg("CTR", 0xFC),
+  };
+}
+
+}  // namespace
+
+std::vector<Register> UartRegisters(UartModel model) {
+  switch (model) {
+    case UartModel::kCmsdkApb: return CmsdkApb();
+    case UartModel::kStm32Usart: return Stm32Usart(false);
+    case UartModel::kStm32Lpuart: return Stm32Usart(true);
+    case UartModel::kNxpLpuart: return NxpLpuart();
+    case UartModel::kDw16550: return Dw16550();
+  }
+  return {};
+}
+
+uint64_t UartBlockSize(UartModel model) {
+  // CMSDK: 4 KiB (QEMU maps 0x1000, the ID registers reach 0xFFC); STM32: 1 KiB (the RMs'
+  // USART boundary); DesignWare: 256 bytes of registers (CTR at 0xFC) in a 4 KiB slot
+  // (Alif global_map.h); LPUART: 4 KiB, less than the SoC's window (a board states that).
+  return model == UartModel::kStm32Usart || model == UartModel::kStm32Lpuart ? 0x400 : 0x1000;
+}
+
+std::string ToString(UartModel model) {
+  switch (model) {
+    case UartModel::kCmsdkApb: return "cmsdk-apb-uart";
+    case UartModel::kStm32Usart: return "stm32-usart";
+    case UartModel::kStm32Lpuart: return "stm32-lpuart";
+    case UartModel::kNxpLpuart: return "nxp-lpuart";
+    case UartModel::kDw16550: return "dw-apb-uart";
+  }
+  return "?";
+}
+
+}  // namespace faultline

@@ -1,0 +1,272 @@
+#include "uart.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace faultline {
+
+namespace {
+
+// CMSDK APB UART fields (QEMU 7.2 hw/char/cmsdk-apb-uart.c).
+constexpr uint32_t kCmsdkTxFull = 1u << 0, kCmsdkRxFull = 1u << 1;
+constexpr uint32_t kCmsdkOverruns = 3u << 2;  // STATE.TXOVERRUN, RXOVERRUN (W1C)
+constexpr uint32_t kCmsdkTxEn = 1u << 0, kCmsdkRxEn = 1u << 1, kCmsdkTxIntEn = 1u << 2,
+                   kCmsdkRxIntEn = 1u << 3;
+constexpr uint32_t kCmsdkIntTx = 1u << 0, kCmsdkIntRx = 1u << 1;
+
+// STM32 USART (RM0433 / RM0486; stm32h747xx.h USART_CR1_*, USART_ISR_*).
+constexpr uint32_t kStmUe = 0, kStmRe = 2, kStmTe = 3;  // CR1 bits
+constexpr uint32_t kStmRxne = 1u << 5, kStmTc = 1u << 6, kStmTxe = 1u << 7, kStmTeack = 1u << 21,
+                   kStmReack = 1u << 22, kStmTxfe = 1u << 23;
+
+// NXP LPUART (fsl_lpuart.c UARTSTAT_*, UARTCTRL_*, UARTDATA_*, UARTFIFO_*).
+constexpr uint32_t kLpRe = 18, kLpTe = 19;  // CTRL bits
+constexpr uint32_t kLpRdrf = 1u << 21, kLpTc = 1u << 22, kLpTdre = 1u << 23;
+constexpr uint32_t kLpStatConfig = 0x1Fu << 25;  // LBKDE, BRK13, RWUID, RXINV, MSBF: read/write
+constexpr uint32_t kLpDataRxEmpty = 1u << 12;
+constexpr uint32_t kLpFifoRxEmpty = 1u << 22, kLpFifoTxEmpty = 1u << 23;
+constexpr uint32_t kLpWaterCounts = (0x7Fu << 24) | (0x7Fu << 8);  // RXCOUNT, TXCOUNT (read-only)
+constexpr uint32_t kLpWaterRxOne = 1u << 24;
+
+// DesignWare APB UART (Alif DFP drivers/include/uart.h).
+constexpr uint32_t kDwDlab = 1u << 7;                                     // LCR
+constexpr uint32_t kDwDr = 1u << 0, kDwThre = 1u << 5, kDwTemt = 1u << 6;  // LSR
+constexpr uint32_t kDwTfnf = 1u << 1, kDwTfe = 1u << 2, kDwRfne = 1u << 3;  // USR
+constexpr uint32_t kDwIirNoInterrupt = 0x01, kDwIirFifos = 0xC0, kDwFcrFifoEnable = 0x01;
+constexpr uint32_t kDwFifoDepth = 32;  // UART_FIFO_DEPTH
+
+}  // namespace
+
+UartPort::UartPort(const Peripheral& p) : name_(p.name), model_(*p.uart) {
+  for (const Register& r : p.registers) registers_.push_back(r.name);
+  switch (model_) {
+    case UartModel::kCmsdkApb:
+      data_ = Index("DATA");
+      status_ = Index("STATE");
+      control_ = Index("CTRL");
+      interrupts_ = Index("INTSTATUS");
+      break;
+    case UartModel::kStm32Usart:
+    case UartModel::kStm32Lpuart:
+      cr1_ = Index("CR1");
+      isr_ = Index("ISR");
+      rdr_ = Index("RDR");
+      tdr_ = Index("TDR");
+      break;
+    case UartModel::kNxpLpuart:
+      data_ = Index("DATA");
+      status_ = Index("STAT");
+      control_ = Index("CTRL");
+      fifo_ = Index("FIFO");
+      water_ = Index("WATER");
+      break;
+    case UartModel::kDw16550:
+      thr_ = Index("THR");
+      ier_ = Index("IER");
+      fcr_ = Index("FCR");
+      lcr_ = Index("LCR");
+      lsr_ = Index("LSR");
+      usr_ = Index("USR");
+      rfl_ = Index("RFL");
+      break;
+  }
+}
+
+size_t UartPort::Index(const char* name) const {
+  auto it = std::find(registers_.begin(), registers_.end(), name);
+  assert(it != registers_.end());  // the model's layout declares it (board/uart_models.cc)
+  return size_t(it - registers_.begin());
+}
+
+std::string UartPort::TransmitterEnable() const {
+  switch (model_) {
+    case UartModel::kCmsdkApb: return "CTRL.TXEN";
+    case UartModel::kStm32Usart:
+    case UartModel::kStm32Lpuart: return "CR1.UE and CR1.TE";
+    case UartModel::kNxpLpuart: return "CTRL.TE";
+    case UartModel::kDw16550: return "";  // a 16550's transmitter is always on
+  }
+  return "";
+}
+
+uint32_t UartPort::Read(size_t reg, std::vector<uint32_t>& values) {
+  switch (model_) {
+    case UartModel::kCmsdkApb: return ReadCmsdk(reg, values);
+    case UartModel::kStm32Usart:
+    case UartModel::kStm32Lpuart: return ReadStm32(reg, values);
+    case UartModel::kNxpLpuart: return ReadLpuart(reg, values);
+    case UartModel::kDw16550: return ReadDw(reg, values);
+  }
+  return values[reg];
+}
+
+void UartPort::Write(size_t reg, uint32_t value, std::vector<uint32_t>& values) {
+  switch (model_) {
+    case UartModel::kCmsdkApb: return WriteCmsdk(reg, value, values);
+    case UartModel::kStm32Usart:
+    case UartModel::kStm32Lpuart: return WriteStm32(reg, value, values);
+    case UartModel::kNxpLpuart: return WriteLpuart(reg, value, values);
+    case UartModel::kDw16550: return WriteDw(reg, value, values);
+  }
+}
+
+// --- CMSDK APB UART, as QEMU 7.2 models it -------------------------------------------
+// A one-byte buffer each way. A write to DATA sets STATE.TXFULL; the byte goes out (and
+// TXFULL clears) only while CTRL.TXEN is set: written with TXEN clear it stays pending,
+// TXFULL stays set and later writes are overruns (QEMU's uart_transmit returns early and
+// nothing retries it). A byte is received only while CTRL.RXEN is set and the buffer is
+// empty (uart_can_receive); reading DATA empties it.
+
+uint32_t UartPort::ReadCmsdk(size_t reg, std::vector<uint32_t>& values) {
+  uint32_t& state = values[status_];
+  const uint32_t ctrl = values[control_];
+  if ((reg == data_ || reg == status_) && (ctrl & kCmsdkRxEn) && !(state & kCmsdkRxFull) && HasInput()) {
+    rx_holding_ = TakeInput();
+    state |= kCmsdkRxFull;
+    if (ctrl & kCmsdkRxIntEn) values[interrupts_] |= kCmsdkIntRx;
+  }
+  if (reg == data_) {
+    state &= ~kCmsdkRxFull;
+    return rx_holding_;
+  }
+  return values[reg];
+}
+
+void UartPort::WriteCmsdk(size_t reg, uint32_t value, std::vector<uint32_t>& values) {
+  uint32_t& state = values[status_];
+  uint32_t& ctrl = values[control_];
+  uint32_t& intstatus = values[interrupts_];
+  if (reg == data_) {
+    values[data_] = value & 0xFF;
+    if (state & kCmsdkTxFull) {
+      state |= 1u << 2;  // TXOVERRUN
+      ++dropped_;
+    } else if (ctrl & kCmsdkTxEn) {
+      Send(uint8_t(value));
+      if (ctrl & kCmsdkTxIntEn) intstatus |= kCmsdkIntTx;
+    } else {
+      state |= kCmsdkTxFull;
+      ++dropped_;
+    }
+  } else if (reg == status_) {
+    state &= ~(value & kCmsdkOverruns);
+  } else if (reg == control_) {
+    ctrl = value & 0x7F;
+  } else if (reg == interrupts_) {
+    state &= ~(value & kCmsdkOverruns);
+    intstatus &= ~value;
+  } else if (registers_[reg] == "BAUDDIV") {
+    values[reg] = value & 0xFFFFF;
+  }  // PID/CID are read-only
+  // INTSTATUS.TXO/RXO are STATE's overrun bits where CTRL enables their interrupt.
+  intstatus = (intstatus & ~kCmsdkOverruns) | (state & (ctrl >> 2) & kCmsdkOverruns);
+}
+
+// --- STM32 USART / LPUART ---------------------------------------------------------------
+// The transmitter is always idle: ISR.TXE/TXFNF, TC and TXFE read 1. TDR sends while
+// CR1.UE and CR1.TE are set (RM: "TE: transmitter enable"; QEMU's stm32f2xx_usart checks
+// the same two bits). TEACK/REACK follow TE/RE while UE is set; RXNE is set while the
+// receiver is enabled and a byte is waiting.
+
+uint32_t UartPort::ReadStm32(size_t reg, std::vector<uint32_t>& values) {
+  const bool ue = Field(values, cr1_, kStmUe);
+  const bool rx_on = ue && Field(values, cr1_, kStmRe);
+  if (reg == isr_) {
+    uint32_t v = values[isr_] & ~(kStmRxne | kStmTc | kStmTxe | kStmTeack | kStmReack | kStmTxfe);
+    v |= kStmTxe | kStmTc | kStmTxfe;
+    if (ue && Field(values, cr1_, kStmTe)) v |= kStmTeack;
+    if (rx_on) v |= kStmReack;
+    if (rx_on && HasInput()) v |= kStmRxne;
+    return v;
+  }
+  if (reg == rdr_ && rx_on && HasInput()) values[rdr_] = TakeInput();
+  return values[reg];
+}
+
+void UartPort::WriteStm32(size_t reg, uint32_t value, std::vector<uint32_t>& values) {
+  if (reg == tdr_) {
+    values[tdr_] = value & 0x1FF;
+    if (Field(values, cr1_, kStmUe) && Field(values, cr1_, kStmTe)) {
+      Send(uint8_t(value));
+    } else {
+      ++dropped_;
+    }
+    return;
+  }
+  // ISR and RDR are read-only; RQR and ICR are write-only requests (flush, clear flag)
+  // whose flags this model never raises.
+  if (reg == isr_ || reg == rdr_ || registers_[reg] == "RQR" || registers_[reg] == "ICR") return;
+  values[reg] = value;
+}
+
+// --- NXP LPUART -------------------------------------------------------------------------
+// STAT.TDRE and TC read 1; DATA sends while CTRL.TE is set; RDRF is set while CTRL.RE is
+// set and a byte is waiting; a DATA read with nothing received has RXEMPT set.
+
+uint32_t UartPort::ReadLpuart(size_t reg, std::vector<uint32_t>& values) {
+  const bool rx_ready = Field(values, control_, kLpRe) && HasInput();
+  if (reg == status_) {
+    return (values[status_] & ~(kLpRdrf | kLpTc | kLpTdre)) | kLpTdre | kLpTc | (rx_ready ? kLpRdrf : 0);
+  }
+  if (reg == data_) return rx_ready ? TakeInput() : kLpDataRxEmpty;
+  if (reg == fifo_) {
+    return (values[fifo_] & ~(kLpFifoRxEmpty | kLpFifoTxEmpty)) | kLpFifoTxEmpty | (rx_ready ? 0 : kLpFifoRxEmpty);
+  }
+  // The transmit FIFO is always empty; the receive FIFO holds the one byte waiting (the
+  // SDK's FIFO-mode LPUART_ReadBlocking polls RXCOUNT before it reads DATA).
+  if (reg == water_) return (values[water_] & ~kLpWaterCounts) | (rx_ready ? kLpWaterRxOne : 0);
+  return values[reg];
+}
+
+void UartPort::WriteLpuart(size_t reg, uint32_t value, std::vector<uint32_t>& values) {
+  if (reg == data_) {
+    if (Field(values, control_, kLpTe)) {
+      Send(uint8_t(value));
+    } else {
+      ++dropped_;
+    }
+    return;
+  }
+  if (reg == status_) {  // flags are read-only or write-1-to-clear; the rest is configuration
+    values[status_] = (values[status_] & ~kLpStatConfig) | (value & kLpStatConfig);
+    return;
+  }
+  values[reg] = value;
+}
+
+// --- DesignWare APB UART (16550) ----------------------------------------------------------
+// No enable bit: THR always sends. With LCR.DLAB set, offsets 0x00/0x04 are the divisor
+// latch. LSR.THRE/TEMT and USR.TFNF/TFE read 1; LSR.DR, USR.RFNE and RFL follow the bytes
+// waiting; IIR reads "no interrupt pending" with the FIFO-enabled bits FCR set.
+
+uint32_t UartPort::ReadDw(size_t reg, std::vector<uint32_t>& values) {
+  const bool dlab = values[lcr_] & kDwDlab;
+  if (reg == thr_) return dlab ? dll_ : HasInput() ? TakeInput() : 0;
+  if (reg == ier_) return dlab ? dlh_ : values[ier_];
+  if (reg == fcr_) return kDwIirNoInterrupt | ((values[fcr_] & kDwFcrFifoEnable) ? kDwIirFifos : 0);
+  if (reg == lsr_) return (values[lsr_] & ~kDwDr) | kDwThre | kDwTemt | (HasInput() ? kDwDr : 0);
+  if (reg == usr_) return kDwTfnf | kDwTfe | (HasInput() ? kDwRfne : 0);
+  if (reg == rfl_) return uint32_t(std::min<size_t>(rx_.size() - rx_next_, kDwFifoDepth));
+  return values[reg];
+}
+
+void UartPort::WriteDw(size_t reg, uint32_t value, std::vector<uint32_t>& values) {
+  const bool dlab = values[lcr_] & kDwDlab;
+  if (reg == thr_) {
+    if (dlab) {
+      dll_ = value & 0xFF;
+    } else {
+      Send(uint8_t(value));
+    }
+    return;
+  }
+  if (reg == ier_ && dlab) {
+    dlh_ = value & 0xFF;
+    return;
+  }
+  // Status registers are read-only; SRR (software reset) is write-only and self-clearing.
+  if (reg == lsr_ || reg == usr_ || reg == rfl_ || registers_[reg] == "TFL" || registers_[reg] == "SRR") return;
+  values[reg] = value;
+}
+
+}  // namespace faultline

@@ -1,0 +1,74 @@
+// The behaviour of a UART model's registers (board/uart_models.cc has their layout):
+// what the transmitter sends, the status flags a driver polls, and the bytes the
+// receiver hands over. Pure C++; internal to the emulator library.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "faultline/board.h"
+
+namespace faultline {
+
+// Received bytes arrive when the firmware looks for them (a status read or a receive
+// register read with the receiver enabled), one at a time, so a polling driver never
+// overruns and a FIFO reset during initialisation drops nothing a scenario gave.
+class UartPort {
+ public:
+  explicit UartPort(const Peripheral& peripheral);
+
+  // A CPU read of register `reg` (an index into the peripheral's registers): status
+  // flags computed, a receive register consumes its byte. `values` are the
+  // peripheral's stored register values.
+  uint32_t Read(size_t reg, std::vector<uint32_t>& values);
+  // A CPU write: what the hardware keeps is stored, the transmit register sends.
+  void Write(size_t reg, uint32_t value, std::vector<uint32_t>& values);
+
+  void GiveInput(std::string_view bytes) { rx_.append(bytes); }
+
+  const std::string& name() const { return name_; }
+  UartModel model() const { return model_; }
+  const std::string& transmitted() const { return tx_; }
+  // Bytes the firmware wrote to the transmit register while the transmitter was off,
+  // and the register field that was off ("CTRL.TXEN").
+  uint64_t dropped() const { return dropped_; }
+  std::string TransmitterEnable() const;
+
+ private:
+  size_t Index(const char* name) const;
+  bool Field(const std::vector<uint32_t>& values, size_t reg, uint32_t bit) const {
+    return (values[reg] >> bit) & 1;
+  }
+  bool HasInput() const { return rx_next_ < rx_.size(); }
+  uint8_t TakeInput() { return uint8_t(rx_[rx_next_++]); }
+  void Send(uint8_t byte) { tx_.push_back(char(byte)); }
+
+  uint32_t ReadCmsdk(size_t reg, std::vector<uint32_t>& values);
+  void WriteCmsdk(size_t reg, uint32_t value, std::vector<uint32_t>& values);
+  uint32_t ReadStm32(size_t reg, std::vector<uint32_t>& values);
+  void WriteStm32(size_t reg, uint32_t value, std::vector<uint32_t>& values);
+  uint32_t ReadLpuart(size_t reg, std::vector<uint32_t>& values);
+  void WriteLpuart(size_t reg, uint32_t value, std::vector<uint32_t>& values);
+  uint32_t ReadDw(size_t reg, std::vector<uint32_t>& values);
+  void WriteDw(size_t reg, uint32_t value, std::vector<uint32_t>& values);
+
+  std::string name_;
+  UartModel model_;
+  std::vector<std::string> registers_;  // names, by index
+  // Register indices the behaviour needs, by model: a transmit/receive data register,
+  // a status register and a control register (other models' fields stay unused).
+  size_t data_ = 0, status_ = 0, control_ = 0, interrupts_ = 0;  // CMSDK, LPUART
+  size_t cr1_ = 0, isr_ = 0, rdr_ = 0, tdr_ = 0;                 // STM32
+  size_t thr_ = 0, ier_ = 0, fcr_ = 0, lcr_ = 0, lsr_ = 0, usr_ = 0, rfl_ = 0;  // DesignWare
+  size_t fifo_ = 0, water_ = 0;                                   // LPUART
+  uint32_t dll_ = 0, dlh_ = 0;  // DesignWare divisor latch, behind THR/IER while LCR.DLAB = 1
+  uint8_t rx_holding_ = 0;      // CMSDK: the byte in the receive buffer (QEMU's rxbuf)
+  std::string tx_;
+  std::string rx_;
+  size_t rx_next_ = 0;
+  uint64_t dropped_ = 0;
+};
+
+}  // namespace faultline

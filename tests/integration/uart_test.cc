@@ -1,0 +1,237 @@
+// UART consoles (issue 16): firmware that prints through the board's UART, as vendor
+// firmware does, shows its text per port in the JSON (`uart: {NAME: text}`) and in the
+// plain report. On the MPS2/MPS3 boards the text is what qemu-system-arm prints on
+// -serial; on the vendor boards (no QEMU machine) the drivers follow the reference
+// manuals' register sequences (firmware-fixtures/src/uart_console.h).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli.h"
+
+namespace faultline::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* const kHello = "hello from the UART\r\n6 * 7 = 42\r\n";
+
+bool HaveQemu() { return RunProgram({"sh", "-c", "command -v qemu-system-arm"}).status == 0; }
+
+// What `elf` prints on QEMU's first serial port, given `input` on its stdin.
+std::string QemuSerial(const std::string& machine, const fs::path& elf, const std::string& input = "") {
+  std::string cpu = machine == "mps3-an547" ? " -cpu cortex-m55" : "";
+  Completed q = RunProgram({"sh", "-c",
+                            "printf '%s' " + ShellQuote(input) + " | timeout 30 qemu-system-arm -M " + machine + cpu +
+                                " -nographic -monitor none -serial stdio -semihosting-config enable=on,target=native"
+                                " -kernel " + ShellQuote(elf.string())});
+  EXPECT_EQ(q.status, 0) << "QEMU: " << q.err;
+  return q.out;
+}
+
+// `faultline run` of `fixture` on `board` with `input` on stdin for `--uart-stdin PORT`.
+Completed RunWithStdin(const std::string& board, const std::string& fixture, const std::string& port,
+                       const std::string& input) {
+  return RunProgram({"sh", "-c",
+                     "printf '%s' " + ShellQuote(input) + " | " + ShellQuote(FAULTLINE_CLI) + " run --board " + board +
+                         " --uart-stdin " + port + " " + ShellQuote(Fixture(board, fixture).string())});
+}
+
+class UartQemu : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(UartQemu, HelloPrintsWhatQemuPrintsOnItsSerialPort) {
+  REQUIRE_FIXTURES();
+  if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
+  const std::string board = GetParam();
+  std::string qemu = QemuSerial(board, Fixture(board, "uart_hello"));
+  ASSERT_EQ(qemu, kHello) << "QEMU itself";
+
+  Completed cli;
+  auto report = RunJson(board, "uart_hello", {}, &cli);
+  EXPECT_EQ(report["outcome"], "exit") << cli.out << cli.err;
+  EXPECT_EQ(report["exit_code"], 0);
+  EXPECT_EQ(report["uart"]["UART0"].get<std::string>(), qemu);
+  EXPECT_EQ(report["uart"]["UART1"].get<std::string>(), "") << "the other ports stay quiet";
+  EXPECT_EQ(report["console"].get<std::string>(), "") << "nothing went through semihosting";
+}
+
+TEST_P(UartQemu, EchoReadsStdinAsQemuReadsIt) {
+  REQUIRE_FIXTURES();
+  if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
+  const std::string board = GetParam();
+  std::string qemu = QemuSerial(board, Fixture(board, "uart_echo"), "abc\n");
+  ASSERT_EQ(qemu, "ready\r\ngot 03 bytes: cba\r\n") << "QEMU itself";
+  Completed c = RunWithStdin(board, "uart_echo", "UART0", "abc\n");
+  EXPECT_EQ(c.status, 0) << c.out << c.err;
+  EXPECT_NE(c.out.find("--- UART0 (cmsdk-apb-uart) ---\n" + qemu), std::string::npos) << c.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Mps, UartQemu, ::testing::Values("mps2-an385", "mps2-an505", "mps3-an547"),
+                         [](const auto& param_info) {
+                           std::string s = param_info.param;
+                           for (char& ch : s) ch = ch == '-' ? '_' : ch;
+                           return s;
+                         });
+
+// The classic bring-up bug: CTRL.TXEN never set. QEMU prints nothing; neither does
+// faultline, and it says which write was lost and why.
+TEST(UartCmsdk, ForgottenTxEnPrintsNothingAsOnQemuAndSaysWhy) {
+  REQUIRE_FIXTURES();
+  if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
+  EXPECT_EQ(QemuSerial("mps2-an385", Fixture("mps2-an385", "uart_no_txen")), "");
+  Completed cli;
+  auto report = RunJson("mps2-an385", "uart_no_txen", {}, &cli);
+  EXPECT_EQ(report["outcome"], "exit") << cli.out << cli.err;
+  EXPECT_EQ(report["uart"]["UART0"].get<std::string>(), "");
+  bool found = false;
+  for (const auto& e : report["events"]) {
+    if (e["kind"] != "uart-tx-disabled") continue;
+    found = true;
+    EXPECT_EQ(e["where"], "UART0");
+    EXPECT_EQ(e["count"], 5) << "every byte of \"lost\\n\"";
+    EXPECT_EQ(e["first_address"], 0x40004000);
+    EXPECT_EQ(e["pc_precise"], true);
+    EXPECT_EQ(e["first_pc_symbol"].get<std::string>().rfind("main+", 0), 0u) << e["first_pc_symbol"];
+    EXPECT_NE(e["message"].get<std::string>().find("CTRL.TXEN clear"), std::string::npos) << e["message"];
+  }
+  EXPECT_TRUE(found) << report["events"].dump(2);
+}
+
+struct VendorUart {
+  const char* board;
+  const char* port;
+  const char* model;
+};
+
+class UartVendor : public ::testing::TestWithParam<VendorUart> {};
+
+TEST_P(UartVendor, HelloArrivesOnTheConsolePortInJsonAndText) {
+  REQUIRE_FIXTURES();
+  const VendorUart& u = GetParam();
+  Completed cli;
+  auto report = RunJson(u.board, "uart_hello", {}, &cli);
+  EXPECT_EQ(report["outcome"], "exit") << cli.out << cli.err;
+  EXPECT_EQ(report["uart"][u.port].get<std::string>(), kHello);
+  for (const auto& e : report["events"]) {
+    EXPECT_NE(e["kind"], "unmodelled-register") << "the driver touched a register the model lacks: " << e["message"];
+  }
+  Completed text = RunCli({"run", "--board", u.board, Fixture(u.board, "uart_hello").string()});
+  EXPECT_EQ(text.status, 0) << text.out << text.err;
+  EXPECT_NE(text.out.find(std::string("--- ") + u.port + " (" + u.model + ") ---\n" + kHello), std::string::npos)
+      << text.out;
+}
+
+TEST_P(UartVendor, EchoReceivesWhatStdinGives) {
+  REQUIRE_FIXTURES();
+  const VendorUart& u = GetParam();
+  Completed c = RunWithStdin(u.board, "uart_echo", u.port, "hello\n");
+  EXPECT_EQ(c.status, 0) << c.out << c.err;
+  EXPECT_NE(c.out.find("ready\r\ngot 05 bytes: olleh\r\n"), std::string::npos) << c.out;
+}
+
+TEST_P(UartVendor, WithoutInputTheReceiverWaitsForever) {
+  REQUIRE_FIXTURES();
+  const VendorUart& u = GetParam();
+  Completed cli;
+  auto report = RunJson(u.board, "uart_echo", {"--max-instructions", "200000"}, &cli);
+  EXPECT_EQ(report["outcome"], "limit") << cli.out;
+  EXPECT_EQ(report["uart"][u.port].get<std::string>(), "ready\r\n");
+}
+
+INSTANTIATE_TEST_SUITE_P(Boards, UartVendor,
+                         ::testing::Values(VendorUart{"stm32h747-cm7", "USART1", "stm32-usart"},
+                                           VendorUart{"stm32n657", "USART1", "stm32-usart"},
+                                           VendorUart{"imx93-cm33", "LPUART2", "nxp-lpuart"},
+                                           VendorUart{"alif-e7-hp", "UART4", "dw-apb-uart"},
+                                           VendorUart{"alif-e8-hp", "UART4", "dw-apb-uart"}),
+                         [](const auto& param_info) {
+                           std::string s = param_info.param.board;
+                           for (char& ch : s) ch = ch == '-' ? '_' : ch;
+                           return s;
+                         });
+
+TEST(UartCli, StdinForAPortTheBoardLacksIsBadInput) {
+  REQUIRE_FIXTURES();
+  Completed c = RunWithStdin("mps2-an385", "uart_echo", "UART9", "x\n");
+  EXPECT_EQ(c.status, 2) << c.out << c.err;
+  EXPECT_NE(c.err.find("--uart-stdin: board 'mps2-an385' has no UART named 'UART9'"), std::string::npos) << c.err;
+  EXPECT_NE(c.err.find("fix: name one of its UARTs: UART0, UART1"), std::string::npos) << c.err;
+}
+
+TEST(UartCli, ScenarioInputAndPortExpectation) {
+  REQUIRE_FIXTURES();
+  fs::path shipped = fs::path(FAULTLINE_TEST_DATA_DIR) / ".." / ".." / "scenarios" / "mps2-an505" / "uart_echo.yaml";
+  Completed pass = RunCli({"scenario", "--fixtures", FAULTLINE_FIXTURE_DIR, shipped.string()});
+  EXPECT_EQ(pass.status, 0) << pass.out << pass.err;
+  EXPECT_NE(pass.out.find("PASS   mps2-an505/uart_echo"), std::string::npos) << pass.out;
+
+  // The same scenario typing other text fails, and the diff names the port.
+  fs::path wrong = fs::temp_directory_path() / ("faultline-uart-" + std::to_string(getpid()) + ".yaml");
+  std::string yaml = Slurp(shipped);
+  yaml.replace(yaml.find("text: \"faultline\\n\""), std::string("text: \"faultline\\n\"").size(), "text: \"abc\\n\"");
+  yaml.replace(yaml.find("firmware: {fixture: mps2-an505/uart_echo}"),
+               std::string("firmware: {fixture: mps2-an505/uart_echo}").size(),
+               "firmware: " + Fixture("mps2-an505", "uart_echo").string());
+  { std::ofstream(wrong) << yaml; }
+  Completed fail = RunCli({"scenario", wrong.string()});
+  EXPECT_EQ(fail.status, 1) << fail.out << fail.err;
+  EXPECT_NE(fail.out.find("got UART0 \"ready\\x0d\\ngot 03 bytes: cba\\x0d\\n\""), std::string::npos) << fail.out;
+
+  // Input for a port the board does not have: bad input at its line.
+  std::string bad_input = yaml;
+  bad_input.replace(bad_input.find("input: {uart: UART0"), std::string("input: {uart: UART0").size(),
+                    "input: {uart: UART9");
+  { std::ofstream(wrong) << bad_input; }
+  Completed no_port = RunCli({"scenario", wrong.string()});
+  EXPECT_EQ(no_port.status, 2) << no_port.out << no_port.err;
+  EXPECT_NE((no_port.out + no_port.err).find(wrong.string() + ":9: input.uart: board 'mps2-an505' has no UART named 'UART9'"),
+            std::string::npos)
+      << no_port.out << no_port.err;
+
+  // A console expectation for a port the board does not have: bad input at its line.
+  size_t at = yaml.find("uart: UART0\n");
+  yaml.replace(at, std::string("uart: UART0").size(), "uart: UART7");
+  { std::ofstream(wrong) << yaml; }
+  Completed bad = RunCli({"scenario", wrong.string()});
+  EXPECT_EQ(bad.status, 2) << bad.out << bad.err;
+  EXPECT_NE((bad.out + bad.err).find(wrong.string() + ":14: expect.console.uart: board 'mps2-an505' has no UART named 'UART7'"),
+            std::string::npos)
+      << bad.out << bad.err;
+  fs::remove(wrong);
+}
+
+struct BadBoard {
+  const char* file;
+  int line;
+  const char* what;
+  const char* fix;
+};
+
+class UartBadBoard : public ::testing::TestWithParam<BadBoard> {};
+
+TEST_P(UartBadBoard, ExitsTwoNamingFileLineAndFix) {
+  const BadBoard& b = GetParam();
+  fs::path path = fs::path(FAULTLINE_TEST_DATA_DIR) / "boards" / b.file;
+  Completed c = RunCli({"board", "show", path.string()});
+  EXPECT_EQ(c.status, 2) << c.out << c.err;
+  EXPECT_NE(c.err.find(path.string() + ":" + std::to_string(b.line) + ": "), std::string::npos) << c.err;
+  EXPECT_NE(c.err.find(b.what), std::string::npos) << c.err;
+  EXPECT_NE(c.err.find(std::string("fix: ") + b.fix), std::string::npos) << c.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Files, UartBadBoard,
+    ::testing::Values(BadBoard{"bad_uart_unknown_key.yaml", 11, "unknown key 'baudrate'",
+                               "the keys allowed here are: name, base, size, description, registers, model, source"},
+                      BadBoard{"bad_uart_unknown_model.yaml", 9, "unknown peripheral model 'pl011'",
+                               "use one of: cmsdk-apb-uart, stm32-usart, stm32-lpuart, nxp-lpuart, dw-apb-uart"},
+                      BadBoard{"bad_uart_overlap.yaml", 9, "peripheral 'UART1' (0x40004800-0x400057ff) overlaps "
+                                                            "peripheral 'UART0' (0x40004000-0x40004fff, line 8)",
+                               "regions must not overlap"}),
+    [](const auto& param_info) {
+      std::string s = param_info.param.file;
+      return s.substr(0, s.find('.'));
+    });
+
+}  // namespace
+}  // namespace faultline::testing

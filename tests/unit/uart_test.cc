@@ -1,0 +1,197 @@
+// UARTs as board data (issue 16): a peripheral declared with `model:` gets its model's
+// registers, and the bus gives them the model's behaviour: what the transmitter sends,
+// the status flags a polling driver reads, the bytes the receiver hands over.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "bus/uart.h"
+#include "faultline/board.h"
+#include "faultline/error.h"
+#include "faultline/memory_map.h"
+
+namespace faultline {
+namespace {
+
+std::string BoardWith(const std::string& peripherals) {
+  return "name: t\n"                                                                       // 1
+         "description: test\n"                                                             // 2
+         "cpu: cortex-m33\n"                                                               // 3
+         "boot: {vector_table: 0x20000000, load_mode: debugger}\n"                          // 4
+         "regions:\n"                                                                      // 5
+         "  - {name: ram, base: 0x20000000, size: 64K, kind: sram, access: rwx, reset: zero}\n"  // 6
+         "peripherals:\n"                                                                  // 7
+         + peripherals;                                                                    // 8...
+}
+
+std::string One(const std::string& model, const std::string& base = "0x40000000") {
+  return BoardWith("  - {name: U, model: " + model + ", base: " + base + ", source: \"test\"}\n");
+}
+
+void ExpectError(const std::string& yaml, int line, const std::string& what, const std::string& fix) {
+  try {
+    ParseBoard(yaml, "t.yaml");
+    FAIL() << "expected InputError for:\n" << yaml;
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.where(), "t.yaml:" + std::to_string(line)) << e.what();
+    EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    EXPECT_NE(e.fix().find(fix), std::string::npos) << e.fix();
+  }
+}
+
+// A register access as the CPU makes it, by offset into the UART's block.
+struct Port {
+  explicit Port(const std::string& yaml) : board(ParseBoard(yaml, "t.yaml")), map(board) {}
+  size_t Reg(uint32_t offset) {
+    int r = map.FindRegister(0, offset);
+    EXPECT_GE(r, 0) << "offset 0x" << std::hex << offset;
+    return size_t(r);
+  }
+  uint32_t Load(uint32_t offset) { return map.LoadRegister(0, Reg(offset)); }
+  void Store(uint32_t offset, uint32_t value) { map.WriteRegister(0, Reg(offset), value); }
+  UartPort& uart() { return *map.FindUart("U"); }
+  Board board;
+  MemoryMap map;
+};
+
+TEST(UartBoard, AModelGivesThePeripheralItsRegistersAndSize) {
+  Board b = ParseBoard(One("cmsdk-apb-uart"), "t.yaml");
+  ASSERT_EQ(b.peripherals.size(), 1u);
+  const Peripheral& p = b.peripherals[0];
+  ASSERT_TRUE(p.uart.has_value());
+  EXPECT_EQ(*p.uart, UartModel::kCmsdkApb);
+  EXPECT_EQ(p.size, 0x1000u);
+  EXPECT_EQ(p.source, "test");
+  ASSERT_GE(p.registers.size(), 5u);
+  EXPECT_EQ(p.registers[1].name, "STATE");
+  EXPECT_EQ(p.registers[1].offset, 4u);
+  EXPECT_EQ(ParseBoard(One("stm32-usart"), "t.yaml").peripherals[0].size, 0x400u);
+}
+
+TEST(UartBoard, UnknownKeyNamesItsLineAndTheAllowedKeys) {
+  ExpectError(BoardWith("  - name: U\n"                      // 8
+                        "    model: cmsdk-apb-uart\n"        // 9
+                        "    base: 0x40000000\n"             // 10
+                        "    baud: 115200\n"                 // 11
+                        "    source: test\n"),
+              11, "unknown key 'baud'", "model, source");
+}
+
+TEST(UartBoard, UnknownModelListsTheModels) {
+  ExpectError(One("pl011"), 8, "unknown peripheral model 'pl011'",
+              "cmsdk-apb-uart, stm32-usart, stm32-lpuart, nxp-lpuart, dw-apb-uart");
+}
+
+TEST(UartBoard, AUartMustCiteWhereItsAddressComesFrom) {
+  ExpectError(BoardWith("  - {name: U, model: cmsdk-apb-uart, base: 0x40000000}\n"), 8,
+              "does not say where its address comes from", "source:");
+}
+
+TEST(UartBoard, RegistersComeFromTheModelNotTheFile) {
+  ExpectError(BoardWith("  - name: U\n"
+                        "    model: stm32-usart\n"
+                        "    base: 0x40000000\n"
+                        "    source: test\n"
+                        "    registers: [{name: CR1, offset: 0}]\n"),
+              12, "registers come from its model", "remove registers:");
+}
+
+TEST(UartBoard, OverlappingAnotherPeripheralIsAnError) {
+  ExpectError(BoardWith("  - {name: U0, model: cmsdk-apb-uart, base: 0x40000000, source: a}\n"
+                        "  - {name: U1, model: cmsdk-apb-uart, base: 0x40000800, source: b}\n"),
+              9, "peripheral 'U1' (0x40000800-0x400017ff) overlaps peripheral 'U0'", "must not overlap");
+}
+
+TEST(UartBoard, ASizeTooSmallForTheModelsRegisters) {
+  ExpectError(BoardWith("  - {name: U, model: cmsdk-apb-uart, base: 0x40000000, size: 256, source: a}\n"), 8,
+              "needs 0x1000 bytes", "omit size");
+}
+
+TEST(UartCmsdk, TransmitsOnlyWhileTxEnIsSetAsQemuDoes) {
+  Port p(One("cmsdk-apb-uart"));
+  p.Store(0x0, 'x');  // CTRL.TXEN clear: held, never sent
+  EXPECT_EQ(p.uart().transmitted(), "");
+  EXPECT_EQ(p.Load(0x4) & 1u, 1u) << "STATE.TXFULL stays set with the byte pending";
+  EXPECT_EQ(p.uart().dropped(), 1u);
+
+  Port q(One("cmsdk-apb-uart"));
+  q.Store(0x8, 1);  // CTRL.TXEN
+  q.Store(0x0, 'o');
+  q.Store(0x0, 'k');
+  EXPECT_EQ(q.uart().transmitted(), "ok");
+  EXPECT_EQ(q.Load(0x4) & 1u, 0u) << "STATE.TXFULL: a ready transmitter";
+  EXPECT_EQ(q.uart().dropped(), 0u);
+  EXPECT_EQ(q.Load(0xFE0), 0x21u) << "PID0 as QEMU's uart_id";
+}
+
+TEST(UartCmsdk, ReceivesOneByteAtATimeWhileRxEnIsSet) {
+  Port p(One("cmsdk-apb-uart"));
+  p.uart().GiveInput("ab");
+  EXPECT_EQ(p.Load(0x4) & 2u, 0u) << "RXEN clear: nothing received";
+  p.Store(0x8, 2);  // CTRL.RXEN
+  EXPECT_EQ(p.Load(0x4) & 2u, 2u) << "STATE.RXFULL";
+  EXPECT_EQ(p.Load(0x0), uint32_t('a'));
+  EXPECT_EQ(p.Load(0x0), uint32_t('b'));
+  EXPECT_EQ(p.Load(0x4) & 2u, 0u) << "input used up";
+}
+
+TEST(UartStm32, TdrSendsWhileUeAndTeAreSetAndIsrReadsReady) {
+  Port p(One("stm32-usart"));
+  EXPECT_EQ(p.Load(0x1C) & 0xC0u, 0xC0u) << "ISR.TXE and TC";
+  EXPECT_EQ(p.Load(0x1C) & (1u << 21), 0u) << "TEACK clear while TE is";
+  p.Store(0x28, 'n');
+  EXPECT_EQ(p.uart().transmitted(), "") << "UE/TE clear";
+  p.Store(0x00, 0x1 | 0x4 | 0x8);  // UE RE TE
+  EXPECT_NE(p.Load(0x1C) & (1u << 21), 0u) << "TEACK";
+  p.Store(0x28, 'y');
+  EXPECT_EQ(p.uart().transmitted(), "y");
+  p.uart().GiveInput("z");
+  EXPECT_NE(p.Load(0x1C) & (1u << 5), 0u) << "RXNE";
+  EXPECT_EQ(p.Load(0x24), uint32_t('z'));
+  EXPECT_EQ(p.Load(0x1C) & (1u << 5), 0u);
+}
+
+TEST(UartStm32, TheLpuartHasTheUsartsRegistersWithoutGuardTimeAndTimeout) {
+  Port p(One("stm32-lpuart"));
+  EXPECT_LT(p.map.FindRegister(0, 0x10), 0) << "GTPR";
+  EXPECT_LT(p.map.FindRegister(0, 0x14), 0) << "RTOR";
+  p.Store(0x00, 0x1 | 0x8);  // UE TE
+  p.Store(0x28, 'L');
+  EXPECT_EQ(p.uart().transmitted(), "L");
+}
+
+TEST(UartNxpLpuart, DataSendsWhileTeIsSetAndReadsRxEmptyWithoutInput) {
+  Port p(One("nxp-lpuart"));
+  EXPECT_EQ(p.Load(0x14) & (3u << 22), 3u << 22) << "STAT.TDRE and TC";
+  p.Store(0x1C, 'n');
+  EXPECT_EQ(p.uart().transmitted(), "");
+  p.Store(0x18, (1u << 19) | (1u << 18));  // CTRL.TE RE
+  p.Store(0x1C, 'y');
+  EXPECT_EQ(p.uart().transmitted(), "y");
+  EXPECT_EQ(p.Load(0x1C), 1u << 12) << "DATA.RXEMPT";
+  EXPECT_EQ(p.Load(0x2C) >> 24, 0u) << "WATER.RXCOUNT";
+  p.uart().GiveInput("q");
+  EXPECT_NE(p.Load(0x14) & (1u << 21), 0u) << "STAT.RDRF";
+  EXPECT_EQ(p.Load(0x2C) >> 24, 1u) << "WATER.RXCOUNT: the byte waiting";
+  EXPECT_EQ(p.Load(0x1C), uint32_t('q'));
+}
+
+TEST(UartDesignWare, DivisorLatchIsBankedBehindThrWhileDlabIsSet) {
+  Port p(One("dw-apb-uart"));
+  p.Store(0x0C, 0x80);  // LCR.DLAB
+  p.Store(0x00, 54);    // DLL, not a character
+  EXPECT_EQ(p.Load(0x00), 54u);
+  EXPECT_EQ(p.uart().transmitted(), "");
+  p.Store(0x0C, 0x03);  // 8N1, DLAB clear
+  p.Store(0x00, 'A');
+  EXPECT_EQ(p.uart().transmitted(), "A");
+  EXPECT_EQ(p.Load(0x14) & 0x61u, 0x60u) << "LSR.THRE and TEMT, DR clear";
+  p.uart().GiveInput("hi");
+  EXPECT_EQ(p.Load(0x14) & 1u, 1u) << "LSR.DR";
+  EXPECT_EQ(p.Load(0x84), 2u) << "RFL";
+  EXPECT_EQ(p.Load(0x00), uint32_t('h'));
+  EXPECT_EQ(p.Load(0x7C) & 0x0Eu, 0x0Eu) << "USR.TFNF, TFE, RFNE";
+}
+
+}  // namespace
+}  // namespace faultline
