@@ -16,7 +16,6 @@ namespace fs = std::filesystem;
 
 const char* const kHello = "hello from the UART\r\n6 * 7 = 42\r\n";
 
-bool HaveQemu() { return RunProgram({"sh", "-c", "command -v qemu-system-arm"}).status == 0; }
 
 // What `elf` prints on QEMU's first serial port, given `input` on its stdin.
 std::string QemuSerial(const std::string& machine, const fs::path& elf, const std::string& input = "") {
