@@ -21,12 +21,12 @@
 #define CASES ((const struct table *)0x60000000u)
 #define MAGIC 0x4345564Du /* "MVEC" */
 
-enum { FLAG_MEMORY = 1, FLAG_PREDICATED = 2, FLAG_TAIL = 4, FLAG_SMALL = 8 };
+enum { FLAG_MEMORY = 1, FLAG_PREDICATED = 2, FLAG_TAIL = 4, FLAG_SMALL = 8, FLAG_OFFSETS = 16, FLAG_ADDRESSES = 32 };
 
 struct mve_case {
     uint16_t code[4]; /* instruction, pop {pc}, nop */
     uint32_t seed;
-    uint32_t flags;   /* FLAG_*; bits 8-9: element size for FLAG_TAIL */
+    uint32_t flags;   /* FLAG_*; bits 8-9: element size (FLAG_TAIL, FLAG_OFFSETS) */
 };
 struct table {
     uint32_t magic, count, verbose, reserved;
@@ -110,9 +110,10 @@ __asm__(
     "  bx lr\n"
     "  .ltorg\n");
 
-/* The buffer the memory cases' base registers point into (the middle of it, so that
- * negative offsets stay inside). */
-static uint8_t scratch[2048] __attribute__((aligned(16)));
+/* The buffer the memory cases' base registers and address vectors point into (the
+ * middle of it, so that negative offsets stay inside). */
+static uint8_t scratch[4096] __attribute__((aligned(16)));
+#define SCRATCH_MIDDLE ((uint32_t)(uintptr_t)scratch + 2048)
 
 static uint32_t xorshift(uint32_t *s)
 {
@@ -145,20 +146,34 @@ static void print_u32(const char *label, uint32_t v)
     sh_write0(line);
 }
 
+/* A vector of offsets whose lanes of the case's element size stay below 64. */
+static uint32_t small_lanes(uint32_t v, uint32_t size)
+{
+    static const uint32_t keep[4] = { 0x3F3F3F3Fu, 0x003F003Fu, 0x3Fu, 0x3Fu };
+    return v & keep[size];
+}
+
 /* Operands: random bits; "small" cases (shifts by a register, element counts) get
- * values near zero in the general-purpose registers so the interesting range is hit. */
+ * values near zero in the general-purpose registers so the interesting range is hit;
+ * gather/scatter cases get offsets or addresses that stay inside the scratch buffer. */
 static void setup(const struct mve_case *c, struct state *st)
 {
     uint32_t s = c->seed | 1;
-    for (int i = 0; i < 32; ++i) st->q[i] = xorshift(&s);
+    const uint32_t size = (c->flags >> 8) & 3u;
+    for (int i = 0; i < 32; ++i) {
+        uint32_t v = xorshift(&s);
+        if (c->flags & FLAG_OFFSETS) v = small_lanes(v, size);
+        else if (c->flags & FLAG_ADDRESSES) v = SCRATCH_MIDDLE + (v & 0xF0) - 0x80;
+        st->q[i] = v;
+    }
     for (int i = 0; i < 13; ++i) {
         uint32_t v = xorshift(&s);
-        if (c->flags & FLAG_MEMORY) v = (uint32_t)(uintptr_t)scratch + 1024 + (v & 0x1F0) - 0x100;
+        if (c->flags & FLAG_MEMORY) v = SCRATCH_MIDDLE + (v & 0x1F0) - 0x100;
         else if (c->flags & FLAG_SMALL) v = (v & 0x3F) - 0x20;
         st->r[i] = v;
     }
     st->lr = xorshift(&s);
-    if (c->flags & FLAG_MEMORY) st->lr = (uint32_t)(uintptr_t)scratch + 1024 + (st->lr & 0x1F0) - 0x100;
+    if (c->flags & FLAG_MEMORY) st->lr = SCRATCH_MIDDLE + (st->lr & 0x1F0) - 0x100;
     /* VPR: no VPT block, or one predicated instruction (MASK01 = MASK23 = 0b1000). */
     st->vpr = (c->flags & FLAG_PREDICATED) ? (xorshift(&s) & 0xFFFF) | 0x880000u : 0;
     /* FPSCR: random NZCV (VADC/VSBC read C), no tail predication (LTPSIZE = 4) unless

@@ -79,6 +79,46 @@ bool Widening(uint32_t x, Insn& i) {
   const bool store = !Bits(x, 20, 20);
   return (i.pre || i.wback) && i.size > i.msize && i.size != 3 && !(store && i.u);
 }
+// Gather/scatter with a vector of offsets: U (28), L (20), Rn, Qd, Qm, element size
+// (8:7), memory size (6, 4), os (0): offsets scaled by the memory size. A signed load
+// widens (msize < size); bytes are never scaled; doublewords are 64-bit lanes only; a
+// load into its own offset vector, and Rn = PC, are UNPREDICTABLE.
+bool GatherOffsets(uint32_t x, Insn& i) {
+  i.u = Bits(x, 28, 28);
+  i.rn = uint8_t(Bits(x, 19, 16));
+  i.qd = uint8_t(Qd(x)), i.qm = uint8_t(Qm(x));
+  i.size = uint8_t(Bits(x, 8, 7));
+  i.msize = uint8_t(Bits(x, 6, 6) << 1 | Bits(x, 4, 4));
+  const bool scaled = Bits(x, 0, 0), load = Bits(x, 20, 20);
+  i.imm = scaled ? i.msize : 0;
+  if (i.rn == 15 || i.qd > 7 || i.qm > 7 || i.msize > i.size) return false;
+  if ((i.size == 3) != (i.msize == 3) || (scaled && i.msize == 0)) return false;
+  if (load && (i.qd == i.qm || (!i.u && i.msize == i.size))) return false;
+  return load || !i.u;  // stores have U = 0
+}
+// Gather/scatter with a vector of addresses: A (23), W (21), L (20), Qm in the N field,
+// Qd, imm7 scaled by the lane size (word, bit 8 clear; doubleword, set).
+bool GatherAddresses(uint32_t x, Insn& i) {
+  i.add = Bits(x, 23, 23), i.wback = Bits(x, 21, 21);
+  i.qd = uint8_t(Qd(x)), i.qm = uint8_t(Qn(x));
+  i.size = i.msize = uint8_t(Bits(x, 8, 8) ? 3 : 2);
+  i.u = true;
+  i.imm = int32_t(Bits(x, 6, 0) << i.size);
+  const bool load = Bits(x, 20, 20);
+  return i.qd < 8 && i.qm < 8 && !(load && i.qd == i.qm);
+}
+// VLD2x/VLD4x/VST2x/VST4x: W (21), Rn, Qd, size (8:7), pattern (6:5). The registers
+// Qd..Qd+n-1 must exist; Rn = PC, and writeback to SP, are UNPREDICTABLE.
+bool Interleaving(uint32_t x, Insn& i, int n) {
+  i.wback = Bits(x, 21, 21);
+  i.rn = uint8_t(Bits(x, 19, 16));
+  i.qd = uint8_t(Qd(x));
+  i.size = uint8_t(Bits(x, 8, 7));
+  i.imm = int32_t(Bits(x, 6, 5));
+  return i.size != 3 && i.imm < n && i.qd + n <= 8 && i.rn != 15 && !(i.wback && i.rn == 13);
+}
+bool Interleaving2(uint32_t x, Insn& i) { return Interleaving(x, i, 2); }
+bool Interleaving4(uint32_t x, Insn& i) { return Interleaving(x, i, 4); }
 // VDUP: Qd in the N field, Rt (15:12), size from B (22) and E (5).
 bool Dup(uint32_t x, Insn& i) {
   i.qd = uint8_t(Qn(x));
@@ -395,6 +435,11 @@ std::array kLines = {
     L("VLDR/VSTR", "1110 110. .... .... ...1 1110 0... ....", Contiguous, Handlers::LoadStore),
     L("VLDR/VSTR", "1110 110. .... .... ...1 1110 1... ....", Contiguous, Handlers::LoadStore),
     L("VLDR/VSTR", "1110 110. .... .... ...1 1111 0... ....", Contiguous, Handlers::LoadStore),
+    L("VLDR/VSTR (gather, offsets)", "111. 1100 1.0. .... ...0 111. .... ....", GatherOffsets, Handlers::GatherOffsets),
+    L("VLDR/VSTR (gather, addresses)", "1111 1101 .... ...0 ...1 111. .... ....", GatherAddresses,
+      Handlers::GatherAddresses),
+    L("VLD2/VST2", "1111 1100 1... .... ...1 111. ...0 0000", Interleaving2, Handlers::Interleave2),
+    L("VLD4/VST4", "1111 1100 1... .... ...1 111. ...0 0001", Interleaving4, Handlers::Interleave4),
     // Predication.
     L("VMRS P0/VPR", "1110 1110 1111 110. .... 1010 0001 0000", SpecialRegister, Handlers::ReadVpr),
     L("VMSR P0/VPR", "1110 1110 1110 110. .... 1010 0001 0000", SpecialRegister, Handlers::WriteVpr),

@@ -12,6 +12,10 @@ struct Handlers {
   // memory.cc
   static void LoadStore(const Insn&, State&);
   static void LoadStoreWidening(const Insn&, State&);
+  static void GatherOffsets(const Insn&, State&);
+  static void GatherAddresses(const Insn&, State&);
+  static void Interleave2(const Insn&, State&);
+  static void Interleave4(const Insn&, State&);
   // predicate.cc
   static void ReadVpr(const Insn&, State&);
   static void WriteVpr(const Insn&, State&);
