@@ -94,9 +94,11 @@ struct MveUnit {
   bool features_set = false;
   std::vector<std::pair<uint32_t, arm::mve::Insn>> insns;  // (address, instruction)
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> index;  // (address, raw) -> insns
-  // The translation in progress: the second halfword to show, and the index whose
-  // constant comes next.
+  // The translation in progress: where the second halfword of the 32-bit instruction
+  // fetched last is (a fetch there is never an instruction's start), whether that
+  // instruction is shown as the MRS, and the index whose constant comes next.
   uint32_t second_at = UINT32_MAX;
+  bool replacing = false;
   int32_t pending = -1;
   uint32_t last_index = 0;
   uint32_t vpr = 0;
@@ -208,11 +210,16 @@ void MveUnit::SetFeatures(void* env) {
 uint32_t MveUnit::Fetch(void* env, uint32_t addr, uint32_t hw) {
   if (!features_set) SetFeatures(env);
   if (addr == second_at) {
+    // The second halfword of a BL or any other 32-bit instruction can look like the
+    // first of an MVE one (BL's is 0xD000-0xFFFF): it is only ever the second.
     second_at = UINT32_MAX;
+    if (!replacing) return hw;
+    replacing = false;
     pending = int32_t(last_index);
     return kMrsR0Hw2;
   }
-  second_at = UINT32_MAX;
+  second_at = (hw >> 11) >= 0x1D ? addr + 2 : UINT32_MAX;  // a 32-bit instruction's first
+  replacing = false;
   // MVE lives in the coprocessor space (111x 11xx) and VCTP in the branch space.
   if ((hw & 0xEC00) != 0xEC00 && (hw & 0xFFC0) != 0xF000) return hw;
   const std::vector<uint8_t> bytes = core.InstructionAt(addr);
@@ -228,7 +235,7 @@ uint32_t MveUnit::Fetch(void* env, uint32_t addr, uint32_t hw) {
     insns.emplace_back(addr, *insn);
   }
   last_index = it->second;
-  second_at = addr + 2;
+  replacing = true;
   return kMrsR0;
 }
 
@@ -290,7 +297,7 @@ uint32_t MveUnit::Execute(void* env, uint32_t i, uintptr_t ra) {
   s.q = base + q_offset;
   s.vpr = vpr;
   s.ltpsize = core.ltpsize_;
-  s.fpscr_c = fpscr & arm::mve::fpscr::kC;
+  s.fpscr_nzcv = fpscr & arm::mve::fpscr::kNzcv;
   s.qc = qc;
   s.fpscr = &engine_fpscr;
   s.fp = standard;
@@ -302,8 +309,8 @@ uint32_t MveUnit::Execute(void* env, uint32_t i, uintptr_t ra) {
   standard->exception_flags |= half.exception_flags;
   core.ltpsize_ = s.ltpsize;
   std::memcpy(&fpscr, base + fpscr_offset, 4);  // VMSR FPSCR may have written it
-  if (s.fpscr_c != (fpscr & arm::mve::fpscr::kC)) {
-    fpscr = (fpscr & ~arm::mve::fpscr::kC) | s.fpscr_c;
+  if (s.fpscr_nzcv != (fpscr & arm::mve::fpscr::kNzcv)) {
+    fpscr = (fpscr & ~arm::mve::fpscr::kNzcv) | s.fpscr_nzcv;
     std::memcpy(base + fpscr_offset, &fpscr, 4);
   }
   ++executed;

@@ -7,6 +7,7 @@
 
 #include "handlers.h"
 #include "mve.h"
+#include "softfloat.h"
 
 namespace faultline::arm::mve {
 
@@ -417,6 +418,117 @@ bool AbsDiffAcross(uint32_t x, Insn& i) {
   return i.size != 3 && i.rda != 13 && i.rda != 15 && i.qn < 8 && i.qm < 8;
 }
 
+// VQDMLADH family: TwoOp; X (12), subtract (28: VQDMLSDH), rounding (0: VQRDMLADH).
+bool DualDoubling(uint32_t x, Insn& i) {
+  i.exchange = Bits(x, 12, 12), i.subtract = Bits(x, 28, 28), i.rounding = Bits(x, 0, 0);
+  return TwoOp(x, i);
+}
+// VQDMULLB/T, VMULLP: the source size from bit 28 (0: 16-bit, 1: 32-bit for VQDMULL;
+// 0: 8-bit, 1: 16-bit for VMULLP), T (12).
+bool LongBySize28(uint32_t x, Insn& i, uint8_t smaller) {
+  i.size = uint8_t(smaller + Bits(x, 28, 28));
+  i.top = Bits(x, 12, 12);
+  return TwoOpNoSize(x, i);
+}
+// A 32-bit VQDMULL into one of its own operands is UNPREDICTABLE (QEMU: UNDEFINED).
+bool DoublingLong(uint32_t x, Insn& i) {
+  return LongBySize28(x, i, 1) && !(i.size == 2 && (i.qd == i.qn || i.qd == i.qm));
+}
+bool MulLongPolynomial(uint32_t x, Insn& i) { return LongBySize28(x, i, 0); }
+bool DoublingLongScalar(uint32_t x, Insn& i) {
+  i.qd = uint8_t(Qd(x)), i.qn = uint8_t(Qn(x));
+  i.rm = uint8_t(Bits(x, 3, 0));
+  i.size = uint8_t(1 + Bits(x, 28, 28));
+  i.top = Bits(x, 12, 12);
+  return i.qd < 8 && i.qn < 8 && i.rm < 13 && !(i.size == 2 && i.qd == i.qn);
+}
+// VQ{R}DMLA{S}H: Scalar; S (12) multiplies Qda by Qn and adds Rm; bit 5 clear rounds.
+bool DoublingAccumulate(uint32_t x, Insn& i) {
+  i.subtract = Bits(x, 12, 12), i.rounding = !Bits(x, 5, 5);
+  return Scalar(x, i);
+}
+// VADC/VSBC{I}: 32-bit lanes; bit 28 subtracts, bit 12 is the I form.
+bool AddWithCarry(uint32_t x, Insn& i) {
+  i.subtract = Bits(x, 28, 28);
+  i.size = 2;
+  return TwoOpNoSize(x, i);
+}
+// VRMLALDAVH family: 32-bit lanes, RdaHi (22:20 << 1 | 1), RdaLo (15:13 << 1), X (12),
+// A (5); `subtract` lines are VRMLSLDAVH, signed whatever bit 28 says.
+bool RoundingMulAddLongAcross(uint32_t x, Insn& i, bool subtract) {
+  i.u = !subtract && Bits(x, 28, 28);
+  i.size = 2;
+  i.subtract = subtract;
+  i.exchange = Bits(x, 12, 12);
+  i.accumulate = Bits(x, 5, 5);
+  i.qn = uint8_t(Qn(x));
+  i.qm = uint8_t(Bits(x, 3, 1));
+  i.rda = uint8_t(Bits(x, 15, 13) << 1);
+  i.rdahi = uint8_t(Bits(x, 22, 20) << 1 | 1);
+  return i.rdahi < 13 && i.qn < 8 && i.qm < 8 && !(i.u && i.exchange);
+}
+bool RoundingMulAddLongAcrossAdd(uint32_t x, Insn& i) { return RoundingMulAddLongAcross(x, i, false); }
+bool RoundingMulAddLongAcrossSub(uint32_t x, Insn& i) { return RoundingMulAddLongAcross(x, i, true); }
+// VSHLC: Qda, Rdm (3:0; SP and PC UNPREDICTABLE), imm5 (20:16, 0 = 32).
+bool ShiftLeftCarry(uint32_t x, Insn& i) {
+  i.qd = uint8_t(Qd(x));
+  i.rm = uint8_t(Bits(x, 3, 0));
+  i.imm = int32_t(Bits(x, 20, 16));
+  i.size = 2;
+  return i.qd < 8 && i.rm < 13;
+}
+
+// VCMUL: size from bit 28 (0 half, 1 single), rotation from bits 12 and 0.
+bool FpComplexMultiply(uint32_t x, Insn& i) {
+  i.size = Bits(x, 28, 28) ? 2 : 1;
+  i.imm = int32_t(Bits(x, 12, 12) << 1 | Bits(x, 0, 0));
+  return TwoOpNoSize(x, i) && !(i.size == 2 && (i.qd == i.qn || i.qd == i.qm));
+}
+// VCMLA: rotation (24:23); VCADD (floating point): bit 24 = #270. Size from bit 20
+// (0 half, 1 single: the reverse of the other two-vector forms).
+bool FpComplexMultiplyAdd(uint32_t x, Insn& i) {
+  i.size = Bits(x, 20, 20) ? 2 : 1;
+  i.imm = int32_t(Bits(x, 24, 23));
+  return TwoOpNoSize(x, i) && !(i.size == 2 && (i.qd == i.qn || i.qd == i.qm));
+}
+bool FpComplexAdd(uint32_t x, Insn& i) {
+  i.size = Bits(x, 20, 20) ? 2 : 1;
+  return TwoOpNoSize(x, i) && !(i.size == 2 && i.qd == i.qm);
+}
+
+// VCVT between floating point and fixed point: U (28), size (9: 1 single, 0 half), op (8:
+// 1 to fixed), fraction bits 64 - imm6 (21:16): 1-32 for single, 1-16 for half.
+bool FpConvertFixed(uint32_t x, Insn& i) {
+  i.qd = uint8_t(Qd(x)), i.qm = uint8_t(Qm(x));
+  i.size = Bits(x, 9, 9) ? 2 : 1;
+  const uint32_t imm6 = Bits(x, 21, 16);
+  i.fbits = uint8_t(64 - imm6);
+  i.imm = int32_t(Bits(x, 8, 8) << 1 | Bits(x, 28, 28));
+  return imm6 >= (i.size == 2 ? 32u : 48u) && i.qd < 8 && i.qm < 8;
+}
+// VCVTA/N/P/M: size (19:18), RM (9:8: away, nearest, plus, minus), op (7) unsigned.
+bool FpConvertRounding(uint32_t x, Insn& i) {
+  static constexpr int kModes[4] = {kRoundTiesAway, kRoundNearestEven, kRoundUp, kRoundDown};
+  i.imm = kModes[Bits(x, 9, 8)];
+  i.u = Bits(x, 7, 7);
+  return FpOneOp(x, i);
+}
+// VRINT: size (19:18), op (9:7): N 000, X 001, A 010, Z 011, M 101, P 111.
+bool FpRound(uint32_t x, Insn& i) {
+  static constexpr int kModes[8] = {kRoundNearestEven, kRoundNearestEven, kRoundTiesAway, kRoundToZero,
+                                    -1,                kRoundDown,        -1,             kRoundUp};
+  const uint32_t op = Bits(x, 9, 7);
+  i.imm = kModes[op];
+  i.exchange = op == 1;  // VRINTX: Inexact raised
+  return i.imm >= 0 && FpOneOp(x, i);
+}
+// VCVTB/VCVTT between half and single: bit 28 widens (F32.F16), T (12).
+bool FpConvertHalf(uint32_t x, Insn& i) {
+  i.u = Bits(x, 28, 28);
+  i.top = Bits(x, 12, 12);
+  return OneOpNoSize(x, i);
+}
+
 struct Line {
   const char* name;
   const char* pattern;
@@ -534,6 +646,27 @@ std::array kLines = {
     L("VQNEG", "1111 1111 1.11 ..00 ...0 0111 11.0 ...0", OneOp, Handlers::Qneg),
     L("VMAXA/VMINA", "1110 1110 0.11 ..11 .... 1110 10.0 ...1", MaxAbs, Handlers::MaxAbs),
     L("VMULL (integer)", "111. 1110 0... ...1 .... 1110 .0.0 ...0", MulLong, Handlers::MulLong),
+    L("VMULLP", "111. 1110 0.11 ...1 .... 1110 .0.0 ...0", MulLongPolynomial, Handlers::MulLongPolynomial),
+    L("VQDMLADH/VQDMLSDH", "111. 1110 0... ...0 .... 1110 .0.0 ....", DualDoubling, Handlers::DualDoublingHigh),
+    L("VCMUL", "111. 1110 0.11 ...0 .... 1110 .0.0 ....", FpComplexMultiply, Handlers::FloatComplexMultiply),
+    L("VQDMULLB/T", "111. 1110 0.11 ...0 .... 1111 .0.0 ...1", DoublingLong, Handlers::DoublingLong),
+    L("VQDMULLB/T (scalar)", "111. 1110 0.11 ...0 .... 1111 .110 ....", DoublingLongScalar,
+      Handlers::DoublingLongScalar),
+    L("VQDMLAH/VQRDMLAH (scalar)", "1110 1110 0... ...0 .... 1110 .1.0 ....", DoublingAccumulate,
+      Handlers::DoublingAccumulate),
+    L("VBRSR", "1111 1110 0... ...1 ...1 1110 .110 ....", Scalar, Handlers::BitReverseShiftRight),
+    L("VADC/VSBC", "111. 1110 0.11 ...0 .... 1111 .0.0 ...0", AddWithCarry, Handlers::AddWithCarry),
+    L("VCADD", "1111 1110 0... ...0 .... 1111 .0.0 ...0", TwoOp, Handlers::ComplexAdd),
+    L("VHCADD", "1110 1110 0... ...0 .... 1111 .0.0 ...0", TwoOp, Handlers::HalvingComplexAdd),
+    L("VRMLALDAVH", "111. 1110 1... ...0 .... 1111 .0.0 ...0", RoundingMulAddLongAcrossAdd,
+      Handlers::RoundingMulAddLongAcrossHigh),
+    L("VRMLSLDAVH", "1111 1110 1... ...0 .... 1110 .0.0 ...1", RoundingMulAddLongAcrossSub,
+      Handlers::RoundingMulAddLongAcrossHigh),
+    L("VSHLC", "1110 1110 1.1. .... ...0 1111 1100 ....", ShiftLeftCarry, Handlers::ShiftLeftCarry),
+    L("VSLI", "1111 1111 1... .... ...0 0101 01.1 ...0", ShiftLeft, Handlers::Sli),
+    L("VSRI", "1111 1111 1... .... ...0 0100 01.1 ...0", ShiftRight, Handlers::Sri),
+    L("VQSHL (immediate)", "111. 1111 1... .... ...0 0111 01.1 ...0", ShiftLeft, Handlers::QshlImmediate),
+    L("VQSHLU (immediate)", "1111 1111 1... .... ...0 0110 01.1 ...0", ShiftLeft, Handlers::QshluImmediate),
     L("VABAV", "111. 1110 10.. ...0 .... 1111 .0.0 ...1", AbsDiffAcross, Handlers::AbsDiffAcross),
     // Floating point (MVE-F).
     L("VADD (floating-point)", "1110 1111 0.0. ...0 ...0 1101 .1.0 ...0", FpTwoOp, Handlers::FloatAdd),
@@ -542,6 +675,8 @@ std::array kLines = {
     L("VABD (floating-point)", "1111 1111 0.1. ...0 ...0 1101 .1.0 ...0", FpTwoOp, Handlers::FloatAbd),
     L("VMAXNM", "1111 1111 0.0. ...0 ...0 1111 .1.1 ...0", FpTwoOp, Handlers::FloatMaxNm),
     L("VMINNM", "1111 1111 0.1. ...0 ...0 1111 .1.1 ...0", FpTwoOp, Handlers::FloatMinNm),
+    L("VCMLA", "1111 110. ..1. ...0 ...0 1000 .1.0 ...0", FpComplexMultiplyAdd, Handlers::FloatComplexMultiplyAdd),
+    L("VCADD (floating-point)", "1111 110. 1.0. ...0 ...0 1000 .1.0 ...0", FpComplexAdd, Handlers::FloatComplexAdd),
     L("VFMA/VFMS", "1110 1111 0... ...0 ...0 1100 .1.1 ...0", FpFma, Handlers::FloatFma),
     L("VADD (floating-point scalar)", "111. 1110 0.11 ...0 ...0 1111 .100 ....", FpScalar, Handlers::FloatAddScalar),
     L("VSUB (floating-point scalar)", "111. 1110 0.11 ...0 ...1 1111 .100 ....", FpScalar, Handlers::FloatSubScalar),
@@ -555,6 +690,13 @@ std::array kLines = {
       Handlers::FloatCompareScalar),
     L("VMAXNMV/VMINNMV", "111. 1110 1110 11.0 .... 1111 .0.0 ...0", FpMaxAcross, Handlers::FloatMaxAcross),
     L("VCVT (floating-point, integer)", "1111 1111 1.11 ..11 ...0 011. .1.0 ...0", FpConvert, Handlers::FloatConvert),
+    L("VCVT (floating-point, fixed-point)", "111. 1111 1.1. .... ...0 11.. 01.1 ...0", FpConvertFixed,
+      Handlers::FloatConvert),
+    L("VCVTA/VCVTN/VCVTP/VCVTM", "1111 1111 1.11 ..11 ...0 00.. .1.0 ...0", FpConvertRounding,
+      Handlers::FloatConvertRounding),
+    L("VRINT", "1111 1111 1.11 ..10 ...0 01.. .1.0 ...0", FpRound, Handlers::FloatRound),
+    L("VCVTB/VCVTT (half, single)", "111. 1110 0.11 1111 .... 1110 00.0 ...1", FpConvertHalf,
+      Handlers::FloatConvertHalf),
     // Immediate.
     L("VMOV/VMVN/VORR/VBIC (immediate)", "111. 1111 1.00 0... ...0 .... 01.1 ....", ModifiedImmediate,
       Handlers::ModifiedImmediate),

@@ -11,81 +11,11 @@
 
 #include "handlers.h"
 #include "lanes.h"
-#include "softfloat.h"
+#include "float_lanes.h"
 
 namespace faultline::arm::mve {
 
 namespace {
-
-// The two element types: the arithmetic of each, by name.
-struct F32 {
-  using Bits = uint32_t;
-  static FloatStatus* Status(State& s) { return s.fp; }
-  static constexpr Bits kSign = 0x80000000u, kQuiet = 0x00400000u, kExponent = 0x7F800000u;
-  static Bits Add(Bits a, Bits b, FloatStatus* s) { return float32_add_arm(a, b, s); }
-  static Bits Sub(Bits a, Bits b, FloatStatus* s) { return float32_sub_arm(a, b, s); }
-  static Bits Mul(Bits a, Bits b, FloatStatus* s) { return float32_mul_arm(a, b, s); }
-  static Bits MulAdd(Bits a, Bits b, Bits c, int f, FloatStatus* s) { return float32_muladd_arm(a, b, c, f, s); }
-  static Bits MaxNum(Bits a, Bits b, FloatStatus* s) { return float32_maxnum_arm(a, b, s); }
-  static Bits MinNum(Bits a, Bits b, FloatStatus* s) { return float32_minnum_arm(a, b, s); }
-  static Bits MaxNumMag(Bits a, Bits b, FloatStatus* s) { return float32_maxnummag_arm(a, b, s); }
-  static Bits MinNumMag(Bits a, Bits b, FloatStatus* s) { return float32_minnummag_arm(a, b, s); }
-  static int Compare(Bits a, Bits b, FloatStatus* s) { return float32_compare_arm(a, b, s); }
-  static Bits FromSigned(Bits v, FloatStatus* s) { return int32_to_float32_arm(int32_t(v), s); }
-  static Bits FromUnsigned(Bits v, FloatStatus* s) { return uint32_to_float32_arm(v, s); }
-  static Bits ToSigned(Bits v, FloatStatus* s) { return Bits(float32_to_int32_round_to_zero_arm(v, s)); }
-  static Bits ToUnsigned(Bits v, FloatStatus* s) { return float32_to_uint32_round_to_zero_arm(v, s); }
-};
-struct F16 {
-  using Bits = uint16_t;
-  static FloatStatus* Status(State& s) { return s.fp16; }
-  static constexpr Bits kSign = 0x8000u, kQuiet = 0x0200u, kExponent = 0x7C00u;
-  static Bits Add(Bits a, Bits b, FloatStatus* s) { return float16_add_arm(a, b, s); }
-  static Bits Sub(Bits a, Bits b, FloatStatus* s) { return float16_sub_arm(a, b, s); }
-  static Bits Mul(Bits a, Bits b, FloatStatus* s) { return float16_mul_arm(a, b, s); }
-  static Bits MulAdd(Bits a, Bits b, Bits c, int f, FloatStatus* s) { return float16_muladd_arm(a, b, c, f, s); }
-  static Bits MaxNum(Bits a, Bits b, FloatStatus* s) { return float16_maxnum_arm(a, b, s); }
-  static Bits MinNum(Bits a, Bits b, FloatStatus* s) { return float16_minnum_arm(a, b, s); }
-  static Bits MaxNumMag(Bits a, Bits b, FloatStatus* s) { return float16_maxnummag_arm(a, b, s); }
-  static Bits MinNumMag(Bits a, Bits b, FloatStatus* s) { return float16_minnummag_arm(a, b, s); }
-  static int Compare(Bits a, Bits b, FloatStatus* s) { return float16_compare_arm(a, b, s); }
-  static Bits FromSigned(Bits v, FloatStatus* s) { return int16_to_float16_arm(int16_t(v), s); }
-  static Bits FromUnsigned(Bits v, FloatStatus* s) { return uint16_to_float16_arm(v, s); }
-  static Bits ToSigned(Bits v, FloatStatus* s) { return Bits(float16_to_int16_round_to_zero_arm(v, s)); }
-  static Bits ToUnsigned(Bits v, FloatStatus* s) { return float16_to_uint16_round_to_zero_arm(v, s); }
-};
-
-template <typename F>
-bool IsNan(typename F::Bits v) {
-  return (v & F::kExponent) == F::kExponent && (v & ~(F::kSign | F::kExponent)) != 0;
-}
-template <typename F>
-bool IsSignalingNan(typename F::Bits v) {
-  return IsNan<F>(v) && !(v & F::kQuiet);
-}
-
-// Calls f.template operator()<F>() for the instruction's precision (size 1: half,
-// 2: single).
-template <typename Fn>
-void ByPrecision(const Insn& i, Fn&& f) {
-  if (i.size == 1) {
-    f.template operator()<F16>();
-  } else {
-    f.template operator()<F32>();
-  }
-}
-
-// The status an element computes with: the standard FPSCR's for its precision, or a
-// scratch copy for an element whose lowest byte is predicated off.
-template <typename F>
-struct ElementStatus {
-  FloatStatus scratch;
-  FloatStatus* Of(State& s, bool active) {
-    if (active) return F::Status(s);
-    scratch = *F::Status(s);
-    return &scratch;
-  }
-};
 
 // Qd = f(n, m, status) with n, m from Qn and Qm, or m the scalar Rm.
 template <typename F, typename Fn>
@@ -248,31 +178,94 @@ void Handlers::FloatMaxAcross(const Insn& i, State& s) {
   AdvanceVpt(s);
 }
 
-// VCVT between floating point and integer: to integer rounds toward zero; a NaN gives
-// 0 and Invalid (FPToFixed).
+namespace {
+
+// Qd = f(Qm's lane, status) for each lane, every lane with its own status.
+template <typename F, typename Fn>
+void EachLane(const Insn& i, State& s, Fn f) {
+  using B = typename F::Bits;
+  const uint16_t mask = ElementMask(s);
+  uint8_t m[16];
+  std::memcpy(m, Q(s, i.qm), 16);
+  ElementStatus<F> status;
+  for (int e = 0; e < Lanes<B>(); ++e) {
+    Merge<B>(Q(s, i.qd), e, B(f(Lane<B>(m, e), status.Of(s, Active<B>(mask, e)))), mask);
+  }
+  AdvanceVpt(s);
+}
+
+// Float to integer or fixed point in `rounding` mode: a NaN gives 0 and Invalid
+// (FPToFixed); out-of-range values saturate with Invalid.
+template <typename F>
+typename F::Bits ToInteger(typename F::Bits v, bool is_unsigned, int rounding, int fbits, FloatStatus* st) {
+  if (IsNan<F>(v)) {
+    st->exception_flags |= kInvalid;
+    return 0;
+  }
+  return is_unsigned ? F::ToUnsigned(v, rounding, fbits, st) : F::ToSigned(v, rounding, fbits, st);
+}
+
+}  // namespace
+
+// VCVT between floating point and integer or fixed point (i.fbits fraction bits): to
+// integer rounds toward zero.
 void Handlers::FloatConvert(const Insn& i, State& s) {
   const unsigned op = unsigned(i.imm);  // 0: F.S, 1: F.U, 2: S.F, 3: U.F
   ByPrecision(i, [&]<typename F>() {
-    using B = typename F::Bits;
-    const uint16_t mask = ElementMask(s);
-    uint8_t m[16];
-    std::memcpy(m, Q(s, i.qm), 16);
-    ElementStatus<F> status;
-    for (int e = 0; e < Lanes<B>(); ++e) {
-      FloatStatus* st = status.Of(s, Active<B>(mask, e));
-      const B v = Lane<B>(m, e);
-      B r;
-      if (op < 2) {
-        r = op == 0 ? F::FromSigned(v, st) : F::FromUnsigned(v, st);
-      } else if (IsNan<F>(v)) {
-        st->exception_flags |= kInvalid;
-        r = 0;
-      } else {
-        r = op == 2 ? F::ToSigned(v, st) : F::ToUnsigned(v, st);
-      }
-      Merge<B>(Q(s, i.qd), e, r, mask);
-    }
+    EachLane<F>(i, s, [&](typename F::Bits v, FloatStatus* st) {
+      if (op < 2) return op == 0 ? F::FromSigned(v, i.fbits, st) : F::FromUnsigned(v, i.fbits, st);
+      return ToInteger<F>(v, op == 3, kRoundToZero, i.fbits, st);
+    });
   });
+}
+
+// VCVTA/VCVTN/VCVTP/VCVTM: to integer in the instruction's rounding mode (i.imm).
+void Handlers::FloatConvertRounding(const Insn& i, State& s) {
+  ByPrecision(i, [&]<typename F>() {
+    EachLane<F>(i, s, [&](typename F::Bits v, FloatStatus* st) { return ToInteger<F>(v, i.u, i.imm, 0, st); });
+  });
+}
+
+// VRINTN/A/Z/M/P round in their own mode (i.imm) and raise no Inexact; VRINTX rounds to
+// nearest (MVE's standard FPSCR value) and does (QEMU's helper_rints and _exact).
+void Handlers::FloatRound(const Insn& i, State& s) {
+  ByPrecision(i, [&]<typename F>() {
+    EachLane<F>(i, s, [&](typename F::Bits v, FloatStatus* st) {
+      const int8_t mode = st->rounding_mode;
+      const uint8_t flags = st->exception_flags;
+      st->rounding_mode = int8_t(i.imm);
+      const auto r = F::RoundToInt(v, st);
+      st->rounding_mode = mode;
+      if (!i.exchange && !(flags & kInexact)) st->exception_flags &= uint8_t(~kInexact);
+      return r;
+    });
+  });
+}
+
+// VCVTB/VCVTT: single to half into the bottom or top half of each 32-bit lane (output
+// not flushed), or half from there to single (input not flushed), IEEE or Arm
+// alternative half precision as FPSCR.AHP says. The status is single precision's.
+void Handlers::FloatConvertHalf(const Insn& i, State& s) {
+  const uint16_t mask = ElementMask(s);
+  const bool ieee = !(s.fpscr->Read() & (1u << 26));  // FPSCR.AHP
+  const bool widen = i.u;
+  uint8_t m[16];
+  std::memcpy(m, Q(s, i.qm), 16);
+  ElementStatus<F32> status;
+  for (int e = 0; e < 4; ++e) {
+    FloatStatus* st = status.Of(s, Active<uint32_t>(mask, e));
+    const uint8_t flush = st->flush_to_zero, flush_inputs = st->flush_inputs_to_zero;
+    if (widen) {
+      st->flush_inputs_to_zero = 0;
+      const uint32_t r = float16_to_float32_arm(Lane<uint16_t>(m, 2 * e + (i.top ? 1 : 0)), ieee, st);
+      Merge<uint32_t>(Q(s, i.qd), e, r, mask);
+    } else {
+      st->flush_to_zero = 0;
+      const uint16_t r = float32_to_float16_arm(Lane<uint32_t>(m, e), ieee, st);
+      Merge<uint16_t>(Q(s, i.qd), 2 * e + (i.top ? 1 : 0), r, mask);
+    }
+    st->flush_to_zero = flush, st->flush_inputs_to_zero = flush_inputs;
+  }
   AdvanceVpt(s);
 }
 

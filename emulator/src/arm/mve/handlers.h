@@ -34,6 +34,7 @@ struct Handlers {
   static void MaxAbsAcross(const Insn&, State&);
   static void MulAddAcross(const Insn&, State&);
   static void MulAddLongAcross(const Insn&, State&);
+  static void RoundingMulAddLongAcrossHigh(const Insn&, State&);
   // integer.cc
   static void And(const Insn&, State&);
   static void Bic(const Insn&, State&);
@@ -90,6 +91,20 @@ struct Handlers {
   static void MaxAbs(const Insn&, State&);
   static void MulLong(const Insn&, State&);
   static void AbsDiffAcross(const Insn&, State&);
+  static void MulLongPolynomial(const Insn&, State&);
+  static void AddWithCarry(const Insn&, State&);
+  static void BitReverseShiftRight(const Insn&, State&);
+  // complex.cc
+  static void ComplexAdd(const Insn&, State&);
+  static void HalvingComplexAdd(const Insn&, State&);
+  static void FloatComplexAdd(const Insn&, State&);
+  static void FloatComplexMultiply(const Insn&, State&);
+  static void FloatComplexMultiplyAdd(const Insn&, State&);
+  // doubling.cc
+  static void DualDoublingHigh(const Insn&, State&);
+  static void DoublingLong(const Insn&, State&);
+  static void DoublingLongScalar(const Insn&, State&);
+  static void DoublingAccumulate(const Insn&, State&);
   // float.cc
   static void FloatAdd(const Insn&, State&);
   static void FloatSub(const Insn&, State&);
@@ -109,6 +124,9 @@ struct Handlers {
   static void FloatCompareScalar(const Insn&, State&);
   static void FloatMaxAcross(const Insn&, State&);
   static void FloatConvert(const Insn&, State&);
+  static void FloatConvertRounding(const Insn&, State&);
+  static void FloatRound(const Insn&, State&);
+  static void FloatConvertHalf(const Insn&, State&);
   // shift.cc
   static void ShlImmediate(const Insn&, State&);
   static void ShrImmediate(const Insn&, State&);
@@ -123,6 +141,11 @@ struct Handlers {
   static void QrshrN(const Insn&, State&);
   static void QshrUN(const Insn&, State&);
   static void QrshrUN(const Insn&, State&);
+  static void QshlImmediate(const Insn&, State&);
+  static void QshluImmediate(const Insn&, State&);
+  static void Sli(const Insn&, State&);
+  static void Sri(const Insn&, State&);
+  static void ShiftLeftCarry(const Insn&, State&);
 };
 
 }  // namespace faultline::arm::mve

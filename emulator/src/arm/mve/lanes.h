@@ -128,4 +128,23 @@ using Wide = std::conditional_t<
     std::conditional_t<sizeof(T) == 2, std::conditional_t<std::is_signed_v<T>, int32_t, uint32_t>,
                        std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>>;
 
+// Qd's wide lanes = f(Qn, Qm) of the bottom (even) or top (odd) lanes: VMULL, VMULLP,
+// VQDMULL.
+template <typename T, typename F>
+void Widening(State& s, const Insn& i, F f) {
+  using W = Wide<T>;
+  const uint16_t mask = ElementMask(s);
+  uint8_t n[16], m[16];
+  std::memcpy(n, Q(s, i.qn), 16);
+  std::memcpy(m, Q(s, i.qm), 16);
+  for (int e = 0; e < Lanes<W>(); ++e) {
+    const int lane = 2 * e + (i.top ? 1 : 0);
+    bool sat = false;
+    const W r = f(Lane<T>(n, lane), Lane<T>(m, lane), sat);
+    if (sat && Active<W>(mask, e)) s.qc = true;
+    Merge<W>(Q(s, i.qd), e, r, mask);
+  }
+  AdvanceVpt(s);
+}
+
 }  // namespace faultline::arm::mve

@@ -1,6 +1,7 @@
 // Lane moves and the remaining integer forms (DDI 0553 §C2.4): VMOV between two 32-bit
 // lanes and two general-purpose registers, VIDUP/VDDUP/VIWDUP/VDWDUP, VREV16/32/64,
-// VCLS, VQABS/VQNEG, VMAXA/VMINA, VMULL (integer) and VABAV.
+// VCLS, VQABS/VQNEG, VMAXA/VMINA, VMULL (integer and polynomial), VABAV, VADC/VSBC and
+// VBRSR.
 #include <bit>
 #include <cstdlib>
 
@@ -101,18 +102,64 @@ void Handlers::MaxAbs(const Insn& i, State& s) {
 
 // VMULL (integer): the products of the bottom (even) or top (odd) lanes, double width.
 void Handlers::MulLong(const Insn& i, State& s) {
-  const uint16_t mask = ElementMask(s);
+  BySize(i, [&]<typename T>() {
+    Widening<T>(s, i, [](T n, T m, bool&) { return Wide<T>(Wide<T>(n) * Wide<T>(m)); });
+  });
+}
+
+// VMULLP: carry-less (polynomial) products of 8- or 16-bit lanes.
+void Handlers::MulLongPolynomial(const Insn& i, State& s) {
+  const auto clmul = []<typename T>(T n, T m, bool&) {
+    Wide<T> r = 0;
+    for (unsigned b = 0; b < 8 * sizeof(T); ++b) {
+      if ((m >> b) & 1) r ^= Wide<T>(Wide<T>(n) << b);
+    }
+    return r;
+  };
+  if (i.size == 0) {
+    Widening<uint8_t>(s, i, [&](uint8_t n, uint8_t m, bool& sat) { return clmul(n, m, sat); });
+  } else {
+    Widening<uint16_t>(s, i, [&](uint16_t n, uint16_t m, bool& sat) { return clmul(n, m, sat); });
+  }
+}
+
+// VADC/VSBC{I}: 32-bit lanes added (or Qn + NOT Qm) with the carry running from lane to
+// lane through the active ones, in from FPSCR.C (VADC/VSBC) or 0/1 (the I forms), out
+// to FPSCR.C with N, Z and V cleared. The I forms always write the flags, the others
+// only when a lane is active (QEMU 7.2 do_vadc).
+void Handlers::AddWithCarry(const Insn& i, State& s) {
+  uint16_t mask = ElementMask(s);
+  const bool initial = (i.raw >> 12) & 1;
+  const uint32_t invert = i.subtract ? 0xFFFFFFFFu : 0;
+  uint32_t carry = initial ? (i.subtract ? 1 : 0) : (s.fpscr_nzcv & fpscr::kC ? 1 : 0);
+  const bool update = initial || (mask & 0x1111) != 0;
   uint8_t n[16], m[16];
   std::memcpy(n, Q(s, i.qn), 16);
   std::memcpy(m, Q(s, i.qm), 16);
-  BySize(i, [&]<typename T>() {
-    using W = Wide<T>;
-    for (int e = 0; e < Lanes<W>(); ++e) {
-      const int lane = 2 * e + (i.top ? 1 : 0);
-      Merge<W>(Q(s, i.qd), e, W(W(Lane<T>(n, lane)) * W(Lane<T>(m, lane))), mask);
-    }
-  });
+  for (int e = 0; e < 4; ++e) {
+    const uint64_t r = uint64_t(carry) + Lane<uint32_t>(n, e) + (Lane<uint32_t>(m, e) ^ invert);
+    if (Active<uint32_t>(mask, e)) carry = uint32_t(r >> 32);
+    Merge<uint32_t>(Q(s, i.qd), e, uint32_t(r), mask);
+  }
+  if (update) s.fpscr_nzcv = carry ? fpscr::kC : 0;
   AdvanceVpt(s);
+}
+
+// VBRSR: each lane of Qn bit-reversed and shifted right to keep Rm's bottom byte of bits
+// (0 when that count is 0).
+void Handlers::BitReverseShiftRight(const Insn& i, State& s) {
+  const uint32_t count = s.r[i.rm] & 0xFF;
+  Insn v = i;
+  v.u = true;
+  BySize(v, [&]<typename T>() {
+    WithScalar<T>(s, v, [&](T n, T, bool&) {
+      constexpr unsigned bits = 8 * sizeof(T);
+      if (count == 0) return T(0);
+      T r = 0;
+      for (unsigned b = 0; b < bits; ++b) r |= T(((n >> b) & 1) << (bits - 1 - b));
+      return count < bits ? T(r >> (bits - count)) : r;
+    });
+  });
 }
 
 // VABAV: Rda += |Qn - Qm| over the active lanes.

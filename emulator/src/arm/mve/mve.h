@@ -63,7 +63,7 @@ struct State {
   uint8_t* q = nullptr;    // Q0-Q7, 16 bytes each, lane 0 at the lowest address
   uint32_t vpr = 0;
   uint32_t ltpsize = 4;    // FPSCR.LTPSIZE: 4 = no tail predication
-  uint32_t fpscr_c = 0;    // FPSCR.C as VADC/VSBC see it (0 or fpscr::kC)
+  uint32_t fpscr_nzcv = 0; // FPSCR.NZCV: VADC/VSBC read C and write all four
   bool qc = false;         // FPSCR.QC: set by a saturating instruction that saturated
   Fpscr* fpscr = nullptr;  // the rest of FPSCR
   FloatStatus* fp = nullptr;    // softfloat status of single-precision MVE arithmetic
@@ -89,7 +89,8 @@ struct Insn {
   bool pre = true, wback = false;
   bool top = false;       // T forms (odd lanes) of bottom/top pairs
   bool accumulate = false, exchange = false, subtract = false, rounding = false;
-  int32_t imm = 0;        // offsets, shifts, immediates, masks
+  int32_t imm = 0;        // offsets, shifts, immediates, masks, rounding modes
+  uint8_t fbits = 0;      // fraction bits of a fixed-point VCVT
 };
 
 // Decodes the 32-bit Thumb instruction hw1:hw2 if it is an MVE instruction faultline

@@ -144,7 +144,7 @@ void Handlers::WriteFpscr(const Insn& i, State& s) {
     s.ltpsize = (v & fpscr::kLtpsize) >> fpscr::kLtpsizeShift;
   }
   s.qc = v & fpscr::kQc;
-  s.fpscr_c = v & fpscr::kC;
+  s.fpscr_nzcv = v & fpscr::kNzcv;
 }
 
 }  // namespace faultline::arm::mve

@@ -1,5 +1,6 @@
 // Across-vector operations (DDI 0553 §C2.4: VADDV, VADDLV, VMLADAV/VMLSDAV,
-// VMLALDAV/VMLSLDAV, VMAXV/VMINV, VMAXAV/VMINAV): active lanes only.
+// VMLALDAV/VMLSLDAV, VRMLALDAVH/VRMLSLDAVH, VMAXV/VMINV, VMAXAV/VMINAV): active lanes
+// only.
 #include "handlers.h"
 #include "lanes.h"
 
@@ -115,6 +116,28 @@ void Handlers::MulAddAcross(const Insn& i, State& s) {
 void Handlers::MulAddLongAcross(const Insn& i, State& s) {
   const int64_t acc = i.accumulate ? int64_t(uint64_t(s.r[i.rdahi]) << 32 | s.r[i.rda]) : 0;
   const uint64_t r = uint64_t(MultiplyAdd(i, s, acc));
+  s.r[i.rda] = uint32_t(r);
+  s.r[i.rdahi] = uint32_t(r >> 32);
+  AdvanceVpt(s);
+}
+
+// VRMLALDAVH/VRMLSLDAVH: VMLALDAV on 32-bit lanes, RdaHi:RdaLo holding bits 71:8 of the
+// 72-bit sum; each lane's product is rounded to those bits as it is added (what QEMU 7.2
+// computes, which the differential test holds faultline to).
+void Handlers::RoundingMulAddLongAcrossHigh(const Insn& i, State& s) {
+  const uint16_t mask = ElementMask(s);
+  const uint64_t a = i.accumulate ? uint64_t(s.r[i.rdahi]) << 32 | s.r[i.rda] : 0;
+  Int128 acc = i.u ? Int128(a) : Int128(int64_t(a));
+  const uint8_t* n = Q(s, i.qn);
+  const uint8_t* m = Q(s, i.qm);
+  for (int e = 0; e < 4; ++e) {
+    if (!Active<uint32_t>(mask, e)) continue;
+    const int ne = i.exchange ? (e & 1 ? e - 1 : e + 1) : e;
+    const Int128 p = i.u ? Int128(uint64_t(Lane<uint32_t>(n, ne)) * Lane<uint32_t>(m, e))
+                         : Int128(int64_t(Lane<int32_t>(n, ne)) * Lane<int32_t>(m, e));
+    acc += (((i.subtract && (e & 1)) ? -p : p) + 128) >> 8;
+  }
+  const auto r = uint64_t(acc);
   s.r[i.rda] = uint32_t(r);
   s.r[i.rdahi] = uint32_t(r >> 32);
   AdvanceVpt(s);

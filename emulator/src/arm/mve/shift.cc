@@ -1,7 +1,7 @@
 // Shifts by an immediate, and the widening and narrowing moves (DDI 0553 §C2.4: VSHL,
 // VSHR, VRSHR, VSHLL/VMOVL, VMOVN, VQMOVN, VQMOVUN, VSHRN, VRSHRN, VQSHRN, VQRSHRN,
-// VQSHRUN, VQRSHRUN). Narrowing forms write the bottom (B) or top (T) half of each
-// wide lane of Qd and leave the other half.
+// VQSHRUN, VQRSHRUN, VQSHL/VQSHLU, VSLI/VSRI) and VSHLC. Narrowing forms write the
+// bottom (B) or top (T) half of each wide lane of Qd and leave the other half.
 #include "handlers.h"
 #include "lanes.h"
 
@@ -122,5 +122,62 @@ void Handlers::QshrN(const Insn& i, State& s) { ShiftRightNarrow(i, s, false, tr
 void Handlers::QrshrN(const Insn& i, State& s) { ShiftRightNarrow(i, s, true, true, false); }
 void Handlers::QshrUN(const Insn& i, State& s) { ShiftRightNarrow(i, s, false, true, true); }
 void Handlers::QrshrUN(const Insn& i, State& s) { ShiftRightNarrow(i, s, true, true, true); }
+
+// VQSHL (immediate): saturating to the lane's own signedness; VQSHLU: a signed lane
+// saturated to the unsigned range (a negative one is 0, saturated).
+void Handlers::QshlImmediate(const Insn& i, State& s) {
+  BySize(i, [&]<typename T>() {
+    Unary<T>(s, i, [&](T m, bool& sat) { return Saturate<T>(Int128(m) << i.imm, sat); });
+  });
+}
+void Handlers::QshluImmediate(const Insn& i, State& s) {
+  Insn v = i;
+  v.u = false;
+  BySize(v, [&]<typename T>() {
+    using U = std::make_unsigned_t<T>;
+    Unary<T>(s, v, [&](T m, bool& sat) { return T(Saturate<U>(Int128(m) << i.imm, sat)); });
+  });
+}
+
+namespace {
+
+// VSLI/VSRI: Qm shifted, inserted into Qd; the bits the shift vacates keep Qd's.
+void ShiftInsert(const Insn& i, State& s, bool left) {
+  Insn v = i;
+  v.u = true;
+  BySize(v, [&]<typename T>() {
+    uint8_t d[16];
+    std::memcpy(d, Q(s, i.qd), 16);
+    int e = 0;
+    const T ones = T(~T(0));
+    const T keep = left ? T(~T(ones << i.imm)) : T(i.imm >= int(8 * sizeof(T)) ? ones : T(~T(ones >> i.imm)));
+    Unary<T>(s, v, [&](T m, bool&) {
+      const T shifted = left ? T(m << i.imm) : T(i.imm >= int(8 * sizeof(T)) ? 0 : m >> i.imm);
+      return T((Lane<T>(d, e++) & keep) | shifted);
+    });
+  });
+}
+}  // namespace
+
+void Handlers::Sli(const Insn& i, State& s) { ShiftInsert(i, s, true); }
+void Handlers::Sri(const Insn& i, State& s) { ShiftInsert(i, s, false); }
+
+// VSHLC: Qda's 32-bit lanes shifted left as one chain, Rdm's low bits coming in at the
+// bottom of lane 0 and each active lane's top bits going on to the next; Rdm receives
+// what leaves the last active lane. A shift of 32 (imm 0) moves whole lanes.
+void Handlers::ShiftLeftCarry(const Insn& i, State& s) {
+  const uint16_t mask = ElementMask(s);
+  const unsigned shift = i.imm == 0 ? 32u : unsigned(i.imm);
+  uint32_t carry = s.r[i.rm];
+  uint8_t* d = Q(s, i.qd);
+  for (int e = 0; e < 4; ++e) {
+    const uint32_t lane = Lane<uint32_t>(d, e);
+    const uint32_t r = shift == 32 ? carry : (lane << shift) | (carry & ((1u << shift) - 1));
+    if (Active<uint32_t>(mask, e)) carry = shift == 32 ? lane : lane >> (32 - shift);
+    Merge<uint32_t>(d, e, r, mask);
+  }
+  s.r[i.rm] = carry;
+  AdvanceVpt(s);
+}
 
 }  // namespace faultline::arm::mve

@@ -27,8 +27,9 @@ static_assert(sizeof(FloatStatus) == 8);
 // float_relation and the muladd flags of QEMU 5.0's softfloat.h.
 enum : int { kLess = -1, kEqual = 0, kGreater = 1, kUnordered = 2 };
 enum : int { kNegateAddend = 1, kNegateProduct = 2 };
-// float_flag_invalid.
-constexpr uint8_t kInvalid = 1;
+// float_flag_invalid and float_flag_inexact; FloatRoundMode.
+constexpr uint8_t kInvalid = 1, kInexact = 32;
+enum : int { kRoundNearestEven = 0, kRoundDown = 1, kRoundUp = 2, kRoundToZero = 3, kRoundTiesAway = 4 };
 
 extern "C" {
 uint32_t float32_add_arm(uint32_t, uint32_t, FloatStatus*);
@@ -40,10 +41,14 @@ uint32_t float32_minnum_arm(uint32_t, uint32_t, FloatStatus*);
 uint32_t float32_maxnummag_arm(uint32_t, uint32_t, FloatStatus*);
 uint32_t float32_minnummag_arm(uint32_t, uint32_t, FloatStatus*);
 int float32_compare_arm(uint32_t, uint32_t, FloatStatus*);
-int32_t float32_to_int32_round_to_zero_arm(uint32_t, FloatStatus*);
-uint32_t float32_to_uint32_round_to_zero_arm(uint32_t, FloatStatus*);
-uint32_t int32_to_float32_arm(int32_t, FloatStatus*);
-uint32_t uint32_to_float32_arm(uint32_t, FloatStatus*);
+
+uint32_t int32_to_float32_scalbn_arm(int32_t, int scale, FloatStatus*);
+uint32_t uint32_to_float32_scalbn_arm(uint32_t, int scale, FloatStatus*);
+int32_t float32_to_int32_scalbn_arm(uint32_t, int rounding, int scale, FloatStatus*);
+uint32_t float32_to_uint32_scalbn_arm(uint32_t, int rounding, int scale, FloatStatus*);
+uint32_t float32_round_to_int_arm(uint32_t, FloatStatus*);
+uint16_t float32_to_float16_arm(uint32_t, bool ieee, FloatStatus*);
+uint32_t float16_to_float32_arm(uint16_t, bool ieee, FloatStatus*);
 
 uint16_t float16_add_arm(uint16_t, uint16_t, FloatStatus*);
 uint16_t float16_sub_arm(uint16_t, uint16_t, FloatStatus*);
@@ -54,10 +59,11 @@ uint16_t float16_minnum_arm(uint16_t, uint16_t, FloatStatus*);
 uint16_t float16_maxnummag_arm(uint16_t, uint16_t, FloatStatus*);
 uint16_t float16_minnummag_arm(uint16_t, uint16_t, FloatStatus*);
 int float16_compare_arm(uint16_t, uint16_t, FloatStatus*);
-int16_t float16_to_int16_round_to_zero_arm(uint16_t, FloatStatus*);
-uint16_t float16_to_uint16_round_to_zero_arm(uint16_t, FloatStatus*);
-uint16_t int16_to_float16_arm(int16_t, FloatStatus*);
-uint16_t uint16_to_float16_arm(uint16_t, FloatStatus*);
+uint16_t int16_to_float16_scalbn_arm(int16_t, int scale, FloatStatus*);
+uint16_t uint16_to_float16_scalbn_arm(uint16_t, int scale, FloatStatus*);
+int16_t float16_to_int16_scalbn_arm(uint16_t, int rounding, int scale, FloatStatus*);
+uint16_t float16_to_uint16_scalbn_arm(uint16_t, int rounding, int scale, FloatStatus*);
+uint16_t float16_round_to_int_arm(uint16_t, FloatStatus*);
 }
 
 }  // namespace faultline::arm::mve
