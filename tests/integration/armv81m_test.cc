@@ -106,6 +106,30 @@ TEST(Mve, KernelsAndDoublesPrintWhatQemuPrints) {
   EXPECT_GT(report["mve"]["instructions"].get<int>(), 50);
 }
 
+// Issue 15: CMSIS-DSP-style Helium kernels, hard-float as vendor M55 SDKs build them,
+// use interleaving, complex, gather/scatter, fixed-point and conversion instructions;
+// each kernel's result hash is what QEMU prints.
+TEST(Mve, DspKernelsBuiltHardFloatPrintWhatQemuPrints) {
+  REQUIRE_FIXTURES();
+  if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
+  auto elf = Fixture("mps3-an547", "mve_dsp");
+  Completed d = RunProgram({"arm-none-eabi-objdump", "-d", "-m", "armv8.1-m.main", elf.string()});
+  for (const char* m : {"\tvld20.16\t", "\tvld43.8\t", "\tvst21.16\t", "\tvcmla.f32\t", "\tvcmul.f32\t",
+                        "\tvcadd.f32\t", "\tvhcadd.s16\t", "\tvqdmladh.s32\t", "\tvqdmullt.s32\t",
+                        "\tvrmlalvha.s32\t", "\tvadci.i32\t", "\tvshlc\t", "\tvbrsr.32\t", "\tvmullb.p8\t",
+                        "\tvsli.32\t", "\tvrinta.f32\t", "\tvcvta.s32.f32\t", "\tvcvtt.f32.f16\t"}) {
+    EXPECT_NE(d.out.find(m), std::string::npos) << m;
+  }
+  EXPECT_NE(d.out.find(", q"), std::string::npos);  // the gather forms: [rN, qM]
+  std::string qemu_console = QemuConsole(elf, "mve_dsp");
+  ASSERT_NE(qemu_console.find("conversions "), std::string::npos) << qemu_console;
+  Completed cli;
+  auto report = RunJson("mps3-an547", "mve_dsp", {"--load-mode", "debugger"}, &cli);
+  EXPECT_EQ(report["outcome"], "exit") << cli.out << cli.err;
+  EXPECT_EQ(report["console"].get<std::string>(), qemu_console);
+  EXPECT_GT(report["mve"]["instructions"].get<int>(), 200);
+}
+
 TEST(Armv81M, EveryM55BoardsHelloIsArmv81Code) {
   REQUIRE_FIXTURES();
   // The M55 boards' fixtures are built with -mcpu=cortex-m55, not an Armv8-M subset.

@@ -43,7 +43,9 @@ struct Machine : Memory {
 
 TEST(MveDecode, LeavesScalarAndUnknownEncodingsAlone) {
   EXPECT_FALSE(Decode(0xEE30, 0x1B00));  // vadd.f64 d1, d0, d0: scalar FP, the engine's
-  EXPECT_FALSE(Decode(0xFC94, 0x2846));  // vcadd.f32 q1, q2, q3, #90: not executed yet
+  EXPECT_FALSE(Decode(0xEE23, 0x5B10));  // vmov.32 d3[1], r5: a 32-bit lane is VFP's, the engine's
+  EXPECT_FALSE(Decode(0xFC90, 0xAE01));  // vld40.8 {q5-q8}: there is no Q8 (UNPREDICTABLE)
+  EXPECT_TRUE(Decode(0xFC94, 0x2846));   // vcadd.f32 q1, q2, q3, #90
   EXPECT_TRUE(Decode(0xEF04, 0x2D46));   // vadd.f32 q1, q2, q3
   EXPECT_TRUE(Decode(0xED90, 0x7E00));   // vldrb.u8 q3, [r0]
 }

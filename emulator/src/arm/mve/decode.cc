@@ -24,6 +24,9 @@ int Qm(uint32_t x) { return int(Bits(x, 5, 5) << 3 | Bits(x, 3, 1)); }
 using Format = bool (*)(uint32_t x, Insn& i);
 
 bool QRegsOk(const Insn& i) { return i.qd < 8 && i.qn < 8 && i.qm < 8; }
+// A general-purpose register operand: SP and PC are UNPREDICTABLE (or another
+// encoding), LR is an ordinary register.
+bool General(uint8_t r) { return r != 13 && r != 15; }
 
 // Qd, Qn, Qm, size (21:20), U (28). Size 0b11 is another encoding.
 bool TwoOp(uint32_t x, Insn& i) {
@@ -44,7 +47,7 @@ bool Scalar(uint32_t x, Insn& i) {
   i.rm = uint8_t(Bits(x, 3, 0));
   i.size = uint8_t(Bits(x, 21, 20));
   i.u = Bits(x, 28, 28);
-  return i.size != 3 && i.qd < 8 && i.qn < 8 && i.rm < 13;
+  return i.size != 3 && i.qd < 8 && i.qn < 8 && General(i.rm);
 }
 // Qd, Qm, size (19:18).
 bool OneOp(uint32_t x, Insn& i) {
@@ -126,7 +129,7 @@ bool Dup(uint32_t x, Insn& i) {
   i.rt = uint8_t(Bits(x, 15, 12));
   const uint32_t be = Bits(x, 22, 22) << 1 | Bits(x, 5, 5);
   i.size = be == 2 ? 0 : be == 1 ? 1 : be == 0 ? 2 : 3;
-  return i.size != 3 && i.qd < 8 && i.rt < 13;
+  return i.size != 3 && i.qd < 8 && General(i.rt);
 }
 // VCMP/VPT: Qn 3 bits, Qm, size, mask (22:15-13: 0 = VCMP, else VPT), condition from
 // bits 12, 7 and 0 (fc).
@@ -156,26 +159,26 @@ bool ShiftScalar(uint32_t x, Insn& i) {
   i.size = uint8_t(Bits(x, 19, 18));
   i.rm = uint8_t(Bits(x, 3, 0));
   i.u = Bits(x, 28, 28);
-  return i.size != 3 && i.qd < 8 && i.rm < 13;
+  return i.size != 3 && i.qd < 8 && General(i.rm);
 }
 // VMRS/VMSR of P0 or VPR: Rt (15:12); SP and PC are UNPREDICTABLE.
 bool SpecialRegister(uint32_t x, Insn& i) {
   i.rt = uint8_t(Bits(x, 15, 12));
   i.imm = int32_t(Bits(x, 16, 16));  // 1: P0, 0: VPR
-  return i.rt < 13;
+  return General(i.rt);
 }
 // VMRS/VMSR of FPSCR (reg 0001) or FPSCR_nzcvqc (0010): Rt (15:12). VMRS APSR_nzcv
 // (Rt = PC) is left to the engine, which keeps the APSR flags.
 bool FpscrRegister(uint32_t x, Insn& i) {
   i.rt = uint8_t(Bits(x, 15, 12));
   i.imm = int32_t(Bits(x, 19, 16));
-  return i.rt < 13 && (i.imm == 1 || i.imm == 2);
+  return General(i.rt) && (i.imm == 1 || i.imm == 2);
 }
 // VCTP: size (21:20), Rn; Rn = PC is another encoding, SP UNPREDICTABLE.
 bool Ctp(uint32_t x, Insn& i) {
   i.size = uint8_t(Bits(x, 21, 20));
   i.rn = uint8_t(Bits(x, 19, 16));
-  return i.rn < 13;
+  return General(i.rn);
 }
 // VADDV: U, size (19:18), A (5), Qm, Rda (15:13 << 1).
 bool AddAcross(uint32_t x, Insn& i) {
@@ -244,7 +247,7 @@ bool MaxAcross(uint32_t x, Insn& i) {
   i.size = uint8_t(Bits(x, 19, 18));
   i.rda = uint8_t(Bits(x, 15, 12));
   i.qm = uint8_t(Qm(x));
-  return i.size != 3 && i.rda < 13 && i.qm < 8;
+  return i.size != 3 && General(i.rda) && i.qm < 8;
 }
 // Shifts by immediate: size and shift from imm6 (21:16): 001xxx = 8-bit, 01xxxx = 16,
 // 1xxxxx = 32. Left shifts are imm6 - esize, right shifts 2 * esize - imm6.
@@ -323,7 +326,7 @@ bool FpScalar(uint32_t x, Insn& i) {
   i.rm = uint8_t(Bits(x, 3, 0));
   i.size = Bits(x, 28, 28) ? 1 : 2;
   i.accumulate = Bits(x, 12, 12);
-  return i.qd < 8 && i.qn < 8 && i.rm < 13;
+  return i.qd < 8 && i.qn < 8 && General(i.rm);
 }
 // One vector: size (19:18) 01 = half, 10 = single.
 bool FpOneOp(uint32_t x, Insn& i) {
@@ -367,7 +370,7 @@ bool FpMaxAcross(uint32_t x, Insn& i) {
   i.size = Bits(x, 28, 28) ? 1 : 2;
   i.subtract = Bits(x, 7, 7);
   i.accumulate = !Bits(x, 17, 17);
-  return i.rda < 13 && i.qm < 8;
+  return General(i.rda) && i.qm < 8;
 }
 
 // VMOV two lanes <-> two registers: Rt2 (19:16), Rt (3:0), idx (4), Qd. SP, PC and
@@ -440,7 +443,7 @@ bool DoublingLongScalar(uint32_t x, Insn& i) {
   i.rm = uint8_t(Bits(x, 3, 0));
   i.size = uint8_t(1 + Bits(x, 28, 28));
   i.top = Bits(x, 12, 12);
-  return i.qd < 8 && i.qn < 8 && i.rm < 13 && !(i.size == 2 && i.qd == i.qn);
+  return i.qd < 8 && i.qn < 8 && General(i.rm) && !(i.size == 2 && i.qd == i.qn);
 }
 // VQ{R}DMLA{S}H: Scalar; S (12) multiplies Qda by Qn and adds Rm; bit 5 clear rounds.
 bool DoublingAccumulate(uint32_t x, Insn& i) {
@@ -475,7 +478,7 @@ bool ShiftLeftCarry(uint32_t x, Insn& i) {
   i.rm = uint8_t(Bits(x, 3, 0));
   i.imm = int32_t(Bits(x, 20, 16));
   i.size = 2;
-  return i.qd < 8 && i.rm < 13;
+  return i.qd < 8 && General(i.rm);
 }
 
 // VCMUL: size from bit 28 (0 half, 1 single), rotation from bits 12 and 0.
@@ -527,6 +530,24 @@ bool FpConvertHalf(uint32_t x, Insn& i) {
   i.u = Bits(x, 28, 28);
   i.top = Bits(x, 12, 12);
   return OneOpNoSize(x, i);
+}
+
+// VMOV between a general-purpose register and an 8- or 16-bit lane (the 32-bit forms are
+// VFP's, left to the engine): D:Vd (7, 19:16), Rt (15:12), opc1 (22:21), opc2 (6:5), U
+// (23) for the lane-to-register forms; imm is the lane's byte offset in Q0-Q7.
+bool MovLane(uint32_t x, Insn& i) {
+  const uint32_t d = Bits(x, 7, 7) << 4 | Bits(x, 19, 16), opc1 = Bits(x, 22, 21), opc2 = Bits(x, 6, 5);
+  i.rt = uint8_t(Bits(x, 15, 12));
+  i.u = Bits(x, 23, 23);
+  if (opc1 & 2) {
+    i.size = 0, i.imm = int32_t(8 * d + ((opc1 & 1) << 2 | opc2));
+  } else if (opc2 & 1) {
+    i.size = 1, i.imm = int32_t(8 * d + 2 * ((opc1 & 1) << 1 | opc2 >> 1));
+  } else {
+    return false;
+  }
+  const bool to_lane = !Bits(x, 20, 20);
+  return d < 16 && General(i.rt) && !(to_lane && i.u);
 }
 
 struct Line {
@@ -637,6 +658,8 @@ std::array kLines = {
     // Lane moves and the remaining integer forms.
     L("VMOV (two lanes to registers)", "1110 1100 0.00 .... ...0 1111 000. ....", MovLanes, Handlers::MovToRegisters),
     L("VMOV (registers to two lanes)", "1110 1100 0.01 .... ...0 1111 000. ....", MovLanes, Handlers::MovFromRegisters),
+    L("VMOV (register to 8/16-bit lane)", "1110 1110 0..0 .... .... 1011 ...1 0000", MovLane, Handlers::MovToLane),
+    L("VMOV (8/16-bit lane to register)", "1110 1110 ...1 .... .... 1011 ...1 0000", MovLane, Handlers::MovFromLane),
     L("VIDUP/VDDUP/VIWDUP/VDWDUP", "1110 1110 0... ...1 .... 1111 .110 ....", IncrementDup, Handlers::IncrementDup),
     L("VREV16", "1111 1111 1.11 ..00 ...0 0001 01.0 ...0", Reverse16, Handlers::Reverse),
     L("VREV32", "1111 1111 1.11 ..00 ...0 0000 11.0 ...0", Reverse32, Handlers::Reverse),

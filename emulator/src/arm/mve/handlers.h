@@ -83,6 +83,8 @@ struct Handlers {
   // misc.cc
   static void MovToRegisters(const Insn&, State&);
   static void MovFromRegisters(const Insn&, State&);
+  static void MovToLane(const Insn&, State&);
+  static void MovFromLane(const Insn&, State&);
   static void IncrementDup(const Insn&, State&);
   static void Reverse(const Insn&, State&);
   static void Cls(const Insn&, State&);

@@ -100,6 +100,22 @@ void Handlers::MaxAbs(const Insn& i, State& s) {
   });
 }
 
+// VMOV between Rt and one 8- or 16-bit lane: neither predicated nor a step of a VPT
+// block (QEMU 7.2 translate-vfp.c: these are only subject to beat-wise execution).
+void Handlers::MovToLane(const Insn& i, State& s) {
+  const uint32_t v = s.r[i.rt];
+  std::memcpy(s.q + i.imm, &v, i.size == 0 ? 1 : 2);  // little-endian: the low bytes
+}
+void Handlers::MovFromLane(const Insn& i, State& s) {
+  const uint8_t* lane = s.q + i.imm;
+  if (i.size == 0) {
+    s.r[i.rt] = i.u ? lane[0] : uint32_t(int32_t(int8_t(lane[0])));
+  } else {
+    const uint16_t v = Lane<uint16_t>(lane, 0);
+    s.r[i.rt] = i.u ? v : uint32_t(int32_t(int16_t(v)));
+  }
+}
+
 // VMULL (integer): the products of the bottom (even) or top (odd) lanes, double width.
 void Handlers::MulLong(const Insn& i, State& s) {
   BySize(i, [&]<typename T>() {
