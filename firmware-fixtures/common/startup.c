@@ -3,7 +3,8 @@
  *
  * Vector table (section .vectors): initial SP = __StackTop, Reset_Handler,
  * then 14 more system entries (CMSIS names, weak aliases of Default_Handler)
- * and 16 IRQ entries, all Default_Handler.
+ * and 16 IRQ entries (Interrupt0_Handler..Interrupt15_Handler, weak aliases of
+ * Default_Handler).
  * Reset_Handler processes the linker-generated copy table ({src, dst, words})
  * and zero table ({dst, words}), calls main() and exits via semihosting
  * SYS_EXIT_EXTENDED with main's return value.
@@ -41,6 +42,24 @@ WEAK_HANDLER(SVC_Handler);
 WEAK_HANDLER(DebugMon_Handler);
 WEAK_HANDLER(PendSV_Handler);
 WEAK_HANDLER(SysTick_Handler);
+/* External interrupts, named as Arm's CMSIS startup_ARMCM*.c names them; a fixture maps
+ * a device name onto one (-DTIMER0_IRQHandler=Interrupt8_Handler). */
+WEAK_HANDLER(Interrupt0_Handler);
+WEAK_HANDLER(Interrupt1_Handler);
+WEAK_HANDLER(Interrupt2_Handler);
+WEAK_HANDLER(Interrupt3_Handler);
+WEAK_HANDLER(Interrupt4_Handler);
+WEAK_HANDLER(Interrupt5_Handler);
+WEAK_HANDLER(Interrupt6_Handler);
+WEAK_HANDLER(Interrupt7_Handler);
+WEAK_HANDLER(Interrupt8_Handler);
+WEAK_HANDLER(Interrupt9_Handler);
+WEAK_HANDLER(Interrupt10_Handler);
+WEAK_HANDLER(Interrupt11_Handler);
+WEAK_HANDLER(Interrupt12_Handler);
+WEAK_HANDLER(Interrupt13_Handler);
+WEAK_HANDLER(Interrupt14_Handler);
+WEAK_HANDLER(Interrupt15_Handler);
 
 __attribute__((section(".vectors"), used))
 const vector_t __vectors[NUM_VECTORS] = {
@@ -60,10 +79,10 @@ const vector_t __vectors[NUM_VECTORS] = {
     Default_Handler,                  /* 13: reserved         */
     PendSV_Handler,                   /* 14: PendSV           */
     SysTick_Handler,                  /* 15: SysTick          */
-    Default_Handler, Default_Handler, Default_Handler, Default_Handler, /* IRQ 0-3   */
-    Default_Handler, Default_Handler, Default_Handler, Default_Handler, /* IRQ 4-7   */
-    Default_Handler, Default_Handler, Default_Handler, Default_Handler, /* IRQ 8-11  */
-    Default_Handler, Default_Handler, Default_Handler, Default_Handler, /* IRQ 12-15 */
+    Interrupt0_Handler,  Interrupt1_Handler,  Interrupt2_Handler,  Interrupt3_Handler,  /* IRQ 0-3   */
+    Interrupt4_Handler,  Interrupt5_Handler,  Interrupt6_Handler,  Interrupt7_Handler,  /* IRQ 4-7   */
+    Interrupt8_Handler,  Interrupt9_Handler,  Interrupt10_Handler, Interrupt11_Handler, /* IRQ 8-11  */
+    Interrupt12_Handler, Interrupt13_Handler, Interrupt14_Handler, Interrupt15_Handler, /* IRQ 12-15 */
 };
 
 __attribute__((naked)) void Default_Handler(void)

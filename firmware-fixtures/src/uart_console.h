@@ -177,4 +177,15 @@ static inline void uart_puts(const char *s)
     }
 }
 
+static inline void uart_put_dec(uint32_t v)
+{
+    char digits[10];
+    int n = 0;
+    do {
+        digits[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    while (n > 0) uart_putc(digits[--n]);
+}
+
 #endif

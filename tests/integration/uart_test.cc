@@ -16,18 +16,6 @@ namespace fs = std::filesystem;
 
 const char* const kHello = "hello from the UART\r\n6 * 7 = 42\r\n";
 
-
-// What `elf` prints on QEMU's first serial port, given `input` on its stdin.
-std::string QemuSerial(const std::string& machine, const fs::path& elf, const std::string& input = "") {
-  std::string cpu = machine == "mps3-an547" ? " -cpu cortex-m55" : "";
-  Completed q = RunProgram({"sh", "-c",
-                            "printf '%s' " + ShellQuote(input) + " | timeout 30 qemu-system-arm -M " + machine + cpu +
-                                " -nographic -monitor none -serial stdio -semihosting-config enable=on,target=native"
-                                " -kernel " + ShellQuote(elf.string())});
-  EXPECT_EQ(q.status, 0) << "QEMU: " << q.err;
-  return q.out;
-}
-
 // `faultline run` of `fixture` on `board` with `input` on stdin for `--uart-stdin PORT`.
 Completed RunWithStdin(const std::string& board, const std::string& fixture, const std::string& port,
                        const std::string& input) {
@@ -94,6 +82,20 @@ TEST(UartCmsdk, ForgottenTxEnPrintsNothingAsOnQemuAndSaysWhy) {
     EXPECT_NE(e["message"].get<std::string>().find("CTRL.TXEN clear"), std::string::npos) << e["message"];
   }
   EXPECT_TRUE(found) << report["events"].dump(2);
+}
+
+// An interrupt-driven console (issue 16 item 2): UART0's TX interrupt (IRQ 1 on the AN385)
+// sends each byte after the first of a burst, its RX interrupt (IRQ 0) collects the
+// input while main sleeps in WFI. Without the interrupts nothing but the first byte
+// would go out and the line would never arrive.
+TEST(UartInterrupts, InterruptDrivenConsolePrintsWhatQemuPrints) {
+  REQUIRE_FIXTURES();
+  if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
+  std::string qemu = QemuSerial("mps2-an385", Fixture("mps2-an385", "uart_irq"), "abc\n");
+  ASSERT_EQ(qemu, "irq console ready\r\ngot 03 bytes: cba\r\n") << "QEMU itself";
+  Completed c = RunWithStdin("mps2-an385", "uart_irq", "UART0", "abc\n");
+  EXPECT_EQ(c.status, 0) << c.out << c.err;
+  EXPECT_NE(c.out.find("--- UART0 (cmsdk-apb-uart) ---\n" + qemu), std::string::npos) << c.out;
 }
 
 struct VendorUart {
@@ -206,9 +208,10 @@ struct BadBoard {
   const char* fix;
 };
 
-class UartBadBoard : public ::testing::TestWithParam<BadBoard> {};
+// Peripheral declarations (UARTs, timers, their interrupt lines) that are bad input.
+class PeripheralBadBoard : public ::testing::TestWithParam<BadBoard> {};
 
-TEST_P(UartBadBoard, ExitsTwoNamingFileLineAndFix) {
+TEST_P(PeripheralBadBoard, ExitsTwoNamingFileLineAndFix) {
   const BadBoard& b = GetParam();
   fs::path path = fs::path(FAULTLINE_TEST_DATA_DIR) / "boards" / b.file;
   Completed c = RunCli({"board", "show", path.string()});
@@ -219,13 +222,28 @@ TEST_P(UartBadBoard, ExitsTwoNamingFileLineAndFix) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Files, UartBadBoard,
+    Files, PeripheralBadBoard,
     ::testing::Values(BadBoard{"bad_uart_unknown_key.yaml", 11, "unknown key 'baudrate'",
                                "the keys allowed here are: name, base, size, description, registers, model, source"},
                       BadBoard{"bad_uart_unknown_model.yaml", 9, "unknown peripheral model 'pl011'",
                                "use one of: cmsdk-apb-uart, stm32-usart, stm32-lpuart, nxp-lpuart, dw-apb-uart"},
                       BadBoard{"bad_uart_overlap.yaml", 9, "peripheral 'UART1' (0x40004800-0x400057ff) overlaps "
                                                             "peripheral 'UART0' (0x40004000-0x40004fff, line 8)",
+                               "regions must not overlap"},
+                      // Timers and interrupt lines (issue 16 item 2).
+                      BadBoard{"bad_timer_unknown_key.yaml", 11, "unknown key 'period'",
+                               "the keys allowed here are: name, base, size, description, registers, model, source, "
+                               "irq, irq_when"},
+                      BadBoard{"bad_timer_unknown_model.yaml", 9, "unknown peripheral model 'sp804'",
+                               "use one of: cmsdk-apb-uart, stm32-usart, stm32-lpuart, nxp-lpuart, dw-apb-uart, "
+                               "cmsdk-apb-timer, cmsdk-apb-dualtimer"},
+                      BadBoard{"bad_timer_irq_range.yaml", 8, "IRQ 40 is past the NVIC's 32 interrupt lines (0-31)",
+                               "use the interrupt number the reference manual gives"},
+                      BadBoard{"bad_uart_irq_key.yaml", 8, "unknown key 'rxd'",
+                               "the keys allowed here are: rx, tx, overflow"},
+                      BadBoard{"bad_timer_overlap.yaml", 9,
+                               "peripheral 'TIMER1' (0x40000800-0x400017ff) overlaps peripheral 'TIMER0' "
+                               "(0x40000000-0x40000fff, line 8)",
                                "regions must not overlap"}),
     [](const auto& param_info) {
       std::string s = param_info.param.file;

@@ -131,4 +131,17 @@ inline std::string QemuSemihostingConsole(const std::string& machine, const std:
   return console;
 }
 
+// What `elf` prints on QEMU's first serial port (`-serial stdio`), given `input` on its
+// stdin. Expects QEMU to exit 0 (the firmware ends through semihosting).
+inline std::string QemuSerial(const std::string& machine, const std::filesystem::path& elf,
+                              const std::string& input = "") {
+  std::string cpu = machine == "mps3-an547" ? " -cpu cortex-m55" : "";
+  Completed q = RunProgram({"sh", "-c",
+                            "printf '%s' " + ShellQuote(input) + " | timeout 30 qemu-system-arm -M " + machine + cpu +
+                                " -nographic -monitor none -serial stdio -semihosting-config enable=on,target=native"
+                                " -kernel " + ShellQuote(elf.string())});
+  EXPECT_EQ(q.status, 0) << "QEMU: " << q.err;
+  return q.out;
+}
+
 }  // namespace faultline::testing

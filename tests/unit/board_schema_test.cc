@@ -9,25 +9,19 @@
 #include "faultline/board.h"
 #include "faultline/error.h"
 #include "faultline/memory_map.h"
+#include "board_yaml.h"
 
 namespace faultline {
 namespace {
 
 // A board with one RAM region at 0x20000000 and the peripherals/gates the tests add.
 std::string Base(const std::string& extra) {
-  return "name: t\n"                       // 1
-         "description: test\n"             // 2
-         "cpu: cortex-m33\n"               // 3
-         "boot: {vector_table: 0x20000000, load_mode: debugger}\n"  // 4
-         "regions:\n"                      // 5
-         "  - {name: ram, base: 0x20000000, size: 64K, kind: sram, access: rwx, reset: zero}\n"  // 6
-         "  - {name: bank, base: 0x30000000, size: 64K, kind: sram, access: rw, reset: zero}\n"  // 7
-         "peripherals:\n"                  // 8
-         "  - name: PWR\n"                 // 9
-         "    base: 0x40000000\n"          // 10
-         "    registers:\n"                // 11
-         "      - {name: CR, offset: 0, fields: {EN: 0, MODE: [5, 4]}}\n"  // 12
-         + extra;                          // 13...
+  return BoardWith("  - name: PWR\n"          // 9
+                   "    base: 0x40000000\n"   // 10
+                   "    registers:\n"         // 11
+                   "      - {name: CR, offset: 0, fields: {EN: 0, MODE: [5, 4]}}\n"  // 12
+                   + extra,                    // 13...
+                   "  - {name: bank, base: 0x30000000, size: 64K, kind: sram, access: rw, reset: zero}\n");  // 7
 }
 
 void ExpectError(const std::string& yaml, int line, std::initializer_list<const char*> words,

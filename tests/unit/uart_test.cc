@@ -9,34 +9,13 @@
 #include "faultline/board.h"
 #include "faultline/error.h"
 #include "faultline/memory_map.h"
+#include "board_yaml.h"
 
 namespace faultline {
 namespace {
 
-std::string BoardWith(const std::string& peripherals) {
-  return "name: t\n"                                                                       // 1
-         "description: test\n"                                                             // 2
-         "cpu: cortex-m33\n"                                                               // 3
-         "boot: {vector_table: 0x20000000, load_mode: debugger}\n"                          // 4
-         "regions:\n"                                                                      // 5
-         "  - {name: ram, base: 0x20000000, size: 64K, kind: sram, access: rwx, reset: zero}\n"  // 6
-         "peripherals:\n"                                                                  // 7
-         + peripherals;                                                                    // 8...
-}
-
 std::string One(const std::string& model, const std::string& base = "0x40000000") {
   return BoardWith("  - {name: U, model: " + model + ", base: " + base + ", source: \"test\"}\n");
-}
-
-void ExpectError(const std::string& yaml, int line, const std::string& what, const std::string& fix) {
-  try {
-    ParseBoard(yaml, "t.yaml");
-    FAIL() << "expected InputError for:\n" << yaml;
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.where(), "t.yaml:" + std::to_string(line)) << e.what();
-    EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
-    EXPECT_NE(e.fix().find(fix), std::string::npos) << e.fix();
-  }
 }
 
 // A register access as the CPU makes it, by offset into the UART's block.
@@ -69,7 +48,7 @@ TEST(UartBoard, AModelGivesThePeripheralItsRegistersAndSize) {
 }
 
 TEST(UartBoard, UnknownKeyNamesItsLineAndTheAllowedKeys) {
-  ExpectError(BoardWith("  - name: U\n"                      // 8
+  ExpectBoardError(BoardWith("  - name: U\n"                      // 8
                         "    model: cmsdk-apb-uart\n"        // 9
                         "    base: 0x40000000\n"             // 10
                         "    baud: 115200\n"                 // 11
@@ -78,17 +57,17 @@ TEST(UartBoard, UnknownKeyNamesItsLineAndTheAllowedKeys) {
 }
 
 TEST(UartBoard, UnknownModelListsTheModels) {
-  ExpectError(One("pl011"), 8, "unknown peripheral model 'pl011'",
+  ExpectBoardError(One("pl011"), 8, "unknown peripheral model 'pl011'",
               "cmsdk-apb-uart, stm32-usart, stm32-lpuart, nxp-lpuart, dw-apb-uart");
 }
 
 TEST(UartBoard, AUartMustCiteWhereItsAddressComesFrom) {
-  ExpectError(BoardWith("  - {name: U, model: cmsdk-apb-uart, base: 0x40000000}\n"), 8,
+  ExpectBoardError(BoardWith("  - {name: U, model: cmsdk-apb-uart, base: 0x40000000}\n"), 8,
               "does not say where its address comes from", "source:");
 }
 
 TEST(UartBoard, RegistersComeFromTheModelNotTheFile) {
-  ExpectError(BoardWith("  - name: U\n"
+  ExpectBoardError(BoardWith("  - name: U\n"
                         "    model: stm32-usart\n"
                         "    base: 0x40000000\n"
                         "    source: test\n"
@@ -97,13 +76,13 @@ TEST(UartBoard, RegistersComeFromTheModelNotTheFile) {
 }
 
 TEST(UartBoard, OverlappingAnotherPeripheralIsAnError) {
-  ExpectError(BoardWith("  - {name: U0, model: cmsdk-apb-uart, base: 0x40000000, source: a}\n"
+  ExpectBoardError(BoardWith("  - {name: U0, model: cmsdk-apb-uart, base: 0x40000000, source: a}\n"
                         "  - {name: U1, model: cmsdk-apb-uart, base: 0x40000800, source: b}\n"),
               9, "peripheral 'U1' (0x40000800-0x400017ff) overlaps peripheral 'U0'", "must not overlap");
 }
 
 TEST(UartBoard, ASizeTooSmallForTheModelsRegisters) {
-  ExpectError(BoardWith("  - {name: U, model: cmsdk-apb-uart, base: 0x40000000, size: 256, source: a}\n"), 8,
+  ExpectBoardError(BoardWith("  - {name: U, model: cmsdk-apb-uart, base: 0x40000000, size: 256, source: a}\n"), 8,
               "needs 0x1000 bytes", "omit size");
 }
 

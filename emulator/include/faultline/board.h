@@ -121,8 +121,34 @@ std::vector<Register> UartRegisters(UartModel model);
 // The size of a model's register block, for a peripheral that does not state one.
 uint64_t UartBlockSize(UartModel model);
 
+// A timer whose behaviour faultline implements (bus/timer.cc). It counts one tick per
+// instruction (the clock SysTick uses here: docs/fidelity.md) and raises its interrupt
+// line at the block boundary where it comes due.
+enum class TimerModel {
+  kCmsdkApbTimer,  // Arm CMSDK APB timer (MPS2/MPS3 TIMER0/TIMER1), as QEMU's cmsdk-apb-timer
+  kCmsdkApbDualTimer,  // Arm CMSDK APB dual timer (SP804-like), as QEMU's cmsdk-apb-dualtimer
+};
+std::string ToString(TimerModel model);
+std::vector<Register> TimerRegisters(TimerModel model);  // board/timer_models.cc
+
+// Interrupt lines into the NVIC: external interrupts 0..kNvicIrqLines-1 (exception
+// 16 + n). The NVIC modelled has 32 lines (ICTR.INTLINESNUM = 0).
+constexpr uint32_t kNvicIrqLines = 32;
+
+// A peripheral's interrupt output wired to an NVIC line. Level-sensitive, as QEMU's
+// qemu_irq: the line is high while the model's output (or `when`) holds; a rising level
+// pends the interrupt, and it pends again on exception return while the level stays high
+// (Armv7-M ARM §B3.4.1, QEMU hw/intc/armv7m_nvic.c nvic_complete_irq). Several outputs
+// may share a line: it is then their OR (QEMU's or-irq, e.g. the MPS2 UART overflows).
+struct IrqLine {
+  std::string output;   // the model's output: "timer" / "tx", "rx", "overflow"; "" for `when`
+  uint32_t number = 0;  // NVIC external interrupt number
+  Condition when;       // a register-declared peripheral: the line is high while this holds
+  std::string where;
+};
+
 // A block of memory-mapped registers. Writes are stored; reads return what was
-// written, except where a rule says otherwise, or where the block is a UART model.
+// written, except where a rule says otherwise, or where the block is a UART or timer model.
 struct Peripheral {
   std::string name;
   std::string description;
@@ -130,6 +156,8 @@ struct Peripheral {
   uint64_t size = 0;
   std::vector<Register> registers;
   std::optional<UartModel> uart;  // `model:` a UART; its registers come from the model
+  std::optional<TimerModel> timer;  // `model:` a timer
+  std::vector<IrqLine> irqs;        // `irq:`
   std::string source;             // where its address comes from (required with `model:`)
   std::string where;
 };

@@ -14,6 +14,7 @@
 namespace faultline {
 
 class UartPort;
+class TimerPort;
 
 // Host memory backing one region. Anonymous mmap, so a 2 GiB DDR that the firmware
 // never touches costs no RAM.
@@ -119,6 +120,28 @@ class MemoryMap {
   const std::vector<std::unique_ptr<UartPort>>& uarts() const { return uarts_; }
   // The port named `name`, or null.
   UartPort* FindUart(const std::string& name);
+  // Timers (peripherals declared with a timer `model:`).
+  const std::vector<std::unique_ptr<TimerPort>>& timers() const { return timers_; }
+
+  // Peripheral time: the instruction clock SysTick counts (Core::time()). The CPU brings
+  // it up to date before each register access and at each event; timers count to it.
+  void AdvanceTo(uint64_t now);
+  uint64_t now() const { return now_; }
+  // The earliest time at which a peripheral raises an interrupt on its own (a timer's
+  // count reaching zero, a byte for an interrupt-driven receiver), or UINT64_MAX.
+  uint64_t NextEventAt() const;
+  // The NVIC lines the board's peripherals drive (`irq:`), each once, and whether a line
+  // is high now: the OR of the outputs wired to it.
+  const std::vector<uint32_t>& irq_numbers() const { return irq_numbers_; }
+  bool IrqLevel(uint32_t number) const;
+  // Whether a register access since the last call may have moved an interrupt line or a
+  // timer's next event: the CPU then lets the exception model look at the next block.
+  bool TakeIrqAttention() {
+    bool a = irq_attention_;
+    irq_attention_ = false;
+    return a;
+  }
+
   // "AXISRAM5EN=1 SRAMSD=0" for a value of a register with named fields.
   std::string DescribeFields(size_t peripheral, size_t reg, uint32_t value) const;
 
@@ -139,6 +162,13 @@ class MemoryMap {
   std::vector<std::vector<uint32_t>> values_;  // stored register values
   std::vector<std::unique_ptr<UartPort>> uarts_;
   std::vector<UartPort*> uart_of_;  // peripheral -> its UART model, or null
+  std::vector<std::unique_ptr<TimerPort>> timers_;
+  std::vector<TimerPort*> timer_of_;  // peripheral -> its timer model, or null
+  std::vector<uint32_t> irq_numbers_;
+  uint64_t now_ = 0;
+  bool irq_attention_ = false;
+  bool LineOutput(size_t peripheral, const IrqLine& line) const;
+  uint64_t IrqSignature() const;  // the lines' levels, a bit each (NVIC lines < 64)
 };
 
 // Fills `storage` with the region's reset contents.

@@ -127,6 +127,11 @@ struct PendingRule {
   PendingCondition when;
 };
 
+struct PendingIrq {
+  size_t peripheral = 0;  // its last irqs entry is the line
+  PendingCondition when;
+};
+
 struct PendingGate {
   Gate gate;
   PendingCondition when;
@@ -144,6 +149,7 @@ struct Layer {
   std::vector<Alias> aliases;
   std::vector<Peripheral> peripherals;
   std::vector<PendingRule> rules;  // indices into `peripherals`
+  std::vector<PendingIrq> irq_conditions;
   std::vector<PendingGate> gates;
   std::vector<HostContract> contracts;
 };
@@ -193,50 +199,115 @@ RegisterField ParseRegisterField(const Field& f, const std::string& name) {
   return rf;
 }
 
-UartModel ParseUartModel(const Field& f) {
-  static const std::vector<std::pair<std::string, UartModel>> kModels = {
-      {ToString(UartModel::kCmsdkApb), UartModel::kCmsdkApb},
-      {ToString(UartModel::kStm32Usart), UartModel::kStm32Usart},
-      {ToString(UartModel::kStm32Lpuart), UartModel::kStm32Lpuart},
-      {ToString(UartModel::kNxpLpuart), UartModel::kNxpLpuart},
-      {ToString(UartModel::kDw16550), UartModel::kDw16550}};
-  return f.Choice("peripheral model", kModels);
+// `model:` names a UART or a timer whose behaviour faultline implements.
+void ParseModel(const Field& f, Peripheral& p) {
+  struct Model {
+    std::optional<UartModel> uart;
+    std::optional<TimerModel> timer;
+  };
+  static const std::vector<std::pair<std::string, Model>> kModels = {
+      {ToString(UartModel::kCmsdkApb), {UartModel::kCmsdkApb, {}}},
+      {ToString(UartModel::kStm32Usart), {UartModel::kStm32Usart, {}}},
+      {ToString(UartModel::kStm32Lpuart), {UartModel::kStm32Lpuart, {}}},
+      {ToString(UartModel::kNxpLpuart), {UartModel::kNxpLpuart, {}}},
+      {ToString(UartModel::kDw16550), {UartModel::kDw16550, {}}},
+      {ToString(TimerModel::kCmsdkApbTimer), {{}, TimerModel::kCmsdkApbTimer}},
+      {ToString(TimerModel::kCmsdkApbDualTimer), {{}, TimerModel::kCmsdkApbDualTimer}}};
+  Model m = f.Choice("peripheral model", kModels);
+  p.uart = m.uart;
+  p.timer = m.timer;
+  p.registers = p.uart ? UartRegisters(*p.uart) : TimerRegisters(*p.timer);
+}
+
+std::string ModelName(const Peripheral& p) { return p.uart ? ToString(*p.uart) : ToString(*p.timer); }
+
+// One `irq:` line number, checked against the NVIC's size.
+IrqLine ParseIrqNumber(const Field& f, const std::string& output) {
+  IrqLine line;
+  line.output = output;
+  line.where = f.Where();
+  uint64_t n = f.Number();
+  if (n >= kNvicIrqLines) {
+    f.Fail(fmt::format("IRQ {} is past the NVIC's {} interrupt lines (0-{})", n, kNvicIrqLines, kNvicIrqLines - 1),
+           "use the interrupt number the reference manual gives (exception number minus 16)");
+  }
+  line.number = uint32_t(n);
+  return line;
+}
+
+// `irq:` — a timer model: the number of the line its interrupt drives; a UART model: a
+// mapping of its outputs (rx, tx, overflow) to lines; a peripheral with declared
+// registers: the number, and `irq_when:` the condition that holds while it is pending.
+void ParseIrqs(const Mapping& m, const Field& f, Peripheral& p, size_t index, Layer& layer) {
+  if (m.Has("irq_when") && (p.uart || p.timer)) {
+    m.Get("irq_when").Fail(fmt::format("{} is a {}, whose interrupt the model raises", p.name, ModelName(p)),
+                           "remove irq_when: (docs/boards.md lists each model's interrupt outputs)");
+  }
+  if (!m.Has("irq")) {
+    if (m.Has("irq_when")) m.Get("irq_when").Fail("irq_when: without irq:", "add irq: N, the NVIC line it drives");
+    return;
+  }
+  Field irq = m.Get("irq");
+  if (p.uart) {
+    if (*p.uart != UartModel::kCmsdkApb) {
+      irq.Fail(fmt::format("{} ({}) has no interrupt outputs modelled", p.name, ModelName(p)),
+               "remove irq: (only cmsdk-apb-uart raises interrupts; docs/boards.md)");
+    }
+    Mapping im(irq, {"rx", "tx", "overflow"});
+    for (const char* output : {"rx", "tx", "overflow"}) {
+      if (im.Has(output)) p.irqs.push_back(ParseIrqNumber(im.Get(output), output));
+    }
+    return;
+  }
+  if (!irq.node.IsScalar()) {
+    irq.Fail(fmt::format("irq: of {} must be one interrupt number", p.name),
+             p.timer ? "write irq: N (the line the timer's interrupt drives)" : "write irq: N and irq_when: \"COND\"");
+  }
+  p.irqs.push_back(ParseIrqNumber(irq, p.timer ? "timer" : ""));
+  if (p.timer) return;
+  if (!m.Has("irq_when")) {
+    f.Fail(fmt::format("{} declares irq: {} but not when it is pending", p.name, p.irqs.back().number),
+           "add irq_when: \"PERIPH.REG.FIELD == 1\", the condition over its registers that raises the line");
+  }
+  layer.irq_conditions.push_back({index, {m.Get("irq_when").Scalar(), m.Get("irq_when").Where()}});
 }
 
 void ParsePeripheral(const Field& f, Layer& layer) {
-  Mapping m(f, {"name", "base", "size", "description", "registers", "model", "source"});
+  Mapping m(f, {"name", "base", "size", "description", "registers", "model", "source", "irq", "irq_when"});
   Peripheral p;
   p.where = f.Where();
   p.name = m.Require("name").Scalar();
   p.base = m.Require("base").Address();
   if (m.Has("model")) {
-    p.uart = ParseUartModel(m.Get("model"));
+    ParseModel(m.Get("model"), p);
     if (m.Has("registers")) {
       m.Get("registers").Fail(fmt::format("{} is a {}, whose registers come from its model", p.name,
-                                          ToString(*p.uart)),
+                                          ModelName(p)),
                               "remove registers: (docs/boards.md lists each model's registers)");
     }
     if (!m.Has("source")) {
-      f.Fail(fmt::format("UART {} does not say where its address comes from", p.name),
+      f.Fail(fmt::format("{} {} does not say where its address comes from", p.uart ? "UART" : "timer", p.name),
              "add source: citing the reference manual section or vendor file that places it at this "
              "address, e.g. source: \"QEMU 7.2 hw/arm/mps2.c: UART0 at 0x40004000\"");
     }
-    p.registers = UartRegisters(*p.uart);
   }
   if (m.Has("source")) p.source = m.Get("source").Scalar();
-  p.size = m.Has("size") ? m.Get("size").Size() : p.uart ? UartBlockSize(*p.uart) : 1024;
+  const bool modelled = p.uart || p.timer;
+  const uint64_t model_size = p.uart ? UartBlockSize(*p.uart) : 0x1000;  // the CMSDK timers: 4 KiB
+  p.size = m.Has("size") ? m.Get("size").Size() : modelled ? model_size : 1024;
   if (m.Has("description")) p.description = m.Get("description").Scalar();
   if (p.size == 0 || p.size > (uint64_t{1} << 32) - p.base) {
     m.Get("size").Fail(fmt::format("peripheral '{}' size 0x{:x} is empty or runs past 4 GiB", p.name, p.size),
                        "give the register block's size, e.g. size: 1K");
   }
-  if (p.uart && p.registers.back().offset + 4 > p.size) {
-    m.Get("size").Fail(fmt::format("UART {} ({}) needs 0x{:x} bytes for its registers, more than size 0x{:x}",
-                                   p.name, ToString(*p.uart), p.registers.back().offset + 4, p.size),
-                       fmt::format("omit size (0x{:x} for this model) or give at least 0x{:x}",
-                                   UartBlockSize(*p.uart), p.registers.back().offset + 4));
+  if (modelled && p.registers.back().offset + 4 > p.size) {
+    m.Get("size").Fail(fmt::format("{} ({}) needs 0x{:x} bytes for its registers, more than size 0x{:x}",
+                                   p.name, ModelName(p), p.registers.back().offset + 4, p.size),
+                       fmt::format("omit size (0x{:x} for this model) or give at least 0x{:x}", model_size,
+                                   p.registers.back().offset + 4));
   }
   size_t index = layer.peripherals.size();
+  ParseIrqs(m, f, p, index, layer);
   struct Target {
     size_t reg;
     std::string key;
@@ -573,6 +644,9 @@ Board ParseBoard(const std::string& yaml, const std::string& origin) {
                        "declare the field under the register's fields:");
     }
     reg.rules.push_back({size_t(fit - reg.fields.begin()), pr.value, ResolveCondition(pr.when, b.peripherals)});
+  }
+  for (const PendingIrq& pi : layer.irq_conditions) {
+    b.peripherals[pi.peripheral].irqs.back().when = ResolveCondition(pi.when, b.peripherals);
   }
   for (PendingGate& pg : layer.gates) {
     if (std::none_of(b.regions.begin(), b.regions.end(), [&](const Region& r) { return r.name == pg.gate.region; })) {

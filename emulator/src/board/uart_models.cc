@@ -4,22 +4,11 @@
 #include <fmt/core.h>
 
 #include "faultline/board.h"
+#include "register_layout.h"
 
 namespace faultline {
 
 namespace {
-
-Register Reg(const char* name, uint32_t offset, uint32_t reset = 0,
-             std::vector<RegisterField> fields = {}) {
-  Register r;
-  r.name = name;
-  r.offset = offset;
-  r.reset = reset;
-  r.fields = std::move(fields);
-  return r;
-}
-
-RegisterField Bit(const char* name, uint32_t bit) { return {name, bit, bit}; }
 
 // Arm CMSDK APB UART: Cortex-M System Design Kit TRM (ARM DDI 0479C) §4.3, as QEMU 7.2
 // hw/char/cmsdk-apb-uart.c models it (register map, field positions, ID values).

@@ -11,6 +11,7 @@
 #include <new>
 #include <random>
 
+#include "timer.h"
 #include "uart.h"
 
 namespace faultline {
@@ -137,6 +138,13 @@ MemoryMap::MemoryMap(const Board& board) : gates_(board.gates), peripherals_(boa
     values_.push_back(std::move(v));
     if (p.uart) uarts_.push_back(std::make_unique<UartPort>(p));
     uart_of_.push_back(p.uart ? uarts_.back().get() : nullptr);
+    if (p.timer) timers_.push_back(std::make_unique<TimerPort>(p));
+    timer_of_.push_back(p.timer ? timers_.back().get() : nullptr);
+    for (const IrqLine& l : p.irqs) {
+      if (std::find(irq_numbers_.begin(), irq_numbers_.end(), l.number) == irq_numbers_.end()) {
+        irq_numbers_.push_back(l.number);
+      }
+    }
   }
   gate_open_.assign(gates_.size(), false);
   for (size_t g = 0; g < gates_.size(); ++g) gate_open_[g] = GateHolds(g);
@@ -225,13 +233,63 @@ uint32_t MemoryMap::ReadRegister(size_t p, size_t r) const {
 }
 
 uint32_t MemoryMap::LoadRegister(size_t p, size_t r) {
-  return uart_of_[p] != nullptr ? uart_of_[p]->Read(r, values_[p]) : ReadRegister(p, r);
+  if (timer_of_[p] != nullptr) return timer_of_[p]->Read(r, values_[p], now_);
+  if (uart_of_[p] == nullptr) return ReadRegister(p, r);
+  const uint64_t before = IrqSignature();
+  uint32_t v = uart_of_[p]->Read(r, values_[p]);  // a receive may raise RXINT
+  if (IrqSignature() != before) irq_attention_ = true;
+  return v;
+}
+
+void MemoryMap::AdvanceTo(uint64_t now) {
+  if (now < now_) return;
+  now_ = now;
+  for (size_t p = 0; p < peripherals_.size(); ++p) {
+    if (timer_of_[p] != nullptr) timer_of_[p]->AdvanceTo(now, values_[p]);
+    if (uart_of_[p] != nullptr && uart_of_[p]->ReceiveDue(values_[p])) uart_of_[p]->ReceiveNow(values_[p]);
+  }
+}
+
+uint64_t MemoryMap::NextEventAt() const {
+  uint64_t next = UINT64_MAX;
+  for (size_t p = 0; p < peripherals_.size(); ++p) {
+    if (timer_of_[p] != nullptr) next = std::min(next, timer_of_[p]->NextEventAt(values_[p]));
+    if (uart_of_[p] != nullptr && uart_of_[p]->ReceiveDue(values_[p])) next = std::min(next, now_);
+  }
+  return next;
+}
+
+bool MemoryMap::LineOutput(size_t p, const IrqLine& line) const {
+  if (timer_of_[p] != nullptr) return timer_of_[p]->Output(values_[p]);
+  if (uart_of_[p] != nullptr) return uart_of_[p]->Output(line.output, values_[p]);
+  return Holds(line.when);
+}
+
+bool MemoryMap::IrqLevel(uint32_t number) const {
+  for (size_t p = 0; p < peripherals_.size(); ++p) {
+    for (const IrqLine& l : peripherals_[p].irqs) {
+      if (l.number == number && LineOutput(p, l)) return true;
+    }
+  }
+  return false;
+}
+
+uint64_t MemoryMap::IrqSignature() const {
+  uint64_t s = 0;
+  for (uint32_t n : irq_numbers_) s |= uint64_t(IrqLevel(n)) << (n % 64);
+  return s;
 }
 
 RegisterWriteEffect MemoryMap::WriteRegister(size_t p, size_t r, uint32_t value) {
   const Register& reg = peripherals_[p].registers[r];
   RegisterWriteEffect effect;
-  if (uart_of_[p] != nullptr) {
+  // A timer write moves its schedule; any write may move a line (a UART's INTSTATUS, a
+  // condition over registers, of this peripheral or another).
+  const uint64_t lines_before = irq_numbers_.empty() ? 0 : IrqSignature();
+  if (timer_of_[p] != nullptr) irq_attention_ = true;
+  if (timer_of_[p] != nullptr) {
+    timer_of_[p]->Write(r, value, values_[p], now_);
+  } else if (uart_of_[p] != nullptr) {
     const uint64_t dropped = uart_of_[p]->dropped();
     uart_of_[p]->Write(r, value, values_[p]);
     if (uart_of_[p]->dropped() != dropped) effect.uart_not_sent = uart_of_[p]->TransmitterEnable();
@@ -243,6 +301,7 @@ RegisterWriteEffect MemoryMap::WriteRegister(size_t p, size_t r, uint32_t value)
     values_[p][r] = value;
   }
   UpdateGates(&effect);
+  if (!irq_numbers_.empty() && IrqSignature() != lines_before) irq_attention_ = true;
   return effect;
 }
 

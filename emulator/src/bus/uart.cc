@@ -117,14 +117,34 @@ void UartPort::Write(size_t reg, uint32_t value, std::vector<uint32_t>& values) 
 // nothing retries it). A byte is received only while CTRL.RXEN is set and the buffer is
 // empty (uart_can_receive); reading DATA empties it.
 
+bool UartPort::CmsdkCanReceive(const std::vector<uint32_t>& values) const {
+  return (values[control_] & kCmsdkRxEn) && !(values[status_] & kCmsdkRxFull) && HasInput();
+}
+
+bool UartPort::ReceiveDue(const std::vector<uint32_t>& values) const {
+  return model_ == UartModel::kCmsdkApb && (values[control_] & kCmsdkRxIntEn) && CmsdkCanReceive(values);
+}
+
+void UartPort::ReceiveNow(std::vector<uint32_t>& values) {
+  if (model_ != UartModel::kCmsdkApb || !CmsdkCanReceive(values)) return;
+  rx_holding_ = TakeInput();
+  values[status_] |= kCmsdkRxFull;
+  if (values[control_] & kCmsdkRxIntEn) values[interrupts_] |= kCmsdkIntRx;
+}
+
+// QEMU 7.2 cmsdk-apb-uart.c uart_update_irqs: TXINT, RXINT, and the overflow outputs
+// TXOVRINT/RXOVRINT (the MPS2 boards OR those of UART0-2 into one line).
+bool UartPort::Output(const std::string& output, const std::vector<uint32_t>& values) const {
+  if (model_ != UartModel::kCmsdkApb) return false;
+  const uint32_t intstatus = values[interrupts_];
+  if (output == "tx") return intstatus & kCmsdkIntTx;
+  if (output == "rx") return intstatus & kCmsdkIntRx;
+  return intstatus & kCmsdkOverruns;  // "overflow"
+}
+
 uint32_t UartPort::ReadCmsdk(size_t reg, std::vector<uint32_t>& values) {
   uint32_t& state = values[status_];
-  const uint32_t ctrl = values[control_];
-  if ((reg == data_ || reg == status_) && (ctrl & kCmsdkRxEn) && !(state & kCmsdkRxFull) && HasInput()) {
-    rx_holding_ = TakeInput();
-    state |= kCmsdkRxFull;
-    if (ctrl & kCmsdkRxIntEn) values[interrupts_] |= kCmsdkIntRx;
-  }
+  if (reg == data_ || reg == status_) ReceiveNow(values);
   if (reg == data_) {
     state &= ~kCmsdkRxFull;
     return rx_holding_;

@@ -28,6 +28,13 @@ class UartPort {
 
   void GiveInput(std::string_view bytes) { rx_.append(bytes); }
 
+  // Interrupts (CMSDK): a byte waits and the receiver would take it now, with its
+  // interrupt enabled, so that an interrupt-driven driver that never polls gets it.
+  bool ReceiveDue(const std::vector<uint32_t>& values) const;
+  void ReceiveNow(std::vector<uint32_t>& values);
+  // An interrupt output ("tx", "rx", "overflow") of the CMSDK UART: its INTSTATUS bits.
+  bool Output(const std::string& output, const std::vector<uint32_t>& values) const;
+
   const std::string& name() const { return name_; }
   UartModel model() const { return model_; }
   const std::string& transmitted() const { return tx_; }
@@ -45,6 +52,7 @@ class UartPort {
   uint8_t TakeInput() { return uint8_t(rx_[rx_next_++]); }
   void Send(uint8_t byte) { tx_.push_back(char(byte)); }
 
+  bool CmsdkCanReceive(const std::vector<uint32_t>& values) const;
   uint32_t ReadCmsdk(size_t reg, std::vector<uint32_t>& values);
   void WriteCmsdk(size_t reg, uint32_t value, std::vector<uint32_t>& values);
   uint32_t ReadStm32(size_t reg, std::vector<uint32_t>& values);

@@ -280,7 +280,7 @@ Core::Taken Core::ReturnFromException(uint32_t value) {
     // tried the return is not known precisely.
     return TakeFault({.exception = kUsageFault, .cfsr_bits = cfsr::kInvpc, .return_address = value});
   }
-  scs_.SetActive(returning, false);
+  scs_.Complete(returning);
   const bool psp = r.to_thread && r.use_psp;
   const bool fp = r.extended_frame && HasFpu(cpu_);
   const uint32_t frame_sp = RegRead(uc_, psp ? UC_ARM_REG_PSP : UC_ARM_REG_MSP);

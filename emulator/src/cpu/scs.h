@@ -26,7 +26,7 @@ constexpr uint32_t kM55ImpdefBase = 0xE001E000u;  // Cortex-M55 TRM §5: MSCR..P
 // M0 r0p0 0x410CC200, M3 r2p0 0x412FC230... see CpuidOf in scs.cc.
 uint32_t CpuidOf(Cpu cpu);
 
-constexpr int kNumIrqs = 32;  // NVIC interrupt lines modelled (a board field may come)
+constexpr int kNumIrqs = int(kNvicIrqLines);  // NVIC interrupt lines modelled (faultline/board.h)
 constexpr int kNumExceptions = kFirstIrq + kNumIrqs;
 
 // An SCS access the model does not know, aggregated by address.
@@ -55,6 +55,20 @@ class Scs {
   bool active(uint32_t n) const { return n < kNumExceptions && active_[n]; }
   void SetPending(uint32_t n, bool v) { if (n < kNumExceptions) pending_[n] = v; }
   void SetActive(uint32_t n, bool v) { if (n < kNumExceptions) active_[n] = v; }
+  // A peripheral's interrupt line (external interrupt `irq`) at `level`: a rising level
+  // pends it. Level-sensitive as QEMU's NVIC (hw/intc/armv7m_nvic.c set_irq_level).
+  void SetIrqLevel(uint32_t irq, bool level) {
+    if (irq >= uint32_t(kNumIrqs)) return;
+    if (level && !irq_level_[irq]) pending_[kFirstIrq + irq] = true;
+    irq_level_[irq] = level;
+  }
+  // Exception return from `n`: no longer active, and pending again if it is an
+  // interrupt whose line is still high (armv7m_nvic_complete_irq; Armv7-M ARM §B3.4.1:
+  // a level interrupt still asserted when its handler returns is pended again).
+  void Complete(uint32_t n) {
+    SetActive(n, false);
+    if (n >= uint32_t(kFirstIrq) && n < uint32_t(kNumExceptions) && irq_level_[n - kFirstIrq]) pending_[n] = true;
+  }
   int Priority(uint32_t n) const;         // configured priority (Reset -3, NMI -2, HardFault -1)
   int ActiveGroupPriority() const;        // most urgent active, or kNoActivePriority
   int ActiveCount() const;
@@ -116,6 +130,7 @@ class Scs {
   std::array<uint8_t, 12> shpr_{};  // exceptions 4..15
   std::array<bool, 4> fault_enable_{};  // [0] MemManage [1] BusFault [2] UsageFault [3] SecureFault
   std::array<bool, kNumIrqs> irq_enabled_{};
+  std::array<bool, kNumIrqs> irq_level_{};  // driven by peripherals; a reset keeps them
   std::array<uint8_t, kNumIrqs> ipr_{};
   bool reset_requested_ = false;
 

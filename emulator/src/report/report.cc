@@ -348,9 +348,16 @@ std::string FormatBoard(const Board& b) {
     rows.push_back({a.base, a.size, a.name, "alias", "", "", g.empty() ? note : note + "; " + g});
   }
   for (const Peripheral& p : b.peripherals) {
-    std::string note = p.uart ? fmt::format("UART {} [{}]", ToString(*p.uart), p.source)
-                              : fmt::format("{} register{}", p.registers.size(), p.registers.size() == 1 ? "" : "s");
-    rows.push_back({p.base, p.size, p.name, p.uart ? "uart" : "peripheral", "rw", "", note});
+    std::string note = p.uart    ? fmt::format("UART {} [{}]", ToString(*p.uart), p.source)
+                       : p.timer ? fmt::format("timer {} [{}]", ToString(*p.timer), p.source)
+                                 : fmt::format("{} register{}", p.registers.size(), p.registers.size() == 1 ? "" : "s");
+    std::string irqs;
+    for (const IrqLine& l : p.irqs) {
+      irqs += fmt::format("{}{}IRQ {}", irqs.empty() ? "" : ", ", l.output.empty() || l.output == "timer" ? "" : l.output + " ",
+                          l.number);
+    }
+    if (!irqs.empty()) note += "; " + irqs;
+    rows.push_back({p.base, p.size, p.name, p.uart ? "uart" : p.timer ? "timer" : "peripheral", "rw", "", note});
   }
   std::sort(rows.begin(), rows.end(), [](const Row& x, const Row& y) { return x.base < y.base; });
   out += fmt::format("\n  {:<23} {:>9}  {:<18} {:<10} {:<4} {:<16} {}\n", "range", "size", "name", "kind", "acc",

@@ -355,21 +355,34 @@ SessionOutput RunSession(const SessionInput& in) {
     pc = t.handler;
     return true;
   };
-  // The core sleeps (WFI, or `b .` waiting for an interrupt) until SysTick wakes it;
-  // false if nothing ever will. `must_preempt`: only an exception that can be taken
-  // ends the wait (a spin), not any pending one (WFI).
+  // Peripherals' interrupt lines into the NVIC, brought up to the core's time: timers
+  // count, and each line's level reaches the NVIC (a rising one pends its interrupt).
+  auto sync_irqs = [&] {
+    map.AdvanceTo(core.time());
+    for (uint32_t n : map.irq_numbers()) core.scs().SetIrqLevel(n, map.IrqLevel(n));
+  };
+  // When SysTick or a peripheral next raises an interrupt by itself, or UINT64_MAX.
+  auto next_event = [&] { return std::min(core.scs().NextTickAt().value_or(UINT64_MAX), map.NextEventAt()); };
+  // The core sleeps (WFI, or `b .` waiting for an interrupt) until SysTick or a
+  // peripheral's interrupt wakes it; false if nothing ever will. `must_preempt`: only an
+  // exception that can be taken ends the wait (a spin), not any pending one (WFI).
   auto sleep_until_wake = [&](bool must_preempt) -> bool {
     cpu::Scs& scs = core.scs();
     auto can_take = [&] { return scs.PendingToTake(core.ExecutionPriority()).has_value(); };
+    sync_irqs();
     if (must_preempt ? can_take() : scs.AnythingPending()) return true;
-    std::optional<uint64_t> next = scs.NextTickAt();
-    if (!next) return false;
-    if (must_preempt && !cpu::Preempts(cpu::GroupPriority(scs.Priority(cpu::kSysTick), scs.prigroup()),
-                                       core.ExecutionPriority())) {
-      return false;
-    }
-    if (*next > core.time()) core.Idle(*next - core.time());
+    const uint64_t tick = scs.NextTickAt().value_or(UINT64_MAX);
+    const uint64_t peripheral = map.NextEventAt();
+    const bool tick_wakes =
+        tick != UINT64_MAX && (!must_preempt || cpu::Preempts(cpu::GroupPriority(scs.Priority(cpu::kSysTick), scs.prigroup()),
+                                                              core.ExecutionPriority()));
+    // A peripheral's interrupt wakes a spin only if it could be taken; whether it can is
+    // known once it is pending, so sleep to it and look again (the runner's loop).
+    if (!tick_wakes && peripheral == UINT64_MAX) return false;
+    const uint64_t next = std::min(tick_wakes ? tick : UINT64_MAX, peripheral);
+    if (next > core.time()) core.Idle(next - core.time());
     scs.AdvanceTo(core.time());
+    sync_irqs();
     return true;
   };
 
@@ -381,6 +394,7 @@ SessionOutput RunSession(const SessionInput& in) {
     {
       cpu::Scs& scs = core.scs();
       scs.AdvanceTo(core.time());
+      sync_irqs();
       if (scs.reset_requested()) {  // AIRCR.SYSRESETREQ: a warm reset, memory kept
         core.ResetRegisters(initial_sp);
         pc = reset_vector & ~1u;
@@ -396,8 +410,7 @@ SessionOutput RunSession(const SessionInput& in) {
         }
         pc = t.handler;
       }
-      std::optional<uint64_t> next = scs.NextTickAt();
-      core.SetNextEvent(next.value_or(UINT64_MAX), scs.AnythingPending());
+      core.SetNextEvent(next_event(), scs.AnythingPending());
     }
     cpu::Limits limits{.max_instructions = in.max_instructions};
     if (in.options.timeout_seconds > 0) {
@@ -670,6 +683,7 @@ SessionOutput RunSession(const SessionInput& in) {
         continue;
       }
       case Stop::Kind::kExceptionReturn: {
+        sync_irqs();  // a handler that cleared its interrupt source in this block
         cpu::Core::Taken t = core.ReturnFromException(s.imm);
         if (t.lockup) {
           Fault f = fault("HardFault", fmt::format("exception return to 0x{:08x} faulted", s.imm));

@@ -1,0 +1,101 @@
+/*
+ * uart_irq: an interrupt-driven console on the CMSDK UART, as a vendor driver with a
+ * transmit ring does it. The TX interrupt (INTSTATUS.TX, set each time a byte leaves
+ * with CTRL.TXINTEN) sends the next byte of the ring; the RX interrupt collects a line,
+ * which main, asleep in WFI in between, prints back reversed. Ends through semihosting.
+ *
+ * The board's CMake entry gives -DUART_BASE and the UART's interrupt lines -DUART_RX_IRQn
+ * and -DUART_TX_IRQn (QEMU 7.2 hw/arm/mps2.c: UART0 RX 0, TX 1 on the AN385).
+ */
+#include "uart_console.h"
+
+#define REG32(a) (*(volatile uint32_t *)(a))
+#define NVIC_ISER0 REG32(0xE000E100u)
+
+#define CTRL_TXEN (1u << 0)
+#define CTRL_RXEN (1u << 1)
+#define CTRL_TXINTEN (1u << 2)
+#define CTRL_RXINTEN (1u << 3)
+#define INT_TX (1u << 0)
+#define INT_RX (1u << 1)
+
+#define IRQ_HANDLER_NAME(n) Interrupt##n##_Handler
+#define IRQ_HANDLER(n) IRQ_HANDLER_NAME(n)
+
+static volatile char ring[64];
+static volatile uint32_t ring_head, ring_tail;
+static volatile uint32_t tx_busy;
+static volatile uint32_t tx_interrupts, rx_interrupts;
+
+static volatile char line[32];
+static volatile uint32_t line_len, line_done;
+
+void IRQ_HANDLER(UART_TX_IRQn)(void)
+{
+    UART->INTSTATUS = INT_TX;
+    tx_interrupts++;
+    if (ring_tail != ring_head) {
+        UART->DATA = (uint8_t)ring[ring_tail % 64];
+        ring_tail++;
+    } else {
+        tx_busy = 0;
+    }
+}
+
+void IRQ_HANDLER(UART_RX_IRQn)(void)
+{
+    UART->INTSTATUS = INT_RX;
+    rx_interrupts++;
+    char c = (char)UART->DATA;
+    if (c == '\n' || line_len == sizeof line) {
+        line_done = 1;
+    } else {
+        line[line_len++] = c;
+    }
+}
+
+/* Queues a byte; the first of a burst starts the transmitter, the TX interrupt the rest. */
+static void irq_putc(char c)
+{
+    while (ring_head - ring_tail >= 64) {
+    }
+    __asm__ volatile("cpsid i" ::: "memory");
+    if (!tx_busy) {
+        tx_busy = 1;
+        UART->DATA = (uint8_t)c;
+    } else {
+        ring[ring_head % 64] = c;
+        ring_head++;
+    }
+    __asm__ volatile("cpsie i" ::: "memory");
+}
+
+static void irq_puts(const char *s)
+{
+    while (*s) {
+        if (*s == '\n') irq_putc('\r');
+        irq_putc(*s++);
+    }
+}
+
+int main(void)
+{
+    UART->BAUDDIV = 16;
+    UART->CTRL = CTRL_TXEN | CTRL_RXEN | CTRL_TXINTEN | CTRL_RXINTEN;
+    NVIC_ISER0 = (1u << UART_TX_IRQn) | (1u << UART_RX_IRQn);
+
+    irq_puts("irq console ready\n");
+    while (!line_done)
+        __asm__ volatile("wfi");
+    irq_puts("got ");
+    char n[3] = {(char)('0' + line_len / 10), (char)('0' + line_len % 10), 0};
+    irq_puts(n);
+    irq_puts(" bytes: ");
+    for (uint32_t i = line_len; i > 0; i--) irq_putc(line[i - 1]);
+    irq_puts("\n");
+    while (tx_busy)
+        __asm__ volatile("wfi");
+    /* Every byte but the first of each burst went out from the TX interrupt, and every
+     * received byte came through the RX interrupt. */
+    return (tx_interrupts > 0 && rx_interrupts == line_len + 1) ? 0 : 1;
+}
