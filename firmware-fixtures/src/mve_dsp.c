@@ -7,7 +7,8 @@
  * the saturating doubling dual multiplies (VQDMLADH, VQRDMLSDH), VQDMULL, VQRDMLAH,
  * carry chains (VADCI/VADC, VSHLC), bit-reversed addressing (VBRSR), the rounding long
  * reduction VRMLALDAVH, polynomial multiply (VMULLP), shift-insert (VSLI/VSRI),
- * fixed-point conversion, VRINT, VCVTA/VCVTM and half to single conversion (VCVTB/VCVTT).
+ * fixed-point conversion, VRINT, VCVTA/VCVTM and half to single conversion (VCVTB/VCVTT);
+ * and _Float16 arithmetic, which is the FPU's scalar half precision (VADD.F16 ...).
  * Every result is printed as a hash; the test compares the console with QEMU's.
  */
 #include <arm_mve.h>
@@ -186,6 +187,22 @@ __attribute__((noinline)) void conversions(void)
     }
 }
 
+/* Scalar half precision (the M55 FPU's FP16 extension): _Float16 arithmetic. */
+static _Float16 hin[8];
+static uint16_t hout[8];
+__attribute__((noinline)) void half_scalar(void)
+{
+    for (int i = 0; i < 8; ++i) {
+        _Float16 x = hin[i], y = hin[7 - i];
+        _Float16 r = x * y + (_Float16)1.5f;
+        r = r / (y == 0 ? (_Float16)1 : y) - x;
+        r = __builtin_fabsf16(r) < (_Float16)4 ? r * r : -r;
+        int k = (int)r;
+        __builtin_memcpy(&hout[i], &r, 2);
+        hout[i] ^= (uint16_t)k;
+    }
+}
+
 int main(void)
 {
     SCB_CPACR |= 0xFu << 20; /* CP10/CP11: FP and MVE */
@@ -204,6 +221,7 @@ int main(void)
         fin[i] = (float)(int32_t)next() / 65536.0f / 1024.0f;
     }
     fin[3] = 2.5f, fin[7] = -2.5f, fin[11] = 1e10f, fin[15] = -0.0f;
+    for (int i = 0; i < 8; ++i) hin[i] = (_Float16)((float)(int32_t)(next() >> 22) / 37.0f);
 
     cmplx_mult_acc(cx, cw, cy, 16);
     put("cmplx_mult_acc ", cy, sizeof cy);
@@ -223,5 +241,7 @@ int main(void)
     put("bit_tricks ", bits_out, sizeof bits_out);
     conversions();
     put("conversions ", conv, sizeof conv);
+    half_scalar();
+    put("half_scalar ", hout, sizeof hout);
     return 0;
 }

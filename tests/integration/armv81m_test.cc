@@ -117,7 +117,8 @@ TEST(Mve, DspKernelsBuiltHardFloatPrintWhatQemuPrints) {
   for (const char* m : {"\tvld20.16\t", "\tvld43.8\t", "\tvst21.16\t", "\tvcmla.f32\t", "\tvcmul.f32\t",
                         "\tvcadd.f32\t", "\tvhcadd.s16\t", "\tvqdmladh.s32\t", "\tvqdmullt.s32\t",
                         "\tvrmlalvha.s32\t", "\tvadci.i32\t", "\tvshlc\t", "\tvbrsr.32\t", "\tvmullb.p8\t",
-                        "\tvsli.32\t", "\tvrinta.f32\t", "\tvcvta.s32.f32\t", "\tvcvtt.f32.f16\t"}) {
+                        "\tvsli.32\t", "\tvrinta.f32\t", "\tvcvta.s32.f32\t", "\tvcvtt.f32.f16\t",
+                        "\tvfma.f16\t", "\tvdiv.f16\t"}) {
     EXPECT_NE(d.out.find(m), std::string::npos) << m;
   }
   EXPECT_NE(d.out.find(", q"), std::string::npos);  // the gather forms: [rN, qM]

@@ -550,6 +550,67 @@ bool MovLane(uint32_t x, Insn& i) {
   return d < 16 && General(i.rt) && !(to_lane && i.u);
 }
 
+// Scalar half precision (the FP16 extension): S registers Sd = Vd:D, Sn = Vn:N, Sm =
+// Vm:M, kept in qd/qn/qm.
+int Sd(uint32_t x) { return int(Bits(x, 15, 12) << 1 | Bits(x, 22, 22)); }
+int Sn(uint32_t x) { return int(Bits(x, 19, 16) << 1 | Bits(x, 7, 7)); }
+int Sm(uint32_t x) { return int(Bits(x, 3, 0) << 1 | Bits(x, 5, 5)); }
+bool HalfThree(uint32_t x, Insn& i) {
+  i.qd = uint8_t(Sd(x)), i.qn = uint8_t(Sn(x)), i.qm = uint8_t(Sm(x));
+  i.imm = int32_t((Bits(x, 23, 23) << 2 | Bits(x, 21, 20)) << 1 | Bits(x, 6, 6));
+  return i.imm != 9 && i.imm < 14;
+}
+// VABS (opc2 0000, bit 7 set), VNEG (0001, clear), VSQRT (0001, set).
+bool HalfUnary(uint32_t x, Insn& i) {
+  i.qd = uint8_t(Sd(x)), i.qm = uint8_t(Sm(x));
+  const uint32_t opc2 = Bits(x, 19, 16), op = Bits(x, 7, 7);
+  i.imm = opc2 == 0 ? 0 : op ? 2 : 1;
+  return !(opc2 == 0 && !op);  // VMOV (register) has no .F16 form
+}
+bool HalfMoveImmediate(uint32_t x, Insn& i) {
+  i.qd = uint8_t(Sd(x));
+  i.imm = int32_t(Bits(x, 19, 16) << 4 | Bits(x, 3, 0));
+  return Bits(x, 7, 4) == 0;
+}
+// VCMP (bit 7 clear) or VCMPE, with Sm or #0 (opc2 0101: Sm must be 0).
+bool HalfCompare(uint32_t x, Insn& i) {
+  i.qd = uint8_t(Sd(x)), i.qm = uint8_t(Sm(x));
+  i.exchange = Bits(x, 7, 7);
+  i.accumulate = Bits(x, 16, 16);
+  return !i.accumulate || (Bits(x, 5, 5) == 0 && Bits(x, 3, 0) == 0);
+}
+// VCVT{R}: opc2 1000 from integer (bit 7 signed), 1100/1101 to U32/S32 (bit 7 toward zero).
+bool HalfConvert(uint32_t x, Insn& i) {
+  i.qd = uint8_t(Sd(x)), i.qm = uint8_t(Sm(x));
+  const uint32_t opc2 = Bits(x, 19, 16), op = Bits(x, 7, 7);
+  if (opc2 == 8) {
+    i.imm = 1, i.u = !op;
+  } else if (opc2 == 12 || opc2 == 13) {
+    i.imm = 0, i.u = opc2 == 12, i.rounding = op;
+  } else {
+    return false;
+  }
+  return true;
+}
+bool HalfTwo(uint32_t x, Insn& i) {
+  i.qd = uint8_t(Sd(x)), i.qm = uint8_t(Sm(x));
+  return true;
+}
+// VMOV.F16 between Sn and Rt (15:12); SP and PC UNPREDICTABLE.
+bool HalfMove(uint32_t x, Insn& i) {
+  i.qn = uint8_t(Sn(x));
+  i.rt = uint8_t(Bits(x, 15, 12));
+  return General(i.rt);
+}
+// VLDR.16/VSTR.16: U (23), Rn, imm8 << 1; Rn = PC (a literal) is left to the engine.
+bool HalfLoadStore(uint32_t x, Insn& i) {
+  i.qd = uint8_t(Sd(x));
+  i.add = Bits(x, 23, 23);
+  i.rn = uint8_t(Bits(x, 19, 16));
+  i.imm = int32_t(Bits(x, 7, 0) << 1);
+  return i.rn != 15;
+}
+
 struct Line {
   const char* name;
   const char* pattern;
@@ -720,6 +781,19 @@ std::array kLines = {
     L("VRINT", "1111 1111 1.11 ..10 ...0 01.. .1.0 ...0", FpRound, Handlers::FloatRound),
     L("VCVTB/VCVTT (half, single)", "111. 1110 0.11 1111 .... 1110 00.0 ...1", FpConvertHalf,
       Handlers::FloatConvertHalf),
+    // Scalar half precision (FP16 extension of the M55's FPU).
+    L("VMLA..VFMS (half, scalar)", "1110 1110 0... .... .... 1001 ...0 ....", HalfThree, Handlers::HalfArithmetic),
+    L("VMLA..VFMS (half, scalar)", "1110 1110 1.0. .... .... 1001 ...0 ....", HalfThree, Handlers::HalfArithmetic),
+    L("VMLA..VFMS (half, scalar)", "1110 1110 1.10 .... .... 1001 ...0 ....", HalfThree, Handlers::HalfArithmetic),
+    L("VMOV (half, immediate)", "1110 1110 1.11 .... .... 1001 0000 ....", HalfMoveImmediate, Handlers::HalfMoveImmediate),
+    L("VABS/VNEG/VSQRT (half)", "1110 1110 1.11 000. .... 1001 .1.0 ....", HalfUnary, Handlers::HalfUnary),
+    L("VCMP/VCMPE (half)", "1110 1110 1.11 010. .... 1001 .1.0 ....", HalfCompare, Handlers::HalfCompare),
+    L("VCVT (half, integer)", "1110 1110 1.11 1... .... 1001 .1.0 ....", HalfConvert, Handlers::HalfConvert),
+    L("VINS (half)", "1111 1110 1.11 0000 .... 1010 11.0 ....", HalfTwo, Handlers::HalfInsert),
+    L("VMOVX (half)", "1111 1110 1.11 0000 .... 1010 01.0 ....", HalfTwo, Handlers::HalfExtract),
+    L("VMOV (half to register)", "1110 1110 0001 .... .... 1001 .001 0000", HalfMove, Handlers::HalfToRegister),
+    L("VMOV (register to half)", "1110 1110 0000 .... .... 1001 .001 0000", HalfMove, Handlers::HalfFromRegister),
+    L("VLDR/VSTR (half)", "1110 1101 ..0. .... .... 1001 .... ....", HalfLoadStore, Handlers::HalfLoadStore),
     // Immediate.
     L("VMOV/VMVN/VORR/VBIC (immediate)", "111. 1111 1.00 0... ...0 .... 01.1 ....", ModifiedImmediate,
       Handlers::ModifiedImmediate),

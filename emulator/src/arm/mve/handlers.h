@@ -129,6 +129,17 @@ struct Handlers {
   static void FloatConvertRounding(const Insn&, State&);
   static void FloatRound(const Insn&, State&);
   static void FloatConvertHalf(const Insn&, State&);
+  // fp16.cc (scalar half precision; S register numbers in qd/qn/qm)
+  static void HalfArithmetic(const Insn&, State&);
+  static void HalfUnary(const Insn&, State&);
+  static void HalfMoveImmediate(const Insn&, State&);
+  static void HalfCompare(const Insn&, State&);
+  static void HalfConvert(const Insn&, State&);
+  static void HalfInsert(const Insn&, State&);
+  static void HalfExtract(const Insn&, State&);
+  static void HalfToRegister(const Insn&, State&);
+  static void HalfFromRegister(const Insn&, State&);
+  static void HalfLoadStore(const Insn&, State&);
   // shift.cc
   static void ShlImmediate(const Insn&, State&);
   static void ShrImmediate(const Insn&, State&);

@@ -64,6 +64,13 @@ uint16_t uint16_to_float16_scalbn_arm(uint16_t, int scale, FloatStatus*);
 int16_t float16_to_int16_scalbn_arm(uint16_t, int rounding, int scale, FloatStatus*);
 uint16_t float16_to_uint16_scalbn_arm(uint16_t, int rounding, int scale, FloatStatus*);
 uint16_t float16_round_to_int_arm(uint16_t, FloatStatus*);
+uint16_t float16_div_arm(uint16_t, uint16_t, FloatStatus*);
+uint16_t float16_sqrt_arm(uint16_t, FloatStatus*);
+int float16_compare_quiet_arm(uint16_t, uint16_t, FloatStatus*);
+int32_t float16_to_int32_scalbn_arm(uint16_t, int rounding, int scale, FloatStatus*);
+uint32_t float16_to_uint32_scalbn_arm(uint16_t, int rounding, int scale, FloatStatus*);
+uint16_t int32_to_float16_scalbn_arm(int32_t, int scale, FloatStatus*);
+uint16_t uint32_to_float16_scalbn_arm(uint32_t, int scale, FloatStatus*);
 }
 
 }  // namespace faultline::arm::mve
