@@ -9,11 +9,14 @@
 namespace faultline::testing {
 namespace {
 
-TEST(ExceptionResume, ItBlockLdmAndApsrResumeAsOnQemu) {
+class ExceptionResume : public ::testing::TestWithParam<QemuBoard> {};
+
+TEST_P(ExceptionResume, ItBlockLdmAndApsrResumeAsOnQemu) {
   REQUIRE_FIXTURES();
-  const auto elf = Fixture("mps2-an505", "exc_resume");
+  const QemuBoard& c = GetParam();
+  const auto elf = Fixture(c.board, "exc_resume");
   Completed cli;
-  nlohmann::json report = RunJson("mps2-an505", "exc_resume", {}, &cli);
+  nlohmann::json report = RunJson(c.board, "exc_resume", {}, &cli);
   ASSERT_EQ(cli.status, 0) << cli.out << cli.err;
   const std::string console = report["console"];
   // The rest of the ITETE block ran under its conditions after the retried load: had the
@@ -33,8 +36,10 @@ TEST(ExceptionResume, ItBlockLdmAndApsrResumeAsOnQemu) {
   // Q and GE survive the SVC whose handler cleared them.
   EXPECT_NE(console.find("apsr after svc 0x480a0000\n"), std::string::npos) << console;
   if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
-  EXPECT_EQ(console, QemuSemihostingConsole("mps2-an505", "cortex-m33", elf));
+  EXPECT_EQ(console, QemuSemihostingConsole(c.machine, c.cpu, elf));
 }
+
+INSTANTIATE_TEST_SUITE_P(Boards, ExceptionResume, Mps2M33AndM7(), QemuBoardName);
 
 }  // namespace
 }  // namespace faultline::testing
