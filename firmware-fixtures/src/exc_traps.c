@@ -3,7 +3,7 @@
  * which silicon and QEMU raise (issue 16 item 3):
  *   - SDIV/UDIV by zero: 0 with CCR.DIV_0_TRP clear, DIVBYZERO once it is set; divides
  *     that do not trap still compute (signed, unsigned, INT_MIN / -1);
- *   - LDRD, STRD, LDM and STMDB at an address that is not word aligned: UNALIGNED
+ *   - LDRD, STRD, LDM, STMDB and LDREX at an address that is not word aligned: UNALIGNED
  *     whatever CCR says (word aligned is enough, for VLDR.64 too);
  *   - an unaligned LDR.W, LDRH.W and STR.W: allowed until CCR.UNALIGN_TRP is set, then
  *     UNALIGNED;
@@ -97,6 +97,12 @@ int main(void)
                      "strd %0, %1, [%2]" : : "r"(lo), "r"(hi), "r"(odd) : "memory");
     __asm__ volatile("mov r2, %0\n.global exc_traps_push\n.thumb_func\nexc_traps_push:\n\t"
                      "stmdb r2!, {r0, r1}" : : "r"(odd + 8) : "r0", "r1", "r2", "memory");
+    __asm__ volatile(".global exc_traps_ldrex\n.thumb_func\nexc_traps_ldrex:\n\t"
+                     "ldrex %0, [%1]" : "+r"(lo) : "r"(odd) : "memory");
+    /* No fault: the LDREX did not run, so the monitor is open and QEMU fails the STREX
+     * without an access (docs/fidelity.md). */
+    __asm__ volatile(".global exc_traps_strex\n.thumb_func\nexc_traps_strex:\n\t"
+                     "strex %0, %1, [%2]" : "+&r"(hi) : "r"(lo), "r"(odd) : "memory");
     /* Unaligned and unmapped: the alignment fault comes first. */
     __asm__ volatile(".global exc_traps_ldrd_unmapped\n.thumb_func\nexc_traps_ldrd_unmapped:\n\t"
                      "ldrd %0, %1, [%2]" : "+r"(lo), "+r"(hi) : "r"(UNMAPPED_ADDR + 2u) : "memory");

@@ -36,10 +36,11 @@ std::string Expected(const std::string& board) {
          Handler(kDivbyzero, "exc_traps_sdiv") + Handler(kDivbyzero, "exc_traps_udiv") + divides +
          Handler(kUnaligned, "exc_traps_ldrd") + Handler(kUnaligned, "exc_traps_ldm") +
          Handler(kUnaligned, "exc_traps_strd") + Handler(kUnaligned, "exc_traps_push") +
+         Handler(kUnaligned, "exc_traps_ldrex") +
          Handler(kUnaligned, "exc_traps_ldrd_unmapped") + "ldrd +0 hi 0x22222222\nldrd +4 hi 0x33333333\n" +
          Handler(kUnaligned, "exc_traps_ldr") + Handler(kUnaligned, "exc_traps_ldrh") +
          Handler(kUnaligned, "exc_traps_str") + "ldrh aligned 0x00001111\n" + Handler(kNocp, "exc_traps_vmov") +
-         "vmov after cpacr 0x3f800000\nvldr.64 +4 0x33333333\nfaults 0x0000000b\n";
+         "vmov after cpacr 0x3f800000\nvldr.64 +4 0x33333333\nfaults 0x0000000c\n";
 }
 
 class Traps : public ::testing::TestWithParam<QemuBoard> {};
