@@ -53,4 +53,13 @@ static inline void print_fault_status(const char *what, const uint32_t *frame)
     sh_puts_hex("stacked pc ", frame[6]);
 }
 
+/* What a handler that resumes after the faulting instruction does: prints, clears CFSR
+ * (write one to clear) and steps the stacked PC over the instruction's `size` bytes. */
+static inline void print_clear_and_step(const char *what, uint32_t *frame, uint32_t size)
+{
+    print_fault_status(what, frame);
+    SCB_CFSR = SCB_CFSR;
+    frame[6] += size;
+}
+
 #endif

@@ -18,9 +18,7 @@ __attribute__((noinline)) void do_udf(void)
 
 void usagefault_c(uint32_t *frame)
 {
-    print_fault_status("UsageFault_Handler", frame);
-    SCB_CFSR = SCB_CFSR;
-    frame[6] += 2;
+    print_clear_and_step("UsageFault_Handler", frame, 2);
     udf_seen++;
 }
 FRAME_HANDLER(UsageFault_Handler, usagefault_c)

@@ -363,6 +363,9 @@ TEST_P(Armv81, VscclrmClearsTheListedFpRegisters) {
       0xee12, 0x3a10,  // 10: vmov r3, s4
       0xe7fe,          // 14: b.n 14
   });
+  // CPACR grants CP10/CP11, as firmware start-up code does: with them off, the first VMOV
+  // would be NOCP.
+  core_.scs().Write(0xE000ED88u, 4, 0xFu << 20, 0, 0);
   Set(1, 0x3F800000);
   Set(2, 1);
   Set(3, 1);

@@ -6,10 +6,12 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <ostream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -108,6 +110,24 @@ inline nlohmann::json RunJson(const std::string& board, const std::string& fixtu
   if (std::filesystem::exists(path)) report = nlohmann::json::parse(Slurp(path));
   std::filesystem::remove(path);
   return report;
+}
+
+// A fixture's board and the QEMU machine and CPU that run the same ELF, for tests
+// parameterised over boards.
+struct QemuBoard {
+  std::string board, machine, cpu;
+};
+inline void PrintTo(const QemuBoard& b, std::ostream* os) { *os << b.board; }
+inline std::string QemuBoardName(const ::testing::TestParamInfo<QemuBoard>& p) {
+  std::string s = p.param.board;
+  for (char& ch : s) ch = ch == '-' ? '_' : ch;
+  return s;
+}
+// mps2-an505 (Cortex-M33: exception return is INTR 8) and mps2-an500 (Cortex-M7: INTR 3 at
+// 0xFFFFFFxx, unicorn.md §4).
+inline auto Mps2M33AndM7() {
+  return ::testing::Values(QemuBoard{"mps2-an505", "mps2-an505", "cortex-m33"},
+                           QemuBoard{"mps2-an500", "mps2-an500", "cortex-m7"});
 }
 
 inline bool HaveQemu() { return RunProgram({"sh", "-c", "command -v qemu-system-arm"}).status == 0; }

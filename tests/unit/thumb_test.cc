@@ -144,57 +144,6 @@ TEST(ThumbWaitHint, NopWfiAndSevAreNot) {
 namespace faultline::cpu {
 namespace {
 
-TEST(StrictTrap, DivideByZeroOnlyWithDiv0Trp) {
-  const uint8_t sdiv_r0_r1_r2[] = {0x91, 0xFB, 0xF2, 0xF0};  // sdiv r0, r1, r2 (fb91 f0f2)
-  StrictInputs in;
-  in.regs[2] = 0;
-  EXPECT_EQ(StrictTrap(sdiv_r0_r1_r2, in), 0u) << "DIV_0_TRP clear: the result is 0";
-  in.ccr = 1u << 4;
-  EXPECT_EQ(StrictTrap(sdiv_r0_r1_r2, in), 1u << 25);
-  in.regs[2] = 3;
-  EXPECT_EQ(StrictTrap(sdiv_r0_r1_r2, in), 0u);
-}
-
-TEST(StrictTrap, LdrdMustBeWordAlignedWhateverUnalignTrp) {
-  const uint8_t ldrd_r0_r1_r2[] = {0xD2, 0xE9, 0x00, 0x01};  // ldrd r0, r1, [r2] (e9d2 0100)
-  StrictInputs in;
-  in.regs[2] = 0x20000002;
-  EXPECT_EQ(StrictTrap(ldrd_r0_r1_r2, in), 1u << 24);
-  in.regs[2] = 0x20000004;
-  EXPECT_EQ(StrictTrap(ldrd_r0_r1_r2, in), 0u);
-}
-
-TEST(StrictTrap, UnalignedWordLoadOnlyWithUnalignTrp) {
-  const uint8_t ldr_r0_r1[] = {0x08, 0x68};  // ldr r0, [r1] (6808)
-  StrictInputs in;
-  in.regs[1] = 0x20000001;
-  EXPECT_EQ(StrictTrap(ldr_r0_r1, in), 0u);
-  in.ccr = 1u << 3;
-  EXPECT_EQ(StrictTrap(ldr_r0_r1, in), 1u << 24);
-}
-
-TEST(StrictTrap, CandidateFilterKeepsEveryTrappingClass) {
-  const uint8_t sdiv[] = {0x91, 0xFB, 0xF2, 0xF0}, ldrd[] = {0xD2, 0xE9, 0x00, 0x01}, vmov[] = {0x00, 0xEE, 0x10, 0x0A},
-                ldr[] = {0x08, 0x68}, adds[] = {0x01, 0x30};
-  EXPECT_TRUE(StrictCandidate(sdiv, 0));
-  EXPECT_TRUE(StrictCandidate(ldrd, 0));
-  EXPECT_TRUE(StrictCandidate(vmov, 0));
-  EXPECT_FALSE(StrictCandidate(ldr, 0));
-  EXPECT_TRUE(StrictCandidate(ldr, 1u << 3));
-  EXPECT_FALSE(StrictCandidate(adds, 1u << 3));  // adds r0, #1
-}
-
-TEST(StrictTrap, FpNeedsCpacrAndAnFpu) {
-  const uint8_t vmov_s0_r0[] = {0x00, 0xEE, 0x10, 0x0A};  // vmov s0, r0 (ee00 0a10)
-  StrictInputs in;
-  in.has_fpu = true;
-  EXPECT_EQ(StrictTrap(vmov_s0_r0, in), 1u << 19);
-  in.cpacr = 0xFu << 20;
-  EXPECT_EQ(StrictTrap(vmov_s0_r0, in), 0u);
-  in.has_fpu = false;
-  EXPECT_EQ(StrictTrap(vmov_s0_r0, in), 1u << 19) << "a Cortex-M3 has no FPU";
-}
-
 // MVE (Helium): every row assembled with arm-none-eabi-as -march=armv8.1-m.main+mve.fp
 // and named as arm-none-eabi-objdump -d -m armv8.1-m.main prints it (VPT without its
 // type). Halfwords in Arm ARM order; the comment is the objdump line.

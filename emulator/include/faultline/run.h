@@ -80,10 +80,6 @@ struct RunOptions {
   uint64_t clock_hz = 100'000'000;
   // Stop at the first fault's instruction instead of entering the firmware's handler.
   bool stop_at_fault = false;
-  // Check before each instruction for the UsageFaults Unicorn 2.0.1 never raises
-  // (DIVBYZERO, UNALIGNED LDRD/LDM and, with CCR.UNALIGN_TRP, LDR/STR, NOCP for FP with
-  // CPACR off). Costs a hook per instruction (docs/fidelity.md).
-  bool strict = false;
   // Cortex-M55 boards: the host executes every Armv8.1-M instruction instead of the core
   // translating each site once (core_armv81m.cc). For measurement and diagnosis.
   bool armv81m_by_host = false;

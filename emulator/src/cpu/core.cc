@@ -129,22 +129,6 @@ struct Hooks {
     static_cast<Core*>(user)->last_traced_ = uint32_t(address);
   }
 
-  static void Strict(uc_engine* uc, uint64_t address, uint32_t, void* user) {
-    Core& c = *static_cast<Core*>(user);
-    auto insn = c.InstructionAt(uint32_t(address));
-    if (!StrictCandidate(insn, c.scs_.ccr())) return;
-    StrictInputs in;
-    for (int i = 0; i < 13; ++i) uc_reg_read(uc, UC_ARM_REG_R0 + i, &in.regs[i]);
-    uc_reg_read(uc, UC_ARM_REG_SP, &in.regs[13]);
-    uc_reg_read(uc, UC_ARM_REG_LR, &in.regs[14]);
-    in.ccr = c.scs_.ccr();
-    in.cpacr = c.scs_.cpacr();
-    in.has_fpu = c.cpu_ != Cpu::kCortexM0 && c.cpu_ != Cpu::kCortexM3;
-    if (uint32_t bit = StrictTrap(insn, in)) {
-      c.StopWith({.kind = Stop::Kind::kStrictTrap, .pc = uint32_t(address), .imm = bit});
-    }
-  }
-
   static void HostBreak(uc_engine*, uint64_t address, uint32_t, void* user) {
     auto& b = *static_cast<Core::HostBreak*>(user);
     if (!b.armed) return;
@@ -215,6 +199,10 @@ struct Hooks {
         s.kind = Stop::Kind::kExecuteNever;
         s.access = AccessType::kFetch;
         s.address = pc;
+        break;
+      case 4:  // EXCP_DATA_ABORT: only an alignment fault here (core_traps.cc), PC restored
+        s.kind = Stop::Kind::kTrap;
+        s.imm = cfsr::kUnaligned;
         break;
       case 17:  // EXCP_NOCP
         s.kind = Stop::Kind::kCoprocessor;
@@ -382,13 +370,6 @@ void Core::MapWindow(size_t w, bool remap) {
   }
 }
 
-void Core::EnableStrictChecks() {
-  strict_ = true;
-  uc_hook h;
-  Check(uc_hook_add(uc_, &h, UC_HOOK_CODE, reinterpret_cast<void*>(Hooks::Strict), this, 1, 0),
-        "uc_hook_add(CODE, strict)");
-}
-
 void Core::ApplyMpu() {
   for (size_t w = 0; w < map_.regions().size(); ++w) {
     if (map_.Enabled(w)) ProtectWindow(w);
@@ -495,6 +476,7 @@ void Core::StopWith(const Stop& stop) {
 
 int Core::Start(uint32_t pc) {
   TakeRestoredFaultPc();
+  FlushStaleTranslations();  // CPACR or CCR changed what the translator is shown (core_traps.cc)
   Core* outer = Running(this);
   const uc_err err = uc_emu_start(uc_, pc | 1u, kNoUntil, 0, 0);
   Running(outer);

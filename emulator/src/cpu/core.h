@@ -36,7 +36,7 @@ struct Stop {
     kSupervisorCall,      // SVC #imm; pc is after it
     kCoprocessor,         // NOCP (INTR 17): MVE, or an FP instruction the model lacks
     kStackLimit,          // STKOF (INTR 19): a push below MSPLIM/PSPLIM (Armv8-M)
-    kStrictTrap,          // strict mode: a UsageFault Unicorn would not raise; imm = the CFSR bit
+    kTrap,                // a UsageFault faultline raises (DIVBYZERO, UNALIGNED, NOCP); imm = the CFSR bit
     kOtherException,      // any other engine exception number
     kWaitForInterrupt,    // WFI halted the engine; pc is after it
     kHang,                // a branch to itself at pc
@@ -77,6 +77,22 @@ void HelperStore(void* env, uint32_t address, unsigned size, uint32_t value, uin
 // restored), after a stop was recorded.
 [[noreturn]] void LeaveAtInstruction(uintptr_t ra);
 
+// Exits from the translated code for a stop an instruction raises from a helper called
+// by it (core_data_faults.cc): RestoreInstruction sets the PC (and IT state) to the
+// instruction whose call returns to `ra`; LeaveRestored then unwinds.
+void RestoreInstruction(uintptr_t ra);
+// The MemOp of a guest load or store being translated, as the running core's traps want
+// it (Core::TranslatorMemop; core_mve.cc keeps the running core).
+int TranslatorMemop(int memop);
+[[noreturn]] void LeaveRestored();
+
+// Instructions faultline executes from the translated code are shown to the translator as
+// `MRS r0, <SYSm kHostSysm>`, a reserved special register (Armv8-M ARM §D1.2.196), whose
+// constant is then replaced by a tag: kMveTag | index (core_mve.cc), or kDivideTag with
+// the registers (core_traps.cc).
+constexpr uint32_t kHostSysm = 0xB7;
+constexpr uint32_t kMveTag = 0x80000000u, kDivideTag = 0x40000000u, kDivideSigned = 0x10000u;
+
 // MVE and the M55's FPU on the engine (core_mve.cc).
 struct MveUnit;
 struct MveUnitDeleter {
@@ -98,11 +114,6 @@ class Core {
   ~Core();
   Core(const Core&) = delete;
   Core& operator=(const Core&) = delete;
-
-  // Strict mode: a code hook on every instruction checks the traps Unicorn 2.0.1 does
-  // not raise (divide by zero, unaligned LDRD/LDM, FP without CPACR). Opt-in: it costs
-  // a hook per instruction.
-  void EnableStrictChecks();
 
   // The host changed peripheral registers (a scenario step): remap the gated windows.
   void GatesChanged(const std::vector<size_t>& gates) {
@@ -177,6 +188,19 @@ class Core {
   // The core running on this thread (the translator's fetches ask it); returns the
   // previous one.
   static Core* Running(Core* core);
+
+  // --- Traps the firmware enables, from the translated code (core_traps.cc; issue 16) ---
+  // The translator reads the halfword `hw` at `addr` (cpu_lduw_code_arm): returns what
+  // it is shown.
+  uint32_t TranslatorFetch(uint32_t addr, uint32_t hw);
+  // A guest load or store of the instruction being translated: its MemOp, with QEMU's
+  // alignment added where the instruction must be aligned.
+  int TranslatorMemop(int memop) const;
+  // The constant of a divide's MRS (tcg_const_i32): replaced by its tag; false if none.
+  bool TakeDividePending(int32_t* value);
+  // Executes the SDIV/UDIV `tag` names from the translated code (return address `ra`);
+  // returns R0 as it then is.
+  uint32_t ExecuteDivide(void* env, uint32_t tag, uintptr_t ra);
 
   // --- Exception model (core_exceptions.cc; issue 3) ---
   Scs& scs() { return scs_; }
@@ -391,11 +415,24 @@ class Core {
   std::map<uint32_t, Patch> patches_;
   std::vector<TrampolinePage> trampolines_;
   std::vector<RelocatedLoop> loops_;
-  bool strict_ = false;
   std::map<uint64_t, size_t> host_sites_;  // TrapUndecodedArmv81 hooks (uc_hook) by address
   static constexpr size_t kMaxHostSites = 1024;
   uint32_t ltpsize_ = 4;             // FPSCR.LTPSIZE, for the host-executed TP forms
   std::unique_ptr<MveUnit, MveUnitDeleter> mve_;
+
+  // Traps (core_traps.cc): CPACR.CP10 off / CCR.UNALIGN_TRP / CCR.DIV_0_TRP as the
+  // translated blocks have them (UINT32_MAX: none translated yet), and the instruction
+  // the translator is reading.
+  uint32_t TrapConfig() const;
+  void FlushStaleTranslations();
+  uint32_t translated_traps_ = UINT32_MAX;
+  struct Translating {
+    uint16_t hw1 = 0, hw2 = 0;
+    uint32_t second_at = UINT32_MAX;  // the address of hw2 while it is to be read
+    bool divide = false;              // an SDIV/UDIV shown as MRS
+  };
+  Translating translating_;
+  int32_t divide_pending_ = -1;
 };
 
 }  // namespace faultline::cpu

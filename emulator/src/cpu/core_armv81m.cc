@@ -135,7 +135,7 @@ uint32_t Core::OriginalPc(uint32_t pc) const {
 // flag-setting LE test (armv81m.h, RelocateLoop). Not while a host breakpoint, a trace
 // or strict mode watches addresses in the firmware's own code.
 bool Core::RelocateLoop(uint32_t site, uint32_t start) {
-  if (tracing_ || strict_ || start >= site) return false;
+  if (tracing_ || start >= site) return false;
   v81m::Fetch fetch = [this](uint32_t a) { return InstructionAt(a); };
   if (!v81m::RelocatableBody(start, site, fetch) || !v81m::FlagsDeadAt(site + 4, fetch)) return false;
   // The loop's DLS, already rewritten in place (it ran before this first LE), if

@@ -38,6 +38,7 @@ uint32_t cpu_ldl_data_ra_arm(void* env, uint32_t addr, uintptr_t ra);
 void cpu_stb_data_ra_arm(void* env, uint32_t addr, uint32_t val, uintptr_t ra);
 void cpu_stw_data_ra_arm(void* env, uint32_t addr, uint32_t val, uintptr_t ra);
 void cpu_stl_data_ra_arm(void* env, uint32_t addr, uint32_t val, uintptr_t ra);
+void arm_cpu_do_unaligned_access_arm(CPUState* cpu, uint64_t addr, int access_type, int mmu_idx, uintptr_t ra);
 }
 
 namespace faultline::cpu {
@@ -105,10 +106,24 @@ bool FaultedHere() {
   __builtin_unreachable();
 }
 
+// An access whose MemOp asks for alignment (core_traps.cc) at an address without it:
+// the alignment fault, before anything else. Unicorn's load_helper/store_helper look for
+// unmapped memory first, so an unaligned LDRD at an unmapped address would be a BusFault
+// where silicon and QEMU raise UNALIGNED. QEMU 5.0 TCGMemOpIdx: MemOp << 4 | mmu_idx;
+// get_alignment_bits: MO_AMASK (0x70) 0 none, 0x70 the access size, else a >> 4.
+void AlignmentFirst(uint32_t addr, uint32_t oi, int access_type, uintptr_t ra) {
+  const uint32_t memop = oi >> 4, a = memop & 0x70;
+  const uint32_t bits = a == 0 ? 0 : a == 0x70 ? (memop & 3) : a >> 4;
+  if (bits == 0 || (addr & ((1u << bits) - 1)) == 0 || running == nullptr || Original().stock) return;
+  access = {};
+  arm_cpu_do_unaligned_access_arm(running, addr, access_type, int(oi & 15), ra);  // does not return
+}
+
 // Unicorn leaves the block itself for a read that faults (load_helper calls
 // cpu_loop_exit, which comes to LeaveBlock) but returns from a write that faults: then
 // the wrapper leaves it.
 uint64_t Loaded(Load load, void* env, uint32_t addr, uint32_t oi, uintptr_t ra) {
+  AlignmentFirst(addr, oi, 0, ra);  // MMU_DATA_LOAD
   const Access outer = access;
   access = {ra, data_fault_stops};
   const uint64_t value = load(env, addr, oi, ra);
@@ -119,6 +134,7 @@ uint64_t Loaded(Load load, void* env, uint32_t addr, uint32_t oi, uintptr_t ra) 
 
 template <typename T>
 void Stored(Store<T> store, void* env, uint32_t addr, T value, uint32_t oi, uintptr_t ra) {
+  AlignmentFirst(addr, oi, 1, ra);  // MMU_DATA_STORE
   const Access outer = access;
   access = {ra, data_fault_stops};
   store(env, addr, value, oi, ra);
@@ -128,7 +144,7 @@ void Stored(Store<T> store, void* env, uint32_t addr, T value, uint32_t oi, uint
 
 void Generating(QemuLdSt gen, void* s, intptr_t val, intptr_t addr, uintptr_t idx, int memop) {
   ++generating_access;
-  gen(s, val, addr, idx, memop);
+  gen(s, val, addr, idx, TranslatorMemop(memop));  // alignment traps (core_traps.cc)
   --generating_access;
 }
 
@@ -159,11 +175,19 @@ void HelperStore(void* env, uint32_t address, unsigned size, uint32_t value, uin
   access = outer;
 }
 
-void LeaveAtInstruction(uintptr_t ra) {
+void RestoreInstruction(uintptr_t ra) {
   cpu_restore_state_arm(running, ra, true);
   access = {};
+}
+
+void LeaveRestored() {
   Original().loop_exit(running);
   __builtin_unreachable();
+}
+
+void LeaveAtInstruction(uintptr_t ra) {
+  RestoreInstruction(ra);
+  LeaveRestored();
 }
 
 void NoteDataFaultStop() { ++data_fault_stops; }

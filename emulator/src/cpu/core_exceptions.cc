@@ -124,7 +124,7 @@ Core::EntryOutcome Core::Enter(uint32_t number, uint32_t return_address) {
   StackFrame f{RegRead(uc_, UC_ARM_REG_R0), RegRead(uc_, UC_ARM_REG_R1),  RegRead(uc_, UC_ARM_REG_R2),
                RegRead(uc_, UC_ARM_REG_R3), RegRead(uc_, UC_ARM_REG_R12), RegRead(uc_, UC_ARM_REG_LR),
                return_address & ~1u,
-               StackedXpsr(RegRead(uc_, UC_ARM_REG_XPSR) | (1u << 24), l.realigned)};
+               StackedXpsr(RegRead(uc_, UC_ARM_REG_XPSR) | kXpsrThumb, l.realigned)};
   std::vector<uint32_t> words = {f.r0, f.r1, f.r2, f.r3, f.r12, f.lr, f.pc, f.xpsr};
   if (fp) {
     for (int i = 0; i < 16; ++i) words.push_back(RegRead(uc_, UC_ARM_REG_S0 + i));
@@ -145,6 +145,9 @@ Core::EntryOutcome Core::Enter(uint32_t number, uint32_t return_address) {
   // Thread mode so that Unicorn swaps the banked SP (unicorn.md §2).
   RegWrite(uc_, UC_ARM_REG_CONTROL, control & ~6u);
   RegWrite(uc_, UC_ARM_REG_IPSR, number);
+  // The handler starts outside any IT block (Armv7-M ARM §B1.5.6 ExceptionTaken:
+  // EPSR.IT = 0): the stacked xPSR above kept the interrupted block's IT bits.
+  RegWrite(uc_, UC_ARM_REG_EPSR, kXpsrThumb);
   RebuildHflags(uc_);
   scs_.SetPending(number, false);
   scs_.SetActive(number, true);
@@ -306,7 +309,11 @@ Core::Taken Core::ReturnFromException(uint32_t value) {
     for (int i = 0; i < 16; ++i) RegWrite(uc_, UC_ARM_REG_S0 + i, w[8 + i]);
     RegWrite(uc_, UC_ARM_REG_FPSCR, w[24]);
   }
-  RegWrite(uc_, UC_ARM_REG_APSR_NZCV, xpsr & 0xF0000000u);  // flags + hflags rebuild
+  // The whole xPSR: NZCV, Q, GE (where the core has the DSP extension), the IT/ICI bits
+  // and IPSR. XPSR_NZCVQG writes all of them (unicorn.md §2; docs/fidelity.md); T stays
+  // set (the PC is written with bit 0 below). APSR_NZCV then rebuilds hflags.
+  RegWrite(uc_, UC_ARM_REG_XPSR_NZCVQG, (xpsr & ~0x1FFu) | back_to | kXpsrThumb);
+  RegWrite(uc_, UC_ARM_REG_APSR_NZCV, xpsr & 0xF0000000u);
   scs_.set_current(back_to);
   Taken t;
   t.exception = back_to;

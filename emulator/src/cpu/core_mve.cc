@@ -51,8 +51,8 @@ namespace faultline::cpu {
 
 namespace {
 
-constexpr uint32_t kSysm = 0xB7;            // a reserved SYSm (Armv8-M ARM §D1.2.196)
-constexpr uint32_t kTag = 0x80000000u;      // above every SYSm | mask << 10 MSR/MRS pass
+constexpr uint32_t kSysm = kHostSysm;       // a reserved SYSm (Armv8-M ARM §D1.2.196)
+constexpr uint32_t kTag = kMveTag;          // above every SYSm | mask << 10 MSR/MRS pass
 constexpr uint16_t kMrsR0 = 0xF3EF;         // MRS r0, <SYSm>: hw1
 constexpr uint16_t kMrsR0Hw2 = 0x8000 | kSysm;
 // Cortex-M33 ID registers as QEMU 5.0 sets them (target/arm/cpu.c, cortex_m33_initfn).
@@ -337,11 +337,16 @@ namespace fl = faultline::cpu;
 
 extern "C" {
 
+// The translator reads an instruction: the traps (core_traps.cc) and MVE may show it
+// another.
 __attribute__((visibility("default"))) uint32_t cpu_lduw_code_arm(void* env, uint32_t addr) {
   const uint32_t hw = fl::Original().fetch(env, addr);
   fl::Core* c = fl::running_core;
-  if (c == nullptr || c->mve() == nullptr) return hw;
-  return c->mve()->Fetch(env, addr, hw);
+  if (c == nullptr) return hw;
+  const uint32_t shown = c->TranslatorFetch(addr, hw);
+  if (c->mve() == nullptr) return shown;
+  const uint32_t mve = c->mve()->Fetch(env, addr, hw);
+  return mve != hw ? mve : shown;
 }
 
 __attribute__((visibility("default"))) intptr_t tcg_const_i32_arm(void* s, int32_t value) {
@@ -349,14 +354,27 @@ __attribute__((visibility("default"))) intptr_t tcg_const_i32_arm(void* s, int32
   if (c != nullptr && c->mve() != nullptr && c->mve()->pending >= 0 && uint32_t(value) == fl::kSysm) {
     value = int32_t(fl::kTag | uint32_t(c->mve()->pending));
     c->mve()->pending = -1;
+  } else if (c != nullptr) {
+    c->TakeDividePending(&value);
   }
   return fl::Original().const_i32(s, value);
 }
 
 __attribute__((visibility("default"))) uint32_t helper_v7m_mrs_arm(void* env, uint32_t reg) {
-  if ((reg & fl::kTag) == 0) return fl::Original().mrs(env, reg);
+  const auto ra = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
   fl::Core* c = fl::running_core;
-  return c->mve()->Execute(env, reg & ~fl::kTag, reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
+  if ((reg & 0xC0000000u) == fl::kDivideTag) return c->ExecuteDivide(env, reg, ra);
+  if ((reg & fl::kTag) == 0) return fl::Original().mrs(env, reg);
+  return c->mve()->Execute(env, reg & ~fl::kTag, ra);
 }
 
 }  // extern "C"
+
+namespace faultline::cpu {
+
+int TranslatorMemop(int memop) {
+  Core* c = running_core;
+  return c == nullptr ? memop : c->TranslatorMemop(memop);
+}
+
+}  // namespace faultline::cpu

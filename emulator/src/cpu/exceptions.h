@@ -73,6 +73,7 @@ struct StackFrame {
 constexpr uint32_t kBasicFrameBytes = 8 * 4;
 constexpr uint32_t kExtendedFrameBytes = 26 * 4;  // + S0-S15, FPSCR, reserved word
 constexpr uint32_t kXpsrRealign = 1u << 9;           // stacked xPSR bit 9: SP was realigned
+constexpr uint32_t kXpsrThumb = 1u << 24;            // EPSR.T
 
 struct FrameLayout {
   uint32_t frame_sp = 0;   // the new SP: the frame's lowest address

@@ -39,24 +39,3 @@ bool IsMveScalarShift(std::span<const uint8_t> insn);
 std::optional<std::string> MveMnemonic(std::span<const uint8_t> insn);
 
 }  // namespace faultline::cpu
-
-namespace faultline::cpu {
-
-// What strict mode checks before an instruction runs: the traps Unicorn 2.0.1 does not
-// raise (unicorn.md §4). Armv7-M ARM §A7.7 encodings.
-struct StrictInputs {
-  uint32_t regs[16] = {};  // r0-r15 (r15 unused)
-  uint32_t ccr = 0;        // CCR: DIV_0_TRP bit 4, UNALIGN_TRP bit 3
-  uint32_t cpacr = 0;      // CPACR: CP10 bits 21:20, CP11 bits 23:22
-  bool has_fpu = false;
-};
-// The UFSR bit (CFSR bit) the instruction raises, or 0: DIVBYZERO for SDIV/UDIV by zero
-// with CCR.DIV_0_TRP, UNALIGNED for LDRD/STRD/LDM/STM (always) and word/halfword
-// LDR/STR (with CCR.UNALIGN_TRP) at an unaligned address, NOCP for an FP instruction
-// while CPACR denies CP10/CP11.
-uint32_t StrictTrap(std::span<const uint8_t> insn, const StrictInputs& in);
-// Whether StrictTrap could return non-zero for this encoding and CCR: a cheap filter, so
-// that strict mode reads registers only for the instructions that need them.
-bool StrictCandidate(std::span<const uint8_t> insn, uint32_t ccr);
-
-}  // namespace faultline::cpu

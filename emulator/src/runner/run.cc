@@ -232,7 +232,6 @@ SessionOutput RunSession(const SessionInput& in) {
   for (const Breakpoint& b : in.options.breakpoints) {
     if (break_addresses.insert(b.address).second) core.BreakAt(b.address);
   }
-  if (in.options.strict) core.EnableStrictChecks();
   if (in.options.armv81m_by_host) core.SetArmv81Mode(cpu::Core::Armv81Mode::kEmulate);
   for (const Segment& seg : in.image.segments) {
     if (seg.executable) core.TrapUndecodedArmv81(seg.run_address, seg.bytes);
@@ -640,11 +639,12 @@ SessionOutput RunSession(const SessionInput& in) {
         }
         return finish();
       }
-      case Stop::Kind::kStrictTrap: {
+      case Stop::Kind::kTrap: {
         const char* what = s.imm == cpu::cfsr::kDivbyzero ? "divide by zero with CCR.DIV_0_TRP set (DIVBYZERO)"
-                           : s.imm == cpu::cfsr::kUnaligned ? "unaligned access this instruction cannot make (UNALIGNED)"
+                           : s.imm == cpu::cfsr::kUnaligned ? "unaligned access: LDRD/STRD/LDM/STM/LDREX/STREX/VLDR/VSTR, "
+                                                              "or any with CCR.UNALIGN_TRP set (UNALIGNED)"
                                                             : "FP instruction while CPACR denies CP10/CP11 (NOCP)";
-        if (vector_fault(fault("UsageFault", std::string(what) + " [strict mode]"),
+        if (vector_fault(fault("UsageFault", what),
                          {.exception = cpu::kUsageFault, .cfsr_bits = s.imm, .return_address = s.pc})) {
           continue;
         }
