@@ -53,4 +53,15 @@ static inline void print_fault_status(const char *what, const uint32_t *frame)
     sh_puts_hex("stacked pc ", frame[6]);
 }
 
+/* Defines MemManage_Handler: prints the fault status (print_fault_status) and ends the
+ * run with exit status 0. */
+#define MEMMANAGE_PRINTS_AND_EXITS()                                \
+    __attribute__((used)) void memmanage_c(const uint32_t *frame); \
+    void memmanage_c(const uint32_t *frame)                        \
+    {                                                              \
+        print_fault_status("MemManage_Handler", frame);            \
+        sh_exit(0);                                                \
+    }                                                              \
+    FRAME_HANDLER(MemManage_Handler, memmanage_c)
+
 #endif

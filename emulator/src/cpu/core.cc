@@ -52,6 +52,11 @@ uint32_t Perms(const Access& a) {
 
 }  // namespace
 
+bool DefaultMapExecuteNever(uint64_t base, uint64_t size) {
+  const uint64_t end = base + size;
+  return (base < 0x60000000 && end > 0x40000000) || end > 0xA0000000;
+}
+
 struct Core::ServedPage {
   Core* core;
   uint64_t base;
@@ -410,6 +415,23 @@ void Core::ProtectWindow(size_t w) {
       run_perms = perms;
     }
   }
+  // Code translated from execute-never space ran under the MPU region that allowed it
+  // (ExecutesInPlace): once the MPU changes, it must be fetched through the check again.
+  for (const Region& r : map_.regions()) {
+    if (r.access.execute && DefaultMapExecuteNever(r.base, r.size)) {
+      Check(uc_ctl_flush_tlb(uc_), "uc_ctl_flush_tlb");  // 2.0.1: UC_CTL_TB_FLUSH, the translated blocks
+      break;
+    }
+  }
+}
+
+bool Core::ExecutesInPlace(uint64_t addr) const {
+  const int w = map_.Find(addr);
+  if (w < 0 || !map_.Enabled(size_t(w)) || !map_.regions()[size_t(w)].access.execute) return false;
+  const Mpu mpu = scs_.mpu();
+  if (!mpu.enabled()) return false;
+  const std::optional<MpuPermission> p = mpu.Privileged(addr);
+  return p && p->execute;
 }
 
 void Core::ApplyGate(size_t gate) {

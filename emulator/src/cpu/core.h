@@ -25,6 +25,11 @@ struct uc_struct;
 
 namespace faultline::cpu {
 
+// Whether any byte of [base, base + size) lies in the default memory map's execute-never
+// space (Armv8-M ARM §B8.1, Armv7-M ARM §B3.1): Peripheral 0x40000000-0x5FFFFFFF,
+// Device and System from 0xA0000000.
+bool DefaultMapExecuteNever(uint64_t base, uint64_t size);
+
 enum class Reg { kR0, kR1, kR2, kR3, kSp, kLr, kPc, kMsp, kPsp, kXpsr, kControl, kApsr /* NZCVQ, GE */ };
 
 struct Stop {
@@ -177,6 +182,14 @@ class Core {
   // The core running on this thread (the translator's fetches ask it); returns the
   // previous one.
   static Core* Running(Core* core);
+  // The core running on this thread, or null.
+  static const Core* Current();
+
+  // Whether an instruction fetch from `addr`, which the default memory map makes
+  // execute-never, runs as silicon runs it: the board marks the region executable (`x`)
+  // and the firmware's MPU is on with a region that covers `addr` with XN clear
+  // (unicorn_xip.cc lets such fetches through the engine).
+  bool ExecutesInPlace(uint64_t addr) const;
 
   // --- Exception model (core_exceptions.cc; issue 3) ---
   Scs& scs() { return scs_; }
