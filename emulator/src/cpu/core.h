@@ -269,6 +269,8 @@ class Core {
   // Page protections of an enabled window: its own access, narrowed by the MPU.
   void ProtectWindow(size_t window);
   void ApplyGate(size_t gate);
+  // Counts one more of an event already recorded; false if there is none yet.
+  bool CountEvent(const std::string& kind, const std::string& where);
   void RecordEvent(const std::string& kind, const std::string& where, uint64_t addr, std::string message);
   void RecordRegisterWrite(size_t peripheral, size_t reg, uint32_t value);
   void StopWith(const Stop& stop);
