@@ -61,5 +61,15 @@ static inline void print_clear_and_step(const char *what, uint32_t *frame, uint3
     SCB_CFSR = SCB_CFSR;
     frame[6] += size;
 }
+/* Defines MemManage_Handler: prints the fault status (print_fault_status) and ends the
+ * run with exit status 0. */
+#define MEMMANAGE_PRINTS_AND_EXITS()                                \
+    __attribute__((used)) void memmanage_c(const uint32_t *frame); \
+    void memmanage_c(const uint32_t *frame)                        \
+    {                                                              \
+        print_fault_status("MemManage_Handler", frame);            \
+        sh_exit(0);                                                \
+    }                                                              \
+    FRAME_HANDLER(MemManage_Handler, memmanage_c)
 
 #endif

@@ -14,13 +14,7 @@
 
 __attribute__((aligned(1024))) volatile uint32_t guarded[256];
 
-__attribute__((used)) void memmanage_c(const uint32_t *frame);
-void memmanage_c(const uint32_t *frame)
-{
-    print_fault_status("MemManage_Handler", frame);
-    sh_exit(0);
-}
-FRAME_HANDLER(MemManage_Handler, memmanage_c)
+MEMMANAGE_PRINTS_AND_EXITS()
 
 int main(void)
 {

@@ -201,25 +201,10 @@ TEST(UartCli, ScenarioInputAndPortExpectation) {
   fs::remove(wrong);
 }
 
-struct BadBoard {
-  const char* file;
-  int line;
-  const char* what;
-  const char* fix;
-};
-
 // Peripheral declarations (UARTs, timers, their interrupt lines) that are bad input.
 class PeripheralBadBoard : public ::testing::TestWithParam<BadBoard> {};
 
-TEST_P(PeripheralBadBoard, ExitsTwoNamingFileLineAndFix) {
-  const BadBoard& b = GetParam();
-  fs::path path = fs::path(FAULTLINE_TEST_DATA_DIR) / "boards" / b.file;
-  Completed c = RunCli({"board", "show", path.string()});
-  EXPECT_EQ(c.status, 2) << c.out << c.err;
-  EXPECT_NE(c.err.find(path.string() + ":" + std::to_string(b.line) + ": "), std::string::npos) << c.err;
-  EXPECT_NE(c.err.find(b.what), std::string::npos) << c.err;
-  EXPECT_NE(c.err.find(std::string("fix: ") + b.fix), std::string::npos) << c.err;
-}
+TEST_P(PeripheralBadBoard, ExitsTwoNamingFileLineAndFix) { ExpectBadBoard(GetParam()); }
 
 INSTANTIATE_TEST_SUITE_P(
     Files, PeripheralBadBoard,

@@ -2,6 +2,7 @@
 // its exit status, stdout and stderr.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -128,6 +129,22 @@ inline std::string QemuBoardName(const ::testing::TestParamInfo<QemuBoard>& p) {
 inline auto Mps2M33AndM7() {
   return ::testing::Values(QemuBoard{"mps2-an505", "mps2-an505", "cortex-m33"},
                            QemuBoard{"mps2-an500", "mps2-an500", "cortex-m7"});
+// A board file (tests/data/boards/FILE) that is bad input: `faultline board show` exits 2
+// naming FILE:LINE, what is wrong and the fix.
+struct BadBoard {
+  const char* file;
+  int line;
+  const char* what;
+  const char* fix;
+};
+
+inline void ExpectBadBoard(const BadBoard& b) {
+  const std::filesystem::path path = std::filesystem::path(FAULTLINE_TEST_DATA_DIR) / "boards" / b.file;
+  Completed c = RunCli({"board", "show", path.string()});
+  EXPECT_EQ(c.status, 2) << c.out << c.err;
+  EXPECT_NE(c.err.find(path.string() + ":" + std::to_string(b.line) + ": "), std::string::npos) << c.err;
+  EXPECT_NE(c.err.find(b.what), std::string::npos) << c.err;
+  EXPECT_NE(c.err.find(std::string("fix: ") + b.fix), std::string::npos) << c.err;
 }
 
 inline bool HaveQemu() { return RunProgram({"sh", "-c", "command -v qemu-system-arm"}).status == 0; }

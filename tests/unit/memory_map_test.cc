@@ -129,10 +129,19 @@ TEST(MemoryMapFind, RegionEndingExactlyAt4GiBDoesNotWrap) {
   EXPECT_EQ(plan.direct[1].base, 0xFFFFF000u);
   EXPECT_EQ(plan.direct[1].size, 0x1000u);
   EXPECT_EQ(plan.direct[1].region, 1u);
-  EXPECT_TRUE(plan.partial_pages.empty());
+  EXPECT_TRUE(plan.served.empty());
 }
 
 // --- Page plan ---------------------------------------------------------------------
+
+// The 1 KiB pages of a plan's served runs.
+std::vector<uint64_t> ServedPages(const PagePlan& plan) {
+  std::vector<uint64_t> pages;
+  for (const ServedSpan& s : plan.served) {
+    for (uint64_t p = s.base; p < s.base + s.size; p += 1024) pages.push_back(p);
+  }
+  return pages;
+}
 
 TEST(MemoryMapPages, AlignedRegionIsOneDirectSpanAndNoPartialPage) {
   MemoryMap map(MakeBoard({MakeRegion("ram", 0x20000000, 0x8000)}));
@@ -141,7 +150,7 @@ TEST(MemoryMapPages, AlignedRegionIsOneDirectSpanAndNoPartialPage) {
   EXPECT_EQ(plan.direct[0].base, 0x20000000u);
   EXPECT_EQ(plan.direct[0].size, 0x8000u);
   EXPECT_EQ(plan.direct[0].region, 0u);
-  EXPECT_TRUE(plan.partial_pages.empty());
+  EXPECT_TRUE(plan.served.empty());
 }
 
 TEST(MemoryMapPages, SubPageRegionIsServedThroughOnePartialPage) {
@@ -149,7 +158,7 @@ TEST(MemoryMapPages, SubPageRegionIsServedThroughOnePartialPage) {
   MemoryMap map(MakeBoard({MakeRegion("tiny", 0x20000080, 0x100)}));
   PagePlan plan = map.PlanPages(1024);
   EXPECT_TRUE(plan.direct.empty());
-  EXPECT_EQ(plan.partial_pages, std::vector<uint64_t>{0x20000000});
+  EXPECT_EQ(ServedPages(plan), std::vector<uint64_t>{0x20000000});
 }
 
 TEST(MemoryMapPages, UnalignedRegionHasADirectMiddleAndPartialEnds) {
@@ -159,14 +168,14 @@ TEST(MemoryMapPages, UnalignedRegionHasADirectMiddleAndPartialEnds) {
   ASSERT_EQ(plan.direct.size(), 1u);
   EXPECT_EQ(plan.direct[0].base, 0x20000400u);
   EXPECT_EQ(plan.direct[0].size, 0xC00u);  // up to 0x20001000
-  EXPECT_EQ(plan.partial_pages, (std::vector<uint64_t>{0x20000000, 0x20001000}));
+  EXPECT_EQ(ServedPages(plan), (std::vector<uint64_t>{0x20000000, 0x20001000}));
 }
 
 TEST(MemoryMapPages, TwoSmallRegionsInOnePageShareOnePartialPage) {
   MemoryMap map(MakeBoard({MakeRegion("a", 0x40000000, 0x40), MakeRegion("b", 0x40000200, 0x40)}));
   PagePlan plan = map.PlanPages(1024);
   EXPECT_TRUE(plan.direct.empty());
-  EXPECT_EQ(plan.partial_pages, std::vector<uint64_t>{0x40000000});
+  EXPECT_EQ(ServedPages(plan), std::vector<uint64_t>{0x40000000});
 }
 
 TEST(MemoryMapPages, RegionEndingMidPageHasOnePartialPageAtTheEnd) {
@@ -176,7 +185,32 @@ TEST(MemoryMapPages, RegionEndingMidPageHasOnePartialPageAtTheEnd) {
   ASSERT_EQ(plan.direct.size(), 1u);
   EXPECT_EQ(plan.direct[0].base, 0x20000000u);
   EXPECT_EQ(plan.direct[0].size, 0x800u);
-  EXPECT_EQ(plan.partial_pages, std::vector<uint64_t>{0x20000800});
+  EXPECT_EQ(ServedPages(plan), std::vector<uint64_t>{0x20000800});
+}
+
+Peripheral MakePeripheral(std::string name, uint64_t base, uint64_t size, bool unimplemented) {
+  Peripheral p;
+  p.name = std::move(name);
+  p.base = base;
+  p.size = size;
+  p.unimplemented = unimplemented;
+  return p;
+}
+
+TEST(MemoryMapPages, AWindowOfManyMiBIsOneServedRunWithThePeripheralsInIt) {
+  Board b = MakeBoard({MakeRegion("ram", 0x20000000, 0x8000)});
+  b.peripherals = {MakePeripheral("APB", 0x40000000, 0x4000000, true),  // 64 MiB
+                   MakePeripheral("UART", 0x40010000, 0x1000, false),
+                   MakePeripheral("PWR", 0x50000000, 0x100, false),
+                   MakePeripheral("RCC", 0x50000400, 0x400, false)};
+  MemoryMap map(b);
+  PagePlan plan = map.PlanPages(1024);
+  EXPECT_EQ(plan.served, (std::vector<ServedSpan>{{0x40000000, 0x4000000}, {0x50000000, 0x800}}))
+      << "one run per window, adjacent blocks joined";
+  ASSERT_EQ(plan.direct.size(), 1u);
+  EXPECT_EQ(map.FindPeripheral(0x40010004), 1) << "the modelled UART inside the window wins";
+  EXPECT_EQ(map.FindPeripheral(0x40020000), 0);
+  EXPECT_EQ(map.FindPeripheral(0x44000000), -1);
 }
 
 TEST(MemoryMapPages, DirectSpansNameTheirRegion) {
@@ -188,7 +222,7 @@ TEST(MemoryMapPages, DirectSpansNameTheirRegion) {
     EXPECT_EQ(plan.direct[i].base, map.regions()[i].base);
     EXPECT_EQ(plan.direct[i].size, map.regions()[i].size);
   }
-  EXPECT_TRUE(plan.partial_pages.empty());
+  EXPECT_TRUE(plan.served.empty());
 }
 
 // --- Reset contents ----------------------------------------------------------------

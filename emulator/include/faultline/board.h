@@ -158,6 +158,11 @@ struct Peripheral {
   std::optional<UartModel> uart;  // `model:` a UART; its registers come from the model
   std::optional<TimerModel> timer;  // `model:` a timer
   std::vector<IrqLine> irqs;        // `irq:`
+  // `model: unimplemented`: a whole bus window nobody modelled, as QEMU's
+  // unimplemented-device (hw/misc/unimp.c): reads 0, writes are dropped, and each register
+  // touched is reported once (an `unmodelled-register` event with its first PC). Modelled
+  // peripherals inside it take precedence.
+  bool unimplemented = false;
   std::string source;             // where its address comes from (required with `model:`)
   std::string where;
 };

@@ -42,12 +42,19 @@ struct DirectSpan {
   size_t region = 0;  // window index into MemoryMap::regions()
 };
 
-// Pages the CPU serves access by access: where windows and Unicorn's pages disagree
-// (a region smaller than a page, or not page-aligned), so that bytes outside every
-// window still fault; and peripheral register blocks.
+// A page-aligned run of pages the CPU serves access by access: where windows and
+// Unicorn's pages disagree (a region smaller than a page, or not page-aligned), so that
+// bytes outside every window still fault; and peripheral register blocks, however large
+// (an unimplemented window of tens of MiB is one run).
+struct ServedSpan {
+  uint64_t base = 0;
+  uint64_t size = 0;
+  bool operator==(const ServedSpan&) const = default;
+};
+
 struct PagePlan {
   std::vector<DirectSpan> direct;
-  std::vector<uint64_t> partial_pages;  // base of each page served access by access
+  std::vector<ServedSpan> served;  // sorted, disjoint, not adjacent (adjacent runs are joined)
 };
 
 // What a peripheral write changed.
@@ -104,6 +111,8 @@ class MemoryMap {
   // Peripherals: register blocks whose writes are stored and whose reads follow the
   // board's rules.
   const std::vector<Peripheral>& peripherals() const { return peripherals_; }
+  // The peripheral holding `addr` (a modelled one before the unimplemented window around
+  // it), or -1.
   int FindPeripheral(uint64_t addr) const;
   // Index of the register at `offset`, or -1 for an address the board does not declare.
   int FindRegister(size_t peripheral, uint64_t offset) const;

@@ -199,11 +199,15 @@ RegisterField ParseRegisterField(const Field& f, const std::string& name) {
   return rf;
 }
 
-// `model:` names a UART or a timer whose behaviour faultline implements.
+constexpr const char* kUnimplemented = "unimplemented";
+
+// `model:` names a UART or a timer whose behaviour faultline implements, or
+// `unimplemented`: a bus window nobody modelled.
 void ParseModel(const Field& f, Peripheral& p) {
   struct Model {
     std::optional<UartModel> uart;
     std::optional<TimerModel> timer;
+    bool unimplemented = false;
   };
   static const std::vector<std::pair<std::string, Model>> kModels = {
       {ToString(UartModel::kCmsdkApb), {UartModel::kCmsdkApb, {}}},
@@ -212,14 +216,19 @@ void ParseModel(const Field& f, Peripheral& p) {
       {ToString(UartModel::kNxpLpuart), {UartModel::kNxpLpuart, {}}},
       {ToString(UartModel::kDw16550), {UartModel::kDw16550, {}}},
       {ToString(TimerModel::kCmsdkApbTimer), {{}, TimerModel::kCmsdkApbTimer}},
-      {ToString(TimerModel::kCmsdkApbDualTimer), {{}, TimerModel::kCmsdkApbDualTimer}}};
+      {ToString(TimerModel::kCmsdkApbDualTimer), {{}, TimerModel::kCmsdkApbDualTimer}},
+      {kUnimplemented, {{}, {}, true}}};
   Model m = f.Choice("peripheral model", kModels);
   p.uart = m.uart;
   p.timer = m.timer;
-  p.registers = p.uart ? UartRegisters(*p.uart) : TimerRegisters(*p.timer);
+  p.unimplemented = m.unimplemented;
+  if (p.uart) p.registers = UartRegisters(*p.uart);
+  if (p.timer) p.registers = TimerRegisters(*p.timer);
 }
 
-std::string ModelName(const Peripheral& p) { return p.uart ? ToString(*p.uart) : ToString(*p.timer); }
+std::string ModelName(const Peripheral& p) {
+  return p.uart ? ToString(*p.uart) : p.timer ? ToString(*p.timer) : kUnimplemented;
+}
 
 // One `irq:` line number, checked against the NVIC's size.
 IrqLine ParseIrqNumber(const Field& f, const std::string& output) {
@@ -280,13 +289,20 @@ void ParsePeripheral(const Field& f, Layer& layer) {
   p.base = m.Require("base").Address();
   if (m.Has("model")) {
     ParseModel(m.Get("model"), p);
+    if (p.unimplemented && (m.Has("registers") || !m.Has("size"))) {
+      f.Fail(fmt::format("unimplemented window {} {}", p.name,
+                         m.Has("registers") ? "declares registers" : "does not give its size"),
+             "give base: and size: of the whole bus window and no registers: (declare a peripheral "
+             "with registers inside the window as an entry of its own; it takes precedence)");
+    }
     if (m.Has("registers")) {
       m.Get("registers").Fail(fmt::format("{} is a {}, whose registers come from its model", p.name,
                                           ModelName(p)),
                               "remove registers: (docs/boards.md lists each model's registers)");
     }
     if (!m.Has("source")) {
-      f.Fail(fmt::format("{} {} does not say where its address comes from", p.uart ? "UART" : "timer", p.name),
+      f.Fail(fmt::format("{} {} does not say where its address comes from",
+                         p.uart ? "UART" : p.timer ? "timer" : "unimplemented window", p.name),
              "add source: citing the reference manual section or vendor file that places it at this "
              "address, e.g. source: \"QEMU 7.2 hw/arm/mps2.c: UART0 at 0x40004000\"");
     }
@@ -590,6 +606,7 @@ Board ParseBoard(const std::string& yaml, const std::string& origin) {
   struct Span_ {
     uint64_t base, size;
     std::string what, where;
+    enum Kind { kMemory, kPeripheral, kWindow } kind = kMemory;
   };
   std::vector<Span_> spans;
   for (const Region& r : b.regions) spans.push_back({r.base, r.size, "region '" + r.name + "'", r.where});
@@ -613,13 +630,26 @@ Board ParseBoard(const std::string& yaml, const std::string& origin) {
     b.aliases.push_back(a);
   }
   for (const Peripheral& p : b.peripherals) {
-    spans.push_back({p.base, p.size, "peripheral '" + p.name + "'", p.where});
+    spans.push_back({p.base, p.size,
+                     (p.unimplemented ? "unimplemented window '" : "peripheral '") + p.name + "'", p.where,
+                     p.unimplemented ? Span_::kWindow : Span_::kPeripheral});
   }
-  std::sort(spans.begin(), spans.end(), [](const Span_& x, const Span_& y) { return x.base < y.base; });
-  for (size_t i = 1; i < spans.size(); ++i) {
-    const Span_& prev = spans[i - 1];
-    const Span_& cur = spans[i];
-    if (cur.base < prev.base + prev.size) {
+  // By base, the larger first: a window before the peripherals that start at its base.
+  std::sort(spans.begin(), spans.end(), [](const Span_& x, const Span_& y) {
+    return x.base < y.base || (x.base == y.base && x.size > y.size);
+  });
+  // Pairwise: a window may hold several peripherals, so an overlap need not be between
+  // neighbours in address order.
+  for (size_t j = 1; j < spans.size(); ++j) {
+    for (size_t i = 0; i < j; ++i) {
+      const Span_& prev = spans[i];
+      const Span_& cur = spans[j];
+      if (cur.base >= prev.base + prev.size) continue;
+      // A modelled peripheral wholly inside an unimplemented window takes precedence there.
+      if (prev.kind == Span_::kWindow && cur.kind == Span_::kPeripheral &&
+          cur.base + cur.size <= prev.base + prev.size) {
+        continue;
+      }
       // Same file: "line N"; a region from a used SoC file: "soc.yaml:N".
       std::string cur_file = cur.where.substr(0, cur.where.rfind(':'));
       std::string prev_at = prev.where.rfind(cur_file + ":", 0) == 0
@@ -629,8 +659,11 @@ Board ParseBoard(const std::string& yaml, const std::string& origin) {
           cur.where,
           fmt::format("{} ({}) overlaps {} ({}, {})", cur.what, Span(cur.base, cur.size), prev.what,
                       Span(prev.base, prev.size), prev_at),
-          "regions must not overlap each other, aliases or peripherals: fix base or size (the same "
-          "memory at two addresses is an alias of one region, not a second region)");
+          prev.kind == Span_::kWindow || cur.kind == Span_::kWindow
+              ? "unimplemented windows must not overlap each other, a region or an alias, and a "
+                "peripheral lies wholly inside a window or outside it: fix base or size"
+              : "regions must not overlap each other, aliases or peripherals: fix base or size (the same "
+                "memory at two addresses is an alias of one region, not a second region)");
     }
   }
 

@@ -207,10 +207,13 @@ uint32_t MemoryMap::Read32(uint64_t addr) const {
 }
 
 int MemoryMap::FindPeripheral(uint64_t addr) const {
+  int window = -1;  // an unimplemented window holding addr: used only if no peripheral in it does
   for (size_t i = 0; i < peripherals_.size(); ++i) {
-    if (addr >= peripherals_[i].base && addr < peripherals_[i].base + peripherals_[i].size) return int(i);
+    if (addr < peripherals_[i].base || addr >= peripherals_[i].base + peripherals_[i].size) continue;
+    if (!peripherals_[i].unimplemented) return int(i);
+    window = int(i);
   }
-  return -1;
+  return window;
 }
 
 int MemoryMap::FindRegister(size_t p, uint64_t offset) const {
@@ -363,37 +366,47 @@ std::string MemoryMap::ExplainClosed(size_t g) const {
 
 PagePlan MemoryMap::PlanPages(uint64_t page) const {
   PagePlan plan;
+  std::vector<ServedSpan> served;
   for (size_t i = 0; i < windows_.size(); ++i) {
     const Region& r = windows_[i];
-    uint64_t first_full = (r.base + page - 1) / page * page;
-    uint64_t end_full = r.end() / page * page;
-    if (first_full < end_full) plan.direct.push_back({first_full, end_full - first_full, i});
-    // Pages the region only partly covers (at most one at each end).
-    for (uint64_t p = r.base / page * page; p < r.end(); p += page) {
-      if (p >= first_full && p < end_full) {
-        p = end_full - page;
-        continue;
-      }
-      if (plan.partial_pages.empty() || plan.partial_pages.back() != p) plan.partial_pages.push_back(p);
+    const uint64_t first_full = (r.base + page - 1) / page * page;
+    const uint64_t end_full = r.end() / page * page;
+    if (first_full < end_full) {
+      plan.direct.push_back({first_full, end_full - first_full, i});
+      // Pages the region only partly covers: at most one at each end.
+      if (r.base < first_full) served.push_back({first_full - page, page});
+      if (end_full < r.end()) served.push_back({end_full, page});
+    } else {  // within one page, or across one page boundary
+      const uint64_t first = r.base / page * page;
+      served.push_back({first, (r.end() + page - 1) / page * page - first});
     }
   }
   for (const Peripheral& p : peripherals_) {
-    for (uint64_t pg = p.base / page * page; pg < p.base + p.size; pg += page) plan.partial_pages.push_back(pg);
+    const uint64_t first = p.base / page * page;
+    served.push_back({first, (p.base + p.size + page - 1) / page * page - first});
   }
-  // A page both served and direct (a peripheral inside a window's page) is served.
-  std::sort(plan.partial_pages.begin(), plan.partial_pages.end());
-  plan.partial_pages.erase(std::unique(plan.partial_pages.begin(), plan.partial_pages.end()),
-                           plan.partial_pages.end());
-  // Cut served pages out of direct spans (a peripheral sharing a page with a window).
+  // A page both served and direct (a peripheral inside a window's page) is served; a
+  // peripheral inside an unimplemented window is part of the window's run.
+  std::sort(served.begin(), served.end(), [](const ServedSpan& a, const ServedSpan& b) { return a.base < b.base; });
+  for (const ServedSpan& s : served) {
+    if (!plan.served.empty() && s.base <= plan.served.back().base + plan.served.back().size) {
+      ServedSpan& last = plan.served.back();
+      last.size = std::max(last.base + last.size, s.base + s.size) - last.base;
+    } else {
+      plan.served.push_back(s);
+    }
+  }
+  // Cut served runs out of direct spans.
   std::vector<DirectSpan> direct;
   for (const DirectSpan& d : plan.direct) {
     uint64_t start = d.base;
-    for (uint64_t pg : plan.partial_pages) {
-      if (pg < start || pg >= d.base + d.size) continue;
-      if (pg > start) direct.push_back({start, pg - start, d.region});
-      start = pg + page;
+    const uint64_t end = d.base + d.size;
+    for (const ServedSpan& s : plan.served) {
+      if (s.base + s.size <= start || s.base >= end) continue;
+      if (s.base > start) direct.push_back({start, s.base - start, d.region});
+      start = std::max(start, s.base + s.size);
     }
-    if (start < d.base + d.size) direct.push_back({start, d.base + d.size - start, d.region});
+    if (start < end) direct.push_back({start, end - start, d.region});
   }
   plan.direct = std::move(direct);
   return plan;

@@ -52,6 +52,11 @@ uint32_t Perms(const Access& a) {
 
 }  // namespace
 
+bool DefaultMapExecuteNever(uint64_t base, uint64_t size) {
+  const uint64_t end = base + size;
+  return (base < 0x60000000 && end > 0x40000000) || end > 0xA0000000;
+}
+
 struct Core::ServedPage {
   Core* core;
   uint64_t base;
@@ -275,6 +280,19 @@ uint64_t Core::ServeAccess(uint64_t addr, unsigned size, bool write, uint64_t va
   if (p < 0) return fault();
   const Peripheral& per = map_.peripherals()[p];
   uint64_t offset = addr - per.base;
+  if (per.unimplemented) {
+    // One event per register (word), as QEMU's unimplemented-device logs each access:
+    // what a vendor startup touched that nobody modelled, and the first PC that did.
+    const uint64_t word = addr & ~uint64_t{3};
+    std::string where = fmt::format("{}@0x{:08x}", per.name, word);
+    if (!CountEvent("unmodelled-register", where)) {
+      RecordEvent("unmodelled-register", where, addr,
+                  fmt::format("0x{:08x} in {} (offset 0x{:x}), an unimplemented window: reads give 0, writes "
+                              "are dropped; the first access was a {}",
+                              addr, per.name, offset, write ? "write" : "read"));
+    }
+    return 0;
+  }
   int reg = map_.FindRegister(p, offset);
   if (reg < 0) {
     RecordEvent("unmodelled-register", per.name, addr,
@@ -314,14 +332,19 @@ uint64_t Core::ServeAccess(uint64_t addr, unsigned size, bool write, uint64_t va
   return 0;
 }
 
-void Core::RecordEvent(const std::string& kind, const std::string& where, uint64_t addr,
-                       std::string message) {
+bool Core::CountEvent(const std::string& kind, const std::string& where) {
   for (Event& e : events_) {
     if (e.kind == kind && e.where == where) {
       ++e.count;
-      return;
+      return true;
     }
   }
+  return false;
+}
+
+void Core::RecordEvent(const std::string& kind, const std::string& where, uint64_t addr,
+                       std::string message) {
+  if (CountEvent(kind, where)) return;
   Event e;
   e.kind = kind;
   e.where = where;
@@ -374,6 +397,23 @@ void Core::ApplyMpu() {
   for (size_t w = 0; w < map_.regions().size(); ++w) {
     if (map_.Enabled(w)) ProtectWindow(w);
   }
+  // Code translated from execute-never space ran under the MPU region that allowed it
+  // (ExecutesInPlace): once the MPU changes, it must be fetched through the check again.
+  for (const Region& r : map_.regions()) {
+    if (r.access.execute && DefaultMapExecuteNever(r.base, r.size)) {
+      Check(uc_ctl_flush_tlb(uc_), "uc_ctl_flush_tlb");  // 2.0.1: UC_CTL_TB_FLUSH, the translated blocks
+      break;
+    }
+  }
+}
+
+bool Core::ExecutesInPlace(uint64_t addr) const {
+  const int w = map_.Find(addr);
+  if (w < 0 || !map_.Enabled(size_t(w)) || !map_.regions()[size_t(w)].access.execute) return false;
+  const Mpu mpu = scs_.mpu();
+  if (!mpu.enabled()) return false;
+  const std::optional<MpuPermission> p = mpu.Privileged(addr);
+  return p && p->execute;
 }
 
 void Core::ProtectWindow(size_t w) {
@@ -430,9 +470,12 @@ Core::Core(Cpu cpu, MemoryMap& map, uint32_t reset_vtor)
 
   plan_ = map_.PlanPages(kPageSize);
   for (size_t w = 0; w < map_.regions().size(); ++w) MapWindow(w, /*remap=*/false);
-  for (uint64_t page : plan_.partial_pages) {
-    served_pages_.push_back(std::make_unique<ServedPage>(ServedPage{this, page}));
-    Check(uc_mmio_map(uc_, page, kPageSize, Hooks::ServedRead, served_pages_.back().get(),
+  // One mapping per run, however long: each is a section of the engine's address space,
+  // and Unicorn 2.0.1 (QEMU 5.0 phys_section_add) aborts past TARGET_PAGE_SIZE of them,
+  // so a mapping per page failed once the peripherals added up to about 1 MiB.
+  for (const ServedSpan& run : plan_.served) {
+    served_pages_.push_back(std::make_unique<ServedPage>(ServedPage{this, run.base}));
+    Check(uc_mmio_map(uc_, run.base, run.size, Hooks::ServedRead, served_pages_.back().get(),
                       Hooks::ServedWrite, served_pages_.back().get()),
           "uc_mmio_map");
   }

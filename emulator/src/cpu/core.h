@@ -25,6 +25,11 @@ struct uc_struct;
 
 namespace faultline::cpu {
 
+// Whether any byte of [base, base + size) lies in the default memory map's execute-never
+// space (Armv8-M ARM §B8.1, Armv7-M ARM §B3.1): Peripheral 0x40000000-0x5FFFFFFF,
+// Device and System from 0xA0000000.
+bool DefaultMapExecuteNever(uint64_t base, uint64_t size);
+
 enum class Reg { kR0, kR1, kR2, kR3, kSp, kLr, kPc, kMsp, kPsp, kXpsr, kControl, kApsr /* NZCVQ, GE */ };
 
 struct Stop {
@@ -188,6 +193,14 @@ class Core {
   // The core running on this thread (the translator's fetches ask it); returns the
   // previous one.
   static Core* Running(Core* core);
+  // The core running on this thread, or null.
+  static const Core* Current();
+
+  // Whether an instruction fetch from `addr`, which the default memory map makes
+  // execute-never, runs as silicon runs it: the board marks the region executable (`x`)
+  // and the firmware's MPU is on with a region that covers `addr` with XN clear
+  // (unicorn_xip.cc lets such fetches through the engine).
+  bool ExecutesInPlace(uint64_t addr) const;
 
   // --- Traps the firmware enables, from the translated code (core_traps.cc; issue 16) ---
   // The translator reads the halfword `hw` at `addr` (cpu_lduw_code_arm): returns what
@@ -280,6 +293,8 @@ class Core {
   // Page protections of an enabled window: its own access, narrowed by the MPU.
   void ProtectWindow(size_t window);
   void ApplyGate(size_t gate);
+  // Counts one more of an event already recorded; false if there is none yet.
+  bool CountEvent(const std::string& kind, const std::string& where);
   void RecordEvent(const std::string& kind, const std::string& where, uint64_t addr, std::string message);
   void RecordRegisterWrite(size_t peripheral, size_t reg, uint32_t value);
   void StopWith(const Stop& stop);

@@ -32,10 +32,6 @@ namespace {
 
 constexpr uint32_t kPage = 1024;  // Unicorn's M-profile target page (unicorn.md §3)
 
-// The default memory map's execute-never space (Armv8-M ARM §B8.1): Peripheral
-// 0x40000000-0x5FFFFFFF, Device and System from 0xA0000000.
-bool ExecuteNever(uint64_t a) { return (a >= 0x40000000 && a < 0x60000000) || a >= 0xA0000000; }
-
 bool Overlaps(uint64_t a, uint64_t a_size, uint64_t b, uint64_t b_size) {
   return a < b + b_size && b < a + a_size;
 }
@@ -43,7 +39,7 @@ bool Overlaps(uint64_t a, uint64_t a_size, uint64_t b, uint64_t b_size) {
 }  // namespace
 
 bool Core::PageIsFree(uint64_t page) const {
-  if (ExecuteNever(page) || ExecuteNever(page + kTrampolineChunk - 1)) return false;
+  if (DefaultMapExecuteNever(page, kTrampolineChunk)) return false;
   for (const Region& r : map_.regions()) {
     if (Overlaps(page, kTrampolineChunk, r.base, r.size)) return false;
   }

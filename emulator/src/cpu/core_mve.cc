@@ -331,6 +331,8 @@ Core* Core::Running(Core* core) {
   return outer;
 }
 
+const Core* Core::Current() { return running_core; }
+
 }  // namespace faultline::cpu
 
 namespace fl = faultline::cpu;

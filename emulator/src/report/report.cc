@@ -348,16 +348,18 @@ std::string FormatBoard(const Board& b) {
     rows.push_back({a.base, a.size, a.name, "alias", "", "", g.empty() ? note : note + "; " + g});
   }
   for (const Peripheral& p : b.peripherals) {
-    std::string note = p.uart    ? fmt::format("UART {} [{}]", ToString(*p.uart), p.source)
-                       : p.timer ? fmt::format("timer {} [{}]", ToString(*p.timer), p.source)
-                                 : fmt::format("{} register{}", p.registers.size(), p.registers.size() == 1 ? "" : "s");
+    std::string note = p.uart            ? fmt::format("UART {} [{}]", ToString(*p.uart), p.source)
+                       : p.timer         ? fmt::format("timer {} [{}]", ToString(*p.timer), p.source)
+                       : p.unimplemented ? fmt::format("reads 0, writes dropped, each register reported [{}]", p.source)
+                                         : fmt::format("{} register{}", p.registers.size(), p.registers.size() == 1 ? "" : "s");
     std::string irqs;
     for (const IrqLine& l : p.irqs) {
       irqs += fmt::format("{}{}IRQ {}", irqs.empty() ? "" : ", ", l.output.empty() || l.output == "timer" ? "" : l.output + " ",
                           l.number);
     }
     if (!irqs.empty()) note += "; " + irqs;
-    rows.push_back({p.base, p.size, p.name, p.uart ? "uart" : p.timer ? "timer" : "peripheral", "rw", "", note});
+    rows.push_back({p.base, p.size, p.name,
+                    p.uart ? "uart" : p.timer ? "timer" : p.unimplemented ? "unimpl" : "peripheral", "rw", "", note});
   }
   std::sort(rows.begin(), rows.end(), [](const Row& x, const Row& y) { return x.base < y.base; });
   out += fmt::format("\n  {:<23} {:>9}  {:<18} {:<10} {:<4} {:<16} {}\n", "range", "size", "name", "kind", "acc",
@@ -369,7 +371,7 @@ std::string FormatBoard(const Board& b) {
     out += fmt::format("  0x{:08x}-0x{:08x} {:>9}  {:<18} {:<10} {:<4} {:<16} {}\n", r.base, r.base + r.size - 1,
                        size, r.name, r.kind, r.access, r.reset, r.note);
   }
-  if (std::any_of(b.peripherals.begin(), b.peripherals.end(), [](const Peripheral& p) { return !p.uart; })) {
+  if (std::any_of(b.peripherals.begin(), b.peripherals.end(), [](const Peripheral& p) { return !p.registers.empty() && !p.uart; })) {
     out += "\n  peripheral registers (reset value; rules):\n";
     for (const Peripheral& p : b.peripherals) {
       if (p.uart) continue;  // a model's registers: docs/boards.md

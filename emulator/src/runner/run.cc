@@ -550,20 +550,28 @@ SessionOutput RunSession(const SessionInput& in) {
         continue;
       }
       case Stop::Kind::kExecuteNever: {
-        if (int w = map.Find(s.pc); w >= 0 && map.regions()[w].access.execute) {
-          const Region& r = map.regions()[w];
+        const int w = map.Find(s.pc);
+        const Region* xip = w >= 0 && map.regions()[size_t(w)].access.execute ? &map.regions()[size_t(w)] : nullptr;
+        if (xip != nullptr && core.ExecutesInPlace(s.pc)) {  // cpu/unicorn_xip.cc is turned off
           unsupported(fmt::format(
-              "execute in place from {} at 0x{:08x}: the board marks it executable, but Unicorn "
-              "2.0.1 applies the default memory map's execute-never rule to "
-              "0x40000000-0x5FFFFFFF and 0xA0000000-0xFFFFFFFF and cannot take the MPU region "
-              "that makes it executable on silicon",
-              r.name, s.pc));
+              "execute in place from {} at 0x{:08x}: the board and the MPU make it executable, but "
+              "Unicorn 2.0.1 applies the default memory map's execute-never rule to "
+              "0x40000000-0x5FFFFFFF and 0xA0000000-0xFFFFFFFF and faultline's override of it is off "
+              "(FAULTLINE_UNICORN_XIP=stock, or a libunicorn other than 2.0.1)",
+              xip->name, s.pc));
           return finish();
         }
-        Fault f = fault("MemManage",
-                        "instruction fetch from execute-never space of the default memory map "
-                        "(IACCVIOL): 0x40000000-0x5FFFFFFF and 0xA0000000-0xFFFFFFFF are XN "
-                        "without an MPU region");
+        std::string detail =
+            "instruction fetch from execute-never space of the default memory map (IACCVIOL): "
+            "0x40000000-0x5FFFFFFF and 0xA0000000-0xFFFFFFFF are XN without an MPU region";
+        if (xip != nullptr) {
+          detail += fmt::format(
+              "; {} is executable on this board, but code runs in place there only under an enabled "
+              "MPU region with XN clear (vendor startups set one up, e.g. Alif's default MPU table "
+              "in mpu_M55.c): enable the MPU with such a region before calling code there",
+              xip->name);
+        }
+        Fault f = fault("MemManage", detail);
         f.access = AccessType::kFetch;
         f.address = s.pc;
         f.size = 2;

@@ -1,0 +1,83 @@
+// Execute in place from the Device space of the default memory map (issue 16 item 5).
+//
+// The Armv8-M and Armv7-M default memory maps make Peripheral (0x40000000-0x5FFFFFFF),
+// Device (0xA0000000-0xDFFFFFFF) and System space execute-never (Armv8-M ARM §B8.1,
+// Armv7-M ARM §B3.1 table B3-1). Silicon runs code there only under an MPU region whose
+// XN bit is clear: Alif's DFP maps its OSPI XIP windows at 0xA0000000/0xC0000000 that way
+// in its default MPU table (alif_ensemble-cmsis-dfp Device/common/source/mpu_M55.c).
+//
+// faultline models the MPU itself (mpu.cc, Core::ProtectWindow) and never programs the
+// engine's, so Unicorn 2.0.1 applies the default map to every fetch: get_phys_addr()
+// (qemu/target/arm/helper.c, get_phys_addr_pmsav8/pmsav7 ->
+// get_phys_addr_pmsav7_default) leaves PAGE_EXEC out of the protection of those pages
+// and arm_cpu_tlb_fill raises EXCP_PREFETCH_ABORT (unicorn.md §1, "INTR 3").
+//
+// libunicorn calls get_phys_addr_arm through its PLT from arm_cpu_tlb_fill_arm, so the
+// definition below interposes it (exported with --export-dynamic-symbol,
+// emulator/CMakeLists.txt). It calls Unicorn's and, only when that refused an
+// instruction fetch, asks the running core whether faultline's MPU model lets the fetch
+// through (Core::ExecutesInPlace: a board region marked `x`, the MPU on, and an MPU
+// region with XN clear covering the address). Then the page gets PAGE_EXEC and the fill
+// succeeds; everything else faults as before. It runs on a TLB fill that failed, never
+// per access. The engine's TLB keeps what a fill returned: Core::ApplyMpu flushes it.
+//
+// FAULTLINE_UNICORN_XIP=stock turns it off (fetches there end the run as `unsupported`).
+#include "core.h"
+#include "unicorn_interpose.h"
+
+#include <cstdint>
+
+extern "C" {
+
+struct CPUARMState;
+struct ARMMMUFaultInfo;
+struct ARMCacheAttrs;
+struct MemTxAttrs {  // QEMU 5.0: 32 bits of bit-fields
+  uint32_t bits;
+};
+
+}  // extern "C"
+
+namespace {
+
+constexpr int kMmuInstFetch = 2;  // QEMU's MMU_INST_FETCH (include/hw/core/cpu.h)
+constexpr int kPageExec = 0x0004; // QEMU's PAGE_EXEC
+
+using GetPhysAddr = bool (*)(CPUARMState*, uint32_t, int, int, uint64_t*, MemTxAttrs*, int*, uint32_t*,
+                             ARMMMUFaultInfo*, ARMCacheAttrs*);
+
+struct Unicorn {
+  bool stock = faultline::cpu::TurnedOff("FAULTLINE_UNICORN_XIP", "stock");
+  GetPhysAddr get_phys_addr = faultline::cpu::Unicorns<GetPhysAddr>("get_phys_addr_arm");
+};
+
+const Unicorn& Original() {
+  static const Unicorn u;
+  return u;
+}
+
+}  // namespace
+
+namespace faultline::cpu {
+
+bool XipInterposed() { return !Original().stock && Original().get_phys_addr != nullptr; }
+
+}  // namespace faultline::cpu
+
+extern "C" {
+
+// Returns true when the access faults (QEMU's convention), with *prot the page's rights.
+__attribute__((visibility("default"))) bool get_phys_addr_arm(CPUARMState* env, uint32_t address, int access_type,
+                                                              int mmu_idx, uint64_t* phys, MemTxAttrs* attrs,
+                                                              int* prot, uint32_t* page_size, ARMMMUFaultInfo* fi,
+                                                              ARMCacheAttrs* cacheattrs) {
+  const Unicorn& u = Original();
+  const bool faults = u.get_phys_addr(env, address, access_type, mmu_idx, phys, attrs, prot, page_size, fi, cacheattrs);
+  if (!faults || access_type != kMmuInstFetch || u.stock) return faults;
+  const faultline::cpu::Core* core = faultline::cpu::Core::Current();
+  if (core == nullptr || *phys != address || !core->ExecutesInPlace(address)) return faults;
+  *prot |= kPageExec;
+  return false;
+}
+
+}  // extern "C"
