@@ -129,6 +129,8 @@ inline std::string QemuBoardName(const ::testing::TestParamInfo<QemuBoard>& p) {
 inline auto Mps2M33AndM7() {
   return ::testing::Values(QemuBoard{"mps2-an505", "mps2-an505", "cortex-m33"},
                            QemuBoard{"mps2-an500", "mps2-an500", "cortex-m7"});
+}
+
 // A board file (tests/data/boards/FILE) that is bad input: `faultline board show` exits 2
 // naming FILE:LINE, what is wrong and the fix.
 struct BadBoard {
