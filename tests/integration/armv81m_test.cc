@@ -131,6 +131,22 @@ TEST(Mve, DspKernelsBuiltHardFloatPrintWhatQemuPrints) {
   EXPECT_GT(report["mve"]["instructions"].get<int>(), 200);
 }
 
+// Issue 15: an exception stacks VPR after FPSCR (with QC and LTPSIZE) when an FP context
+// is active, clears VPR and LTPSIZE for the handler, and its return restores them.
+TEST(Mve, ExceptionKeepsTheInterruptedCodesVprAndFpscr) {
+  REQUIRE_FIXTURES();
+  if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
+  std::string qemu_console = QemuConsole(Fixture("mps3-an547", "mve_exc"), "mve_exc");
+  Completed cli;
+  auto report = RunJson("mps3-an547", "mve_exc", {"--load-mode", "debugger"}, &cli);
+  EXPECT_EQ(report["outcome"], "exit") << cli.out << cli.err;
+  const std::string console = report["console"];
+  EXPECT_NE(console.find("handler saw p0 0x00000000\n"), std::string::npos) << console;
+  EXPECT_NE(console.find("thread p0 after 0x00003c5a\n"), std::string::npos) << console;
+  EXPECT_NE(console.find("thread fpscr.qc,ltpsize after 0x00040000\n"), std::string::npos) << console;
+  EXPECT_EQ(console, qemu_console);
+}
+
 TEST(Armv81M, EveryM55BoardsHelloIsArmv81Code) {
   REQUIRE_FIXTURES();
   // The M55 boards' fixtures are built with -mcpu=cortex-m55, not an Armv8-M subset.

@@ -188,6 +188,17 @@ class Core {
   // as an unknown instruction) if the engine's layout is not the one measured.
   void EnableMve();
   MveUnit* mve() const { return mve_.get(); }
+  // The MVE state exception entry stacks and return restores beside the FP context
+  // (core_mve.cc): FPSCR with the QC, LTPSIZE and FZ16 the engine lacks, and VPR.
+  uint32_t MveStackedFpscr(uint32_t engine_fpscr) const;
+  uint32_t MveVpr() const;
+  void MveEnterHandler(bool fp_context_stacked);
+  // Whether an instruction executed on the MVE path (VMSR/VMRS, vector and FP16 code)
+  // made an FP context active: silicon sets CONTROL.FPCA for it, the engine does not see
+  // it. Cleared by exception entry and return, which set FPCA themselves.
+  bool MveFpContext() const;
+  void MveClearFpContext();
+  void MveRestore(uint32_t fpscr, uint32_t vpr);
   // MVE instructions executed so far.
   uint64_t mve_instructions() const;
   // The core running on this thread (the translator's fetches ask it); returns the

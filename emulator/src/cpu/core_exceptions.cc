@@ -118,7 +118,8 @@ Core::EntryOutcome Core::Enter(uint32_t number, uint32_t return_address) {
   const uint32_t control = RegRead(uc_, UC_ARM_REG_CONTROL);
   const bool thread = ipsr() == 0;
   const bool psp = thread && (control & 2u);
-  const bool fp = HasFpu(cpu_) && (control & 4u);
+  const bool fp = HasFpu(cpu_) && ((control & 4u) || MveFpContext());
+  MveClearFpContext();
   const uint32_t sp = RegRead(uc_, UC_ARM_REG_SP);
   FrameLayout l = LayoutEntryFrame(sp, fp);
   StackFrame f{RegRead(uc_, UC_ARM_REG_R0), RegRead(uc_, UC_ARM_REG_R1),  RegRead(uc_, UC_ARM_REG_R2),
@@ -128,8 +129,9 @@ Core::EntryOutcome Core::Enter(uint32_t number, uint32_t return_address) {
   std::vector<uint32_t> words = {f.r0, f.r1, f.r2, f.r3, f.r12, f.lr, f.pc, f.xpsr};
   if (fp) {
     for (int i = 0; i < 16; ++i) words.push_back(RegRead(uc_, UC_ARM_REG_S0 + i));
-    words.push_back(RegRead(uc_, UC_ARM_REG_FPSCR));
-    words.push_back(0);
+    const uint32_t fpscr = RegRead(uc_, UC_ARM_REG_FPSCR);
+    words.push_back(mve_ ? MveStackedFpscr(fpscr) : fpscr);
+    words.push_back(mve_ ? MveVpr() : 0);  // VPR with MVE, else reserved
   }
   for (size_t i = 0; i < words.size(); ++i) {
     if (!BusWrite32(l.frame_sp + uint32_t(4 * i), words[i])) {
@@ -141,6 +143,7 @@ Core::EntryOutcome Core::Enter(uint32_t number, uint32_t return_address) {
   if (!o.stacking_failed) o.frame = f;
   RegWrite(uc_, UC_ARM_REG_SP, l.frame_sp);
   RegWrite(uc_, UC_ARM_REG_LR, ExcReturn(thread, psp, fp));
+  if (mve_) MveEnterHandler(fp);
   // Handler mode runs on MSP with FPCA clear. CONTROL is written while still in
   // Thread mode so that Unicorn swaps the banked SP (unicorn.md §2).
   RegWrite(uc_, UC_ARM_REG_CONTROL, control & ~6u);
@@ -284,6 +287,7 @@ Core::Taken Core::ReturnFromException(uint32_t value) {
     return TakeFault({.exception = kUsageFault, .cfsr_bits = cfsr::kInvpc, .return_address = value});
   }
   scs_.Complete(returning);
+  MveClearFpContext();  // FPCA comes from EXC_RETURN below
   const bool psp = r.to_thread && r.use_psp;
   const bool fp = r.extended_frame && HasFpu(cpu_);
   const uint32_t frame_sp = RegRead(uc_, psp ? UC_ARM_REG_PSP : UC_ARM_REG_MSP);
@@ -308,6 +312,7 @@ Core::Taken Core::ReturnFromException(uint32_t value) {
   if (fp) {
     for (int i = 0; i < 16; ++i) RegWrite(uc_, UC_ARM_REG_S0 + i, w[8 + i]);
     RegWrite(uc_, UC_ARM_REG_FPSCR, w[24]);
+    if (mve_) MveRestore(w[24], w[25]);
   }
   // The whole xPSR: NZCV, Q, GE (where the core has the DSP extension), the IT/ICI bits
   // and IPSR. XPSR_NZCVQG writes all of them (unicorn.md §2; docs/fidelity.md); T stays

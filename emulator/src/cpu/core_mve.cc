@@ -103,6 +103,7 @@ struct MveUnit {
   uint32_t last_index = 0;
   uint32_t vpr = 0;
   uint64_t executed = 0;
+  bool fp_context = false;  // CONTROL.FPCA as this path's instructions set it
 
   explicit MveUnit(Core& c) : core(c) {}
 
@@ -314,7 +315,32 @@ uint32_t MveUnit::Execute(void* env, uint32_t i, uintptr_t ra) {
     std::memcpy(base + fpscr_offset, &fpscr, 4);
   }
   ++executed;
+  fp_context = true;
   return r[0];
+}
+
+// Armv8.1-M exception entry (DDI 0553 §B3.x ExceptionEntry/PushStack; QEMU 7.2
+// v7m_push_stack and v7m_exception_taken): VPR goes in the extended frame's word after
+// FPSCR, and is then cleared; the handler starts with LTPSIZE 4 (no tail predication).
+// Return restores both from the frame.
+uint32_t Core::MveStackedFpscr(uint32_t engine_fpscr) const {
+  return (engine_fpscr & ~(arm::mve::fpscr::kQc | arm::mve::fpscr::kLtpsize | arm::mve::fpscr::kFz16)) |
+         (mve_->qc ? arm::mve::fpscr::kQc : 0) | mve_->fz16 | ltpsize_ << arm::mve::fpscr::kLtpsizeShift;
+}
+uint32_t Core::MveVpr() const { return mve_->vpr; }
+void Core::MveEnterHandler(bool fp_context_stacked) {
+  if (fp_context_stacked) mve_->vpr = 0;
+  ltpsize_ = 4;
+}
+bool Core::MveFpContext() const { return mve_ && mve_->fp_context; }
+void Core::MveClearFpContext() {
+  if (mve_) mve_->fp_context = false;
+}
+void Core::MveRestore(uint32_t fpscr, uint32_t vpr) {
+  mve_->qc = fpscr & arm::mve::fpscr::kQc;
+  mve_->fz16 = fpscr & arm::mve::fpscr::kFz16;
+  ltpsize_ = (fpscr & arm::mve::fpscr::kLtpsize) >> arm::mve::fpscr::kLtpsizeShift;
+  mve_->vpr = vpr;
 }
 
 void Core::EnableMve() {
