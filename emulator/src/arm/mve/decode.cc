@@ -592,6 +592,27 @@ bool HalfConvert(uint32_t x, Insn& i) {
   }
   return true;
 }
+bool HalfMaxMin(uint32_t x, Insn& i) {
+  i.qd = uint8_t(Sd(x)), i.qn = uint8_t(Sn(x)), i.qm = uint8_t(Sm(x));
+  i.subtract = Bits(x, 6, 6);
+  return true;
+}
+// VRINTR/VRINTZ (opc2 0110, bit 7 = Z), VRINTX (0111, bit 7 clear); VRINTA/N/P/M
+// (bits 17:16 RM, in the unconditional space).
+bool HalfRoundFpscr(uint32_t x, Insn& i) {
+  i.qd = uint8_t(Sd(x)), i.qm = uint8_t(Sm(x));
+  const bool z = Bits(x, 7, 7), x_form = Bits(x, 16, 16);
+  if (x_form && z) return false;
+  i.imm = z ? kRoundToZero : -1;
+  i.exchange = x_form;
+  return true;
+}
+bool HalfRoundDirected(uint32_t x, Insn& i) {
+  static constexpr int kModes[4] = {kRoundTiesAway, kRoundNearestEven, kRoundUp, kRoundDown};
+  i.qd = uint8_t(Sd(x)), i.qm = uint8_t(Sm(x));
+  i.imm = kModes[Bits(x, 17, 16)];
+  return true;
+}
 bool HalfTwo(uint32_t x, Insn& i) {
   i.qd = uint8_t(Sd(x)), i.qm = uint8_t(Sm(x));
   return true;
@@ -789,6 +810,9 @@ std::array kLines = {
     L("VABS/VNEG/VSQRT (half)", "1110 1110 1.11 000. .... 1001 .1.0 ....", HalfUnary, Handlers::HalfUnary),
     L("VCMP/VCMPE (half)", "1110 1110 1.11 010. .... 1001 .1.0 ....", HalfCompare, Handlers::HalfCompare),
     L("VCVT (half, integer)", "1110 1110 1.11 1... .... 1001 .1.0 ....", HalfConvert, Handlers::HalfConvert),
+    L("VRINTR/VRINTZ/VRINTX (half)", "1110 1110 1.11 011. .... 1001 .1.0 ....", HalfRoundFpscr, Handlers::HalfRound),
+    L("VRINTA/N/P/M (half)", "1111 1110 1.11 10.. .... 1001 01.0 ....", HalfRoundDirected, Handlers::HalfRound),
+    L("VMAXNM/VMINNM (half)", "1111 1110 1.00 .... .... 1001 ...0 ....", HalfMaxMin, Handlers::HalfMaxMin),
     L("VINS (half)", "1111 1110 1.11 0000 .... 1010 11.0 ....", HalfTwo, Handlers::HalfInsert),
     L("VMOVX (half)", "1111 1110 1.11 0000 .... 1010 01.0 ....", HalfTwo, Handlers::HalfExtract),
     L("VMOV (half to register)", "1110 1110 0001 .... .... 1001 .001 0000", HalfMove, Handlers::HalfToRegister),

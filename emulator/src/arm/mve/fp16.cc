@@ -126,6 +126,23 @@ void Handlers::HalfConvert(const Insn& i, State& s) {
   SetSingle(s, i.qd, r);
 }
 
+// VMAXNM/VMINNM .F16 (i.subtract: min): the number when one operand is a quiet NaN.
+void Handlers::HalfMaxMin(const Insn& i, State& s) {
+  ScalarStatus st(s);
+  const uint16_t n = Half(s, i.qn), m = Half(s, i.qm);
+  SetSingle(s, i.qd, i.subtract ? F16::MinNum(n, m, st.get()) : F16::MaxNum(n, m, st.get()));
+}
+
+// VRINT{A,N,P,M,Z,R,X}.F16: i.imm the rounding mode, or -1 for FPSCR's; only VRINTX
+// (i.exchange) raises Inexact (QEMU's helper_rinth and rinth_exact).
+void Handlers::HalfRound(const Insn& i, State& s) {
+  ScalarStatus st(s);
+  if (i.imm >= 0) st->rounding_mode = int8_t(i.imm);
+  const uint16_t r = F16::RoundToInt(Half(s, i.qm), st.get());
+  if (!i.exchange) st->exception_flags &= uint8_t(~kInexact);
+  SetSingle(s, i.qd, r);
+}
+
 // VINS.F16: Sd's top half from Sm's bottom; VMOVX.F16: Sd = Sm's top half.
 void Handlers::HalfInsert(const Insn& i, State& s) {
   SetSingle(s, i.qd, (Single(s, i.qd) & 0xFFFF) | Single(s, i.qm) << 16);

@@ -140,6 +140,8 @@ struct Handlers {
   static void HalfToRegister(const Insn&, State&);
   static void HalfFromRegister(const Insn&, State&);
   static void HalfLoadStore(const Insn&, State&);
+  static void HalfMaxMin(const Insn&, State&);
+  static void HalfRound(const Insn&, State&);
   // shift.cc
   static void ShlImmediate(const Insn&, State&);
   static void ShrImmediate(const Insn&, State&);
