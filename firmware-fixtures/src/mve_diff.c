@@ -176,9 +176,10 @@ static void setup(const struct mve_case *c, struct state *st)
     if (c->flags & FLAG_MEMORY) st->lr = SCRATCH_MIDDLE + (st->lr & 0x1F0) - 0x100;
     /* VPR: no VPT block, or one predicated instruction (MASK01 = MASK23 = 0b1000). */
     st->vpr = (c->flags & FLAG_PREDICATED) ? (xorshift(&s) & 0xFFFF) | 0x880000u : 0;
-    /* FPSCR: random NZCV (VADC/VSBC read C), no tail predication (LTPSIZE = 4) unless
-     * the case asks for it, with LR as the elements left. */
-    st->fpscr = (xorshift(&s) & 0xF0000000u) | (4u << 16);
+    /* FPSCR: random NZCV (VADC/VSBC read C), RMode, FZ, DN and FZ16 (vector code uses
+     * the standard value but FZ16, the scalar FP16 instructions all of them), no tail
+     * predication (LTPSIZE = 4) unless the case asks for it, with LR as the elements left. */
+    st->fpscr = (xorshift(&s) & 0xF3C80000u) | (4u << 16);
     if (c->flags & FLAG_TAIL) {
         st->fpscr = (st->fpscr & ~(7u << 16)) | (((c->flags >> 8) & 3u) << 16);
         st->lr = xorshift(&s) & 31;

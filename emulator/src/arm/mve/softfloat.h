@@ -27,8 +27,8 @@ static_assert(sizeof(FloatStatus) == 8);
 // float_relation and the muladd flags of QEMU 5.0's softfloat.h.
 enum : int { kLess = -1, kEqual = 0, kGreater = 1, kUnordered = 2 };
 enum : int { kNegateAddend = 1, kNegateProduct = 2 };
-// float_flag_invalid and float_flag_inexact; FloatRoundMode.
-constexpr uint8_t kInvalid = 1, kInexact = 32;
+// float_flag_invalid, _inexact and _input_denormal; FloatRoundMode.
+constexpr uint8_t kInvalid = 1, kInexact = 32, kInputDenormal = 64;
 enum : int { kRoundNearestEven = 0, kRoundDown = 1, kRoundUp = 2, kRoundToZero = 3, kRoundTiesAway = 4 };
 
 extern "C" {
