@@ -61,19 +61,13 @@ void ByOffsets(const Insn& i, State& s) {
   const uint32_t base = s.r[i.rn];
   uint8_t m[16];
   std::memcpy(m, Q(s, i.qm), 16);  // Qm may be Qd for a store
+  const auto by_lane = [&]<typename T>() {
+    GatherScatter<T>(i, s, load, [&](int e) { return base + (uint32_t(Lane<T>(m, e)) << i.imm); }, NoWriteback);
+  };
   switch (i.size) {
-    case 0:
-      GatherScatter<uint8_t>(i, s, load, [&](int e) { return base + (uint32_t(Lane<uint8_t>(m, e)) << i.imm); },
-                             NoWriteback);
-      break;
-    case 1:
-      GatherScatter<uint16_t>(i, s, load, [&](int e) { return base + (uint32_t(Lane<uint16_t>(m, e)) << i.imm); },
-                              NoWriteback);
-      break;
-    case 2:
-      GatherScatter<uint32_t>(i, s, load, [&](int e) { return base + (Lane<uint32_t>(m, e) << i.imm); },
-                              NoWriteback);
-      break;
+    case 0: by_lane.template operator()<uint8_t>(); break;
+    case 1: by_lane.template operator()<uint16_t>(); break;
+    case 2: by_lane.template operator()<uint32_t>(); break;
     default:
       GatherScatter<uint32_t>(
           i, s, load, [&](int e) { return base + (Lane<uint32_t>(m, e & ~1) << i.imm) + 4 * uint32_t(e & 1); },
