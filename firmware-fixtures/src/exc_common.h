@@ -61,15 +61,17 @@ static inline void print_clear_and_step(const char *what, uint32_t *frame, uint3
     SCB_CFSR = SCB_CFSR;
     frame[6] += size;
 }
-/* Defines MemManage_Handler: prints the fault status (print_fault_status) and ends the
- * run with exit status 0. */
-#define MEMMANAGE_PRINTS_AND_EXITS()                                \
-    __attribute__((used)) void memmanage_c(const uint32_t *frame); \
-    void memmanage_c(const uint32_t *frame)                        \
+/* Defines `handler` (an exception handler's name): prints the fault status
+ * (print_fault_status) and ends the run with exit status `status`. */
+#define PRINTS_AND_EXITS(handler, status)                          \
+    __attribute__((used)) void handler##_c(const uint32_t *frame); \
+    void handler##_c(const uint32_t *frame)                        \
     {                                                              \
-        print_fault_status("MemManage_Handler", frame);            \
-        sh_exit(0);                                                \
+        print_fault_status(#handler, frame);                       \
+        sh_exit(status);                                           \
     }                                                              \
-    FRAME_HANDLER(MemManage_Handler, memmanage_c)
+    FRAME_HANDLER(handler, handler##_c)
+
+#define MEMMANAGE_PRINTS_AND_EXITS() PRINTS_AND_EXITS(MemManage_Handler, 0)
 
 #endif

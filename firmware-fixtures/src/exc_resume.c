@@ -55,13 +55,7 @@ void svc_c(uint32_t *frame)
 }
 FRAME_HANDLER(SVC_Handler, svc_c)
 
-void hardfault_c(uint32_t *frame);
-void hardfault_c(uint32_t *frame)
-{
-    print_fault_status("HardFault_Handler", frame);
-    sh_exit(1);
-}
-FRAME_HANDLER(HardFault_Handler, hardfault_c)
+PRINTS_AND_EXITS(HardFault_Handler, 1)
 
 static void fault_in_it_block(void)
 {

@@ -112,6 +112,22 @@ std::vector<Expected> Cases() {
       {"exc_mpu", "read ok 0x00000001\nMemManage_Handler\ncfsr 0x00000082\nhfsr 0x00000000\nbfar 0x00000000\n"
                   "mmfar " + fmt::format("0x{:08x}", SymbolAddress("exc_mpu", "guarded") + 16) + "\n" +
                   StackedPc("exc_mpu", "exc_mpu_store")},
+      // An RTOS's MPU (issue 16 item 7): four regions loaded with one STM through the
+      // MPU_RBAR_A1..A3/MPU_RLAR_A1..A3 aliases, and an unprivileged thread (MSR CONTROL)
+      // whose read of a privileged-only region is DACCVIOL|MMARVALID; SVC gives the
+      // privilege back.
+      {"exc_mpu_rtos", [] {
+         const uint64_t k = SymbolAddress("exc_mpu_rtos", "kernel_data");
+         return fmt::format("rbar 0x10000006\nrasr/rlar 0x103fffe1\n"
+                            "rbar 0x38000003\nrasr/rlar 0x{:08x}\n"
+                            "rbar 0x{:08x}\nrasr/rlar 0x{:08x}\n"
+                            "rbar 0x{:08x}\nrasr/rlar 0x381fffe1\n",
+                            (k - 32) | 1, k | 1, (k + 0x3e0) | 1, (k + 0x400) | 3) +
+                "privileged read 0x6b65726e\ncfsr 0x00000082\nmmfar is kernel_data 0x00000001\n" +
+                StackedPc("exc_mpu_rtos", "exc_mpu_rtos_kernel_load") +
+                "control in handler 0x00000001\nunprivileged kernel read 0x00000000\n"
+                "shared read 0x73686172\ncontrol after svc 0x00000000\nprivileged read again 0x6b65726e\n";
+       }()},
   };
 }
 

@@ -1,4 +1,4 @@
-// The MPU's decision for a privileged access (cpu/mpu.h): PMSAv7 sizes, subregions and
+// The MPU's decision for a privileged or unprivileged access (cpu/mpu.h): PMSAv7 sizes, subregions and
 // region priority; PMSAv8 base/limit, overlap, and the PRIVDEFENA background.
 #include "cpu/mpu.h"
 
@@ -11,7 +11,7 @@ using Regs = std::array<uint32_t, Mpu::kMaxRegions>;
 
 TEST(MpuV7, DisabledMeansTheDefaultMap) {
   Regs rbar{}, rasr{};
-  EXPECT_FALSE(Mpu(false, 0, rbar, rasr, 8).Privileged(0x20000000).has_value());
+  EXPECT_FALSE(Mpu(false, 0, rbar, rasr, 8).Access(0x20000000, true).has_value());
 }
 
 TEST(MpuV7, ReadOnlyRegionWithSubregionsAndPriority) {
@@ -23,19 +23,19 @@ TEST(MpuV7, ReadOnlyRegionWithSubregionsAndPriority) {
   rbar[1] = 0x20000400;
   rasr[1] = (6u << 24) | (1u << 8) | (9u << 1) | 1u;
   Mpu mpu(false, 1u /*ENABLE, no PRIVDEFENA*/, rbar, rasr, 8);
-  auto rw = mpu.Privileged(0x20000000);
+  auto rw = mpu.Access(0x20000000, true);
   ASSERT_TRUE(rw);
   EXPECT_TRUE(rw->read && rw->write && !rw->execute);
-  auto ro = mpu.Privileged(0x20000480);  // region 1 wins (higher number)
+  auto ro = mpu.Access(0x20000480, true);  // region 1 wins (higher number)
   ASSERT_TRUE(ro);
   EXPECT_TRUE(ro->read && !ro->write && ro->execute);
-  auto sub = mpu.Privileged(0x20000410);  // region 1's subregion 0 is disabled: region 0
+  auto sub = mpu.Access(0x20000410, true);  // region 1's subregion 0 is disabled: region 0
   ASSERT_TRUE(sub);
   EXPECT_TRUE(sub->write);
-  auto none = mpu.Privileged(0x30000000);  // no region, no PRIVDEFENA: no access
+  auto none = mpu.Access(0x30000000, true);  // no region, no PRIVDEFENA: no access
   ASSERT_TRUE(none);
   EXPECT_FALSE(none->read || none->write || none->execute);
-  EXPECT_FALSE(Mpu(false, 5u, rbar, rasr, 8).Privileged(0x30000000).has_value()) << "PRIVDEFENA";
+  EXPECT_FALSE(Mpu(false, 5u, rbar, rasr, 8).Access(0x30000000, true).has_value()) << "PRIVDEFENA";
 }
 
 TEST(MpuV8, BaseLimitAccessAndOverlap) {
@@ -45,16 +45,53 @@ TEST(MpuV8, BaseLimitAccessAndOverlap) {
   rbar[1] = 0x38000200 | (1u << 1) | 1u;      // read-write any, XN; overlaps region 0
   rlar[1] = 0x380005E0 | 1u;
   Mpu mpu(true, 5u, rbar, rlar, 8);
-  auto ro = mpu.Privileged(0x38000100);
+  auto ro = mpu.Access(0x38000100, true);
   ASSERT_TRUE(ro);
   EXPECT_TRUE(ro->read && !ro->write && ro->execute);
-  auto overlap = mpu.Privileged(0x38000300);  // in both: a fault on PMSAv8
+  auto overlap = mpu.Access(0x38000300, true);  // in both: a fault on PMSAv8
   ASSERT_TRUE(overlap);
   EXPECT_FALSE(overlap->read);
-  auto rw = mpu.Privileged(0x38000500);
+  auto rw = mpu.Access(0x38000500, true);
   ASSERT_TRUE(rw);
   EXPECT_TRUE(rw->read && rw->write && !rw->execute);
-  EXPECT_FALSE(mpu.Privileged(0x38000600).has_value()) << "PRIVDEFENA: default map";
+  EXPECT_FALSE(mpu.Access(0x38000600, true).has_value()) << "PRIVDEFENA: default map";
+}
+
+TEST(MpuV7, UnprivilegedAccessFollowsApAndHasNoDefaultMap) {
+  Regs rbar{}, rasr{};
+  // AP 001 (privileged RW only), 010 (unprivileged RO), 011 (full), 110 (RO any): 1 KiB each.
+  const uint32_t ap[] = {1, 2, 3, 6};
+  for (uint32_t n = 0; n < 4; ++n) {
+    rbar[n] = 0x20000000 + 0x400 * n;
+    rasr[n] = (ap[n] << 24) | (9u << 1) | 1u;
+  }
+  Mpu mpu(false, 5u /*ENABLE | PRIVDEFENA*/, rbar, rasr, 8);
+  auto at = [&](uint32_t n) { return *mpu.Access(0x20000000 + 0x400 * n, false); };
+  EXPECT_FALSE(at(0).read || at(0).write || at(0).execute);
+  EXPECT_TRUE(at(1).read && !at(1).write);
+  EXPECT_TRUE(at(2).read && at(2).write);
+  EXPECT_TRUE(at(3).read && !at(3).write);
+  EXPECT_TRUE(mpu.Access(0x20000000, true)->write) << "privileged RW";
+  auto none = mpu.Access(0x30000000, false);  // PRIVDEFENA is for privileged accesses
+  ASSERT_TRUE(none);
+  EXPECT_FALSE(none->read || none->write || none->execute);
+}
+
+TEST(MpuV8, UnprivilegedAccessFollowsAp) {
+  Regs rbar{}, rlar{};
+  for (uint32_t ap = 0; ap < 4; ++ap) {
+    rbar[ap] = (0x38000000 + 0x100 * ap) | (ap << 1);
+    rlar[ap] = (0x380000E0 + 0x100 * ap) | 1u;
+  }
+  Mpu mpu(true, 5u, rbar, rlar, 8);
+  auto at = [&](uint32_t ap, bool privileged) { return *mpu.Access(0x38000000 + 0x100 * ap, privileged); };
+  EXPECT_FALSE(at(0, false).read);
+  EXPECT_TRUE(at(0, true).write);
+  EXPECT_TRUE(at(1, false).read && at(1, false).write);
+  EXPECT_FALSE(at(2, false).read);
+  EXPECT_TRUE(at(2, true).read && !at(2, true).write);
+  EXPECT_TRUE(at(3, false).read && !at(3, false).write && at(3, false).execute);
+  EXPECT_FALSE(mpu.Access(0x38001000, false)->read) << "no default map for unprivileged accesses";
 }
 
 }  // namespace

@@ -394,6 +394,7 @@ void Core::MapWindow(size_t w, bool remap) {
 }
 
 void Core::ApplyMpu() {
+  mpu_unprivileged_ = Unprivileged();
   for (size_t w = 0; w < map_.regions().size(); ++w) {
     if (map_.Enabled(w)) ProtectWindow(w);
   }
@@ -407,12 +408,24 @@ void Core::ApplyMpu() {
   }
 }
 
+void Core::SyncMpu() {
+  if (scs_.TakeMpuChanged() || (scs_.mpu_enabled() && Unprivileged() != mpu_unprivileged_)) ApplyMpu();
+}
+
+void Core::ControlWritten() {
+  if (!scs_.mpu_enabled()) return;
+  next_event_ = 0;
+  SetCheckAt(0);
+}
+
+bool Core::Unprivileged() const { return ipsr() == 0 && (Read(Reg::kControl) & 1u); }
+
 bool Core::ExecutesInPlace(uint64_t addr) const {
   const int w = map_.Find(addr);
   if (w < 0 || !map_.Enabled(size_t(w)) || !map_.regions()[size_t(w)].access.execute) return false;
   const Mpu mpu = scs_.mpu();
   if (!mpu.enabled()) return false;
-  const std::optional<MpuPermission> p = mpu.Privileged(addr);
+  const std::optional<MpuPermission> p = mpu.Access(addr, !mpu_unprivileged_);
   return p && p->execute;
 }
 
@@ -424,7 +437,9 @@ void Core::ProtectWindow(size_t w) {
     if (!mpu.enabled()) return Perms(r.access);
     // A page that an MPU region boundary cuts (regions not aligned to 1 KiB) gets the
     // union of both ends' permissions: no access the firmware may make faults.
-    MpuPermission a = mpu.Privileged(page).value_or(board), b = mpu.Privileged(page + kPageSize - 1).value_or(board);
+    const bool privileged = !mpu_unprivileged_;
+    MpuPermission a = mpu.Access(page, privileged).value_or(board),
+                  b = mpu.Access(page + kPageSize - 1, privileged).value_or(board);
     Access allowed{r.access.read && (a.read || b.read), r.access.write && (a.write || b.write),
                    r.access.execute && (a.execute || b.execute)};
     return Perms(allowed);

@@ -125,9 +125,19 @@ class Core {
     for (size_t g : gates) ApplyGate(g);
   }
 
-  // Re-applies the MPU to every mapped window (after the firmware wrote MPU registers).
-  // Enforced at Unicorn's 1 KiB page granularity, for privileged accesses.
+  // Re-applies the MPU to every mapped window (after the firmware wrote MPU registers),
+  // for the privilege the core runs at now: Thread mode with CONTROL.nPRIV set sees the
+  // unprivileged view. Enforced at Unicorn's 1 KiB page granularity.
   void ApplyMpu();
+  // ApplyMpu when the MPU registers changed or, with the MPU on, the core's privilege is
+  // no longer the one the page protections show (exception entry and return, MSR
+  // CONTROL). The runner calls it before starting the engine.
+  void SyncMpu();
+  // MSR CONTROL executed (helper_v7m_msr, interposed): the privilege may have changed,
+  // so the runner looks at the next block boundary.
+  void ControlWritten();
+  // Thread mode with CONTROL.nPRIV set (Armv7-M ARM §B1.4.4 CurrentModeIsPrivileged).
+  bool Unprivileged() const;
 
   uint32_t Read(Reg reg) const;
   void Write(Reg reg, uint32_t value);
@@ -382,6 +392,7 @@ class Core {
   Scs scs_;
   uint64_t idle_ = 0;
   uint64_t next_event_ = UINT64_MAX;
+  bool mpu_unprivileged_ = false;  // the privilege the MPU's page protections are for
   bool watch_masks_ = false;
   uint64_t masks_snapshot_ = 0;
   struct SystemPage {

@@ -61,6 +61,7 @@ constexpr uint32_t kM33Mvfr0 = 0x10110021, kM33Mvfr1 = 0x11000011, kM33Mvfr2 = 0
 using Fetch = uint32_t (*)(void* env, uint32_t addr);
 using ConstI32 = intptr_t (*)(void* s, int32_t value);
 using Mrs = uint32_t (*)(void* env, uint32_t reg);
+using Msr = void (*)(void* env, uint32_t maskreg, uint32_t value);
 using GetFpscr = uint32_t (*)(void* env);
 using SetFpscr = void (*)(void* env, uint32_t value);
 
@@ -68,6 +69,7 @@ struct Unicorn {
   Fetch fetch = Unicorns<Fetch>("cpu_lduw_code_arm");
   ConstI32 const_i32 = Unicorns<ConstI32>("tcg_const_i32_arm");
   Mrs mrs = Unicorns<Mrs>("helper_v7m_mrs_arm");
+  Msr msr = Unicorns<Msr>("helper_v7m_msr_arm");
   // VMRS/VMSR FPSCR as QEMU 5.0 performs them: the cumulative flags gathered from its
   // float_status copies, and rounding/flush/default-NaN set in them.
   GetFpscr get_fpscr = Unicorns<GetFpscr>("helper_vfp_get_fpscr_arm");
@@ -396,6 +398,15 @@ __attribute__((visibility("default"))) uint32_t helper_v7m_mrs_arm(void* env, ui
   if ((reg & 0xC0000000u) == fl::kDivideTag) return c->ExecuteDivide(env, reg, ra);
   if ((reg & fl::kTag) == 0) return fl::Original().mrs(env, reg);
   return c->mve()->Execute(env, reg & ~fl::kTag, ra);
+}
+
+// MSR to a special register. CONTROL (SYSm 20, and CONTROL_NS 0x94: QEMU 5.0 passes
+// SYSm in bits [7:0]) may drop Thread mode's privilege, which the MPU's page protections
+// follow (Core::SyncMpu): let the runner look at the next block boundary.
+__attribute__((visibility("default"))) void helper_v7m_msr_arm(void* env, uint32_t maskreg, uint32_t value) {
+  fl::Original().msr(env, maskreg, value);
+  fl::Core* c = fl::running_core;
+  if (c != nullptr && (maskreg & 0x7Fu) == 20) c->ControlWritten();
 }
 
 }  // extern "C"

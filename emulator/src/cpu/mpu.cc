@@ -4,23 +4,29 @@ namespace faultline::cpu {
 
 namespace {
 
-// Privileged access for an AP field. PMSAv7 AP[2:0] (Armv7-M ARM Table B3-15): 000 none,
-// 001/010/011 read-write, 101/110/111 read-only, 100 reserved (none here).
-MpuPermission V7Access(uint32_t ap, bool xn) {
+// Access for an AP field. PMSAv7 AP[2:0] (Armv7-M ARM Table B3-15), privileged /
+// unprivileged: 000 none/none, 001 RW/none, 010 RW/RO, 011 RW/RW, 100 reserved (none
+// here), 101 RO/none, 110 and 111 RO/RO.
+MpuPermission V7Access(uint32_t ap, bool xn, bool privileged) {
   MpuPermission p;
-  p.read = ap != 0 && ap != 4;
-  p.write = ap >= 1 && ap <= 3;
+  if (privileged) {
+    p.read = ap != 0 && ap != 4;
+    p.write = ap >= 1 && ap <= 3;
+  } else {
+    p.read = ap == 2 || ap == 3 || ap >= 6;
+    p.write = ap == 3;
+  }
   p.execute = p.read && !xn;
   return p;
 }
 
-// PMSAv8 AP[2:1] (Armv8-M ARM §D1.2.x MPU_RBAR): 00 RW privileged, 01 RW any, 10 RO
-// privileged, 11 RO any.
-MpuPermission V8Access(uint32_t ap, bool xn) {
+// PMSAv8 AP[2:1] (Armv8-M ARM §D1.2 MPU_RBAR): 00 RW privileged only, 01 RW any, 10 RO
+// privileged only, 11 RO any.
+MpuPermission V8Access(uint32_t ap, bool xn, bool privileged) {
   MpuPermission p;
-  p.read = true;
-  p.write = ap < 2;
-  p.execute = !xn;
+  p.read = privileged || (ap & 1u);
+  p.write = p.read && ap < 2;
+  p.execute = p.read && !xn;
   return p;
 }
 
@@ -30,7 +36,7 @@ Mpu::Mpu(bool v8m, uint32_t ctrl, const std::array<uint32_t, kMaxRegions>& rbar,
          const std::array<uint32_t, kMaxRegions>& rasr, size_t regions)
     : v8m_(v8m), ctrl_(ctrl), rbar_(rbar), rasr_(rasr), regions_(regions < kMaxRegions ? regions : kMaxRegions) {}
 
-std::optional<MpuPermission> Mpu::Privileged(uint64_t addr) const {
+std::optional<MpuPermission> Mpu::Access(uint64_t addr, bool privileged) const {
   if (!enabled()) return std::nullopt;
   std::optional<MpuPermission> hit;
   int hits = 0;
@@ -41,7 +47,7 @@ std::optional<MpuPermission> Mpu::Privileged(uint64_t addr) const {
       uint64_t base = rbar_[n] & ~0x1Fu, limit = uint64_t(rlar & ~0x1Fu) | 0x1Fu;
       if (addr < base || addr > limit) continue;
       ++hits;
-      hit = V8Access((rbar_[n] >> 1) & 3u, rbar_[n] & 1u);
+      hit = V8Access((rbar_[n] >> 1) & 3u, rbar_[n] & 1u, privileged);
     } else {
       uint32_t rasr = rasr_[n];
       if (!(rasr & 1u)) continue;
@@ -54,13 +60,15 @@ std::optional<MpuPermission> Mpu::Privileged(uint64_t addr) const {
         uint32_t sub = uint32_t((addr - base) / (size / 8));
         if ((rasr >> (8 + sub)) & 1u) continue;
       }
-      hit = V7Access((rasr >> 24) & 7u, (rasr >> 28) & 1u);  // the highest number wins
+      hit = V7Access((rasr >> 24) & 7u, (rasr >> 28) & 1u, privileged);  // the highest number wins
     }
   }
   // PMSAv8: an address in more than one enabled region is a MemManage fault.
   if (v8m_ && hits > 1) return MpuPermission{};
   if (hit) return hit;
-  if (privileged_default()) return std::nullopt;
+  // The default map serves privileged accesses only (Armv7-M ARM §B3.5.1; Armv8-M ARM
+  // §B3.8.1): an unprivileged access that hits no region faults.
+  if (privileged && privileged_default()) return std::nullopt;
   return MpuPermission{};
 }
 

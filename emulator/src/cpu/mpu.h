@@ -1,5 +1,5 @@
-// The MPU's view of an address: which region (if any) decides a privileged access, and
-// what it allows. PMSAv7 (Armv7-M ARM §B3.5) and PMSAv8 (Armv8-M ARM §B3.8/§D1.2.8x).
+// The MPU's view of an address: which region (if any) decides a privileged or an
+// unprivileged access, and what it allows. PMSAv7 (Armv7-M ARM §B3.5) and PMSAv8 (Armv8-M ARM §B3.8/§D1.2.8x).
 // Pure: the core turns it into page protections.
 #pragma once
 
@@ -25,10 +25,10 @@ class Mpu {
   // PRIVDEFENA: privileged accesses that hit no region use the default memory map.
   bool privileged_default() const { return ctrl_ & 4u; }
 
-  // Permissions for a privileged access to `addr`: those of the region that decides it,
-  // nothing if no region does and PRIVDEFENA is clear, or nullopt for "the default map"
-  // (MPU disabled, or no region and PRIVDEFENA set).
-  std::optional<MpuPermission> Privileged(uint64_t addr) const;
+  // Permissions for an access to `addr` at a privilege: those of the region that decides
+  // it, nothing if no region does (unprivileged, or PRIVDEFENA clear), or nullopt for
+  // "the default map" (MPU disabled, or a privileged access, no region, PRIVDEFENA set).
+  std::optional<MpuPermission> Access(uint64_t addr, bool privileged) const;
 
  private:
   bool v8m_;

@@ -40,6 +40,8 @@ constexpr uint32_t kMpuCtrl = 0xE000ED94u;
 constexpr uint32_t kMpuRnr = 0xE000ED98u;
 constexpr uint32_t kMpuRbar = 0xE000ED9Cu;
 constexpr uint32_t kMpuRasr = 0xE000EDA0u;  // RLAR on Armv8-M
+// MPU_RBAR_A1..A3 / MPU_RASR_A1..A3 (PMSAv7) or MPU_RLAR_A1..A3 (PMSAv8) follow in pairs.
+constexpr uint32_t kMpuAliasEnd = 0xE000EDBCu;
 constexpr uint32_t kMpuMair0 = 0xE000EDC0u;
 constexpr uint32_t kMpuMair1 = 0xE000EDC4u;
 constexpr uint32_t kDemcr = 0xE000EDFCu;
@@ -303,6 +305,16 @@ void Scs::Write(uint32_t address, unsigned size, uint64_t value, uint64_t now, u
   }
 }
 
+// MPU_RBAR/RASR (RLAR) at +0 and +4, then the alias pairs A1..A3. On PMSAv7 every alias
+// is the region MPU_RNR selects (Armv7-M ARM §B3.5.9); on PMSAv8 alias n is region
+// MPU_RNR[7:2]:n, so that one STM of eight words loads four regions (Armv8-M ARM §D1.2
+// MPU_RBAR_An, MPU_RLAR_An; CMSIS mpu_armv8.h ARM_MPU_LoadEx).
+Scs::MpuSlot Scs::MpuSlotAt(uint32_t a) const {
+  const uint32_t pair = (a - kMpuRbar) / 8;
+  const uint32_t region = v8m_ && pair > 0 ? (mpu_rnr_ & ~3u) + pair : mpu_rnr_;
+  return {region % kMpuRegions, (a - kMpuRbar) % 8 == 0};
+}
+
 uint32_t Scs::ReadWord(uint32_t a, uint64_t now, bool* known) {
   if (a >= kNvicIser && a < kNvicIser + 4) {
     uint32_t v = 0;
@@ -338,9 +350,11 @@ uint32_t Scs::ReadWord(uint32_t a, uint64_t now, bool* known) {
     return uint32_t(shpr_[i]) | uint32_t(shpr_[i + 1]) << 8 | uint32_t(shpr_[i + 2]) << 16 |
            uint32_t(shpr_[i + 3]) << 24;
   }
-  if (a >= kMpuRbar && a < kMpuRbar + 0x18 && !v8m_) {
-    // PMSAv7 alias registers RBAR_A1..3 / RASR_A1..3 at +8, +0x10.
-    return (a - kMpuRbar) % 8 == 0 ? mpu_rbar_[mpu_rnr_ % kMpuRegions] : mpu_rasr_[mpu_rnr_ % kMpuRegions];
+  if (a >= kMpuRbar && a < kMpuAliasEnd) {
+    const MpuSlot s = MpuSlotAt(a);
+    // PMSAv7 RBAR.REGION reads the current region number (Armv7-M ARM §B3.5.9).
+    if (s.rbar && !v8m_) return mpu_rbar_[s.region] | (mpu_rnr_ & 0xFu);
+    return s.rbar ? mpu_rbar_[s.region] : mpu_rasr_[s.region];
   }
   if (a >= kM55ImpdefBase && a < kM55ImpdefBase + 0x400) {
     auto it = m55_impdef_.find(a);
@@ -377,8 +391,6 @@ uint32_t Scs::ReadWord(uint32_t a, uint64_t now, bool* known) {
     case kMpuType: return cpu_ == Cpu::kCortexM0 ? 0 : kMpuRegions << 8;  // DREGION
     case kMpuCtrl: return mpu_ctrl_;
     case kMpuRnr: return mpu_rnr_;
-    case kMpuRbar: return mpu_rbar_[mpu_rnr_ % kMpuRegions];
-    case kMpuRasr: return mpu_rasr_[mpu_rnr_ % kMpuRegions];
     case kMpuMair0: if (v8m_) return mpu_mair0_; break;
     case kMpuMair1: if (v8m_) return mpu_mair1_; break;
     case kDemcr: return demcr_;
@@ -419,10 +431,13 @@ void Scs::WriteWord(uint32_t a, uint32_t v, uint64_t now, bool* known) {
     }
     return;
   }
-  if (a >= kMpuRbar + 8 && a < kMpuRbar + 0x18 && !v8m_) {
-    uint32_t off = a - kMpuRbar;
-    if (off % 8 == 0) return WriteWord(kMpuRbar, v, now, known);
-    return WriteWord(kMpuRasr, v, now, known);
+  if (a >= kMpuRbar && a < kMpuAliasEnd) {
+    if (!v8m_ && (a - kMpuRbar) % 8 == 0 && (v & 0x10u)) mpu_rnr_ = v & 0xFu;  // VALID: REGION selects
+    const MpuSlot s = MpuSlotAt(a);
+    if (s.rbar) mpu_rbar_[s.region] = v8m_ ? v : (v & ~0x1Fu);
+    else mpu_rasr_[s.region] = v;
+    mpu_changed_ = true;
+    return;
   }
   if (a >= kM55ImpdefBase && a < kM55ImpdefBase + 0x400) {
     m55_impdef_[a] = v;
@@ -498,12 +513,6 @@ void Scs::WriteWord(uint32_t a, uint32_t v, uint64_t now, bool* known) {
     case kMpuType: return;
     case kMpuCtrl: mpu_ctrl_ = v & 7u; mpu_changed_ = true; return;
     case kMpuRnr: mpu_rnr_ = v & 0xFFu; return;
-    case kMpuRbar:
-      if (!v8m_ && (v & 0x10u)) mpu_rnr_ = v & 0xFu;  // VALID: REGION field selects
-      mpu_rbar_[mpu_rnr_ % kMpuRegions] = v8m_ ? v : (v & ~0x1Fu);
-      mpu_changed_ = true;
-      return;
-    case kMpuRasr: mpu_rasr_[mpu_rnr_ % kMpuRegions] = v; mpu_changed_ = true; return;
     case kMpuMair0: if (v8m_) { mpu_mair0_ = v; return; } break;
     case kMpuMair1: if (v8m_) { mpu_mair1_ = v; return; } break;
     case kDemcr: demcr_ = v & 0x010F07F1u; return;

@@ -109,6 +109,12 @@ class Scs {
 
  private:
   uint32_t ReadWord(uint32_t address, uint64_t now, bool* known);
+  // Which region and register an address in MPU_RBAR..MPU_RLAR_A3 names.
+  struct MpuSlot {
+    uint32_t region;
+    bool rbar;
+  };
+  MpuSlot MpuSlotAt(uint32_t address) const;
   void WriteWord(uint32_t address, uint32_t value, uint64_t now, bool* known);
   uint32_t Shcsr() const;
   uint32_t Icsr() const;

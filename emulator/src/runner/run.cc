@@ -389,7 +389,6 @@ SessionOutput RunSession(const SessionInput& in) {
 
   const auto start = std::chrono::steady_clock::now();
   for (;;) {
-    if (core.scs().TakeMpuChanged()) core.ApplyMpu();
     {
       cpu::Scs& scs = core.scs();
       scs.AdvanceTo(core.time());
@@ -416,6 +415,7 @@ SessionOutput RunSession(const SessionInput& in) {
       double used = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       limits.timeout_seconds = std::max(1e-6, in.options.timeout_seconds - used);
     }
+    core.SyncMpu();  // after any exception entry or return above: the privilege it runs at
     Stop s = core.Run(pc, limits);
     auto fault = [&](std::string kind, std::string detail) {
       Fault f;
@@ -489,8 +489,9 @@ SessionOutput RunSession(const SessionInput& in) {
                                                                     : region->access.read);
         if (s.permission && board_allows && core.scs().mpu_enabled()) {
           bool fetch = s.access == AccessType::kFetch;
-          Fault f = fault("MemManage", fetch ? "instruction fetch the MPU does not allow (IACCVIOL)"
-                                             : "data access the MPU does not allow (DACCVIOL, MMFAR valid)");
+          const char* who = core.Unprivileged() ? "unprivileged " : "";
+          Fault f = fault("MemManage", fetch ? fmt::format("{}instruction fetch the MPU does not allow (IACCVIOL)", who)
+                                             : fmt::format("{}data access the MPU does not allow (DACCVIOL, MMFAR valid)", who));
           f.access = s.access;
           f.address = s.address;
           f.size = s.size;
