@@ -99,6 +99,24 @@ TEST(ScsModel, CpuidPerCore) {
   EXPECT_EQ(Scs(Cpu::kCortexM4, 0).Read(0xE000ED00u, 4, 0, 0), 0x410FC241u);
 }
 
+// What CMSIS SCB_EnableDCache reads and writes (core_cm7.h): CSSELR selects the data
+// cache, CCSIDR gives its sets and ways, DCISW per set/way, ICIALLU; none of it is an
+// unmodelled register, and the loop bounds are the cache's.
+TEST(ScsModel, CacheIdentificationAndMaintenanceOfTheM7) {
+  Scs scs(Cpu::kCortexM7, 0);
+  EXPECT_EQ(scs.Read(0xE000ED78u, 4, 0, 0), 0x09000003u);  // CLIDR: L1 I and D
+  scs.Write(0xE000ED84u, 4, 0, 0, 0);                       // CSSELR: L1 data
+  const uint32_t ccsidr = uint32_t(scs.Read(0xE000ED80u, 4, 0, 0));
+  EXPECT_EQ(((ccsidr >> 13) & 0x7FFFu) + 1, 128u) << "16 KiB / (4 ways x 32 bytes)";
+  EXPECT_EQ(((ccsidr >> 3) & 0x3FFu) + 1, 4u);
+  scs.Write(0xE000ED84u, 4, 1, 0, 0);  // L1 instruction
+  EXPECT_EQ(scs.Read(0xE000ED84u, 4, 0, 0), 1u);
+  EXPECT_EQ(((uint32_t(scs.Read(0xE000ED80u, 4, 0, 0)) >> 3) & 0x3FFu) + 1, 2u);
+  for (uint32_t op = 0xE000EF50u; op <= 0xE000EF78u; op += 4) scs.Write(op, 4, 0, 0, 0);
+  EXPECT_TRUE(scs.unmodelled().empty());
+  EXPECT_EQ(Scs(Cpu::kCortexM33, 0).Read(0xE000ED78u, 4, 0, 0), 0u) << "no caches";
+}
+
 TEST(ScsModel, CfsrIsWriteOneToClearAndAircrNeedsItsKey) {
   Scs scs(Cpu::kCortexM33, 0x10000000u);
   scs.cfsr = cfsr::kPreciserr | cfsr::kBfarvalid | cfsr::kUndefinstr;

@@ -34,6 +34,7 @@ constexpr uint32_t kDfsr = 0xE000ED30u;
 constexpr uint32_t kMmfar = 0xE000ED34u;
 constexpr uint32_t kBfar = 0xE000ED38u;
 constexpr uint32_t kAfsr = 0xE000ED3Cu;
+constexpr uint32_t kClidr = 0xE000ED78u, kCtr = 0xE000ED7Cu, kCcsidr = 0xE000ED80u, kCsselr = 0xE000ED84u;
 constexpr uint32_t kCpacr = 0xE000ED88u;
 constexpr uint32_t kMpuType = 0xE000ED90u;
 constexpr uint32_t kMpuCtrl = 0xE000ED94u;
@@ -46,6 +47,9 @@ constexpr uint32_t kMpuMair0 = 0xE000EDC0u;
 constexpr uint32_t kMpuMair1 = 0xE000EDC4u;
 constexpr uint32_t kDemcr = 0xE000EDFCu;
 constexpr uint32_t kStir = 0xE000EF00u;
+// Cache maintenance by address or set/way, write-only: ICIALLU 0xEF50 ... BPIALL 0xEF78
+// (Armv7-M ARM §B2.2.7, Armv8-M ARM §D1.2 "Cache maintenance operations").
+constexpr uint32_t kIciallu = 0xE000EF50u, kBpiall = 0xE000EF78u;
 constexpr uint32_t kFpccr = 0xE000EF34u;
 constexpr uint32_t kFpcar = 0xE000EF38u;
 constexpr uint32_t kFpdscr = 0xE000EF3Cu;
@@ -61,6 +65,29 @@ uint32_t CcrReset(Cpu cpu) {
   bool v8m = cpu == Cpu::kCortexM33 || cpu == Cpu::kCortexM55;
   if (cpu == Cpu::kCortexM0) return 0x208u;  // v6-M: STKALIGN and UNALIGN_TRP RAO
   return v8m ? 0x201u : 0x200u;  // Armv8-M: BFHFNMIGN 0, NONBASETHRDENA RES1 -> bit 0
+}
+
+// Level 1 cache identification (Armv7-M ARM §B4.8): CLIDR, CTR, and CCSIDR for the cache
+// CSSELR selects (InD: 0 data, 1 instruction). The Cortex-M7 and M55 have both caches
+// with 32-byte lines, the data cache 4-way and the instruction cache 2-way (Cortex-M7
+// TRM DDI 0489 §5.1; Cortex-M55 TRM 101051 §7.1). Cache size is the SoC's choice; the
+// sizes here are the seed parts': 16 KiB each on the STM32H747's M7 (RM0399 §2.1), 32 KiB
+// each on the M55 of the Alif Ensemble and STM32N6 (Alif E8 datasheet, RM0486 §2.1). A
+// firmware's set/way loop only iterates accordingly; nothing is cached here. QEMU 7.2
+// reads 0 for all three on its M7 and CLIDR 0 on its M55.
+struct CacheId {
+  uint32_t clidr, ctr, ccsidr_d, ccsidr_i;
+};
+CacheId CacheIdOf(Cpu cpu) {
+  // CCSIDR: WT WB RA WA | NumSets-1 <<13 | Associativity-1 <<3 | LineSize (log2 words - 2).
+  auto ccsidr = [](uint32_t bytes, uint32_t ways) { return 0xF0000000u | (bytes / (ways * 32) - 1) << 13 | (ways - 1) << 3 | 1u; };
+  constexpr uint32_t kClidrL1 = 0x09000003u;  // LoUU = LoC = 1, Ctype1 = separate I and D
+  constexpr uint32_t kCtrValue = 0x8303C003u;  // 8-word lines, ARMv7 format
+  switch (cpu) {
+    case Cpu::kCortexM7: return {kClidrL1, kCtrValue, ccsidr(16 * 1024, 4), ccsidr(16 * 1024, 2)};
+    case Cpu::kCortexM55: return {kClidrL1, kCtrValue, ccsidr(32 * 1024, 4), ccsidr(32 * 1024, 2)};
+    default: return {0, 0, 0, 0};  // no caches: CLIDR 0
+  }
 }
 
 }  // namespace
@@ -93,7 +120,7 @@ void Scs::Reset() {
   cpacr_ = 0;
   // FPCCR reset: ASPEN and LSPEN set (Armv7-M ARM §B3.2.20), on cores with an FPU.
   fpccr_ = (cpu_ == Cpu::kCortexM0 || cpu_ == Cpu::kCortexM3) ? 0 : 0xC0000000u;
-  fpcar_ = fpdscr_ = actlr_ = demcr_ = 0;
+  fpcar_ = fpdscr_ = actlr_ = demcr_ = csselr_ = 0;
   shpr_ = {};
   fault_enable_ = {};
   irq_enabled_ = {};
@@ -356,6 +383,7 @@ uint32_t Scs::ReadWord(uint32_t a, uint64_t now, bool* known) {
     if (s.rbar && !v8m_) return mpu_rbar_[s.region] | (mpu_rnr_ & 0xFu);
     return s.rbar ? mpu_rbar_[s.region] : mpu_rasr_[s.region];
   }
+  if (a >= kIciallu && a <= kBpiall && cpu_ != Cpu::kCortexM0) return 0;  // write-only
   if (a >= kM55ImpdefBase && a < kM55ImpdefBase + 0x400) {
     auto it = m55_impdef_.find(a);
     return it == m55_impdef_.end() ? 0 : it->second;
@@ -387,6 +415,10 @@ uint32_t Scs::ReadWord(uint32_t a, uint64_t now, bool* known) {
     case kMmfar: return mmfar;
     case kBfar: return bfar;
     case kAfsr: return afsr;
+    case kClidr: return CacheIdOf(cpu_).clidr;
+    case kCtr: return CacheIdOf(cpu_).ctr;
+    case kCcsidr: return (csselr_ & 1u) ? CacheIdOf(cpu_).ccsidr_i : CacheIdOf(cpu_).ccsidr_d;
+    case kCsselr: return csselr_;
     case kCpacr: return cpu_ == Cpu::kCortexM0 || cpu_ == Cpu::kCortexM3 ? 0 : cpacr_;
     case kMpuType: return cpu_ == Cpu::kCortexM0 ? 0 : kMpuRegions << 8;  // DREGION
     case kMpuCtrl: return mpu_ctrl_;
@@ -443,6 +475,7 @@ void Scs::WriteWord(uint32_t a, uint32_t v, uint64_t now, bool* known) {
     m55_impdef_[a] = v;
     return;
   }
+  if (a >= kIciallu && a <= kBpiall && cpu_ != Cpu::kCortexM0) return;  // nothing is cached
   switch (a) {
     case kActlr: actlr_ = v; return;
     case kSystCsr: {
@@ -510,6 +543,8 @@ void Scs::WriteWord(uint32_t a, uint32_t v, uint64_t now, bool* known) {
     case kBfar: bfar = v; return;
     case kAfsr: afsr &= ~v; return;
     case kCpacr: cpacr_ = v & 0x00F00000u; return;  // CP10, CP11
+    case kClidr: case kCtr: case kCcsidr: return;  // read-only
+    case kCsselr: csselr_ = v & 1u; return;  // InD; Level 1 only
     case kMpuType: return;
     case kMpuCtrl: mpu_ctrl_ = v & 7u; mpu_changed_ = true; return;
     case kMpuRnr: mpu_rnr_ = v & 0xFFu; return;

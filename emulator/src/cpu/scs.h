@@ -132,7 +132,7 @@ class Scs {
   uint32_t current_ = 0;
 
   uint32_t vtor_ = 0, aircr_ = 0, scr_ = 0, ccr_ = 0, cpacr_ = 0, fpccr_ = 0, fpcar_ = 0;
-  uint32_t fpdscr_ = 0, actlr_ = 0, demcr_ = 0;
+  uint32_t fpdscr_ = 0, actlr_ = 0, demcr_ = 0, csselr_ = 0;
   std::array<uint8_t, 12> shpr_{};  // exceptions 4..15
   std::array<bool, 4> fault_enable_{};  // [0] MemManage [1] BusFault [2] UsageFault [3] SecureFault
   std::array<bool, kNumIrqs> irq_enabled_{};
