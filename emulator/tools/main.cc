@@ -23,25 +23,29 @@ namespace {
 
 constexpr int kBadInput = 2;
 
+// A 32-bit address as a flag gives it (hex with 0x, or decimal).
+uint64_t ParseAddress(const std::string& flag, const std::string& text, const std::string& example) {
+  size_t used = 0;
+  unsigned long long v = 0;
+  try {
+    v = std::stoull(text, &used, 0);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (text.empty() || used != text.size() || v > 0xFFFFFFFFull) {
+    throw faultline::InputError(flag, fmt::format("'{}' is not a 32-bit address", text),
+                                "write the address in hex, e.g. " + example);
+  }
+  return v;
+}
+
 faultline::HostLoad ParseLoad(const std::string& spec) {
   auto at = spec.rfind('@');
   if (at == std::string::npos || at == 0 || at + 1 == spec.size()) {
     throw faultline::InputError("--load", fmt::format("'{}' is not FILE@ADDRESS", spec),
                                 "write e.g. --load model.pte@0x80100000");
   }
-  std::string addr = spec.substr(at + 1);
-  size_t used = 0;
-  unsigned long long v = 0;
-  try {
-    v = std::stoull(addr, &used, 0);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != addr.size() || v > 0xFFFFFFFFull) {
-    throw faultline::InputError("--load", fmt::format("'{}' is not a 32-bit address", addr),
-                                "write the address in hex, e.g. @0x80100000");
-  }
-  return {spec.substr(0, at), v};
+  return {spec.substr(0, at), ParseAddress("--load", spec.substr(at + 1), "@0x80100000")};
 }
 
 // Opened before the run, so an unwritable path is reported before any work is done.
@@ -103,6 +107,14 @@ int main(int argc, char** argv) {
                   "named NAME as received bytes");
   run->add_flag("--stop-at-fault", stop_at_fault,
                 "Stop at the faulting instruction instead of entering the firmware's handler");
+  std::string run_boot_config, boot_address;
+  auto* run_boot = run->add_option("--boot-config", run_boot_config,
+                                   "Boot configuration the image is written with (Alif SE-tools JSON, e.g. "
+                                   "M55_HP_cfg.json): reset reads the vector table at its mramAddress");
+  run->add_option("--boot-address", boot_address,
+                  "Reset reads the vector table at ADDRESS instead of the board's boot address (e.g. "
+                  "0x80200000, where a boot ROM starts the image)")
+      ->excludes(run_boot);
 
   std::string check_board, check_firmware, check_json, boot_config;
   std::vector<std::string> uninitialised;
@@ -220,11 +232,23 @@ int main(int argc, char** argv) {
       options.uart_input.push_back(
           {uart_stdin, std::string(std::istreambuf_iterator<char>(std::cin), {}), "--uart-stdin"});
     }
+    faultline::CheckOptions check_options;
+    if (!run_boot_config.empty()) {
+      const faultline::BootConfig c = faultline::ReadBootConfig(run_boot_config);
+      options.boot_address = c.image_address;
+      options.boot_source = fmt::format("--boot-config {}: {}.mramAddress", run_boot_config, c.entry);
+      check_options.boot_config = run_boot_config;
+    }
+    if (!boot_address.empty()) {
+      options.boot_address = ParseAddress("--boot-address", boot_address, "--boot-address 0x80200000");
+      options.boot_source = "--boot-address";
+      check_options.boot_address = options.boot_address;
+    }
     faultline::RunResult result = faultline::Run(board, image, options);
     std::cout << faultline::FormatRunText(result, board);
     // A failed run: the static checks that may explain it.
     if (faultline::ExitStatus(result) != 0) {
-      std::cout << faultline::FormatCheckErrors(faultline::Check(board, image));
+      std::cout << faultline::FormatCheckErrors(faultline::Check(board, image, check_options));
     }
     if (json_out.is_open()) json_out << faultline::FormatRunJson(result);
     return faultline::ExitStatus(result);

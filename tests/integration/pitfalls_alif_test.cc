@@ -102,6 +102,44 @@ TEST_F(AlifPitfalls, FixedRunnerThroughThePicRuntimeMatchesTheHostReference) {
   EXPECT_EQ(got.fnv, ref.fnv);
 }
 
+// Issue 16 item 7: `run` takes the boot address from the boot configuration as `check`
+// does. The image linked for the template's HP slot (0x80200000) locks up from the
+// board's 0x80000000, and runs the network when the boot config (or --boot-address)
+// starts the core at its slot.
+TEST_F(AlifPitfalls, ImageBootsFromTheSlotItsBootConfigNames) {
+  Reference ref = NativeReference(kFixtures / "ml" / "model.bin");
+  const std::string elf = Fixture("alif-e8-hp", "alif_mram_base_broken").string();
+  const std::string slot_cfg = (std::filesystem::path(FAULTLINE_TEST_DATA_DIR) / ".." / ".." / "scenarios" / "alif-e8-hp" /
+                                "M55_HP_cfg_hp_slot.json").string();
+  for (const std::vector<std::string>& boot :
+       {std::vector<std::string>{"--boot-config", slot_cfg}, std::vector<std::string>{"--boot-address", "0x80200000"}}) {
+    std::vector<std::string> args = {"run", "--board", "alif-e8-hp", elf};
+    args.insert(args.end(), boot.begin(), boot.end());
+    JsonCompleted r = RunCliJson(args);
+    ASSERT_EQ(r.cli.status, 0) << boot[0] << "\n" << r.cli.out << r.cli.err;
+    EXPECT_EQ(r.report["outcome"], "exit");
+    EXPECT_EQ(r.report["vector_table"].get<uint64_t>(), 0x80200000u);
+    EXPECT_NE(r.report["boot_source"].get<std::string>().find(boot[0]), std::string::npos);
+    EXPECT_EQ(Printed(r.report["console"].get<std::string>()).fnv, ref.fnv) << boot[0];
+  }
+  Completed text = RunCli({"run", "--board", "alif-e8-hp", elf, "--boot-config", slot_cfg});
+  EXPECT_NE(text.out.find("boot: vector table at 0x80200000 (--boot-config"), std::string::npos) << text.out;
+  // The board's own boot address: the blank vector table, as before.
+  JsonCompleted board_boot = RunCliJson({"run", "--board", "alif-e8-hp", elf});
+  EXPECT_EQ(board_boot.report["outcome"], "lockup");
+  EXPECT_EQ(board_boot.report["vector_table"].get<uint64_t>(), 0x80000000u);
+  // Bad boot addresses and both flags at once: exit 2, saying why.
+  Completed nowhere = RunCli({"run", "--board", "alif-e8-hp", elf, "--boot-address", "0x70000000"});
+  EXPECT_EQ(nowhere.status, 2);
+  EXPECT_NE(nowhere.err.find("not in any memory of board 'alif-e8-hp'"), std::string::npos) << nowhere.err;
+  Completed junk = RunCli({"run", "--board", "alif-e8-hp", elf, "--boot-address", "slot2"});
+  EXPECT_EQ(junk.status, 2);
+  EXPECT_NE(junk.err.find("'slot2' is not a 32-bit address"), std::string::npos) << junk.err;
+  Completed both = RunCli({"run", "--board", "alif-e8-hp", elf, "--boot-address", "0x80200000", "--boot-config", slot_cfg});
+  EXPECT_EQ(both.status, 2);
+  EXPECT_NE((both.out + both.err).find("excludes"), std::string::npos) << both.out << both.err;
+}
+
 TEST_F(AlifPitfalls, LargeModelRunsTheSameNetwork) {
   Reference small = NativeReference(kFixtures / "ml" / "model.bin");
   Reference large = NativeReference(kFixtures / "ml" / "model_2560k.bin");

@@ -237,6 +237,16 @@ std::vector<BoardSummary> ListBoards(const std::filesystem::path& boards_dir);
 // boards/ (compiled in), else <exe>/../share/faultline/boards.
 std::filesystem::path DefaultBoardsDir();
 
+// A boot configuration: where the boot ROM or secure enclave writes the image and starts
+// the core. Read from Alif SE-tools JSON (the first entry with an `mramAddress`).
+struct BootConfig {
+  std::string path;
+  std::string entry;           // the JSON entry it came from, e.g. USER_APP
+  uint64_t image_address = 0;  // mramAddress: the image's vector table
+  std::string cpu_id;          // M55_HP, M55_HE, or empty
+};
+BootConfig ReadBootConfig(const std::string& path);
+
 std::string ToString(Cpu cpu);
 std::string ToString(RegionKind kind);
 std::string ToString(LoadMode mode);

@@ -54,6 +54,8 @@ struct CheckOptions {
   // Alif SE-tools JSON (e.g. M55_HP_cfg.json): the image must be linked for the
   // `mramAddress` it is written to.
   std::optional<std::string> boot_config;
+  // Where reset reads the vector table, when not the board's (run --boot-address).
+  std::optional<uint64_t> boot_address;
   // NOBITS sections meant to stay uninitialised (globs); .noinit, .heap and .stack are.
   std::vector<std::string> uninitialised;
   // GNU ld map file (-Wl,-Map=...): shows where each input section went, which the ELF

@@ -89,6 +89,11 @@ struct RunOptions {
   std::vector<Breakpoint> breakpoints;
   std::vector<MemoryCapture> captures;
   std::vector<UartInput> uart_input;
+  // Where reset reads the vector table, when not the board's boot.vector_table: the
+  // address a boot config writes the image to, or --boot-address. `boot_source` says
+  // which, for the report.
+  std::optional<uint64_t> boot_address;
+  std::string boot_source;
 };
 
 // The core registers as the firmware left them at the stop.
@@ -187,6 +192,8 @@ struct RunResult {
   uint64_t armv81m_sites_untrapped = 0;  // VSCCLRM/MVE-shift sites left to the M33 model
   uint64_t mve_instructions = 0;         // MVE (Helium) instructions executed (Cortex-M55)
   LoadMode load_mode = LoadMode::kFlash;
+  uint64_t vector_table = 0;  // where reset read the initial SP and PC
+  std::string boot_source;    // RunOptions::boot_source, when not the board's
   std::string stop_detail;    // e.g. "instruction budget of 1000 reached"
   std::optional<Fault> fault;
   std::optional<Unsupported> unsupported;

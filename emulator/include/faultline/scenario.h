@@ -95,6 +95,8 @@ struct Scenario {
   std::string description;
   Board board;  // overrides applied
   std::optional<LoadMode> load_mode;
+  std::optional<uint64_t> boot_address;  // overrides.boot_address or boot_config
+  std::string boot_source;
   std::filesystem::path firmware;
   std::vector<SetupStep> setup;
   std::vector<UartInput> input;  // `input:` bytes for UART ports

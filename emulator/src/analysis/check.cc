@@ -443,7 +443,22 @@ class Checker {
   }
 
   void Boot() {
-    const uint64_t vtor = board_.boot.vector_table;
+    // Reset reads the vector table where the board boots, unless a boot config or
+    // --boot-address says where the image is started from.
+    uint64_t vtor = board_.boot.vector_table;
+    std::string from = "the board's boot address", source;
+    std::optional<BootConfig> config;
+    if (options_.boot_config) {
+      config = ReadBootConfig(*options_.boot_config);
+      vtor = config->image_address;
+      from = "the boot address";
+      source = fmt::format(" ({}: {}.mramAddress)", config->path, config->entry);
+    }
+    if (options_.boot_address) {
+      vtor = *options_.boot_address;
+      from = "the boot address";
+      source = " (--boot-address)";
+    }
     auto sp = LoadedWord(image_, vtor), reset = LoadedWord(image_, vtor + 4);
     std::string vectors;
     uint64_t vectors_at = 0;
@@ -457,9 +472,9 @@ class Checker {
     }
     if (!sp || !reset) {
       Add(Severity::kError, "boot", nullptr,
-          fmt::format("nothing in the image is loaded at the board's boot address 0x{:08x}{}: the core would reset "
-                      "from blank memory",
-                      vtor, vectors.empty() ? "" : fmt::format(" (the image's {} is at 0x{:08x})", vectors, vectors_at)),
+          fmt::format("nothing in the image is loaded at {} 0x{:08x}{}{}: the core would reset from blank memory", from,
+                      vtor, source,
+                      vectors.empty() ? "" : fmt::format(" (the image's {} is at 0x{:08x})", vectors, vectors_at)),
           "link the image for the address the boot ROM or boot config starts it from (the vector table first)");
     } else {
       const Region* ram = *sp >= 4 ? Window(*sp - 4, 4) : nullptr;
@@ -482,40 +497,19 @@ class Checker {
             "point the vector table's word 1 at Reset_Handler in executable memory");
       }
     }
-    if (options_.boot_config) BootConfig(vectors_at);
+    if (config) BootConfigMatches(*config, vectors_at);
   }
 
-  void BootConfig(uint64_t vectors_at) {
-    const std::string& path = *options_.boot_config;
-    std::ifstream in(path);
-    if (!in) throw InputError(path, "cannot open boot config", "pass the SE-tools JSON, e.g. .alif/M55_HP_cfg.json");
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception& e) {
-      throw InputError(path, std::string("not valid JSON: ") + e.what(), "fix the JSON syntax");
-    }
-    // Alif SE-tools: {"USER_APP": {"mramAddress": "0x80000000", "cpu_id": "M55_HP", ...}}
-    std::optional<uint64_t> mram;
-    std::string owner, cpu_id;
-    for (auto it = j.begin(); it != j.end(); ++it) {
-      if (!it->is_object() || !it->contains("mramAddress")) continue;
-      const auto& v = (*it)["mramAddress"];
-      try {
-        mram = v.is_string() ? std::stoull(v.get<std::string>(), nullptr, 0) : v.get<uint64_t>();
-      } catch (const std::exception&) {
-        throw InputError(path, fmt::format("{}.mramAddress is not an address", it.key()), "write e.g. \"0x80000000\"");
-      }
-      owner = it.key();
-      if (it->contains("cpu_id") && (*it)["cpu_id"].is_string()) cpu_id = (*it)["cpu_id"];
-      break;
-    }
-    if (!mram) throw InputError(path, "no entry with an mramAddress", "the SE-tools config names the image's MRAM address");
-    if (*mram != vectors_at) {
+  void BootConfigMatches(const BootConfig& c, uint64_t vectors_at) {
+    const std::string& path = c.path;
+    const std::string& owner = c.entry;
+    const std::string& cpu_id = c.cpu_id;
+    const uint64_t mram = c.image_address;
+    if (mram != vectors_at) {
       Add(Severity::kError, "boot", nullptr,
           fmt::format("{} writes the image at 0x{:08x} ({}.mramAddress), but it is linked to start at 0x{:08x}: the "
                       "vector table and every absolute address in it are off by 0x{:x}",
-                      path, *mram, owner, vectors_at, *mram > vectors_at ? *mram - vectors_at : vectors_at - *mram),
+                      path, mram, owner, vectors_at, mram > vectors_at ? mram - vectors_at : vectors_at - mram),
           "make mramAddress and the linker script's MRAM origin (APP_MRAM_HP_BASE in app_mem_regions.h) agree");
     }
     bool hp_board = board_.name.find("-hp") != std::string::npos, he_board = board_.name.find("-he") != std::string::npos;

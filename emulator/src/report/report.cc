@@ -102,6 +102,10 @@ std::string FormatRunText(const RunResult& r, const Board& board) {
   std::string out;
   out += fmt::format("faultline: {} on board {} ({}), load mode {}\n", r.firmware, r.board,
                      ToString(board.cpu), ToString(r.load_mode));
+  if (!r.boot_source.empty()) {
+    out += fmt::format("  boot: vector table at 0x{:08x} ({}; the board's is 0x{:08x})\n", r.vector_table,
+                       r.boot_source, board.boot.vector_table);
+  }
   for (const LoadedSegment& s : r.loaded) {
     out += fmt::format("  segment {} [{}] 0x{:08x} +{:<8} -> {:<10} {}{}\n", s.index, s.sections,
                        s.load_address, s.size, s.region,
@@ -219,6 +223,8 @@ std::string FormatRunJson(const RunResult& r) {
                   {"sites_untrapped", r.armv81m_sites_untrapped}};
   j["mve"] = {{"instructions", r.mve_instructions}};
   j["load_mode"] = ToString(r.load_mode);
+  j["vector_table"] = r.vector_table;
+  if (!r.boot_source.empty()) j["boot_source"] = r.boot_source;
   j["board"] = r.board;
   j["firmware"] = r.firmware;
   j["detail"] = r.stop_detail;

@@ -226,7 +226,15 @@ SessionOutput RunSession(const SessionInput& in) {
 
   for (const UartInput& input : in.options.uart_input) map.FindUart(input.uart)->GiveInput(input.text);
 
-  cpu::Core core(in.board.cpu, map, uint32_t(in.board.boot.vector_table));
+  const uint64_t vtor = in.options.boot_address.value_or(in.board.boot.vector_table);
+  if (in.options.boot_address && map.FindRange(vtor, 8) < 0) {
+    throw InputError(in.options.boot_source.empty() ? "boot address" : in.options.boot_source,
+                     fmt::format("boot address 0x{:08x} is not in any memory of board '{}'", vtor, in.board.name),
+                     "give the address of the image's vector table (e.g. its MRAM slot)");
+  }
+  res.vector_table = vtor;
+  res.boot_source = in.options.boot_address ? in.options.boot_source : "";
+  cpu::Core core(in.board.cpu, map, uint32_t(vtor));
   for (uint64_t block : in.traces) core.TraceRange(block, block + kTraceWindow);
   std::set<uint64_t> break_addresses;  // one hook per address, however many breakpoints
   for (const Breakpoint& b : in.options.breakpoints) {
@@ -239,7 +247,6 @@ SessionOutput RunSession(const SessionInput& in) {
 
   // Reset (Armv7-M ARM §B1.5.5 TakeReset): SP_main from word 0 of the vector table, PC
   // from word 1, whose bit 0 must be 1 (Thumb).
-  const uint64_t vtor = in.board.boot.vector_table;
   const uint32_t initial_sp = map.Read32(vtor);
   const uint32_t reset_vector = map.Read32(vtor + 4);
   Semihosting semihosting(map, ComputeHeapInfo(map, in.image, initial_sp), in.options.clock_hz,

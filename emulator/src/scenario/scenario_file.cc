@@ -285,8 +285,8 @@ Board ParseBoardRef(const FileParser& p, const Field& f) {
   return LoadBoardFile(builtin);
 }
 
-void ApplyOverrides(const Field& f, Scenario& s) {
-  Mapping m(f, {"load_mode", "remove", "regions", "gates"});
+void ApplyOverrides(const FileParser& p, const Field& f, Scenario& s) {
+  Mapping m(f, {"load_mode", "remove", "regions", "gates", "boot_address", "boot_config"});
   auto find = [&](const Field& name_field) {
     std::string name = name_field.Scalar();
     for (size_t i = 0; i < s.board.regions.size(); ++i) {
@@ -298,6 +298,25 @@ void ApplyOverrides(const Field& f, Scenario& s) {
                     "use one of: " + list);
   };
   if (m.Has("load_mode")) s.load_mode = ParseLoadModeValue(m.Get("load_mode"));
+  // Where reset reads the vector table, as `run --boot-address` / `--boot-config`.
+  if (m.Has("boot_address") && m.Has("boot_config")) {
+    m.Get("boot_config").Fail("both boot_address and boot_config", "give one: the boot config's mramAddress is the boot address");
+  }
+  if (m.Has("boot_address")) {
+    s.boot_address = m.Get("boot_address").Address();
+    s.boot_source = "overrides.boot_address";
+  }
+  if (m.Has("boot_config")) {
+    Field bf = m.Get("boot_config");
+    const fs::path file = p.dir / bf.Scalar();
+    if (!fs::exists(file)) {
+      bf.Fail(fmt::format("boot config '{}' not found (looked at {})", bf.Scalar(), file.string()),
+              "the path is relative to the scenario file");
+    }
+    const BootConfig c = ReadBootConfig(file.string());
+    s.boot_address = c.image_address;
+    s.boot_source = fmt::format("overrides.boot_config {}: {}.mramAddress", bf.Scalar(), c.entry);
+  }
   if (m.Has("regions")) {
     Field rf = m.Get("regions");
     if (!rf.node.IsMap()) rf.Fail("expected a mapping of region name to changes", "write regions: {dtcm: {reset: zero}}");
@@ -607,7 +626,7 @@ Scenario ParseScenario(const std::string& yaml, const fs::path& path, const Scen
   if (s.name.empty()) Key(m, "name").Fail("empty name", "name the scenario, e.g. name: bus_fault");
   s.description = Key(m, "description").Scalar();
   s.board = ParseBoardRef(p, Key(m, "board"));
-  if (m.Has("overrides")) ApplyOverrides(Key(m, "overrides"), s);
+  if (m.Has("overrides")) ApplyOverrides(p, Key(m, "overrides"), s);
   s.firmware = ParseFirmware(p, Key(m, "firmware"));
   if (m.Has("setup")) {
     for (const Field& item : Items(Key(m, "setup"), "list steps: setup: [{write: {...}}]")) {

@@ -241,6 +241,8 @@ PreparedScenario PrepareScenario(const Scenario& s) {
   PreparedScenario p{LoadElf(s.firmware), {}, {}};
   RunOptions& o = p.options;
   o.load_mode = s.load_mode;
+  o.boot_address = s.boot_address;
+  o.boot_source = s.boot_source;
   o.max_instructions = s.max_instructions;
   o.timeout_seconds = s.timeout_seconds;
   o.uart_input = s.input;
