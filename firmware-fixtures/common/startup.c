@@ -7,7 +7,10 @@
  * Default_Handler).
  * Reset_Handler processes the linker-generated copy table ({src, dst, words})
  * and zero table ({dst, words}), calls main() and exits via semihosting
- * SYS_EXIT_EXTENDED with main's return value.
+ * SYS_EXIT_EXTENDED with main's return value. Built with -DFX_SYSTEMINIT (fx_fixture
+ * SYSTEMINIT), it first calls the fixture's SystemInit(), before .data and .bss are set
+ * up, as the vendors' CMSIS startup files do (ST's startup_stm32*.s: `bl SystemInit`
+ * ahead of the copy loop).
  *
  * Must be compiled with -fno-tree-loop-distribute-patterns so the loops are
  * not turned into memcpy()/memset() calls (there is no libc).
@@ -90,8 +93,15 @@ __attribute__((naked)) void Default_Handler(void)
     __asm__ volatile("b .");
 }
 
+#if defined(FX_SYSTEMINIT)
+void SystemInit(void);
+#endif
+
 void Reset_Handler(void)
 {
+#if defined(FX_SYSTEMINIT)
+    SystemInit();
+#endif
     for (const uint32_t *e = __copy_table_start__; e < __copy_table_end__; e += 3) {
         const uint32_t *src = (const uint32_t *)(uintptr_t)e[0];
         uint32_t *dst = (uint32_t *)(uintptr_t)e[1];

@@ -60,7 +60,7 @@ TEST_P(UnimplementedWindow, StartupTouchingUnmodelledBlocksRunsOnAndSaysWhatItTo
 
 INSTANTIATE_TEST_SUITE_P(Boards, UnimplementedWindow,
                          ::testing::Values(Touch{"alif-e7-hp", "HOST_PERIPH@0x1a602014", "APB_PERIPH@0x4902f000"},
-                                           Touch{"stm32h747-cm7", "AHB4@0x58020000", "AHB4@0x5802480c"}),
+                                           Touch{"stm32h747-cm7", "AHB4@0x58022800", "APB4@0x58000404"}),
                          [](const auto& p) {
                            std::string s = p.param.board;
                            for (char& ch : s) ch = ch == '-' ? '_' : ch;
