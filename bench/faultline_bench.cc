@@ -241,6 +241,19 @@ struct Bench {
   }
 
   // After the runs: the instruction count and outcome from the last --json.
+  Series QemuSeries(const std::string& engine, const std::string& machine, const std::string& cpu,
+                    const std::string& elf) const {
+    Series s;
+    s.engine = engine;
+    s.argv = {opt.qemu, "-M", machine, "-cpu", cpu, "-nographic", "-monitor", "none",
+              "-serial", "none", "-semihosting-config", "enable=on,target=native", "-kernel", elf};
+    if (!have_qemu) {
+      s.ok = false;
+      s.note = opt.use_qemu ? opt.qemu + " not found: QEMU columns skipped" : "--no-qemu";
+    }
+    return s;
+  }
+
   void ReadFaultlineResult(Series& s) const {
     if (!s.ok) return;
     Json j = ReadJson(s.argv[5]);
@@ -261,14 +274,7 @@ struct Bench {
     if (!Wanted(name)) return;
     std::string elf = Fixture("mps2-an505", elf_name);
     Series fl = FaultlineSeries("faultline", "mps2-an505", elf);
-    Series qemu;
-    qemu.engine = "qemu";
-    qemu.argv = {opt.qemu, "-M", "mps2-an505", "-cpu", "cortex-m33", "-nographic", "-monitor", "none",
-                 "-serial", "none", "-semihosting-config", "enable=on,target=native", "-kernel", elf};
-    if (!have_qemu) {
-      qemu.ok = false;
-      qemu.note = opt.use_qemu ? opt.qemu + " not found: QEMU columns skipped" : "--no-qemu";
-    }
+    Series qemu = QemuSeries("qemu", "mps2-an505", "cortex-m33", elf);
     Series nat;
     nat.engine = "native";
     nat.argv = {opt.build_dir + "/bench/" + native};
@@ -561,6 +567,62 @@ struct Bench {
       Target("M55 build's time within 10% of the M33 build's", std::nullopt, m55.note);
     }
   }
+
+  // Issue 15: the inference of `m33-m55` built for the M55 with MVE on (-O3,
+  // -mfloat-abi=hard: GCC 12 vectorises its loops into Helium), against QEMU 7.2 on the
+  // same ELF, and against the build without MVE (soft float) on faultline.
+  void Helium() {
+    if (!Wanted("helium")) return;
+    const std::string elf = Fixture("mps3-an547", "bench_tinynet_mve");
+    Series mve = FaultlineSeries("faultline", "mps3-an547", elf);
+    Series qemu = QemuSeries("qemu", "mps3-an547", "cortex-m55", elf);
+    Series soft = FaultlineSeries("fl-no-mve", "mps3-an547", Fixture("mps3-an547", "bench_tinynet_m55"));
+    fmt::print(stderr, "bench: helium ...\n");
+    RunAlternating({&mve, &qemu, &soft}, opt.repeats);
+    Json w = Json::object();
+    for (Series* s : {&mve, &qemu, &soft}) {
+      Finish(*s);
+      ReadFaultlineResult(*s);
+      if (!s->ok) {
+        w[s->engine] = {{"command", s->argv}, {"skipped", s->note}};
+        table.push_back(fmt::format("{:<22} {:<10} {}", "tinynet x12 mve", s->engine, s->note));
+        continue;
+      }
+      Stats t = Summarise(s->Seconds());
+      const uint64_t n = s == &qemu ? mve.instructions : s->instructions;  // QEMU: the same ELF's count
+      w[s->engine] = {{"command", s->argv}, {"seconds", StatsJson(t)}, {"instructions", n},
+                      {"checksum", s->checksum}};
+      table.push_back(fmt::format("{:<22} {:<10} {:>8.3f} {:>8.3f} {:>8.3f} {:>8.0f} {:>8} {:>11}  {} insns",
+                                  s == &soft ? "tinynet x12 no-mve" : "tinynet x12 mve", s->engine, t.median, t.min,
+                                  t.max, n / t.median / 1e6, s->PeakRss() / 1024, s->checksum, n));
+    }
+    if (mve.ok) {
+      const Json r = ReadJson(mve.argv[5]);
+      if (r.contains("mve")) w["mve_instructions"] = r["mve"].value("instructions", uint64_t{0});
+    }
+    results["helium"] = w;
+    auto ratio = [](const Series& a, const Series& b) -> std::optional<double> {
+      std::vector<double> r;
+      for (size_t i = 0; i < std::min(a.samples.size(), b.samples.size()); ++i) {
+        r.push_back(a.samples[i].seconds / b.samples[i].seconds);
+      }
+      if (!a.ok || !b.ok || r.empty()) return std::nullopt;
+      return Summarise(r).median;
+    };
+    const bool same = mve.ok && (!qemu.ok || qemu.checksum == mve.checksum) && (!soft.ok || soft.checksum == mve.checksum);
+    if (!same) table.push_back(fmt::format("{:<22} checksums DIFFER", "tinynet x12 mve"));
+    if (auto r = ratio(mve, qemu)) {
+      Target("helium: faultline >= 0.7x QEMU's speed", 1.0 / *r >= 0.7,
+             fmt::format("{:.2f}x (QEMU time / faultline time, median of alternating pairs)", 1.0 / *r));
+    } else {
+      Target("helium: faultline >= 0.7x QEMU's speed", std::nullopt, mve.ok ? qemu.note : mve.note);
+    }
+    if (auto r = ratio(mve, soft)) {
+      Target("helium: MVE build faster than the no-MVE build", *r < 1.0, fmt::format("time MVE/no-MVE = {:.2f}", *r));
+    } else {
+      Target("helium: MVE build faster than the no-MVE build", std::nullopt, mve.ok ? soft.note : mve.note);
+    }
+  }
 };
 
 std::string Now() {
@@ -649,6 +711,7 @@ int main(int argc, char** argv) {
   b.Traps();
   b.Memory();
   b.M33VersusM55();
+  b.Helium();
   b.Scenarios();
 
   fmt::print("faultline benchmark, {} ({}), {} measured runs each after a warm-up\n\n",

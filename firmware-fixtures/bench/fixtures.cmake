@@ -4,6 +4,7 @@
 #   mps3-an547/bench_tinynet_m55.elf   the same inference built with -mcpu=cortex-m55
 #                                      (Armv8.1-M: low-overhead loops)
 #   mps2-an505/bench_tinynet_m33s.elf  and its M33 twin at the same size
+#   mps3-an547/bench_tinynet_mve.elf   the M55 build with MVE, hard float, -O3
 # Sizes (BENCH_N) must match the host builds in bench/CMakeLists.txt.
 set(FX_BENCH_DIR ${CMAKE_CURRENT_LIST_DIR})
 
@@ -14,18 +15,26 @@ function(fx_bench board name kernel n)
   add_library(${objs} OBJECT ${FX_BENCH_DIR}/bench_kernels.c ${FX_ML_DIR}/src/tinynet.c)
   target_include_directories(${objs} PRIVATE ${FX_BENCH_DIR} ${FX_ML_DIR}/include)
   # No libc: keep loops as loops (no memset/memcpy calls).
-  target_compile_options(${objs} PRIVATE ${flags} ${FX_COMMON_FLAGS} -fno-tree-loop-distribute-patterns)
+  # The caller's flags last: -O3 there overrides the common -O2.
+  target_compile_options(${objs} PRIVATE ${FX_COMMON_FLAGS} ${flags} -fno-tree-loop-distribute-patterns)
   set(target ${board}_${name})
   add_executable(${target} ${FX_BENCH_DIR}/bench_main.c $<TARGET_OBJECTS:${objs}>)
+  set(link_extra)
+  if("-mfloat-abi=hard" IN_LIST flags)  # startup and semihosting built hard-float too (as fx_fixture)
+    target_sources(${target} PRIVATE ${FX_COMMON_SOURCES})
+    target_include_directories(${target} PRIVATE ${FX_COMMON_DIR})
+    set(link_extra ${flags})
+  else()
+    target_link_libraries(${target} PRIVATE fx_common_${board})
+  endif()
   if(kernel EQUAL 3)
     target_sources(${target} PRIVATE ${FX_ML_BLOB_ASM})
     add_dependencies(${target} ml_model)
   endif()
   target_include_directories(${target} PRIVATE ${FX_BENCH_DIR})
   target_compile_definitions(${target} PRIVATE BENCH_KERNEL=${kernel} BENCH_N=${n})
-  target_compile_options(${target} PRIVATE ${flags} ${FX_COMMON_FLAGS})
-  target_link_libraries(${target} PRIVATE fx_common_${board})
-  fx_ml_link(${target} ${board} ${name} ${FX_BOARDS_DIR}/${board}.ld)
+  target_compile_options(${target} PRIVATE ${FX_COMMON_FLAGS} ${flags})
+  fx_ml_link(${target} ${board} ${name} ${FX_BOARDS_DIR}/${board}.ld ${link_extra})
 endfunction()
 
 fx_bench(mps2-an505 bench_alu 1 20000000 ${FX_CPU_FLAGS_mps2-an505})
@@ -34,3 +43,6 @@ fx_bench(mps2-an505 bench_tinynet 3 29 ${FX_CPU_FLAGS_mps2-an505})
 # M33 against M55 on the same kernel (0.4 of the size: a throughput comparison).
 fx_bench(mps2-an505 bench_tinynet_m33s 3 12 ${FX_CPU_FLAGS_mps2-an505})
 fx_bench(mps3-an547 bench_tinynet_m55 3 12 -mcpu=cortex-m55 -mfloat-abi=soft)
+# The same with MVE and the hard-float ABI at -O3, as vendor M55 builds are: GCC 12
+# auto-vectorises the kernels into Helium (issue 15, bench `helium`).
+fx_bench(mps3-an547 bench_tinynet_mve 3 12 -mcpu=cortex-m55 -mfloat-abi=hard -O3)

@@ -99,6 +99,12 @@ void SystemInit(void);
 
 void Reset_Handler(void)
 {
+#if defined(__ARM_FP) && defined(__ARM_PCS_VFP)
+    /* A hard-float build: full access to CP10/CP11 (FP, and MVE on the M55) before any
+     * compiled code may use them, as CMSIS SystemInit does when __FPU_USED. */
+    *(volatile uint32_t *)0xE000ED88u |= 0xFu << 20; /* SCB->CPACR */
+    __asm__ volatile("dsb\n\tisb" ::: "memory");
+#endif
 #if defined(FX_SYSTEMINIT)
     SystemInit();
 #endif

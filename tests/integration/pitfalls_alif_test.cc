@@ -71,6 +71,17 @@ Reference Printed(const std::string& console) {
   return r;
 }
 
+// Runs fixture `name` on `board`: it exits 0 and prints the host reference's scores.
+FixtureRun ExpectHostReference(const std::string& board, const std::string& name) {
+  Reference ref = NativeReference(kFixtures / "ml" / "model.bin");
+  FixtureRun r = RunFixture(board, name);
+  EXPECT_EQ(r.cli.status, 0) << r.cli.out << r.cli.err;
+  Reference got = Printed(r.report.value("console", ""));
+  EXPECT_EQ(got.scores, ref.scores) << name;
+  EXPECT_EQ(got.fnv, ref.fnv) << name;
+  return r;
+}
+
 class AlifPitfalls : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -93,13 +104,20 @@ TEST_F(AlifPitfalls, MlInferenceMatchesTheHostReferenceOnEveryBoardModel) {
   }
 }
 
+// The same inference built as vendor M55 firmware is (MVE on, hard float): tinynet's
+// int8 dot products run as Helium (vctp8q, vldrbq_z, vmladavaq_p), and the scores are the
+// host reference's, on faultline and on QEMU.
+TEST_F(AlifPitfalls, MlInferenceWithHeliumKernelsMatchesTheHostReference) {
+  FixtureRun r = ExpectHostReference("mps3-an547", "ml_inference_mve");
+  ASSERT_EQ(r.cli.status, 0);
+  EXPECT_GT(r.report["mve"]["instructions"].get<uint64_t>(), 100'000u) << "the kernels ran as Helium";
+  if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
+  EXPECT_EQ(QemuSemihostingConsole("mps3-an547", "cortex-m55", Fixture("mps3-an547", "ml_inference_mve")),
+            r.report["console"].get<std::string>());
+}
+
 TEST_F(AlifPitfalls, FixedRunnerThroughThePicRuntimeMatchesTheHostReference) {
-  Reference ref = NativeReference(kFixtures / "ml" / "model.bin");
-  FixtureRun r = RunFixture("alif-e8-hp", "alif_fixed");
-  ASSERT_EQ(r.cli.status, 0) << r.cli.out << r.cli.err;
-  Reference got = Printed(r.report["console"].get<std::string>());
-  EXPECT_EQ(got.scores, ref.scores);
-  EXPECT_EQ(got.fnv, ref.fnv);
+  ExpectHostReference("alif-e8-hp", "alif_fixed");
 }
 
 // Issue 16 item 7: `run` takes the boot address from the boot configuration as `check`
