@@ -113,6 +113,15 @@ inline nlohmann::json RunJson(const std::string& board, const std::string& fixtu
   return report;
 }
 
+// The events of one kind in a run's JSON report, in order.
+inline std::vector<const nlohmann::json*> EventsOfKind(const nlohmann::json& report, const std::string& kind) {
+  std::vector<const nlohmann::json*> out;
+  for (const nlohmann::json& e : report["events"]) {
+    if (e["kind"] == kind) out.push_back(&e);
+  }
+  return out;
+}
+
 // A fixture's board and the QEMU machine and CPU that run the same ELF, for tests
 // parameterised over boards.
 struct QemuBoard {

@@ -284,6 +284,7 @@ uint64_t Core::ServeAccess(uint64_t addr, unsigned size, bool write, uint64_t va
     // One event per register (word), as QEMU's unimplemented-device logs each access:
     // what a vendor startup touched that nobody modelled, and the first PC that did.
     const uint64_t word = addr & ~uint64_t{3};
+    if (!write) NoteUnmodelledRead(size_t(p), word);
     std::string where = fmt::format("{}@0x{:08x}", per.name, word);
     if (!CountEvent("unmodelled-register", where)) {
       RecordEvent("unmodelled-register", where, addr,
@@ -295,6 +296,7 @@ uint64_t Core::ServeAccess(uint64_t addr, unsigned size, bool write, uint64_t va
   }
   int reg = map_.FindRegister(p, offset);
   if (reg < 0) {
+    if (!write) NoteUnmodelledRead(size_t(p), addr & ~uint64_t{3});
     RecordEvent("unmodelled-register", per.name, addr,
                 fmt::format("{} {} offset 0x{:x}, a register the board does not declare: {}",
                             write ? "write to" : "read of", per.name, offset,
@@ -330,6 +332,17 @@ uint64_t Core::ServeAccess(uint64_t addr, unsigned size, bool write, uint64_t va
   }
   for (size_t g : effect.gates_changed) ApplyGate(g);
   return 0;
+}
+
+void Core::NoteUnmodelledRead(size_t peripheral, uint64_t word) {
+  UnmodelledRead& u = unmodelled_reads_[word];
+  const uint64_t now = time();
+  u.gap = u.count == 0 ? 0 : now - u.last_time;
+  u.peripheral = peripheral;
+  u.last_time = now;
+  ++u.count;
+  u.pc_precise = TracedInBlock();
+  u.pc = u.pc_precise ? *last_traced_ : OriginalPc(Read(Reg::kPc));
 }
 
 bool Core::CountEvent(const std::string& kind, const std::string& where) {

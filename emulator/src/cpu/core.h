@@ -158,6 +158,19 @@ class Core {
   std::optional<uint32_t> last_traced_pc() const { return last_traced_; }
 
   const std::vector<Event>& events() const { return events_; }
+  // Reads of a register nobody declared (a word in an unimplemented window, or an offset
+  // a register block does not declare), per word address: what a run that ends on its
+  // budget was polling. Kept on the served-access path only, which these reads take
+  // anyway; nothing is recorded per instruction.
+  struct UnmodelledRead {
+    size_t peripheral = 0;
+    uint64_t count = 0;
+    uint64_t last_time = 0;  // time() at the latest read
+    uint64_t gap = 0;        // time() between the latest two reads
+    uint32_t pc = 0;         // the latest read's instruction (its block's start unless traced)
+    bool pc_precise = false;
+  };
+  const std::map<uint64_t, UnmodelledRead>& unmodelled_reads() const { return unmodelled_reads_; }
   const std::vector<RegisterWrite>& register_writes() const { return register_writes_; }
   // Stops the run the first time execution reaches `address`, before the instruction
   // there runs (Stop::Kind::kHostBreakpoint). A code hook bounded to that one address.
@@ -337,6 +350,8 @@ class Core {
   std::vector<std::unique_ptr<ServedPage>> served_pages_;
   PagePlan plan_;
   std::vector<Event> events_;
+  std::map<uint64_t, UnmodelledRead> unmodelled_reads_;
+  void NoteUnmodelledRead(size_t peripheral, uint64_t word);
   std::vector<RegisterWrite> register_writes_;
   std::vector<std::unique_ptr<HostBreak>> host_breaks_;
   std::array<BlockInfo, kBlockCacheSize> block_cache_;

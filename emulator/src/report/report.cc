@@ -160,6 +160,13 @@ std::string FormatRunText(const RunResult& r, const Board& board) {
     case Outcome::kLimit:
       out += fmt::format("outcome: limit: {} after {} instructions, pc {}\n", r.stop_detail,
                          r.instructions, WithSymbol(r.registers.pc, r.pc_symbol));
+      for (const Event& e : r.events) {
+        if (e.kind != "unmodelled-register-poll") continue;
+        out += fmt::format("  polling: {} (a register nobody declared; it reads 0) by the instruction at {}{}: "
+                           "see events\n",
+                           e.where, WithSymbol(e.first_pc, e.first_pc_symbol),
+                           e.pc_precise ? "" : " (approximate: start of its translation block)");
+      }
       break;
     case Outcome::kUnsupported:
       out += fmt::format("outcome: unsupported instruction at {} after {} instructions\n  {}\n",

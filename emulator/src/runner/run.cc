@@ -207,6 +207,51 @@ void FillLocation(const MemoryMap& map, const Image& image, uint64_t address, Fa
   f.address_symbol = image.symbols.Lookup(address);
 }
 
+// A run that ends on its budget while the firmware keeps reading one register nobody
+// declared (it reads 0 here) is, as a rule, a loop waiting for a ready bit. It counts as
+// polling when that register was read at least kPollMinReads times and its latest read
+// came within a few of its own read intervals of the stop: a bounded timeout loop that
+// gave up earlier, or one that exits, does not qualify.
+constexpr uint64_t kPollMinReads = 16;
+constexpr uint64_t kPollSlack = 64;  // instructions, for a loop whose reads come close together
+
+std::optional<Event> PollingEvent(const cpu::Core& core, const MemoryMap& map, const Image& image) {
+  const cpu::Core::UnmodelledRead* latest = nullptr;
+  uint64_t word = 0;
+  for (const auto& [w, u] : core.unmodelled_reads()) {
+    if (latest == nullptr || u.last_time > latest->last_time) {
+      latest = &u;
+      word = w;
+    }
+  }
+  if (latest == nullptr || latest->count < kPollMinReads) return std::nullopt;
+  const uint64_t since = core.time() - latest->last_time;
+  if (since > std::max(4 * latest->gap, kPollSlack)) return std::nullopt;
+  const Peripheral& per = map.peripherals()[latest->peripheral];
+  const uint64_t offset = word - per.base;
+  const std::string what =
+      per.unimplemented
+          ? fmt::format("0x{:08x} in {} (offset 0x{:x}), an unimplemented window", word, per.name, offset)
+          : fmt::format("0x{:08x}, {} offset 0x{:x}, a register {} does not declare", word, per.name, offset,
+                        per.name);
+  Event e;
+  e.kind = "unmodelled-register-poll";
+  e.where = fmt::format("{}@0x{:08x}", per.name, word);
+  e.first_address = word;
+  e.first_pc = latest->pc;
+  e.first_pc_symbol = image.symbols.Lookup(latest->pc);
+  e.pc_precise = latest->pc_precise;
+  e.count = latest->count;
+  e.message = fmt::format(
+      "the run ended while the firmware was polling {}: it reads 0 here, so a loop waiting for a bit "
+      "there never ends (read {} times, the last {} instructions before the stop). Fix: declare the "
+      "register in the board file with its fields and a ready rule, `rules: [{{field: RDY, reads: 1, "
+      "when: \"...\"}}]` (docs/boards.md, \"A loop polling a register nobody declared\"); or correct "
+      "the address the firmware polls",
+      what, latest->count, since);
+  return e;
+}
+
 SessionOutput RunSession(const SessionInput& in) {
   SessionOutput out;
   RunResult& res = out.result;
@@ -265,6 +310,9 @@ SessionOutput RunSession(const SessionInput& in) {
     res.pc_symbol = in.image.symbols.Lookup(res.registers.pc);
     res.events = core.events();
     for (Event& e : res.events) e.first_pc_symbol = in.image.symbols.Lookup(e.first_pc);
+    if (res.outcome == Outcome::kLimit && res.stop_detail.rfind("reached stop_at", 0) != 0) {
+      if (auto poll = PollingEvent(core, map, in.image)) res.events.push_back(std::move(*poll));
+    }
     res.register_writes = core.register_writes();
     for (const auto& port : map.uarts()) {
       res.uart.push_back({port->name(), ToString(port->model()), port->transmitted()});
