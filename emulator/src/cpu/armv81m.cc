@@ -1,5 +1,8 @@
 #include "armv81m.h"
 
+#include "arm/mve/mve.h"
+#include "thumb.h"
+
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -482,6 +485,15 @@ FlowInfo Flow(std::span<const uint8_t> b, uint32_t pc) {
   if (b.size() < 4) return {.flow = FlowInfo::kStop};
   const uint16_t hw2 = Half(b, 2);
   const uint32_t rn = hw & 15;
+  // An MVE instruction (arm/mve decodes it) neither branches nor touches APSR: its
+  // predication is VPR's and its carry FPSCR.C (DDI 0553 §B5). VMRS APSR_nzcv, FPSCR is
+  // VFP's (below). So a loop of vector code can be relocated like scalar code.
+  if (IsMveScalarShift(b)) return {};  // long shifts: general registers only
+  if (((hw & 0xEC00) == 0xEC00 || (hw & 0xFFC0) == 0xF000) && !(hw == 0xEEF1 && hw2 == 0xFA10)) {
+    if (std::optional<arm::mve::Insn> m = arm::mve::Decode(hw, hw2)) {
+      return {.uses_pc = m->rn == 15 || m->rm == 15 || m->rt == 15 || m->rt2 == 15};
+    }
+  }
   if ((hw & 0xFE00) == 0xE800) {  // load/store multiple, dual, exclusive, table branch
     if ((hw & 0xFFF0) == 0xE8D0 && (hw2 & 0xFFE0) == 0xF000) return {.flow = FlowInfo::kStop};  // TBB/TBH
     if (hw == 0xE89F) return {.flow = FlowInfo::kStop};                                          // CLRM

@@ -1,5 +1,7 @@
 #include "core.h"
 
+#include "arm/mve/mve.h"
+
 #include "armv81m.h"
 #include "thumb.h"
 
@@ -720,6 +722,12 @@ void Core::TrapUndecodedArmv81(uint64_t address, std::span<const uint8_t> code) 
     auto insn = v81m::Decode(bytes, uint32_t(address + i));
     const bool vscclrm = insn && insn->op == v81m::Op::kVscclrm;
     if (!vscclrm && !IsMveScalarShift(bytes)) continue;
+    // One the MVE unit executes from the translated code (LSLL/ASRL by register) needs
+    // no stop.
+    if (!vscclrm && mve_ != nullptr && arm::mve::Decode(uint16_t(bytes[0] | bytes[1] << 8),
+                                                       uint16_t(bytes[2] | bytes[3] << 8))) {
+      continue;
+    }
     // Unicorn checks every code hook's range for each instruction it translates: keep
     // the number bounded. Sites beyond it run as the M33 model decodes them (reported).
     if (host_sites_.size() >= kMaxHostSites) {

@@ -223,11 +223,21 @@ uint32_t MveUnit::Fetch(void* env, uint32_t addr, uint32_t hw) {
   }
   second_at = (hw >> 11) >= 0x1D ? addr + 2 : UINT32_MAX;  // a 32-bit instruction's first
   replacing = false;
-  // MVE lives in the coprocessor space (111x 11xx) and VCTP in the branch space.
-  if ((hw & 0xEC00) != 0xEC00 && (hw & 0xFFC0) != 0xF000) return hw;
+  // MVE lives in the coprocessor space (111x 11xx), VCTP in the branch space and the
+  // long shifts in data processing (1110 1010 0101).
+  if ((hw & 0xEC00) != 0xEC00 && (hw & 0xFFC0) != 0xF000 && (hw & 0xFFF1) != 0xEA50) return hw;
   const std::vector<uint8_t> bytes = core.InstructionAt(addr);
-  if (bytes.size() != 4) return hw;
-  const uint16_t hw1 = uint16_t(bytes[0] | bytes[1] << 8), hw2 = uint16_t(bytes[2] | bytes[3] << 8);
+  uint16_t hw1 = hw, hw2 = 0;
+  if (bytes.size() == 4) {
+    hw1 = uint16_t(bytes[0] | bytes[1] << 8);
+    hw2 = uint16_t(bytes[2] | bytes[3] << 8);
+  } else if (bytes.empty()) {
+    // Not the firmware's memory: a relocated loop's copy (core_armv81m.cc), read as the
+    // engine reads it.
+    hw2 = uint16_t(Original().fetch(env, addr + 2));
+  } else {
+    return hw;
+  }
   if (hw1 != hw) return hw;
   std::optional<arm::mve::Insn> insn = arm::mve::Decode(hw1, hw2);
   if (!insn) return hw;
@@ -281,7 +291,7 @@ uint32_t MveUnit::Execute(void* env, uint32_t i, uintptr_t ra) {
   auto* r = static_cast<uint32_t*>(env);
   const auto& [address, insn] = insns[i];
   // CPACR.CP10 off: NOCP UsageFault, as for FP instructions (DDI 0553 §B5.x).
-  if (((core.scs_.cpacr() >> 20) & 3) == 0) {
+  if (!insn.scalar && ((core.scs_.cpacr() >> 20) & 3) == 0) {
     core.StopWith({.kind = Stop::Kind::kCoprocessor, .pc = address});
     LeaveAtInstruction(ra);
   }

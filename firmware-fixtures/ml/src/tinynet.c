@@ -9,6 +9,9 @@
 
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
 #include <arm_mve.h>
+#define TINYNET_HELIUM 1
+#else
+#define TINYNET_HELIUM 0
 #endif
 
 #define HDR(b) ((const tinynet_header_t *)(b))
@@ -82,13 +85,13 @@ static int8_t out_value(const tinynet_layer_t *l, int32_t acc, uint32_t oc, cons
   return clamp8(v, l->act);
 }
 
-/* The sum over i < n of (x[i] - zp) * w[i]. With Helium (Cortex-M55 built with MVE on),
- * sixteen lanes a step and the tail predicated, as CMSIS-NN's int8 kernels do
- * (vctp8q, vldrbq_z, vmladavaq_p): the offset comes out of the sum as zp * sum(w). The
- * integer result is the same either way. */
+#if TINYNET_HELIUM
+/* The sum over i < n of (x[i] - zp) * w[i] with Helium (Cortex-M55 built with MVE on):
+ * sixteen lanes a step and the tail predicated, as CMSIS-NN's int8 kernels do (vctp8q,
+ * vldrbq_z, vmladavaq_p); the offset comes out of the sum as zp * sum(w). The integer
+ * result is the scalar loop's, which every other build keeps as it was. */
 static inline int32_t dot_s8(const int8_t *x, const int8_t *w, uint32_t n, int32_t zp)
 {
-#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
   int32_t xw = 0, wsum = 0;
   for (int32_t left = (int32_t)n; left > 0; left -= 16, x += 16, w += 16) {
     mve_pred16_t p = vctp8q((uint32_t)left);
@@ -97,12 +100,8 @@ static inline int32_t dot_s8(const int8_t *x, const int8_t *w, uint32_t n, int32
     wsum = vaddvaq_p_s8(wsum, vw, p);
   }
   return xw - zp * wsum;
-#else
-  int32_t acc = 0;
-  for (uint32_t i = 0; i < n; i++) acc += ((int32_t)x[i] - zp) * w[i];
-  return acc;
-#endif
 }
+#endif
 
 static void conv(const tinynet_layer_t *l, const uint8_t *b, const int8_t *in, int8_t *out,
                  const int8_t *res)
@@ -125,7 +124,12 @@ static void conv(const tinynet_layer_t *l, const uint8_t *b, const int8_t *in, i
             if (ix < 0 || ix >= (int32_t)l->in_w) continue;
             const int8_t *px = in + ((uint32_t)iy * l->in_w + (uint32_t)ix) * l->in_c;
             const int8_t *wk = wo + (uint32_t)(ky * k + kx) * l->in_c;
+#if TINYNET_HELIUM
             acc += dot_s8(px, wk, l->in_c, l->in_zp);
+#else
+            for (uint32_t ic = 0; ic < l->in_c; ic++)
+              acc += ((int32_t)px[ic] - l->in_zp) * wk[ic];
+#endif
           }
         }
         uint32_t idx = (oy * l->out_w + ox) * l->out_c + oc;
@@ -179,7 +183,13 @@ static void fc(const tinynet_layer_t *l, const uint8_t *b, const int8_t *in, int
   const int32_t *mult = (const int32_t *)(b + l->quant_off);
   const int32_t *shift = mult + l->out_c;
   for (uint32_t oc = 0; oc < l->out_c; oc++) {
+#if TINYNET_HELIUM
     int32_t acc = bias[oc] + dot_s8(in, w + oc * l->in_c, l->in_c, l->in_zp);
+#else
+    int32_t acc = bias[oc];
+    for (uint32_t ic = 0; ic < l->in_c; ic++)
+      acc += ((int32_t)in[ic] - l->in_zp) * w[oc * l->in_c + ic];
+#endif
     out[oc] = out_value(l, acc, oc, mult, shift, 0, oc);
   }
 }

@@ -481,6 +481,18 @@ bool ShiftLeftCarry(uint32_t x, Insn& i) {
   return i.qd < 8 && General(i.rm);
 }
 
+// LSLL/ASRL by register (the MVE long shifts, DDI 0553 §C2.4): RdaLo (19:17 << 1),
+// RdaHi (11:9 << 1 | 1; SP and PC UNPREDICTABLE), Rm (15:12, not SP, PC, RdaLo or
+// RdaHi), op (5:4: 00 LSLL, 10 ASRL).
+bool LongShiftRegister(uint32_t x, Insn& i) {
+  i.rda = uint8_t(Bits(x, 19, 17) << 1);
+  i.rdahi = uint8_t(Bits(x, 11, 9) << 1 | 1);
+  i.rm = uint8_t(Bits(x, 15, 12));
+  i.imm = int32_t(Bits(x, 5, 4));
+  i.scalar = true;
+  return (i.imm == 0 || i.imm == 2) && General(i.rdahi) && General(i.rm) && i.rm != i.rda && i.rm != i.rdahi;
+}
+
 // VCMUL: size from bit 28 (0 half, 1 single), rotation from bits 12 and 0.
 bool FpComplexMultiply(uint32_t x, Insn& i) {
   i.size = Bits(x, 28, 28) ? 2 : 1;
@@ -768,6 +780,7 @@ std::array kLines = {
     L("VRMLSLDAVH", "1111 1110 1... ...0 .... 1110 .0.0 ...1", RoundingMulAddLongAcrossSub,
       Handlers::RoundingMulAddLongAcrossHigh),
     L("VSHLC", "1110 1110 1.1. .... ...0 1111 1100 ....", ShiftLeftCarry, Handlers::ShiftLeftCarry),
+    L("LSLL/ASRL (register)", "1110 1010 0101 ...0 .... ...1 00.. 1101", LongShiftRegister, Handlers::LongShift),
     L("VSLI", "1111 1111 1... .... ...0 0101 01.1 ...0", ShiftLeft, Handlers::Sli),
     L("VSRI", "1111 1111 1... .... ...0 0100 01.1 ...0", ShiftRight, Handlers::Sri),
     L("VQSHL (immediate)", "111. 1111 1... .... ...0 0111 01.1 ...0", ShiftLeft, Handlers::QshlImmediate),

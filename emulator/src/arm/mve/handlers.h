@@ -161,6 +161,7 @@ struct Handlers {
   static void Sli(const Insn&, State&);
   static void Sri(const Insn&, State&);
   static void ShiftLeftCarry(const Insn&, State&);
+  static void LongShift(const Insn&, State&);
 };
 
 }  // namespace faultline::arm::mve

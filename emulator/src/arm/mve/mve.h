@@ -88,6 +88,9 @@ struct Insn {
   bool add = true;        // an offset is added (U of loads/stores)
   bool pre = true, wback = false;
   bool top = false;       // T forms (odd lanes) of bottom/top pairs
+  // General registers only (the long shifts LSLL/ASRL): CPACR does not gate it, as QEMU
+  // runs them with CP10 off, and it is no beat of a VPT block.
+  bool scalar = false;
   bool accumulate = false, exchange = false, subtract = false, rounding = false;
   int32_t imm = 0;        // offsets, shifts, immediates, masks, rounding modes
   uint8_t fbits = 0;      // fraction bits of a fixed-point VCVT
