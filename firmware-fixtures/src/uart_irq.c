@@ -5,12 +5,18 @@
  * which main, asleep in WFI in between, prints back reversed. Ends through semihosting.
  *
  * The board's CMake entry gives -DUART_BASE and the UART's interrupt lines -DUART_RX_IRQn
- * and -DUART_TX_IRQn (QEMU 7.2 hw/arm/mps2.c: UART0 RX 0, TX 1 on the AN385).
+ * and -DUART_TX_IRQn (QEMU 7.2 hw/arm/mps2.c: UART0 RX 0, TX 1 on the AN385; mps2-tz.c:
+ * RX 32, TX 33 on the AN505). The handlers are installed as CMSIS NVIC_SetVector does, in
+ * a copy of the vector table in RAM that VTOR then points at (the startup's table has
+ * entries for IRQ 0-15 only), and enabled in NVIC_ISER[n / 32].
  */
 #include "uart_console.h"
 
 #define REG32(a) (*(volatile uint32_t *)(a))
-#define NVIC_ISER0 REG32(0xE000E100u)
+#define NVIC_ISER(n) REG32(0xE000E100u + 4u * (n))
+#define SCB_VTOR REG32(0xE000ED08u)
+#define STARTUP_VECTORS (16 + 16)
+#define RAM_VECTORS 64 /* IRQ 0-47; 256 bytes, aligned to its size (Armv8-M ARM VTOR) */
 
 #define CTRL_TXEN (1u << 0)
 #define CTRL_RXEN (1u << 1)
@@ -19,8 +25,7 @@
 #define INT_TX (1u << 0)
 #define INT_RX (1u << 1)
 
-#define IRQ_HANDLER_NAME(n) Interrupt##n##_Handler
-#define IRQ_HANDLER(n) IRQ_HANDLER_NAME(n)
+static uint32_t ram_vectors[RAM_VECTORS] __attribute__((aligned(4 * RAM_VECTORS)));
 
 static volatile char ring[64];
 static volatile uint32_t ring_head, ring_tail;
@@ -30,7 +35,7 @@ static volatile uint32_t tx_interrupts, rx_interrupts;
 static volatile char line[32];
 static volatile uint32_t line_len, line_done;
 
-void IRQ_HANDLER(UART_TX_IRQn)(void)
+static void uart_tx_isr(void)
 {
     UART->INTSTATUS = INT_TX;
     tx_interrupts++;
@@ -42,7 +47,7 @@ void IRQ_HANDLER(UART_TX_IRQn)(void)
     }
 }
 
-void IRQ_HANDLER(UART_RX_IRQn)(void)
+static void uart_rx_isr(void)
 {
     UART->INTSTATUS = INT_RX;
     rx_interrupts++;
@@ -78,11 +83,27 @@ static void irq_puts(const char *s)
     }
 }
 
+static void nvic_set_vector(uint32_t irq, void (*handler)(void))
+{
+    ram_vectors[16 + irq] = (uint32_t)(uintptr_t)handler;
+}
+
+static void nvic_enable(uint32_t irq) { NVIC_ISER(irq / 32) = 1u << (irq % 32); }
+
 int main(void)
 {
+    const volatile uint32_t *vectors = (const volatile uint32_t *)(uintptr_t)SCB_VTOR;
+    for (uint32_t i = 0; i < STARTUP_VECTORS; i++) ram_vectors[i] = vectors[i];
+    nvic_set_vector(UART_TX_IRQn, uart_tx_isr);
+    nvic_set_vector(UART_RX_IRQn, uart_rx_isr);
+    __asm__ volatile("dsb" ::: "memory");
+    SCB_VTOR = (uint32_t)(uintptr_t)ram_vectors;
+    __asm__ volatile("dsb\n\tisb" ::: "memory");
+
     UART->BAUDDIV = 16;
     UART->CTRL = CTRL_TXEN | CTRL_RXEN | CTRL_TXINTEN | CTRL_RXINTEN;
-    NVIC_ISER0 = (1u << UART_TX_IRQn) | (1u << UART_RX_IRQn);
+    nvic_enable(UART_TX_IRQn);
+    nvic_enable(UART_RX_IRQn);
 
     irq_puts("irq console ready\n");
     while (!line_done)

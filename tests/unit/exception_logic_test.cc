@@ -117,6 +117,35 @@ TEST(ScsModel, CacheIdentificationAndMaintenanceOfTheM7) {
   EXPECT_EQ(Scs(Cpu::kCortexM33, 0).Read(0xE000ED78u, 4, 0, 0), 0u) << "no caches";
 }
 
+// An NVIC with more than 32 lines (cpu_options.nvic_irqs, e.g. 124 on mps2-an505):
+// NVIC_ISERn/ISPRn/ICPRn word n holds lines 32n..32n+31, IPR one byte per line, and the
+// lines the NVIC lacks read as zero and ignore writes (Armv7-M ARM §B3.4).
+TEST(ScsModel, NvicLinesBeyondTheFirstThirtyTwo) {
+  Scs scs(Cpu::kCortexM33, 0);
+  scs.SetInterruptLines(124);
+  EXPECT_EQ(scs.Read(0xE000E004u, 4, 0, 0), 3u);  // ICTR.INTLINESNUM = (124 - 1) / 32
+  scs.Write(0xE000E104u, 4, 0x3u, 0, 0);           // ISER1: IRQ 32 and 33
+  EXPECT_EQ(scs.Read(0xE000E104u, 4, 0, 0), 3u);
+  EXPECT_EQ(scs.Read(0xE000E184u, 4, 0, 0), 3u) << "ICER1 reads the enables too";
+  scs.SetIrqLevel(33, true);
+  EXPECT_TRUE(scs.pending(kFirstIrq + 33));
+  EXPECT_EQ(scs.Read(0xE000E204u, 4, 0, 0), 2u);  // ISPR1
+  scs.SetIrqLevel(33, false);
+  scs.Write(0xE000E284u, 4, 2u, 0, 0);  // ICPR1
+  EXPECT_FALSE(scs.pending(kFirstIrq + 33));
+  scs.Write(0xE000E10Cu, 4, 0xFFFFFFFFu, 0, 0);  // ISER3: lines 96..127, of which 96..123 exist
+  EXPECT_EQ(scs.Read(0xE000E10Cu, 4, 0, 0), 0x0FFFFFFFu);
+  scs.Write(0xE000E420u, 4, 0x80604020u, 0, 0);  // IPR8: IRQ 32..35
+  EXPECT_EQ(scs.Read(0xE000E420u, 4, 0, 0), 0x80604020u);
+  scs.Write(0xE000E47Cu, 4, 0xFFFFFFFFu, 0, 0);  // IPR31: IRQ 124..127, absent
+  EXPECT_EQ(scs.Read(0xE000E47Cu, 4, 0, 0), 0u);
+  EXPECT_TRUE(scs.unmodelled().empty());
+  Scs small(Cpu::kCortexM33, 0);  // 32 lines unless the board says more
+  small.Write(0xE000E104u, 4, 1u, 0, 0);
+  EXPECT_EQ(small.Read(0xE000E104u, 4, 0, 0), 0u);
+  EXPECT_EQ(small.Read(0xE000E004u, 4, 0, 0), 0u);
+}
+
 TEST(ScsModel, CfsrIsWriteOneToClearAndAircrNeedsItsKey) {
   Scs scs(Cpu::kCortexM33, 0x10000000u);
   scs.cfsr = cfsr::kPreciserr | cfsr::kBfarvalid | cfsr::kUndefinstr;

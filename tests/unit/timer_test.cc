@@ -197,7 +197,15 @@ TEST(NvicLevel, RisingLevelPendsAndStillHighOnReturnPendsAgain) {
 }
 
 TEST(TimerBoard, BadIrqDeclarationsNameLineAndFix) {
-  ExpectBoardError(Timer("32"), 8, "IRQ 32 is past the NVIC's 32 interrupt lines (0-31)", "exception number minus 16");
+  ExpectBoardError(Timer("32"), 8, "IRQ 32 is past the NVIC's 32 interrupt lines (0-31)", "cpu_options: {nvic_irqs: N}");
+  // A board whose NVIC has more lines takes them, up to its count.
+  auto with_lines = [](const std::string& lines, const std::string& irq) {
+    std::string yaml = Timer(irq);
+    return yaml.replace(yaml.find("cpu: cortex-m33\n"), 16, "cpu: cortex-m33\ncpu_options: {nvic_irqs: " + lines + "}\n");
+  };
+  EXPECT_EQ(ParseBoard(with_lines("124", "123"), "t.yaml").peripherals[0].irqs[0].number, 123u);
+  ExpectBoardError(with_lines("124", "124"), 9, "IRQ 124 is past the NVIC's 124 interrupt lines (0-123)", "nvic_irqs");
+  ExpectBoardError(with_lines("500", "8"), 4, "500 interrupt lines: an NVIC has 1 to 496", "reference manual");
   ExpectBoardError(Timer("{rx: 1}"), 8, "irq: of T must be one interrupt number", "write irq: N");
   ExpectBoardError(BoardWith("  - {name: U, model: cmsdk-apb-uart, base: 0x40004000, irq: {rx: 0, txd: 1}, source: test}\n"),
               8, "unknown key 'txd'", "rx, tx, overflow");

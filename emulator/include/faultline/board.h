@@ -131,9 +131,10 @@ enum class TimerModel {
 std::string ToString(TimerModel model);
 std::vector<Register> TimerRegisters(TimerModel model);  // board/timer_models.cc
 
-// Interrupt lines into the NVIC: external interrupts 0..kNvicIrqLines-1 (exception
-// 16 + n). The NVIC modelled has 32 lines (ICTR.INTLINESNUM = 0).
-constexpr uint32_t kNvicIrqLines = 32;
+// Interrupt lines into the NVIC: external interrupts 0..N-1 (exception 16 + n), N the
+// board's cpu_options.nvic_irqs (default 32; Armv7-M and Armv8-M allow up to 496 and 480:
+// ICTR.INTLINESNUM counts them in 32s, NVIC_ISER0..15).
+constexpr uint32_t kNvicMaxIrqLines = 496;
 
 // A peripheral's interrupt output wired to an NVIC line. Level-sensitive, as QEMU's
 // qemu_irq: the line is high while the model's output (or `when`) holds; a rising level
@@ -199,6 +200,8 @@ struct CpuOptions {
   // §B3.2.15, Cortex-M7 TRM §3.3.6): a bus error on a store is reported to the firmware
   // as an imprecise BusFault (IMPRECISERR, BFAR not valid, stacked PC after the store).
   bool write_buffer = false;
+  // External interrupt lines the SoC's NVIC has: IRQ numbers 0..nvic_irqs-1.
+  uint32_t nvic_irqs = 32;
 };
 
 struct Board {

@@ -231,14 +231,15 @@ std::string ModelName(const Peripheral& p) {
 }
 
 // One `irq:` line number, checked against the NVIC's size.
-IrqLine ParseIrqNumber(const Field& f, const std::string& output) {
+IrqLine ParseIrqNumber(const Field& f, const std::string& output, uint32_t lines) {
   IrqLine line;
   line.output = output;
   line.where = f.Where();
   uint64_t n = f.Number();
-  if (n >= kNvicIrqLines) {
-    f.Fail(fmt::format("IRQ {} is past the NVIC's {} interrupt lines (0-{})", n, kNvicIrqLines, kNvicIrqLines - 1),
-           "use the interrupt number the reference manual gives (exception number minus 16)");
+  if (n >= lines) {
+    f.Fail(fmt::format("IRQ {} is past the NVIC's {} interrupt lines (0-{})", n, lines, lines - 1),
+           "use the interrupt number the reference manual gives (exception number minus 16), or set "
+           "cpu_options: {nvic_irqs: N} to the number of lines the SoC's NVIC has");
   }
   line.number = uint32_t(n);
   return line;
@@ -257,6 +258,7 @@ void ParseIrqs(const Mapping& m, const Field& f, Peripheral& p, size_t index, La
     return;
   }
   Field irq = m.Get("irq");
+  const uint32_t lines = layer.cpu_options ? layer.cpu_options->nvic_irqs : CpuOptions{}.nvic_irqs;
   if (p.uart) {
     if (*p.uart != UartModel::kCmsdkApb) {
       irq.Fail(fmt::format("{} ({}) has no interrupt outputs modelled", p.name, ModelName(p)),
@@ -264,7 +266,7 @@ void ParseIrqs(const Mapping& m, const Field& f, Peripheral& p, size_t index, La
     }
     Mapping im(irq, {"rx", "tx", "overflow"});
     for (const char* output : {"rx", "tx", "overflow"}) {
-      if (im.Has(output)) p.irqs.push_back(ParseIrqNumber(im.Get(output), output));
+      if (im.Has(output)) p.irqs.push_back(ParseIrqNumber(im.Get(output), output, lines));
     }
     return;
   }
@@ -272,7 +274,7 @@ void ParseIrqs(const Mapping& m, const Field& f, Peripheral& p, size_t index, La
     irq.Fail(fmt::format("irq: of {} must be one interrupt number", p.name),
              p.timer ? "write irq: N (the line the timer's interrupt drives)" : "write irq: N and irq_when: \"COND\"");
   }
-  p.irqs.push_back(ParseIrqNumber(irq, p.timer ? "timer" : ""));
+  p.irqs.push_back(ParseIrqNumber(irq, p.timer ? "timer" : "", lines));
   if (p.timer) return;
   if (!m.Has("irq_when")) {
     f.Fail(fmt::format("{} declares irq: {} but not when it is pending", p.name, p.irqs.back().number),
@@ -433,10 +435,19 @@ Layer ParseLayer(const std::string& yaml, const std::string& origin, int depth) 
   if (m.Has("description")) layer.description = m.Get("description").Scalar();
   if (m.Has("cpu")) layer.cpu = ParseCpu(m.Get("cpu"));
   if (m.Has("cpu_options")) {
-    Mapping om(m.Get("cpu_options"), {"write_buffer"});
-    CpuOptions o;
+    Mapping om(m.Get("cpu_options"), {"write_buffer", "nvic_irqs"});
+    CpuOptions o = layer.cpu_options.value_or(CpuOptions{});
     if (om.Has("write_buffer")) {
       o.write_buffer = om.Get("write_buffer").Choice<bool>("value", {{"true", true}, {"false", false}});
+    }
+    if (om.Has("nvic_irqs")) {
+      const Field f = om.Get("nvic_irqs");
+      const uint64_t n = f.Number();
+      if (n < 1 || n > kNvicMaxIrqLines) {
+        f.Fail(fmt::format("{} interrupt lines: an NVIC has 1 to {}", n, kNvicMaxIrqLines),
+               "give the number of external interrupts the SoC's reference manual lists");
+      }
+      o.nvic_irqs = uint32_t(n);
     }
     layer.cpu_options = o;
   }

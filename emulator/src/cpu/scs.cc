@@ -308,7 +308,7 @@ void Scs::Write(uint32_t address, unsigned size, uint64_t value, uint64_t now, u
   if (size < 4) {
     // Byte and halfword writes: only the priority registers take them byte-wise
     // (Armv7-M ARM §B3.2.10, §B3.4.9); merge into the current word otherwise.
-    bool byte_ok = (aligned >= kNvicIpr && aligned < kNvicIpr + kNumIrqs) ||
+    bool byte_ok = (aligned >= kNvicIpr && aligned < kNvicIpr + 0x1F0) ||
                    (aligned >= kShpr1 && aligned < kShpr1 + 12);
     unsigned shift = (address & 3u) * 8;
     uint32_t mask = uint32_t(((1ull << (8 * size)) - 1) << shift);
@@ -317,7 +317,7 @@ void Scs::Write(uint32_t address, unsigned size, uint64_t value, uint64_t now, u
         uint32_t a = address + i;
         uint8_t b = uint8_t(value >> (8 * i));
         if (a >= kShpr1 && a < kShpr1 + 12) shpr_[a - kShpr1] = b;
-        else ipr_[a - kNvicIpr] = b;
+        else if (a - kNvicIpr < num_irqs_) ipr_[a - kNvicIpr] = b;
       }
       return;
     }
@@ -343,34 +343,22 @@ Scs::MpuSlot Scs::MpuSlotAt(uint32_t a) const {
 }
 
 uint32_t Scs::ReadWord(uint32_t a, uint64_t now, bool* known) {
-  if (a >= kNvicIser && a < kNvicIser + 4) {
+  // NVIC_ISER/ICER/ISPR/ICPR/IABR n (Armv7-M ARM §B3.4): word n holds lines 32n..32n+31;
+  // the bits of lines the board's NVIC lacks read as zero.
+  if (a >= kNvicIser && a < kNvicIpr && (a - kNvicIser) % 0x80 < 0x40) {
+    const uint32_t block = (a - kNvicIser) / 0x80, first = (a - kNvicIser) % 0x80 * 8;
     uint32_t v = 0;
-    for (int i = 0; i < kNumIrqs; ++i) v |= irq_enabled_[i] ? 1u << i : 0;
+    for (uint32_t i = first; i < first + 32 && i < num_irqs_; ++i) {
+      const bool bit = block <= 1 ? irq_enabled_[i] : block <= 3 ? pending_[kFirstIrq + i] : active_[kFirstIrq + i];
+      v |= bit ? 1u << (i - first) : 0;
+    }
     return v;
   }
-  if (a >= kNvicIcer && a < kNvicIcer + 4) return ReadWord(kNvicIser, now, known);
-  if (a >= kNvicIspr && a < kNvicIspr + 4) {
+  if (a >= kNvicIpr && a < kNvicIpr + 0x1F0) {
+    const uint32_t i = a - kNvicIpr;
     uint32_t v = 0;
-    for (int i = 0; i < kNumIrqs; ++i) v |= pending_[kFirstIrq + i] ? 1u << i : 0;
+    for (uint32_t b = 0; b < 4; ++b) v |= i + b < num_irqs_ ? uint32_t(ipr_[i + b]) << (8 * b) : 0;
     return v;
-  }
-  if (a >= kNvicIcpr && a < kNvicIcpr + 4) return ReadWord(kNvicIspr, now, known);
-  if (a >= kNvicIabr && a < kNvicIabr + 4) {
-    uint32_t v = 0;
-    for (int i = 0; i < kNumIrqs; ++i) v |= active_[kFirstIrq + i] ? 1u << i : 0;
-    return v;
-  }
-  // Registers for interrupts beyond kNumIrqs are RAZ/WI, as for an unimplemented line.
-  if ((a >= kNvicIser + 4 && a < kNvicIser + 0x40) || (a >= kNvicIcer + 4 && a < kNvicIcer + 0x40) ||
-      (a >= kNvicIspr + 4 && a < kNvicIspr + 0x40) || (a >= kNvicIcpr + 4 && a < kNvicIcpr + 0x40) ||
-      (a >= kNvicIabr + 4 && a < kNvicIabr + 0x40) ||
-      (a >= kNvicIpr + kNumIrqs && a < kNvicIpr + 0x1F0)) {
-    return 0;
-  }
-  if (a >= kNvicIpr && a < kNvicIpr + kNumIrqs) {
-    uint32_t i = a - kNvicIpr;
-    return uint32_t(ipr_[i]) | uint32_t(ipr_[i + 1]) << 8 | uint32_t(ipr_[i + 2]) << 16 |
-           uint32_t(ipr_[i + 3]) << 24;
   }
   if (a >= kShpr1 && a < kShpr1 + 12) {
     uint32_t i = a - kShpr1;
@@ -389,7 +377,7 @@ uint32_t Scs::ReadWord(uint32_t a, uint64_t now, bool* known) {
     return it == m55_impdef_.end() ? 0 : it->second;
   }
   switch (a) {
-    case kIctr: return (kNumIrqs - 1) / 32;  // INTLINESNUM
+    case kIctr: return (num_irqs_ - 1) / 32;  // INTLINESNUM
     case kActlr: return actlr_;
     case kSystCsr: {
       uint32_t v = syst_csr_ | (countflag_ ? 1u << 16 : 0u);
@@ -440,26 +428,23 @@ uint32_t Scs::ReadWord(uint32_t a, uint64_t now, bool* known) {
 }
 
 void Scs::WriteWord(uint32_t a, uint32_t v, uint64_t now, bool* known) {
-  auto for_irqs = [&](auto f) {
-    for (int i = 0; i < kNumIrqs; ++i) {
-      if (v & (1u << i)) f(i);
+  // NVIC_ISER/ICER/ISPR/ICPR n: a one sets or clears line 32n + bit; IABR is read-only.
+  if (a >= kNvicIser && a < kNvicIabr && (a - kNvicIser) % 0x80 < 0x40) {
+    const uint32_t block = (a - kNvicIser) / 0x80, first = (a - kNvicIser) % 0x80 * 8;
+    const bool set = (a - kNvicIser) % 0x100 < 0x80;
+    for (uint32_t i = first; i < first + 32 && i < num_irqs_; ++i) {
+      if (!(v >> (i - first) & 1u)) continue;
+      if (block <= 1) irq_enabled_[i] = set;
+      else pending_[kFirstIrq + i] = set;
     }
-  };
-  if (a == kNvicIser) return for_irqs([&](int i) { irq_enabled_[i] = true; });
-  if (a == kNvicIcer) return for_irqs([&](int i) { irq_enabled_[i] = false; });
-  if (a == kNvicIspr) return for_irqs([&](int i) { pending_[kFirstIrq + i] = true; });
-  if (a == kNvicIcpr) return for_irqs([&](int i) { pending_[kFirstIrq + i] = false; });
-  if ((a > kNvicIser && a < kNvicIser + 0x40) || (a > kNvicIcer && a < kNvicIcer + 0x40) ||
-      (a > kNvicIspr && a < kNvicIspr + 0x40) || (a > kNvicIcpr && a < kNvicIcpr + 0x40) ||
-      (a >= kNvicIabr && a < kNvicIabr + 0x40) ||
-      (a >= kNvicIpr + kNumIrqs && a < kNvicIpr + 0x1F0)) {
-    return;  // beyond the modelled lines, or IABR (read-only): ignored
+    return;
   }
-  if ((a >= kNvicIpr && a < kNvicIpr + kNumIrqs) || (a >= kShpr1 && a < kShpr1 + 12)) {
+  if (a >= kNvicIabr && a < kNvicIabr + 0x40) return;  // IABR: read-only
+  if ((a >= kNvicIpr && a < kNvicIpr + 0x1F0) || (a >= kShpr1 && a < kShpr1 + 12)) {
     for (int i = 0; i < 4; ++i) {
       uint32_t b = a + uint32_t(i);
       if (b >= kShpr1 && b < kShpr1 + 12) shpr_[b - kShpr1] = uint8_t(v >> (8 * i));
-      else ipr_[b - kNvicIpr] = uint8_t(v >> (8 * i));
+      else if (b - kNvicIpr < num_irqs_) ipr_[b - kNvicIpr] = uint8_t(v >> (8 * i));  // lines it has
     }
     return;
   }
@@ -552,7 +537,7 @@ void Scs::WriteWord(uint32_t a, uint32_t v, uint64_t now, bool* known) {
     case kMpuMair1: if (v8m_) { mpu_mair1_ = v; return; } break;
     case kDemcr: demcr_ = v & 0x010F07F1u; return;
     case kStir:
-      if ((v & 0x1FFu) < uint32_t(kNumIrqs)) pending_[kFirstIrq + (v & 0x1FFu)] = true;
+      if ((v & 0x1FFu) < num_irqs_) pending_[kFirstIrq + (v & 0x1FFu)] = true;
       return;
     case kFpccr: fpccr_ = v; return;
     case kFpcar: fpcar_ = v & ~7u; return;

@@ -26,8 +26,8 @@ constexpr uint32_t kM55ImpdefBase = 0xE001E000u;  // Cortex-M55 TRM §5: MSCR..P
 // M0 r0p0 0x410CC200, M3 r2p0 0x412FC230... see CpuidOf in scs.cc.
 uint32_t CpuidOf(Cpu cpu);
 
-constexpr int kNumIrqs = int(kNvicIrqLines);  // NVIC interrupt lines modelled (faultline/board.h)
-constexpr int kNumExceptions = kFirstIrq + kNumIrqs;
+constexpr int kMaxIrqs = int(kNvicMaxIrqLines);  // the most lines an NVIC has (faultline/board.h)
+constexpr int kNumExceptions = kFirstIrq + kMaxIrqs;
 
 // An SCS access the model does not know, aggregated by address.
 struct UnmodelledAccess {
@@ -43,6 +43,10 @@ class Scs {
 
   // Warm reset (AIRCR.SYSRESETREQ): every register back to its reset value.
   void Reset();
+  // The board's number of external interrupt lines (1..kMaxIrqs); the NVIC registers of
+  // the lines beyond read as zero and ignore writes.
+  void SetInterruptLines(uint32_t n) { num_irqs_ = n < uint32_t(kMaxIrqs) ? n : uint32_t(kMaxIrqs); }
+  uint32_t interrupt_lines() const { return num_irqs_; }
 
   // MMIO: `address` is absolute; `now` is the instruction count. Unknown registers read
   // as 0, ignore writes and are recorded in unmodelled().
@@ -58,7 +62,7 @@ class Scs {
   // A peripheral's interrupt line (external interrupt `irq`) at `level`: a rising level
   // pends it. Level-sensitive as QEMU's NVIC (hw/intc/armv7m_nvic.c set_irq_level).
   void SetIrqLevel(uint32_t irq, bool level) {
-    if (irq >= uint32_t(kNumIrqs)) return;
+    if (irq >= num_irqs_) return;
     if (level && !irq_level_[irq]) pending_[kFirstIrq + irq] = true;
     irq_level_[irq] = level;
   }
@@ -135,9 +139,10 @@ class Scs {
   uint32_t fpdscr_ = 0, actlr_ = 0, demcr_ = 0, csselr_ = 0;
   std::array<uint8_t, 12> shpr_{};  // exceptions 4..15
   std::array<bool, 4> fault_enable_{};  // [0] MemManage [1] BusFault [2] UsageFault [3] SecureFault
-  std::array<bool, kNumIrqs> irq_enabled_{};
-  std::array<bool, kNumIrqs> irq_level_{};  // driven by peripherals; a reset keeps them
-  std::array<uint8_t, kNumIrqs> ipr_{};
+  std::array<bool, kMaxIrqs> irq_enabled_{};
+  std::array<bool, kMaxIrqs> irq_level_{};  // driven by peripherals; a reset keeps them
+  std::array<uint8_t, kMaxIrqs> ipr_{};
+  uint32_t num_irqs_ = 32;  // the board's NVIC lines (cpu_options.nvic_irqs)
   bool reset_requested_ = false;
 
   // SysTick: the counter is `base_value_` at instruction `base_`, counting down while enabled.
