@@ -277,23 +277,10 @@ uint32_t Execute(const Insn& i, State& st) {
       return next;  // VPR: faultline's core has no MVE predicate register to clear
     case Op::kBranchFuture: return next;
     case Op::kLongShift: {
-      // Armv8.1-M ARM pseudocode: LSL/LSR/ASR of RdaHi:RdaLo; by register, the shift is
-      // SInt(Rm<7:0>) and a negative one shifts the other way (LSLL: right, ASRL: left).
+      // LSL/LSR/ASR of RdaHi:RdaLo; by register, the shift is SInt(Rm<7:0>) (arm/mve).
       const uint64_t value = uint64_t(st.r[i.rn]) << 32 | st.r[i.rd];
-      int32_t n = i.imm ? int32_t(i.imm) : int32_t(int8_t(st.r[i.rm] & 0xFF));
-      bool right = i.shift != 0;  // LSRL, ASRL
-      if (n < 0) {                // by register only
-        right = !right;
-        n = -n;
-      }
-      uint64_t result;
-      if (!right) {
-        result = n >= 64 ? 0 : value << n;
-      } else if (i.shift == 2) {
-        result = uint64_t(int64_t(value) >> std::min(n, 63));
-      } else {
-        result = n >= 64 ? 0 : value >> n;
-      }
+      const int32_t n = i.imm ? int32_t(i.imm) : int32_t(int8_t(st.r[i.rm] & 0xFF));
+      const uint64_t result = arm::mve::LongShift(value, n, i.shift);
       st.r[i.rd] = uint32_t(result);
       st.r[i.rn] = uint32_t(result >> 32);
       return next;

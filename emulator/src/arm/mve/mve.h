@@ -96,6 +96,11 @@ struct Insn {
   uint8_t fbits = 0;      // fraction bits of a fixed-point VCVT
 };
 
+// The MVE long shifts' arithmetic (DDI 0553 §C2.4 LSLL/LSRL/ASRL): the 64-bit `value`
+// shifted by `n`, `op` 0 LSL, 1 LSR, 2 ASR; a negative `n` (by register: SInt(Rm<7:0>))
+// shifts the other way, and 64 or more leaves 0 (ASR: the sign).
+uint64_t LongShift(uint64_t value, int32_t n, uint32_t op);
+
 // Decodes the 32-bit Thumb instruction hw1:hw2 if it is an MVE instruction faultline
 // executes; nullopt for anything else (scalar code, and MVE encodings not yet handled:
 // those reach the engine, which stops on them as before).

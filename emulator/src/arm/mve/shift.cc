@@ -180,25 +180,22 @@ void Handlers::ShiftLeftCarry(const Insn& i, State& s) {
   AdvanceVpt(s);
 }
 
-// LSLL/ASRL by register: RdaHi:RdaLo shifted by SInt(Rm<7:0>); a negative amount shifts
-// the other way (LSLL right, ASRL left), 64 or more leaves 0 (ASRL: the sign). Scalar,
-// not beat-wise: the VPT state does not advance.
-void Handlers::LongShift(const Insn& i, State& s) {
-  const uint64_t value = uint64_t(s.r[i.rdahi]) << 32 | s.r[i.rda];
-  int32_t n = int8_t(s.r[i.rm] & 0xFF);
-  bool right = i.imm == 2;  // ASRL
+uint64_t LongShift(uint64_t value, int32_t n, uint32_t op) {
+  bool right = op != 0;
   if (n < 0) {
     right = !right;
     n = -n;
   }
-  uint64_t result;
-  if (!right) {
-    result = n >= 64 ? 0 : value << n;
-  } else if (i.imm == 2) {
-    result = uint64_t(int64_t(value) >> (n > 63 ? 63 : n));
-  } else {
-    result = n >= 64 ? 0 : value >> n;
-  }
+  if (!right) return n >= 64 ? 0 : value << n;
+  if (op == 2) return uint64_t(int64_t(value) >> (n > 63 ? 63 : n));
+  return n >= 64 ? 0 : value >> n;
+}
+
+// LSLL/ASRL by register: RdaHi:RdaLo shifted by SInt(Rm<7:0>). Scalar, not beat-wise: the
+// VPT state does not advance.
+void Handlers::LongShift(const Insn& i, State& s) {
+  const uint64_t value = uint64_t(s.r[i.rdahi]) << 32 | s.r[i.rda];
+  const uint64_t result = mve::LongShift(value, int8_t(s.r[i.rm] & 0xFF), uint32_t(i.imm));
   s.r[i.rda] = uint32_t(result);
   s.r[i.rdahi] = uint32_t(result >> 32);
 }
