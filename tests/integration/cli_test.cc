@@ -32,6 +32,29 @@ TEST(Cli, VersionAndBoards) {
 
 TEST(Cli, NoSubcommandIsAUsageError) { EXPECT_EQ(RunCli({}).status, 2); }
 
+// Issue 20 item 3: a device, FIFO or directory given where a file is read is refused
+// (exit 2, "not a regular file") instead of being read forever. `timeout` bounds a
+// regression that would hang.
+TEST(Cli, SpecialFilesAreRefusedAsNotRegularFiles) {
+  REQUIRE_FIXTURES();
+  const std::string elf = Fixture("mps2-an505", "hello").string();
+  const std::vector<std::vector<std::string>> cases = {
+      {"run", "--board", "mps2-an505", "/dev/zero"},
+      {"run", "--board", "mps2-an505", "--load", "/dev/zero@0x38000000", elf},
+      {"run", "--board", "mps2-an505", "--load", "/tmp@0x38000000", elf},
+      {"run", "--board", "/dev/zero", elf},
+      {"run", "--board", "mps2-an505", "--boot-config", "/dev/urandom", elf},
+      {"check", "--board", "mps2-an505", "--map", "/dev/zero", elf},
+      {"scenario", "/dev/null"},
+  };
+  for (std::vector<std::string> args : cases) {
+    args.insert(args.begin(), {"timeout", "20", FAULTLINE_CLI});
+    Completed c = RunProgram(args);
+    EXPECT_EQ(c.status, 2) << args[3] << " " << args.back() << "\n" << c.err;
+    EXPECT_NE(c.err.find("is not a regular file"), std::string::npos) << c.err;
+  }
+}
+
 TEST(Cli, UnknownFlagIsAUsageError) {
   ExpectBadInput(RunCli({"run", "--board", "mps2-an505", "--frobnicate", FAULTLINE_CLI}),
                  {"frobnicate"});

@@ -2,6 +2,7 @@
 // caught at one boundary (the CLI), which prints it and exits with status 2.
 #pragma once
 
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 
@@ -28,5 +29,18 @@ class InputError : public std::runtime_error {
   std::string where_;
   std::string fix_;
 };
+
+// Refuses a path that exists but is not a regular file (or a link to one): a device such
+// as /dev/zero or a FIFO would be read forever, a directory not at all. `where` names it in
+// the message (a flag, or file:line), `what` says what was expected ("firmware ELF").
+inline void RequireRegularFile(const std::filesystem::path& path, const std::string& where,
+                               const std::string& what) {
+  std::error_code ec;
+  const std::filesystem::file_status st = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(st) || std::filesystem::is_regular_file(st)) return;  // opened below
+  throw InputError(where, "'" + path.string() + "' is not a regular file (" +
+                              (std::filesystem::is_directory(st) ? "a directory" : "a device, FIFO or socket") + ")",
+                   "give the " + what + " as a file");
+}
 
 }  // namespace faultline

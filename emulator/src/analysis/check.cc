@@ -89,6 +89,7 @@ struct InputSection {
 // section is a line starting with one space and its name, with address and size on
 // the same line or the next.
 std::vector<InputSection> ReadMapFile(const std::string& path) {
+  RequireRegularFile(path, path, "linker map");
   std::ifstream in(path);
   if (!in) throw InputError(path, "cannot open linker map file", "pass the file the linker wrote with -Wl,-Map=FILE");
   std::vector<InputSection> out;

@@ -401,6 +401,7 @@ PendingGate ParseGate(const Field& f) {
 Layer ParseLayer(const std::string& yaml, const std::string& origin, int depth);
 
 Layer LoadLayer(const std::filesystem::path& path, int depth, const std::string& where) {
+  RequireRegularFile(path, where, "board file");
   std::ifstream in(path);
   if (!in) {
     throw InputError(where, fmt::format("cannot open board file '{}'", path.string()),
@@ -731,6 +732,7 @@ std::string ToString(WhenDisabled mode) {
 }
 
 Board LoadBoardFile(const std::filesystem::path& path) {
+  RequireRegularFile(path, path.string(), "board .yaml");
   std::ifstream in(path);
   if (!in) {
     throw InputError(path.string(), "cannot open board file",

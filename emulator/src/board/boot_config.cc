@@ -15,10 +15,7 @@
 namespace faultline {
 
 BootConfig ReadBootConfig(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) {
-    throw InputError(path, "boot config is not a regular file", "pass the SE-tools JSON file itself");
-  }
+  RequireRegularFile(path, path, "boot config (SE-tools JSON)");
   std::ifstream in(path);
   if (!in) throw InputError(path, "cannot open boot config", "pass the SE-tools JSON, e.g. .alif/M55_HP_cfg.json");
   nlohmann::json j;

@@ -20,6 +20,7 @@ namespace {
 constexpr uint16_t kEmArm = 40;  // ELF for the Arm Architecture (AAELF32) §5.2
 
 std::vector<uint8_t> ReadFile(const std::filesystem::path& path) {
+  RequireRegularFile(path, path.string(), "firmware ELF");
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw InputError(path.string(), "cannot open firmware file", "check the path to the ELF");

@@ -85,6 +85,7 @@ std::vector<LoadedSegment> LoadImage(const Board& board, MemoryMap& map, const I
 
 void LoadHostFiles(MemoryMap& map, const std::vector<HostLoad>& loads) {
   for (const HostLoad& load : loads) {
+    RequireRegularFile(load.path, "--load", "file to place");
     std::ifstream in(load.path, std::ios::binary);
     if (!in) throw InputError("--load", fmt::format("cannot open '{}'", load.path), "check the path");
     std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), {});

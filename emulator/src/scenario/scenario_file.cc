@@ -161,6 +161,7 @@ int ParseRegister(const Field& f) {
 // file the fixtures' build produces (a model blob), as `firmware: {fixture: B/N}` is.
 std::vector<uint8_t> ReadFile(const FileParser& p, const Field& f, bool in_fixtures = false) {
   fs::path file = (in_fixtures ? p.context.fixtures_dir : p.dir) / f.Scalar();
+  RequireRegularFile(file, f.Where(), "file to load");
   std::ifstream in(file, std::ios::binary);
   if (!in || fs::is_directory(file)) {
     f.Fail(fmt::format("cannot open '{}' (looked at {})", f.Scalar(), file.string()),
@@ -640,6 +641,7 @@ Scenario ParseScenario(const std::string& yaml, const fs::path& path, const Scen
 }
 
 Scenario LoadScenarioFile(const fs::path& path, const ScenarioContext& context) {
+  RequireRegularFile(path, path.string(), "scenario .yaml");
   std::ifstream in(path);
   if (!in) throw InputError(path.string(), "cannot open scenario file", "check the path");
   std::stringstream ss;

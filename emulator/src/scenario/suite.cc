@@ -43,6 +43,7 @@ std::vector<fs::path> FindScenarioFiles(const std::vector<std::string>& paths) {
       continue;
     }
     if (!fs::is_directory(p, ec)) {
+      RequireRegularFile(p, arg, "scenario .yaml");  // a device or FIFO: say so
       throw InputError(arg, "no such file or directory", "give scenario .yaml files or directories of them");
     }
     size_t before = files.size();
