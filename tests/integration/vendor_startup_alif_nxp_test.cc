@@ -14,13 +14,6 @@ namespace {
 
 using json = nlohmann::json;
 
-const json* WriteOf(const json& report, const std::string& reg) {
-  for (const json& w : report["register_writes"]) {
-    if (w["register"] == reg) return &w;
-  }
-  return nullptr;
-}
-
 struct VendorStartup {
   const char* board;
   const char* fixture;
@@ -71,7 +64,7 @@ void ExpectLastWrites(const char* board, const char* fixture, const std::vector<
   Completed cli;
   json report = RunJson(board, fixture, {}, &cli);
   for (const LastWrite& w : writes) {
-    const json* seen = WriteOf(report, w.reg);
+    const json* seen = RegisterWrite(report, w.reg);
     ASSERT_NE(seen, nullptr) << w.reg << " not written: " << report["register_writes"].dump(1);
     EXPECT_EQ((*seen)["value"], w.value) << w.reg << ": " << w.why;
   }

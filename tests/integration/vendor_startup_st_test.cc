@@ -26,20 +26,19 @@ struct VendorStartup {
 
 void PrintTo(const VendorStartup& v, std::ostream* os) { *os << v.board; }
 
-std::vector<std::string> EventsOfKind(const json& report, const std::string& kind) {
+// The events of `kind`, each as its `where` and the whole event, for messages.
+std::vector<std::string> DescribedEvents(const json& report, const std::string& kind) {
   std::vector<std::string> where;
-  for (const json& e : report["events"]) {
-    if (e["kind"] == kind) where.push_back(e.value("where", std::string()) + " " + e.dump());
+  for (const json* e : EventsOfKind(report, kind)) {
+    where.push_back(e->value("where", std::string()) + " " + e->dump());
   }
   return where;
 }
 
 // The value the report lists as last written to REGISTER (e.g. "RCC.CFGR"), or -1.
 int64_t LastWrite(const json& report, const std::string& reg) {
-  for (const json& w : report["register_writes"]) {
-    if (w["register"] == reg) return w["value"].get<int64_t>();
-  }
-  return -1;
+  const json* w = RegisterWrite(report, reg);
+  return w != nullptr ? (*w)["value"].get<int64_t>() : -1;
 }
 
 // A parameter's name: its board, '-' made '_', and its index.
@@ -60,7 +59,7 @@ TEST_P(VendorStartupSt, RunsToMainPrintsOnTheConsoleUartAndTouchesNoUndeclaredRe
   ASSERT_EQ(report["outcome"], "exit") << cli.out << cli.err;
   EXPECT_EQ(report["exit_code"], 0) << cli.out;
   EXPECT_EQ(report["uart"][v.uart].get<std::string>(), v.text);
-  EXPECT_EQ(EventsOfKind(report, "unmodelled-register"), std::vector<std::string>{})
+  EXPECT_EQ(DescribedEvents(report, "unmodelled-register"), std::vector<std::string>{})
       << "every register the start-up touches is declared in the board file";
 }
 
@@ -77,7 +76,7 @@ TEST(VendorStartupSt, H747ClockTreeEndsOnPll1FromHse) {
   EXPECT_NE(LastWrite(report, "RCC.CR") & (1 << 24), 0) << "PLL1ON";
   // CPU_CACHE_Enable (SCB_EnableICache/DCache: CSSELR, CCSIDR, ICIALLU, DCISW, CCR) touches
   // only SCS registers faultline models.
-  EXPECT_EQ(EventsOfKind(report, "scs-unmodelled"), std::vector<std::string>{});
+  EXPECT_EQ(DescribedEvents(report, "scs-unmodelled"), std::vector<std::string>{});
 }
 
 TEST(VendorStartupSt, N657FsblOpensAxisram5AndSetsTheNpuRifAttributes) {

@@ -122,6 +122,14 @@ inline std::vector<const nlohmann::json*> EventsOfKind(const nlohmann::json& rep
   return out;
 }
 
+// The report's entry for the last write to REGISTER ("RCC.CFGR"), or null if none.
+inline const nlohmann::json* RegisterWrite(const nlohmann::json& report, const std::string& reg) {
+  for (const nlohmann::json& w : report["register_writes"]) {
+    if (w["register"] == reg) return &w;
+  }
+  return nullptr;
+}
+
 // A fixture's board and the QEMU machine and CPU that run the same ELF, for tests
 // parameterised over boards.
 struct QemuBoard {
