@@ -417,7 +417,7 @@ void Core::ApplyMpu() {
   // (ExecutesInPlace): once the MPU changes, it must be fetched through the check again.
   for (const Region& r : map_.regions()) {
     if (r.access.execute && DefaultMapExecuteNever(r.base, r.size)) {
-      Check(uc_ctl_flush_tlb(uc_), "uc_ctl_flush_tlb");  // 2.0.1: UC_CTL_TB_FLUSH, the translated blocks
+      FlushTranslations();
       break;
     }
   }

@@ -93,11 +93,26 @@ uint32_t Core::TrapConfig() const {
 void Core::FlushStaleTranslations() {
   const uint32_t now = TrapConfig();
   if (now == translated_traps_) return;
-  Check(uc_ctl_flush_tlb(uc_), "uc_ctl(TB_FLUSH)");
+  FlushTranslations();
   translated_traps_ = now;
 }
 
+void Core::FlushTranslations() {
+  for (auto it = translated_pages_.begin(); it != translated_pages_.end();) {
+    const uint32_t first = *it;
+    uint32_t last = first;
+    while (++it != translated_pages_.end() && *it == last + 1) last = *it;
+    Check(uc_ctl_remove_cache(uc_, uint64_t(first) << 12, (uint64_t(last) + 1) << 12), "uc_ctl_remove_cache");
+  }
+  translated_pages_.clear();
+  last_translated_page_ = UINT32_MAX;
+}
+
 uint32_t Core::TranslatorFetch(uint32_t addr, uint32_t hw) {
+  if ((addr >> 12) != last_translated_page_) {
+    last_translated_page_ = addr >> 12;
+    translated_pages_.insert(last_translated_page_);
+  }
   uint32_t shown = hw;
   if (addr == translating_.second_at) {
     translating_.second_at = UINT32_MAX;
