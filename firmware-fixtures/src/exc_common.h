@@ -72,6 +72,19 @@ static inline void print_clear_and_step(const char *what, uint32_t *frame, uint3
     }                                                              \
     FRAME_HANDLER(handler, handler##_c)
 
+/* Defines SVC_Handler as an RTOS kernel's way back to privilege: clears CONTROL.nPRIV
+ * (written in Handler mode, in effect on the return to Thread mode). */
+#define SVC_GIVES_PRIVILEGE_BACK()                                                     \
+    __attribute__((used)) void svc_c(uint32_t *frame);                                 \
+    void svc_c(uint32_t *frame)                                                        \
+    {                                                                                  \
+        (void)frame;                                                                   \
+        uint32_t control;                                                              \
+        __asm__ volatile("mrs %0, control" : "=r"(control));                           \
+        __asm__ volatile("msr control, %0\n\tisb" : : "r"(control & ~1u) : "memory"); \
+    }                                                                                  \
+    FRAME_HANDLER(SVC_Handler, svc_c)
+
 #define MEMMANAGE_PRINTS_AND_EXITS() PRINTS_AND_EXITS(MemManage_Handler, 0)
 
 #endif

@@ -151,6 +151,30 @@ TEST(Mve, ExceptionKeepsTheInterruptedCodesVprAndFpscr) {
   EXPECT_EQ(console, qemu_console);
 }
 
+// Issue 15: a vector load or store the MPU refuses is a precise MemManage fault at the
+// instruction, MMFAR the first element refused, as on QEMU: stores to a read-only
+// buffer, unprivileged loads of a privileged buffer, a load straddling into it (and the
+// same load with those lanes predicated off: no fault), VST2 and a gather. Vector
+// accesses that may use the engine's TLB directly (core_mve.cc) must still see the MPU.
+TEST(Mve, VectorAccessTheMpuRefusesIsAPreciseMemManageFault) {
+  REQUIRE_FIXTURES();
+  Completed cli;
+  auto report = RunJson("mps3-an547", "mve_fault", {"--load-mode", "debugger"}, &cli);
+  EXPECT_EQ(report["outcome"], "exit") << cli.out << cli.err;
+  const std::string console = report["console"];
+  for (const char* expected :
+       {"vstrw to read-only faults 0x00000001\n  cfsr 0x00000082\n  mmfar - buffer 0x00000010\n  pc in case 0x00000001\n",
+        "vldrw privileged from kernel faults 0x00000000\n",
+        "vldrw unprivileged from kernel faults 0x00000001\n  cfsr 0x00000082\n  mmfar - buffer 0x00000010\n",
+        "vldrb unprivileged crossing into kernel: mmfar - kernel 0x00000000\n  faults so far 0x00000003\n",
+        "vldrb crossing, kernel bytes predicated off: faults so far 0x00000003\n",
+        "vst2 to read-only faults 0x00000002\n", "gather unprivileged: mmfar - kernel 0x00000000\n  faults so far 0x00000006\n"}) {
+    EXPECT_NE(console.find(expected), std::string::npos) << expected << "\n---\n" << console;
+  }
+  if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
+  EXPECT_EQ(console, QemuConsole(Fixture("mps3-an547", "mve_fault"), "mve_fault"));
+}
+
 TEST(Armv81M, EveryM55BoardsHelloIsArmv81Code) {
   REQUIRE_FIXTURES();
   // The M55 boards' fixtures are built with -mcpu=cortex-m55, not an Armv8-M subset.

@@ -444,21 +444,31 @@ bool Core::ExecutesInPlace(uint64_t addr) const {
   return p && p->execute;
 }
 
-void Core::ProtectWindow(size_t w) {
+uint32_t Core::PagePerms(size_t w, uint64_t page) const {
   const Region& r = map_.regions()[w];
   const Mpu mpu = scs_.mpu();
+  if (!mpu.enabled()) return Perms(r.access);
+  // A page that an MPU region boundary cuts (regions not aligned to 1 KiB) gets the
+  // union of both ends' permissions: no access the firmware may make faults.
   const MpuPermission board{r.access.read, r.access.write, r.access.execute};
-  auto perms_at = [&](uint64_t page) {
-    if (!mpu.enabled()) return Perms(r.access);
-    // A page that an MPU region boundary cuts (regions not aligned to 1 KiB) gets the
-    // union of both ends' permissions: no access the firmware may make faults.
-    const bool privileged = !mpu_unprivileged_;
-    MpuPermission a = mpu.Access(page, privileged).value_or(board),
-                  b = mpu.Access(page + kPageSize - 1, privileged).value_or(board);
-    Access allowed{r.access.read && (a.read || b.read), r.access.write && (a.write || b.write),
-                   r.access.execute && (a.execute || b.execute)};
-    return Perms(allowed);
-  };
+  const bool privileged = !mpu_unprivileged_;
+  MpuPermission a = mpu.Access(page, privileged).value_or(board),
+                b = mpu.Access(page + kPageSize - 1, privileged).value_or(board);
+  Access allowed{r.access.read && (a.read || b.read), r.access.write && (a.write || b.write),
+                 r.access.execute && (a.execute || b.execute)};
+  return Perms(allowed);
+}
+
+bool Core::PageAllows(uint32_t addr, bool write) const {
+  const int w = map_.Find(addr);
+  if (w < 0) return false;
+  return (PagePerms(size_t(w), addr & ~uint64_t(kPageSize - 1)) & (write ? UC_PROT_WRITE : UC_PROT_READ)) != 0;
+}
+
+void Core::ProtectWindow(size_t w) {
+  const Mpu mpu = scs_.mpu();
+  const Region& r = map_.regions()[w];
+  auto perms_at = [&](uint64_t page) { return PagePerms(w, page); };
   for (const DirectSpan& span : plan_.direct) {
     if (span.region != w) continue;
     if (!mpu.enabled()) {  // one call, not a walk over every page of a DDR-sized span

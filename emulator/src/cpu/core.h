@@ -236,6 +236,12 @@ class Core {
   // (unicorn_xip.cc lets such fetches through the engine).
   bool ExecutesInPlace(uint64_t addr) const;
 
+  // Whether the page protections of `addr` (ProtectWindow) let a data read or write
+  // through. The engine's TLB does not carry them for reads (Unicorn checks them in its
+  // load helper), so code that reaches guest memory through the TLB's host pointer
+  // (MVE, core_mve.cc) asks here first.
+  bool PageAllows(uint32_t addr, bool write) const;
+
   // --- Traps the firmware enables, from the translated code (core_traps.cc; issue 16) ---
   // The translator reads the halfword `hw` at `addr` (cpu_lduw_code_arm): returns what
   // it is shown.
@@ -326,6 +332,7 @@ class Core {
   void MapWindow(size_t window, bool remap);
   // Page protections of an enabled window: its own access, narrowed by the MPU.
   void ProtectWindow(size_t window);
+  uint32_t PagePerms(size_t window, uint64_t page) const;  // ProtectWindow's, page by page
   void ApplyGate(size_t gate);
   // Counts one more of an event already recorded; false if there is none yet.
   bool CountEvent(const std::string& kind, const std::string& where);

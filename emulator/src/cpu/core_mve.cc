@@ -47,6 +47,12 @@
 #include "arm/mve/softfloat.h"
 #include "unicorn_interpose.h"
 
+extern "C" {
+// libunicorn's own (QEMU 5.0 accel/tcg/cputlb.c, target/arm/helper.c).
+void* tlb_vaddr_to_host_arm(void* env, uint32_t addr, int access_type, int mmu_idx);
+int arm_mmu_idx_arm(void* env);
+}
+
 namespace faultline::cpu {
 
 namespace {
@@ -255,15 +261,34 @@ uint32_t MveUnit::Fetch(void* env, uint32_t addr, uint32_t hw) {
 namespace {
 
 // Guest memory for an instruction executing inside a call from translated code.
+//
+// Host(): the bytes the generated code's own fast path would reach, through the same
+// softmmu TLB entry (QEMU 5.0 tlb_vaddr_to_host: a miss is refilled without faulting).
+// It answers only for a span inside one 1 KiB target page (the M-profile page size)
+// whose entry has no flag: MMIO, a served or gated window, a page with translated code
+// (TLB_NOTDIRTY, unicorn_store_path.cc) all answer null, and so does a page whose
+// protections (the board's access narrowed by the MPU) refuse the access, which the TLB
+// entry does not show for reads (Core::PageAllows): the element-by-element path then
+// takes the access and any fault exactly as before.
 class EngineMemory final : public arm::mve::Memory {
  public:
-  EngineMemory(void* env, uintptr_t ra) : env_(env), ra_(ra) {}
+  EngineMemory(const Core& core, void* env, uintptr_t ra) : core_(core), env_(env), ra_(ra) {}
   uint32_t Load(uint32_t address, unsigned size) override { return HelperLoad(env_, address, size, ra_); }
   void Store(uint32_t address, unsigned size, uint32_t value) override {
     HelperStore(env_, address, size, value, ra_);
   }
+  uint8_t* Host(uint32_t address, unsigned size, bool store) override {
+    constexpr unsigned kPageBits = 10;  // TARGET_PAGE_BITS for M-profile (unicorn.md §6)
+    if (size == 0 || (address >> kPageBits) != ((address + size - 1) >> kPageBits)) return nullptr;
+    if (!core_.PageAllows(address, store)) return nullptr;
+    // The core MMU index of the current privilege and security state (QEMU 5.0
+    // arm_to_core_mmu_idx: the M-profile values are 0-7).
+    const int mmu_idx = arm_mmu_idx_arm(env_) & 7;
+    return static_cast<uint8_t*>(tlb_vaddr_to_host_arm(env_, address, store ? 1 : 0, mmu_idx));
+  }
 
  private:
+  const Core& core_;
   void* env_;
   uintptr_t ra_;
 };
@@ -297,7 +322,7 @@ uint32_t MveUnit::Execute(void* env, uint32_t i, uintptr_t ra) {
   }
   uint32_t fpscr;
   std::memcpy(&fpscr, base + fpscr_offset, 4);
-  EngineMemory memory(env, ra);
+  EngineMemory memory(core, env, ra);
   EngineFpscr engine_fpscr(env, fz16);
   // Half precision: the standard value with flush-to-zero from FZ16 (QEMU 5.0 has no
   // status for it); its exception flags join the standard status's, which VMRS reads.

@@ -6,15 +6,56 @@
 #include "handlers.h"
 #include "lanes.h"
 
+#include <cstring>
+
 namespace faultline::arm::mve {
 
 namespace {
 
+void NoWriteback(int, uint32_t) {}
+
+// Guest memory through the Memory interface, element by element.
+struct ByElement {
+  Memory& memory;
+  uint32_t Load(uint32_t address, unsigned size) const { return memory.Load(address, size); }
+  void Store(uint32_t address, unsigned size, uint32_t value) const { memory.Store(address, size, value); }
+};
+
+// A contiguous span's host bytes (Memory::Host), little-endian as the guest's.
+struct InHost {
+  uint8_t* host;
+  uint32_t base;
+  // One fixed-size copy per size: the compiler makes each a single move.
+  uint32_t Load(uint32_t address, unsigned size) const {
+    const uint8_t* p = host + (address - base);
+    if (size == 1) return *p;
+    if (size == 2) {
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      return v;
+    }
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  void Store(uint32_t address, unsigned size, uint32_t value) const {
+    uint8_t* p = host + (address - base);
+    if (size == 1) {
+      *p = uint8_t(value);
+    } else if (size == 2) {
+      const uint16_t v = uint16_t(value);
+      std::memcpy(p, &v, 2);
+    } else {
+      std::memcpy(p, &value, 4);
+    }
+  }
+};
+
 // Every form but the interleaving ones, element by element in lane order: lane e is at
 // address_of(e); a load zero- or sign-extends the memory element (msize) into the lane
 // (T). `written(e, address)` is the writeback of the vector-of-addresses form.
-template <typename T, typename A, typename W>
-void GatherScatter(const Insn& i, State& s, bool load, A address_of, W written) {
+template <typename T, typename A, typename W, typename M = ByElement>
+void GatherScatter(const Insn& i, State& s, bool load, A address_of, W written, M memory) {
   const uint16_t mask = ElementMask(s);
   const unsigned msize = 1u << i.msize;
   uint8_t* d = Q(s, i.qd);
@@ -24,19 +65,34 @@ void GatherScatter(const Insn& i, State& s, bool load, A address_of, W written) 
     if (load) {
       T v = 0;
       if (active) {
-        const uint32_t raw = s.memory->Load(address, msize);
+        const uint32_t raw = memory.Load(address, msize);
         const int bits = int(8 * msize);
         v = i.u || bits == 32 ? T(raw) : T(int32_t(raw << (32 - bits)) >> (32 - bits));
       }
       Merge<T>(d, e, v, 0xFFFF);
     } else if (active) {
-      s.memory->Store(address, msize, uint32_t(Lane<T>(d, e)));
+      memory.Store(address, msize, uint32_t(Lane<T>(d, e)));
     }
     written(e, address);
   }
 }
+template <typename T, typename A, typename W>
+void GatherScatter(const Insn& i, State& s, bool load, A address_of, W written) {
+  GatherScatter<T>(i, s, load, address_of, written, ByElement{*s.memory});
+}
 
-void NoWriteback(int, uint32_t) {}
+// A contiguous transfer of T lanes: straight to the host bytes when the whole span is
+// plain memory (the common case, one lookup instead of one engine access per element).
+template <typename T, typename A>
+void Contiguous(const Insn& i, State& s, bool load, uint32_t address, A address_of) {
+  const unsigned span = unsigned(Lanes<T>()) << i.msize;
+  if (uint8_t* host = s.memory->Host(address, span, !load)) {
+    GatherScatter<T>(i, s, load, address_of, NoWriteback, InHost{host, address});
+  } else {
+    GatherScatter<T>(i, s, load, address_of, NoWriteback);
+  }
+}
+
 
 void Transfer(const Insn& i, State& s) {
   const bool load = (i.raw >> 20) & 1;
@@ -45,9 +101,9 @@ void Transfer(const Insn& i, State& s) {
   const uint32_t address = i.pre ? offset_address : base;
   const auto contiguous = [&](int e) { return address + uint32_t(e) * (1u << i.msize); };
   switch (i.size) {
-    case 0: GatherScatter<uint8_t>(i, s, load, contiguous, NoWriteback); break;
-    case 1: GatherScatter<uint16_t>(i, s, load, contiguous, NoWriteback); break;
-    default: GatherScatter<uint32_t>(i, s, load, contiguous, NoWriteback); break;
+    case 0: Contiguous<uint8_t>(i, s, load, address, contiguous); break;
+    case 1: Contiguous<uint16_t>(i, s, load, address, contiguous); break;
+    default: Contiguous<uint32_t>(i, s, load, address, contiguous); break;
   }
   if (i.wback) s.r[i.rn] = offset_address;
   AdvanceVpt(s);
@@ -118,9 +174,11 @@ void Interleaved(const Insn& i, State& s, unsigned n) {
   const uint8_t* words = n == 2 ? kVld2Words[pattern] : kVld4Words[pattern];
   const unsigned esize = 1u << i.size;
   const uint32_t base = s.r[i.rn];
+  uint8_t* host = s.memory->Host(base, 16 * n, !load);
+  const auto load_word = [&](uint32_t address) { return host ? InHost{host, base}.Load(address, 4) : s.memory->Load(address, 4); };
   for (int beat = 0; beat < 4; ++beat) {
     const uint32_t address = base + 4u * words[beat];
-    uint32_t word = load ? s.memory->Load(address, 4) : 0;
+    uint32_t word = load ? load_word(address) : 0;
     for (unsigned b = 0; b < 4; b += esize) {
       const unsigned k = (4 * words[beat] + b) / esize;  // element number in memory order
       uint8_t* lane = Q(s, i.qd + int(k % n)) + (k / n) * esize;
@@ -132,7 +190,11 @@ void Interleaved(const Insn& i, State& s, unsigned n) {
         }
       }
     }
-    if (!load) s.memory->Store(address, 4, word);
+    if (!load && host) {
+      InHost{host, base}.Store(address, 4, word);
+    } else if (!load) {
+      s.memory->Store(address, 4, word);
+    }
   }
   if (i.wback) s.r[i.rn] = base + 16 * n;
 }

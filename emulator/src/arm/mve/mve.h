@@ -28,6 +28,11 @@ class Memory {
   virtual ~Memory() = default;
   virtual uint32_t Load(uint32_t address, unsigned size) = 0;  // size 1, 2 or 4
   virtual void Store(uint32_t address, unsigned size, uint32_t value) = 0;
+  // The host bytes of [address, address + size) when that span is plain memory the
+  // instruction may read (or write) now, each byte as Load/Store would reach it, with
+  // no side effect and no fault possible; else null, and the instruction goes element
+  // by element through Load/Store.
+  virtual uint8_t* Host(uint32_t /*address*/, unsigned /*size*/, bool /*store*/) { return nullptr; }
 };
 
 // FPSCR as the engine keeps it (rounding mode, flush-to-zero, default NaN, the
