@@ -209,12 +209,26 @@ TEST_P(Armv81, DlstpLetpCountsElementsPerVector) {
       0xf01f, 0xc005,  // 8: letp     lr, 4
       0xe7fe,          // c: b.n      c
   });
+  // DLSTP and LETP are MVE instructions: with CP10 off, DLSTP is NOCP (as on QEMU).
+  core_.scs().Write(0xE000ED88u, 4, 0xFu << 20, 0, 0);
   Set(1, 0);
   Set(2, 10);
   EXPECT_EQ(RunTo(0xc), 1u + 3 * 2);
   EXPECT_EQ(R(1), 3u);
   EXPECT_EQ(R(14), 2u);
-  EXPECT_GT(core_.armv81_stats().executed_by_host, 0u);  // the TP forms are never translated
+  // DLSTP runs in the MVE unit; this LETP stays the host's: the `b .` after it gives no
+  // proof that the flags are dead, so its loop is not relocated (mve_loops covers that).
+  EXPECT_GT(core_.armv81_stats().executed_by_host, 0u);
+}
+
+TEST_P(Armv81, DlstpWithCp10OffIsNocp) {
+  Load({
+      0xf022, 0xe001,  // 0: dlstp.32 lr, r2
+      0xe7fe,          // 4: b.n      4
+  });
+  cpu::Stop s = core_.Run(kCode, {.max_instructions = 100});
+  EXPECT_EQ(s.kind, cpu::Stop::Kind::kCoprocessor);
+  EXPECT_EQ(s.pc, kCode);
 }
 
 // --- Conditional select -------------------------------------------------------------

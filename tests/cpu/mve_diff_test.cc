@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -49,10 +50,15 @@ uint32_t EnvOr(const char* name, uint32_t fallback) {
 
 bool StartsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
+// Loop control (DLSTP, LCTP): LR and LTPSIZE would tail-predicate the harness's own
+// vector code. The mve_loops fixture compares them with QEMU inside real loops.
+bool LoopControl(const std::string& name) { return name == "DLSTP" || name == "LCTP"; }
+
 std::vector<Case> Generate(uint32_t seed, unsigned per_encoding) {
   std::mt19937 rng(seed);
   std::vector<Case> cases;
   for (const mve::Encoding& e : mve::Encodings()) {
+    if (LoopControl(e.name)) continue;
     unsigned made = 0;
     for (unsigned tries = 0; made < per_encoding && tries < 400 * per_encoding; ++tries) {
       const uint32_t raw = e.value | (uint32_t(rng()) & ~e.mask);
@@ -123,7 +129,9 @@ TEST(MveDiff, EveryDecodedEncodingLeavesTheStateQemuLeaves) {
   const uint32_t seed = EnvOr("FAULTLINE_MVE_DIFF_SEED", 15);
   const uint32_t per = EnvOr("FAULTLINE_MVE_DIFF_PER", 12);
   const std::vector<Case> cases = Generate(seed, per);
-  ASSERT_EQ(cases.size(), per * mve::Encodings().size());  // every encoding got its cases
+  const auto encodings = mve::Encodings();
+  const auto tested = std::count_if(encodings.begin(), encodings.end(), [](const mve::Encoding& e) { return !LoopControl(e.name); });
+  ASSERT_EQ(cases.size(), per * size_t(tested));  // every encoding got its cases
 
   const auto dir = std::filesystem::temp_directory_path() / ("faultline-mve-diff-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);

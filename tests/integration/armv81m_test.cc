@@ -175,6 +175,29 @@ TEST(Mve, VectorAccessTheMpuRefusesIsAPreciseMemManageFault) {
   EXPECT_EQ(console, QemuConsole(Fixture("mps3-an547", "mve_fault"), "mve_fault"));
 }
 
+// Issue 15: tail-predicated loops as CMSIS writes them (WLSTP/DLSTP ... LETP) give
+// QEMU's results for lengths around the vector size, leave LTPSIZE at 4, and iterate
+// inside the engine: each LETP loop runs from a relocated copy, and the host executes
+// only the WLSTP at each entry of the copy loop (6 lengths).
+TEST(Mve, TailPredicatedLoopsMatchQemuAndRunInTheEngine) {
+  REQUIRE_FIXTURES();
+  auto found = Armv81Mnemonics(Fixture("mps3-an547", "mve_loops"));
+  EXPECT_GE(found.count("letp"), 4u);
+  Completed cli;
+  auto report = RunJson("mps3-an547", "mve_loops", {"--load-mode", "debugger"}, &cli);
+  EXPECT_EQ(report["outcome"], "exit") << cli.out << cli.err;
+  const std::string console = report["console"];
+  EXPECT_NE(console.find("n 0x00000011\n"), std::string::npos) << console;
+  EXPECT_EQ(console.find("ltpsize after wlstp loop 0x00000004") != std::string::npos &&
+                console.find("ltpsize after dlstp loop 0x00000000") == std::string::npos,
+            true)
+      << console;
+  EXPECT_GE(report["armv81m"]["loops_relocated"].get<int>(), 4) << report["armv81m"].dump();
+  EXPECT_EQ(report["armv81m"]["host_executions"].get<int>(), 6) << report["armv81m"].dump();
+  if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
+  EXPECT_EQ(console, QemuConsole(Fixture("mps3-an547", "mve_loops"), "mve_loops"));
+}
+
 TEST(Armv81M, EveryM55BoardsHelloIsArmv81Code) {
   REQUIRE_FIXTURES();
   // The M55 boards' fixtures are built with -mcpu=cortex-m55, not an Armv8-M subset.

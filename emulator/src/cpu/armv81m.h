@@ -125,10 +125,12 @@ struct LoopCopy {
 // the loop: the DLS site then branches to the copy's lead, and a whole loop costs one
 // jump between pages into it and one out, where entering by the LE site's branch to
 // the entry costs one more.
+// `step` is what the loop's end subtracts from LR: 1 for LE; for LETP the elements per
+// vector, 1 << (4 - LTPSIZE), and the exit clears LTPSIZE with an LCTP.
 LoopCopy RelocateLoop(std::span<const uint8_t> code, uint32_t lead, uint32_t site, uint32_t entry_address,
-                      uint32_t loop_address);
-constexpr uint32_t kLoopTail = 18;   // bytes after the body copy
-constexpr uint32_t kLoopEntry = 18;  // bytes of the entry
+                      uint32_t loop_address, uint32_t step = 1);
+constexpr uint32_t kLoopTail = 24;   // bytes after the body copy (with LETP's IT and LCTP)
+constexpr uint32_t kLoopEntry = 24;  // bytes of the entry
 constexpr uint32_t kMaxLoopBody = 256;
 constexpr uint32_t kMaxLoopLead = 64;  // from a DLS to its loop's start
 

@@ -465,7 +465,8 @@ class Core {
   uint32_t AllocateTrampoline(uint32_t site, uint32_t size, bool counted = false, uint32_t partner = 0);
   TrampolinePage* PageOf(uint64_t address);
   const TrampolinePage* PageOf(uint64_t address) const;
-  bool RelocateLoop(uint32_t site, uint32_t loop_start);
+  bool RelocateLoop(uint32_t site, uint32_t loop_start, uint32_t step);
+  uint32_t LetpStep(uint32_t loop_start) const;
   // Where a PC in a loop copy is in the firmware's code (the same instruction there).
   uint32_t OriginalPc(uint32_t pc) const;
   bool PageIsFree(uint64_t page) const;

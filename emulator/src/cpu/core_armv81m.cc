@@ -122,6 +122,7 @@ const Core::TrampolinePage* Core::PageOf(uint64_t address) const {
 uint32_t Core::OriginalPc(uint32_t pc) const {
   for (const RelocatedLoop& l : loops_) {
     if (pc >= l.copy && pc < l.copy + l.size) return l.first + (pc - l.copy);  // same code, same offsets
+    if (pc >= l.copy + l.size && pc < l.exit) return l.site;  // the LE test: the LE itself
     if (pc == l.exit) return l.site + 4;  // the LE has completed: on to the next instruction
   }
   return pc;
@@ -130,7 +131,7 @@ uint32_t Core::OriginalPc(uint32_t pc) const {
 // An LE loop whose flags are free around it runs from a copy of its body, followed by a
 // flag-setting LE test (armv81m.h, RelocateLoop). Not while a host breakpoint, a trace
 // or strict mode watches addresses in the firmware's own code.
-bool Core::RelocateLoop(uint32_t site, uint32_t start) {
+bool Core::RelocateLoop(uint32_t site, uint32_t start, uint32_t step) {
   if (tracing_ || start >= site) return false;
   v81m::Fetch fetch = [this](uint32_t a) { return InstructionAt(a); };
   if (!v81m::RelocatableBody(start, site, fetch) || !v81m::FlagsDeadAt(site + 4, fetch)) return false;
@@ -154,7 +155,7 @@ bool Core::RelocateLoop(uint32_t site, uint32_t start) {
   if (entry == 0 || (dls != 0 && !v81m::BranchReaches(dls, block))) return false;
   const uint32_t lead = start - first;
   const uint32_t copy = block + lead;
-  v81m::LoopCopy c = v81m::RelocateLoop(code, lead, site, entry, copy);
+  v81m::LoopCopy c = v81m::RelocateLoop(code, lead, site, entry, copy, step);
   TrampolinePage& ep = *PageOf(entry);
   std::memcpy(ep.host.get() + (entry - ep.base), c.entry.data(), c.entry.size());
   TrampolinePage& cp = *PageOf(block);
@@ -176,6 +177,17 @@ bool Core::RelocateLoop(uint32_t site, uint32_t start) {
   ++armv81_stats_.sites_translated;
   ++armv81_stats_.loops_relocated;
   return true;
+}
+
+// What a tail-predicated loop's LETP subtracts from LR each iteration, when it can be
+// fixed in a relocated copy: the loop is the MVE unit's (it runs DLSTP and the exit's
+// LCTP) and starts right after a DLSTP or WLSTP whose element size LTPSIZE still holds,
+// as compilers and CMSIS lay such loops out. 0: leave the LETP to the host.
+uint32_t Core::LetpStep(uint32_t start) const {
+  if (mve_ == nullptr || ltpsize_ >= 4 || start < 4) return 0;
+  const std::optional<v81m::Insn> begin = v81m::Decode(InstructionAt(start - 4), start - 4);
+  if (!begin || (begin->op != v81m::Op::kDlstp && begin->op != v81m::Op::kWlstp) || begin->size != ltpsize_) return 0;
+  return 1u << (4 - ltpsize_);
 }
 
 // Rewrites the 4 bytes at `at`, keeping the firmware's own for reports (InstructionAt)
@@ -205,7 +217,10 @@ bool Core::HandleArmv81(uint32_t pc) {
   if (Read(Reg::kXpsr) & 0x0600FC00u) return false;
 
   if (armv81_mode_ == Armv81Mode::kTranslate) {
-    if (insn->op == v81m::Op::kLe && RelocateLoop(pc, insn->target)) return true;
+    if (insn->op == v81m::Op::kLe && RelocateLoop(pc, insn->target, 1)) return true;
+    if (insn->op == v81m::Op::kLetp) {
+      if (const uint32_t step = LetpStep(insn->target); step != 0 && RelocateLoop(pc, insn->target, step)) return true;
+    }
     // Translate once to learn the trampoline's size, then again for its address.
     auto t = v81m::Translate(*insn, pc, pc);
     uint32_t tramp = 0;

@@ -100,7 +100,12 @@ struct MveUnit {
   bool qc = false;
   uint32_t fz16 = 0;  // FPSCR.FZ16
   bool features_set = false;
-  std::vector<std::pair<uint32_t, arm::mve::Insn>> insns;  // (address, instruction)
+  struct Decoded {
+    uint32_t address;
+    arm::mve::Insn insn;
+    bool counted;  // not the LCTP a relocated LETP loop's exit runs (core_armv81m.cc)
+  };
+  std::vector<Decoded> insns;
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> index;  // (address, raw) -> insns
   // The translation in progress: where the second halfword of the 32-bit instruction
   // fetched last is (a fetch there is never an instruction's start), whether that
@@ -251,7 +256,8 @@ uint32_t MveUnit::Fetch(void* env, uint32_t addr, uint32_t hw) {
   auto it = index.find(key);
   if (it == index.end()) {
     it = index.emplace(key, uint32_t(insns.size())).first;
-    insns.emplace_back(addr, *insn);
+    const bool loop_exit = bytes.empty() && std::strcmp(insn->name, "LCTP") == 0;
+    insns.push_back({addr, *insn, !loop_exit});
   }
   last_index = it->second;
   replacing = true;
@@ -314,7 +320,7 @@ class EngineFpscr final : public arm::mve::Fpscr {
 uint32_t MveUnit::Execute(void* env, uint32_t i, uintptr_t ra) {
   auto* base = static_cast<uint8_t*>(env);
   auto* r = static_cast<uint32_t*>(env);
-  const auto& [address, insn] = insns[i];
+  const auto& [address, insn, counted] = insns[i];
   // CPACR.CP10 off: NOCP UsageFault, as for FP instructions (DDI 0553 §B5.x).
   if (!insn.scalar && ((core.scs_.cpacr() >> 20) & 3) == 0) {
     core.StopWith({.kind = Stop::Kind::kCoprocessor, .pc = address});
@@ -353,7 +359,7 @@ uint32_t MveUnit::Execute(void* env, uint32_t i, uintptr_t ra) {
     fpscr = (fpscr & ~arm::mve::fpscr::kNzcv) | s.fpscr_nzcv;
     std::memcpy(base + fpscr_offset, &fpscr, 4);
   }
-  ++executed;
+  executed += counted;
   fp_context = true;
   return r[0];
 }

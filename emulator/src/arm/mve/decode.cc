@@ -180,6 +180,13 @@ bool Ctp(uint32_t x, Insn& i) {
   i.rn = uint8_t(Bits(x, 19, 16));
   return General(i.rn);
 }
+// DLSTP: size (21:20), Rn; Rn = SP UNPREDICTABLE, Rn = PC is LCTP (size 0) or UNDEFINED
+// (QEMU 7.2 trans_DLS).
+bool LoopStart(uint32_t x, Insn& i) {
+  i.size = uint8_t(Bits(x, 21, 20));
+  i.rn = uint8_t(Bits(x, 19, 16));
+  return General(i.rn);
+}
 // VADDV: U, size (19:18), A (5), Qm, Rda (15:13 << 1).
 bool AddAcross(uint32_t x, Insn& i) {
   i.u = Bits(x, 28, 28);
@@ -676,6 +683,10 @@ std::array kLines = {
     L("VPST", "1111 1110 0.11 0001 ...0 1111 0100 1101", Vpst, Handlers::Vpst),
     L("VPSEL", "1111 1110 0.11 ...1 ...0 1111 .0.0 ...1", TwoOpNoSize, Handlers::Vpsel),
     L("VCTP", "1111 0000 00.. .... 1110 1000 0000 0001", Ctp, Handlers::Vctp),
+    // Tail-predicated loop start and clear (DDI 0553 §C2.4 DLSTP, LCTP): LR and LTPSIZE
+    // only, no branch; LETP and WLSTP, which branch, are cpu/armv81m's.
+    L("DLSTP", "1111 0000 00.. .... 1110 0000 0000 0001", LoopStart, Handlers::Dlstp),
+    L("LCTP", "1111 0000 0000 1111 1110 0000 0000 0001", NoFields, Handlers::Lctp),
     L("VCMP/VPT", "1111 1110 0... ...1 .... 1111 .0.0 ...0", Compare, Handlers::Compare),
     L("VCMP/VPT", "1111 1110 0... ...1 .... 1111 .0.0 ...1", Compare, Handlers::Compare),
     L("VCMP/VPT (scalar)", "1111 1110 0... ...1 .... 1111 .1.0 ....", CompareScalar, Handlers::CompareScalar),

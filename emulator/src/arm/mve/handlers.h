@@ -25,6 +25,8 @@ struct Handlers {
   static void Vpnot(const Insn&, State&);
   static void Vpsel(const Insn&, State&);
   static void Vctp(const Insn&, State&);
+  static void Dlstp(const Insn&, State&);
+  static void Lctp(const Insn&, State&);
   static void Compare(const Insn&, State&);
   static void CompareScalar(const Insn&, State&);
   // reduce.cc

@@ -107,6 +107,14 @@ void Handlers::Vctp(const Insn& i, State& s) {
   AdvanceVpt(s);
 }
 
+// DLSTP: the loop's element count in LR, and the element size that tail predication and
+// LETP count in (LTPSIZE). Not a beat of a VPT block (QEMU 7.2 trans_DLS).
+void Handlers::Dlstp(const Insn& i, State& s) {
+  s.r[14] = s.r[i.rn];
+  s.ltpsize = i.size;
+}
+void Handlers::Lctp(const Insn&, State& s) { s.ltpsize = 4; }
+
 void Handlers::Compare(const Insn& i, State& s) {
   uint8_t m[16];
   std::memcpy(m, Q(s, i.qm), 16);
