@@ -315,6 +315,16 @@ class EngineFpscr final : public arm::mve::Fpscr {
   uint32_t& fz16_;
 };
 
+// APSR as QEMU 5.0 reads it for MRS (SYSm 0: NZCVQ and GE).
+class EngineApsr final : public arm::mve::Apsr {
+ public:
+  explicit EngineApsr(void* env) : env_(env) {}
+  uint32_t Read() override { return Original().mrs(env_, 0); }
+
+ private:
+  void* env_;
+};
+
 }  // namespace
 
 uint32_t MveUnit::Execute(void* env, uint32_t i, uintptr_t ra) {
@@ -347,6 +357,9 @@ uint32_t MveUnit::Execute(void* env, uint32_t i, uintptr_t ra) {
   s.fp = standard;
   s.fp16 = &half;
   s.memory = &memory;
+  EngineApsr apsr(env);
+  s.apsr = &apsr;
+  s.pc = address;
   arm::mve::Execute(insn, s);
   vpr = s.vpr;
   qc = s.qc;

@@ -643,12 +643,32 @@ bool HalfMove(uint32_t x, Insn& i) {
   return General(i.rt);
 }
 // VLDR.16/VSTR.16: U (23), Rn, imm8 << 1; Rn = PC (a literal) is left to the engine.
+// VLDR/VSTR .16: Rn = PC is the literal form, loads only (VSTR from the PC is
+// UNPREDICTABLE).
 bool HalfLoadStore(uint32_t x, Insn& i) {
   i.qd = uint8_t(Sd(x));
   i.add = Bits(x, 23, 23);
   i.rn = uint8_t(Bits(x, 19, 16));
   i.imm = int32_t(Bits(x, 7, 0) << 1);
-  return i.rn != 15;
+  return i.rn != 15 || Bits(x, 20, 20);
+}
+// VCVT between .F16 and fixed point (sf 01): op (18) to fixed, U (16), sx (7) a 32-bit
+// fixed-point value (else 16), imm4:i (3:0, 5); fraction bits (sx ? 32 : 16) - imm, a
+// negative count UNPREDICTABLE.
+bool HalfConvertFixed(uint32_t x, Insn& i) {
+  i.qd = uint8_t(Sd(x));
+  i.imm = int32_t(Bits(x, 18, 18));
+  i.u = Bits(x, 16, 16);
+  i.size = Bits(x, 7, 7) ? 2 : 1;
+  const uint32_t imm = Bits(x, 3, 0) << 1 | Bits(x, 5, 5), bits = i.size == 2 ? 32u : 16u;
+  i.fbits = uint8_t(bits - imm);
+  return imm <= bits;
+}
+// VSEL .F16: cc (21:20) EQ, VS, GE, GT.
+bool HalfSelect(uint32_t x, Insn& i) {
+  i.qd = uint8_t(Sd(x)), i.qn = uint8_t(Sn(x)), i.qm = uint8_t(Sm(x));
+  i.imm = int32_t(Bits(x, 21, 20));
+  return true;
 }
 
 struct Line {
@@ -834,6 +854,9 @@ std::array kLines = {
     L("VABS/VNEG/VSQRT (half)", "1110 1110 1.11 000. .... 1001 .1.0 ....", HalfUnary, Handlers::HalfUnary),
     L("VCMP/VCMPE (half)", "1110 1110 1.11 010. .... 1001 .1.0 ....", HalfCompare, Handlers::HalfCompare),
     L("VCVT (half, integer)", "1110 1110 1.11 1... .... 1001 .1.0 ....", HalfConvert, Handlers::HalfConvert),
+    L("VCVT (half, fixed-point)", "1110 1110 1.11 1.1. .... 1001 .1.0 ....", HalfConvertFixed,
+      Handlers::HalfConvertFixed),
+    L("VSEL (half)", "1111 1110 0... .... .... 1001 .0.0 ....", HalfSelect, Handlers::HalfSelect),
     L("VRINTR/VRINTZ/VRINTX (half)", "1110 1110 1.11 011. .... 1001 .1.0 ....", HalfRoundFpscr, Handlers::HalfRound),
     L("VRINTA/N/P/M (half)", "1111 1110 1.11 10.. .... 1001 01.0 ....", HalfRoundDirected, Handlers::HalfRound),
     L("VMAXNM/VMINNM (half)", "1111 1110 1.00 .... .... 1001 ...0 ....", HalfMaxMin, Handlers::HalfMaxMin),

@@ -127,6 +127,46 @@ void Handlers::HalfConvert(const Insn& i, State& s) {
   SetSingle(s, i.qd, r);
 }
 
+// VCVT between .F16 and fixed point, in place in Sd (QEMU 7.2 trans_VCVT_fix_hp): to half
+// rounds to nearest whatever FPSCR says, to fixed point toward zero (a NaN is 0 and
+// Invalid), and a 16-bit fixed-point result is sign- or zero-extended into Sd.
+void Handlers::HalfConvertFixed(const Insn& i, State& s) {
+  ScalarStatus st(s);
+  const uint32_t v = Single(s, i.qd);
+  const bool wide = i.size == 2;
+  const int fbits = i.fbits;
+  if (i.imm == 0) {
+    st->rounding_mode = kRoundNearestEven;
+    const uint16_t h = wide ? (i.u ? uint32_to_float16_scalbn_arm(v, -fbits, st.get())
+                                   : int32_to_float16_scalbn_arm(int32_t(v), -fbits, st.get()))
+                            : (i.u ? uint16_to_float16_scalbn_arm(uint16_t(v), -fbits, st.get())
+                                   : int16_to_float16_scalbn_arm(int16_t(v), -fbits, st.get()));
+    SetSingle(s, i.qd, h);
+    return;
+  }
+  const uint16_t h = uint16_t(v);
+  uint32_t r = 0;
+  if ((h & F16::kExponent) == F16::kExponent && (h & ~(F16::kSign | F16::kExponent)) != 0) {
+    st->exception_flags |= kInvalid;
+  } else if (wide) {
+    r = i.u ? float16_to_uint32_scalbn_arm(h, kRoundToZero, fbits, st.get())
+            : uint32_t(float16_to_int32_scalbn_arm(h, kRoundToZero, fbits, st.get()));
+  } else {
+    r = i.u ? uint32_t(float16_to_uint16_scalbn_arm(h, kRoundToZero, fbits, st.get()))
+            : uint32_t(int32_t(float16_to_int16_scalbn_arm(h, kRoundToZero, fbits, st.get())));
+  }
+  SetSingle(s, i.qd, r);
+}
+
+// VSEL .F16: Sn if the condition holds on APSR.NZCV, else Sm; the low half only
+// (QEMU 7.2 trans_VSEL masks a half-precision result to 16 bits).
+void Handlers::HalfSelect(const Insn& i, State& s) {
+  const uint32_t apsr = s.apsr->Read();
+  const bool n = apsr >> 31 & 1, z = apsr >> 30 & 1, v = apsr >> 28 & 1;
+  const bool pass = i.imm == 0 ? z : i.imm == 1 ? v : i.imm == 2 ? n == v : (!z && n == v);
+  SetSingle(s, i.qd, Half(s, pass ? i.qn : i.qm));
+}
+
 // VMAXNM/VMINNM .F16 (i.subtract: min): the number when one operand is a quiet NaN.
 void Handlers::HalfMaxMin(const Insn& i, State& s) {
   ScalarStatus st(s);
@@ -156,7 +196,8 @@ void Handlers::HalfFromRegister(const Insn& i, State& s) { SetSingle(s, i.qn, ui
 
 // VLDR.16/VSTR.16 Sd, [Rn, #+/-imm]: a halfword, the register's top half zero.
 void Handlers::HalfLoadStore(const Insn& i, State& s) {
-  const uint32_t address = i.add ? s.r[i.rn] + uint32_t(i.imm) : s.r[i.rn] - uint32_t(i.imm);
+  const uint32_t base = i.rn == 15 ? (s.pc + 4) & ~3u : s.r[i.rn];  // literal: Align(PC, 4)
+  const uint32_t address = i.add ? base + uint32_t(i.imm) : base - uint32_t(i.imm);
   if ((i.raw >> 20) & 1) {
     SetSingle(s, i.qd, s.memory->Load(address, 2));
   } else {

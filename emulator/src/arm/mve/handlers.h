@@ -137,6 +137,8 @@ struct Handlers {
   static void HalfMoveImmediate(const Insn&, State&);
   static void HalfCompare(const Insn&, State&);
   static void HalfConvert(const Insn&, State&);
+  static void HalfConvertFixed(const Insn&, State&);
+  static void HalfSelect(const Insn&, State&);
   static void HalfInsert(const Insn&, State&);
   static void HalfExtract(const Insn&, State&);
   static void HalfToRegister(const Insn&, State&);

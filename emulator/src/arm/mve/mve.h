@@ -38,6 +38,13 @@ class Memory {
 // FPSCR as the engine keeps it (rounding mode, flush-to-zero, default NaN, the
 // cumulative exception flags, NZCV): QC and LTPSIZE, which the engine's M33 does not
 // have, are in State.
+// APSR as the engine keeps it (VSEL reads NZCV).
+class Apsr {
+ public:
+  virtual ~Apsr() = default;
+  virtual uint32_t Read() = 0;
+};
+
 class Fpscr {
  public:
   virtual ~Fpscr() = default;
@@ -75,6 +82,8 @@ struct State {
   FloatStatus* fp16 = nullptr;  // and of half precision (flush-to-zero per FPSCR.FZ16)
   uint32_t fp_flags = 0;   // FPSCR cumulative exception bits raised (IOC..IDC, bits 0-7)
   Memory* memory = nullptr;
+  Apsr* apsr = nullptr;
+  uint32_t pc = 0;         // the instruction's address (PC-relative forms)
 };
 
 struct Insn;
