@@ -21,8 +21,13 @@ uint32_t bench_mem(uint32_t rounds);
  * times on inputs that change each time; FNV-1a over every score. */
 uint32_t bench_tinynet(const void *model, uint32_t repeat);
 
+/* An int8 network's convolution, depthwise, fully-connected and requantisation layers
+ * as CMSIS-NN writes them with the ACLE DSP intrinsics (dsp_kernels.c), `repeat` times
+ * on inputs that change each time. */
+uint32_t bench_dsp(uint32_t repeat);
+
 #ifdef BENCH_KERNEL
-/* The kernel a program was built for (BENCH_KERNEL: 1 alu, 2 mem, 3 tinynet), run with
+/* The kernel a program was built for (BENCH_KERNEL: 1 alu, 2 mem, 3 tinynet, 4 dsp), run with
  * size n: the one place the firmware and host mains choose it. */
 static inline uint32_t bench_selected(uint32_t n, const void *model)
 {
@@ -31,6 +36,8 @@ static inline uint32_t bench_selected(uint32_t n, const void *model)
   return bench_alu(n);
 #elif BENCH_KERNEL == 2
   return bench_mem(n);
+#elif BENCH_KERNEL == 4
+  return bench_dsp(n);
 #else
   return bench_tinynet(model, n);
 #endif

@@ -5,6 +5,10 @@
 #                                      (Armv8.1-M: low-overhead loops)
 #   mps2-an505/bench_tinynet_m33s.elf  and its M33 twin at the same size
 #   mps3-an547/bench_tinynet_mve.elf   the M55 build with MVE, hard float, -O3
+#   <board>/bench_dsp.elf              the DSP-intrinsic int8 layers (issue 19) on the M3
+#                                      (C fallback), M7, M33 and M55; bench_dsp_mve on
+#                                      the M55 with MVE; dsp_check.elf: the same, small,
+#                                      for the tests (host reference in the test)
 # Sizes (BENCH_N) must match the host builds in bench/CMakeLists.txt.
 set(FX_BENCH_DIR ${CMAKE_CURRENT_LIST_DIR})
 
@@ -12,7 +16,7 @@ set(FX_BENCH_DIR ${CMAKE_CURRENT_LIST_DIR})
 function(fx_bench board name kernel n)
   set(flags ${ARGN})
   set(objs ${board}_${name}_objs)
-  add_library(${objs} OBJECT ${FX_BENCH_DIR}/bench_kernels.c ${FX_ML_DIR}/src/tinynet.c)
+  add_library(${objs} OBJECT ${FX_BENCH_DIR}/bench_kernels.c ${FX_BENCH_DIR}/dsp_kernels.c ${FX_ML_DIR}/src/tinynet.c)
   target_include_directories(${objs} PRIVATE ${FX_BENCH_DIR} ${FX_ML_DIR}/include)
   # No libc: keep loops as loops (no memset/memcpy calls).
   # The caller's flags last: -O3 there overrides the common -O2.
@@ -46,3 +50,13 @@ fx_bench(mps3-an547 bench_tinynet_m55 3 12 -mcpu=cortex-m55 -mfloat-abi=soft)
 # The same with MVE and the hard-float ABI at -O3, as vendor M55 builds are: GCC 12
 # auto-vectorises the kernels into Helium (issue 15, bench `helium`).
 fx_bench(mps3-an547 bench_tinynet_mve 3 12 -mcpu=cortex-m55 -mfloat-abi=hard -O3)
+
+# DSP-extension kernels (issue 19): the same C on every core, its checksum the host's.
+set(FX_DSP_BENCH_N 40)
+set(FX_DSP_CHECK_N 2)
+foreach(board mps2-an385 mps2-an500 mps2-an505 mps3-an547)
+  fx_bench(${board} bench_dsp 4 ${FX_DSP_BENCH_N} ${FX_CPU_FLAGS_${board}})
+  fx_bench(${board} dsp_check 4 ${FX_DSP_CHECK_N} ${FX_CPU_FLAGS_${board}})
+endforeach()
+fx_bench(mps3-an547 bench_dsp_mve 4 ${FX_DSP_BENCH_N} -mcpu=cortex-m55 -mfloat-abi=hard -O3)
+fx_bench(mps3-an547 dsp_check_mve 4 ${FX_DSP_CHECK_N} -mcpu=cortex-m55 -mfloat-abi=hard -O3)

@@ -1,0 +1,47 @@
+// Issue 19: the DSP-extension int8 layers (firmware-fixtures/bench/dsp_kernels.c), built
+// for the Cortex-M3 (C fallback), M7, M33 and M55 (with and without MVE), print the host
+// build's checksum on faultline: the benchmark's `dsp-*` rows measure code that is right.
+#include <gtest/gtest.h>
+
+#include <fmt/core.h>
+
+#include <string>
+
+#include "cli.h"
+
+extern "C" uint32_t bench_dsp(uint32_t repeat);
+
+namespace faultline::testing {
+namespace {
+
+constexpr uint32_t kCheckRepeats = 2;  // FX_DSP_CHECK_N, firmware-fixtures/bench/fixtures.cmake
+
+TEST(DspKernels, EveryCorePrintsTheHostsChecksum) {
+  REQUIRE_FIXTURES();
+  const std::string expected = fmt::format("bench: checksum 0x{:08x}\n", bench_dsp(kCheckRepeats));
+  for (const auto& [board, name] : {std::pair{"mps2-an385", "dsp_check"}, {"mps2-an500", "dsp_check"},
+                                    {"mps2-an505", "dsp_check"}, {"mps3-an547", "dsp_check"},
+                                    {"mps3-an547", "dsp_check_mve"}}) {
+    Completed cli;
+    auto report = RunJson(board, name, {}, &cli);
+    EXPECT_EQ(report["outcome"], "exit") << board << " " << name << cli.out << cli.err;
+    EXPECT_EQ(report["console"], expected) << board << " " << name;
+  }
+}
+
+// The DSP builds really are SIMD32 code (SMLAD, SXTB16, SSAT); the M3 has no DSP
+// extension and runs the C fallback.
+TEST(DspKernels, DspBuildsUseTheSimd32Instructions) {
+  REQUIRE_FIXTURES();
+  for (const char* board : {"mps2-an385", "mps2-an500", "mps2-an505", "mps3-an547"}) {
+    Completed d = RunProgram({"arm-none-eabi-objdump", "-d", Fixture(board, "dsp_check").string()});
+    ASSERT_EQ(d.status, 0) << d.err;
+    const bool dsp = std::string(board) != "mps2-an385";
+    for (const char* mnemonic : {"\tsmlad\t", "\tsxtb16\t", "\tssat\t"}) {
+      EXPECT_EQ(d.out.find(mnemonic) != std::string::npos, dsp) << board << " " << mnemonic;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace faultline::testing
