@@ -289,6 +289,15 @@ TEST(HtmlReport, RunPageHasTheViewsConsoleRegistersAndFixes) {
   EXPECT_EQ(CopyArrow(html, ".got"), "missing");
   ASSERT_TRUE(FaultMarker(html));
   EXPECT_EQ(FaultMarker(html)->address, 0x6dd8495cu);
+  // The faulting instruction is marked too, in ITCM where rt_execute runs.
+  auto pc = Tags(html, "path", "id=\"pc-marker\"");
+  ASSERT_EQ(pc.size(), 1u);
+  EXPECT_EQ(Attr(pc[0], "data-address"), "0x00000746");
+  std::smatch m;
+  const std::string d = Attr(pc[0], "d");
+  ASSERT_TRUE(std::regex_search(d, m, std::regex("^M[0-9.]+,([0-9.]+)"))) << d;
+  EXPECT_TRUE(Regions(html).at("itcm").Holds(std::stod(m[1]))) << d;
+  EXPECT_NE(html.find("pc 0x00000746 &lt;rt_execute+0x2e&gt;"), std::string::npos);
   // The text report is unchanged by --html.
   EXPECT_NE(cli.out.find("static check (faultline check) of this image on this board found:"), std::string::npos);
 }

@@ -390,6 +390,20 @@ class MapDrawing {
                                      Hex(f.address), f.region.empty() ? "no region" : "in " + Escape(f.region)),
                          "label-fault"});
     }
+    // The instruction the run ended at: the faulting one, or where it hung.
+    std::optional<std::pair<uint32_t, std::optional<SymbolRef>>> pc;
+    if (r->fault) pc = {r->fault->pc, r->fault->pc_symbol};
+    if (!r->fault && r->hang) pc = {r->hang->pc, r->hang->pc_symbol};
+    if (!r->fault && r->unsupported) pc = {r->unsupported->pc, r->unsupported->pc_symbol};
+    if (pc) {
+      double y = Y(pc->first);
+      out += fmt::format(
+          "<path id=\"pc-marker\" class=\"pc-marker\" data-address=\"{0}\" d=\"M{1},{2:.2f} l6,-6 l6,6 l-6,6 z\">"
+          "<title>the run ended at the instruction at {0}</title></path>\n",
+          Hex(pc->first), kBandX + kBandW + 2, y);
+      labels_.push_back({kBandX + kBandW + 14, y, fmt::format("&#x25C6; pc {}", WithSymbol(pc->first, pc->second)),
+                         "label-pc"});
+    }
     for (const Event& e : r->events) {
       if (e.first_address >= (1ull << 32) || e.kind.rfind("scs-", 0) == 0) continue;
       double y = Y(e.first_address);
@@ -493,7 +507,8 @@ figure { margin: 0; overflow-x: auto; }
 #memory-map .copy-arrow.missing { stroke: var(--bad); stroke-dasharray: 5 3; }
 #memory-map .copy-ok-head { fill: var(--ok); } #memory-map .copy-missing-head { fill: var(--bad); }
 #memory-map .fault-marker { stroke: var(--bad); stroke-width: 2.5; } #memory-map .fault-dot { fill: var(--bad); }
-#memory-map .event-marker { fill: var(--warn); }
+#memory-map .event-marker { fill: var(--warn); } #memory-map .pc-marker { fill: var(--code); }
+#memory-map .label.label-pc { fill: var(--code); font-weight: 700; }
 #memory-map .leader { fill: none; stroke: var(--line); } #memory-map .leader.label-fault { stroke: var(--bad); }
 #memory-map .label.label-fault, #memory-map .label.not-copied { fill: var(--bad); font-weight: 700; }
 #memory-map .label.label-event { fill: var(--warn); } #memory-map .label.label-load { fill: var(--muted); }
@@ -613,7 +628,12 @@ void AppendTables(std::string& out, const HtmlReport& in, const std::vector<Plac
     int w = map.Find(addr);
     return w < 0 ? "no region" : Escape(map.regions()[size_t(w)].name);
   };
-  out += "<section id=\"regions\"><h2>Regions</h2>\n<table><tr><th>region</th><th>range</th><th>size</th>"
+  out += "<section id=\"regions\"><h2>Regions</h2>\n";
+  if (in.run != nullptr) {
+    out += "<p class=\"meta\">A gate's state at the end of the run is computed from the registers' reset values "
+           "with the firmware's last write to each register applied.</p>\n";
+  }
+  out += "<table><tr><th>region</th><th>range</th><th>size</th>"
          "<th>kind</th><th>gate</th></tr>\n";
   for (size_t i = 0; i < map.regions().size(); ++i) {
     const Region& w = map.regions()[i];
