@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <optional>
 #include <thread>
 
 #include "faultline/board.h"
@@ -58,6 +59,17 @@ std::ofstream OpenOutput(const std::string& flag, const std::string& path) {
   return out;
 }
 
+// Writes a report opened by OpenOutput; a failed write (a full disk) is bad output, said
+// as such, never a silently truncated file.
+void WriteOutput(const std::string& flag, const std::string& path, std::ofstream& out, const std::string& text) {
+  out << text;
+  out.flush();
+  if (!out) {
+    throw faultline::InputError(flag, fmt::format("writing '{}' failed", path),
+                                "check that the disk has space and the file is writable");
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -88,6 +100,10 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   run->add_option("--json", json_path, "Also write the result as JSON to this file");
+  std::string html_path;
+  run->add_option("--html", html_path,
+                  "Also write a self-contained HTML page to this file: the memory map with the sections, "
+                  "copy arrows, gates and the fault drawn on it, the fault's views, console and the static check");
   bool stop_at_fault = false;
   bool strict = false;
   run->add_flag("--strict", strict,
@@ -131,6 +147,10 @@ int main(int argc, char** argv) {
                     "GNU ld map file, to see where input sections went (default: FIRMWARE's .map beside it, if any)")
       ->check(CLI::ExistingFile);
   check->add_option("--json", check_json, "Also write the result as JSON to this file");
+  std::string check_html;
+  check->add_option("--html", check_html,
+                    "Also write a self-contained HTML page to this file: the memory map with the sections, copy "
+                    "arrows and gates drawn on it, and the findings with their fixes");
 
   auto* boards = app.add_subcommand("boards", "List the built-in boards");
   auto* board_cmd = app.add_subcommand("board", "Inspect a board");
@@ -153,6 +173,10 @@ int main(int argc, char** argv) {
                        "$FAULTLINE_FIXTURES, else firmware-fixtures/ next to this executable)");
   scenario->add_option("--junit", junit_path, "Also write JUnit XML to this file");
   scenario->add_option("--json", scenario_json, "Also write the results as JSON to this file");
+  std::string scenario_html;
+  scenario->add_option("--html", scenario_html,
+                       "Also write one HTML page per scenario into this directory (created if missing), and "
+                       "index.html with pass/fail");
   scenario->add_option("--shard", shard, "Run only shard I of N (I/N, 1-based; split by sorted path)");
   scenario->add_option("--filter", filter, "Run only scenarios whose name, BOARD/NAME or path matches this glob");
 
@@ -171,22 +195,25 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*check) {
-      std::ofstream out;
+      std::ofstream out, html_out;
       if (!check_json.empty()) out = OpenOutput("--json", check_json);
+      if (!check_html.empty()) html_out = OpenOutput("--html", check_html);
       faultline::Board board = faultline::ResolveBoard(check_board, faultline::DefaultBoardsDir());
       faultline::Image image = faultline::LoadElf(check_firmware);
       faultline::CheckOptions options;
       if (!boot_config.empty()) options.boot_config = boot_config;
       options.uninitialised = uninitialised;
-      std::filesystem::path beside = std::filesystem::path(check_firmware).replace_extension(".map");
-      if (!map_file.empty()) {
-        options.map_file = map_file;
-      } else if (std::filesystem::exists(beside)) {
-        options.map_file = beside.string();
-      }
+      options.map_file = map_file.empty() ? faultline::MapFileBeside(check_firmware) : map_file;
       faultline::CheckResult result = faultline::Check(board, image, options);
       std::cout << faultline::FormatCheckText(result, board, image);
       if (out.is_open()) out << faultline::FormatCheckJson(result);
+      if (html_out.is_open()) {
+        faultline::HtmlReport page;
+        page.board = &board;
+        page.image = &image;
+        page.check = &result;
+        WriteOutput("--html", check_html, html_out, faultline::FormatHtml(page));
+      }
       return result.errors() > 0 ? 1 : 0;
     }
     if (*boards) {
@@ -203,6 +230,13 @@ int main(int argc, char** argv) {
       std::ofstream junit_out, json_file;
       if (!junit_path.empty()) junit_out = OpenOutput("--junit", junit_path);
       if (!scenario_json.empty()) json_file = OpenOutput("--json", scenario_json);
+      std::ofstream html_index;
+      if (!scenario_html.empty()) {
+        std::error_code ec;
+        std::filesystem::create_directories(scenario_html, ec);
+        html_index = OpenOutput("--html", (std::filesystem::path(scenario_html) / "index.html").string());
+        options.html = true;
+      }
       const bool live = isatty(STDOUT_FILENO) != 0;
       if (live) {
         options.on_start = [](size_t i, size_t n, const std::string& label) {
@@ -214,10 +248,21 @@ int main(int argc, char** argv) {
       std::cout << faultline::FormatScenarioTable(result);
       if (junit_out.is_open()) junit_out << faultline::FormatScenarioJunit(result);
       if (json_file.is_open()) json_file << faultline::FormatScenarioJson(result);
+      if (html_index.is_open()) {
+        for (const faultline::ScenarioResult& r : result.scenarios) {
+          if (r.html.empty()) continue;
+          const std::string page = (std::filesystem::path(scenario_html) / faultline::ScenarioPageName(r)).string();
+          std::ofstream out = OpenOutput("--html", page);
+          WriteOutput("--html", page, out, r.html);
+        }
+        WriteOutput("--html", (std::filesystem::path(scenario_html) / "index.html").string(), html_index,
+                    faultline::FormatScenarioHtmlIndex(result));
+      }
       return faultline::ExitStatus(result);
     }
-    std::ofstream json_out;
+    std::ofstream json_out, html_out;
     if (!json_path.empty()) json_out = OpenOutput("--json", json_path);
+    if (!html_path.empty()) html_out = OpenOutput("--html", html_path);
     faultline::Board board = faultline::ResolveBoard(board_arg, faultline::DefaultBoardsDir());
     faultline::Image image = faultline::LoadElf(firmware);
     faultline::RunOptions options;
@@ -233,6 +278,7 @@ int main(int argc, char** argv) {
           {uart_stdin, std::string(std::istreambuf_iterator<char>(std::cin), {}), "--uart-stdin"});
     }
     faultline::CheckOptions check_options;
+    check_options.map_file = faultline::MapFileBeside(firmware);
     if (!run_boot_config.empty()) {
       const faultline::BootConfig c = faultline::ReadBootConfig(run_boot_config);
       options.boot_address = c.image_address;
@@ -246,11 +292,19 @@ int main(int argc, char** argv) {
     }
     faultline::RunResult result = faultline::Run(board, image, options);
     std::cout << faultline::FormatRunText(result, board);
-    // A failed run: the static checks that may explain it.
-    if (faultline::ExitStatus(result) != 0) {
-      std::cout << faultline::FormatCheckErrors(faultline::Check(board, image, check_options));
-    }
+    // A failed run: the static checks that may explain it (the HTML page always shows them).
+    std::optional<faultline::CheckResult> checked;
+    if (faultline::ExitStatus(result) != 0 || html_out.is_open()) checked = faultline::Check(board, image, check_options);
+    if (faultline::ExitStatus(result) != 0) std::cout << faultline::FormatCheckErrors(*checked);
     if (json_out.is_open()) json_out << faultline::FormatRunJson(result);
+    if (html_out.is_open()) {
+      faultline::HtmlReport page;
+      page.board = &board;
+      page.image = &image;
+      page.check = &*checked;
+      page.run = &result;
+      WriteOutput("--html", html_path, html_out, faultline::FormatHtml(page));
+    }
     return faultline::ExitStatus(result);
   } catch (const faultline::InputError& e) {
     std::cerr << "faultline: error: " << e.what() << "\n";

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -62,6 +63,10 @@ struct CheckOptions {
   // no longer records (a `.bss.at_sram0.pool` that a pattern missed lands in `.bss`).
   std::optional<std::string> map_file;
 };
+
+// The GNU ld map file beside an ELF (FIRMWARE.map), if there is one: what the static
+// check reads when no --map is given.
+std::optional<std::string> MapFileBeside(const std::filesystem::path& elf);
 
 // Throws InputError for a bad boot config.
 CheckResult Check(const Board& board, const Image& image, const CheckOptions& options = {});

@@ -2,6 +2,7 @@
 // module that formats output.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,12 +14,33 @@ namespace faultline {
 
 std::string FormatRunText(const RunResult& result, const Board& board);
 std::string FormatRunJson(const RunResult& result);
+// The outcome line and, for a fault, its views (what happened, where the address sits,
+// what the firmware sees): the part of FormatRunText that the HTML report shows too.
+std::string FormatOutcomeText(const RunResult& result, const Board& board);
 std::string FormatBoardList(const std::vector<BoardSummary>& boards);
 // `faultline check`: region usage, the decoded startup tables, then the diagnostics.
 std::string FormatCheckText(const CheckResult& result, const Board& board, const Image& image);
 std::string FormatCheckJson(const CheckResult& result);
 // The errors of a static check, for a failed run's report ("" when there are none).
 std::string FormatCheckErrors(const CheckResult& result);
+
+// A self-contained HTML page (inline CSS and SVG, no network): the board's memory map
+// with the image's sections at their run and load addresses, the copy arrows the
+// startup tables make (red where none covers a section), the gates' states, and, for a
+// run, the fault and events marked on the map, the fault's views, console per port,
+// registers and the static check's findings (report/html.cc).
+struct HtmlReport {
+  const Board* board = nullptr;       // required
+  const Image* image = nullptr;       // required
+  const CheckResult* check = nullptr; // required
+  const RunResult* run = nullptr;     // absent: `faultline check --html`
+  // A scenario's page: its name, description and the expectations that failed.
+  std::string scenario;
+  std::string scenario_description;
+  std::optional<bool> scenario_passed;
+  std::vector<std::string> scenario_failures;
+};
+std::string FormatHtml(const HtmlReport& report);
 
 // The memory map as a table: regions, aliases, peripherals, gates, reset contents, boot.
 std::string FormatBoard(const Board& board);

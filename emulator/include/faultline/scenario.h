@@ -136,11 +136,13 @@ struct ScenarioResult {
   double seconds = 0;
   std::optional<RunResult> run;
   std::vector<std::pair<std::string, uint64_t>> random_seeds;  // region, seed
+  std::string html;  // the scenario's HTML page (FormatHtml), when asked for and it ran
 };
 
 // Loads, prepares, runs and checks one scenario. Input errors during preparation or
-// the run become Status::kError.
-ScenarioResult RunScenario(const Scenario& scenario);
+// the run become Status::kError. With `html`, also formats the scenario's HTML page
+// (the run, the static check of its image, the expectations that failed).
+ScenarioResult RunScenario(const Scenario& scenario, bool html = false);
 
 struct Shard {
   int index = 1;  // 1-based
@@ -159,6 +161,7 @@ struct SuiteOptions {
   int jobs = 1;
   Shard shard;
   std::string filter;  // fnmatch glob on the scenario's name, board/name or path
+  bool html = false;   // format each scenario's HTML page (ScenarioResult::html)
   // Called as each scenario starts (index from 1), from worker threads, serialised.
   std::function<void(size_t index, size_t total, const std::string& label)> on_start;
 };
@@ -184,5 +187,9 @@ std::filesystem::path DefaultFixturesDir(const std::string& flag);
 std::string FormatScenarioTable(const SuiteResult& result);
 std::string FormatScenarioJunit(const SuiteResult& result);
 std::string FormatScenarioJson(const SuiteResult& result);
+// `scenario --html DIR`: the file name of a scenario's page in DIR ("BOARD_NAME.html"),
+// and the index page linking every page that was written, with pass/fail.
+std::string ScenarioPageName(const ScenarioResult& result);
+std::string FormatScenarioHtmlIndex(const SuiteResult& result);
 
 }  // namespace faultline

@@ -609,6 +609,12 @@ size_t CheckResult::warnings() const {
                               [](const Diagnostic& d) { return d.severity == Diagnostic::Severity::kWarning; }));
 }
 
+std::optional<std::string> MapFileBeside(const std::filesystem::path& elf) {
+  std::filesystem::path beside = std::filesystem::path(elf).replace_extension(".map");
+  if (!std::filesystem::is_regular_file(beside)) return std::nullopt;
+  return beside.string();
+}
+
 CheckResult Check(const Board& board, const Image& image, const CheckOptions& options) {
   return Checker(board, image, options).Run();
 }

@@ -98,35 +98,8 @@ void AppendFirmwareView(std::string& out, const Fault& f) {
 
 }  // namespace
 
-std::string FormatRunText(const RunResult& r, const Board& board) {
+std::string FormatOutcomeText(const RunResult& r, const Board& board) {
   std::string out;
-  out += fmt::format("faultline: {} on board {} ({}), load mode {}\n", r.firmware, r.board,
-                     ToString(board.cpu), ToString(r.load_mode));
-  if (!r.boot_source.empty()) {
-    out += fmt::format("  boot: vector table at 0x{:08x} ({}; the board's is 0x{:08x})\n", r.vector_table,
-                       r.boot_source, board.boot.vector_table);
-  }
-  for (const LoadedSegment& s : r.loaded) {
-    out += fmt::format("  segment {} [{}] 0x{:08x} +{:<8} -> {:<10} {}{}\n", s.index, s.sections,
-                       s.load_address, s.size, s.region,
-                       s.written ? "written"
-                                 : "NOT written (volatile RAM: a flash programmer does not load it)",
-                       s.run_address != s.load_address
-                           ? fmt::format("; runs at 0x{:08x}: startup code must copy it there", s.run_address)
-                           : "");
-  }
-  if (!r.console.empty()) {
-    out += "--- console ---\n" + r.console;
-    if (r.console.back() != '\n') out += "\n";
-    out += "---------------\n";
-  }
-  for (const UartOutput& u : r.uart) {
-    if (u.text.empty()) continue;
-    std::string title = fmt::format("--- {} ({}) ---", u.uart, u.model);
-    out += title + "\n" + u.text;
-    if (u.text.back() != '\n') out += "\n";
-    out += std::string(title.size(), '-') + "\n";
-  }
   switch (r.outcome) {
     case Outcome::kExit:
       out += fmt::format("outcome: exit, status {} ({}) after {} instructions\n", r.exit_code,
@@ -174,6 +147,39 @@ std::string FormatRunText(const RunResult& r, const Board& board) {
                          r.unsupported->what);
       break;
   }
+  return out;
+}
+
+std::string FormatRunText(const RunResult& r, const Board& board) {
+  std::string out;
+  out += fmt::format("faultline: {} on board {} ({}), load mode {}\n", r.firmware, r.board,
+                     ToString(board.cpu), ToString(r.load_mode));
+  if (!r.boot_source.empty()) {
+    out += fmt::format("  boot: vector table at 0x{:08x} ({}; the board's is 0x{:08x})\n", r.vector_table,
+                       r.boot_source, board.boot.vector_table);
+  }
+  for (const LoadedSegment& s : r.loaded) {
+    out += fmt::format("  segment {} [{}] 0x{:08x} +{:<8} -> {:<10} {}{}\n", s.index, s.sections,
+                       s.load_address, s.size, s.region,
+                       s.written ? "written"
+                                 : "NOT written (volatile RAM: a flash programmer does not load it)",
+                       s.run_address != s.load_address
+                           ? fmt::format("; runs at 0x{:08x}: startup code must copy it there", s.run_address)
+                           : "");
+  }
+  if (!r.console.empty()) {
+    out += "--- console ---\n" + r.console;
+    if (r.console.back() != '\n') out += "\n";
+    out += "---------------\n";
+  }
+  for (const UartOutput& u : r.uart) {
+    if (u.text.empty()) continue;
+    std::string title = fmt::format("--- {} ({}) ---", u.uart, u.model);
+    out += title + "\n" + u.text;
+    if (u.text.back() != '\n') out += "\n";
+    out += std::string(title.size(), '-') + "\n";
+  }
+  out += FormatOutcomeText(r, board);
   if (!r.events.empty()) {
     out += "events:\n";
     for (const Event& e : r.events) {

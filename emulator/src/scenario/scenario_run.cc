@@ -5,7 +5,9 @@
 #include <chrono>
 #include <regex>
 
+#include "faultline/check.h"
 #include "faultline/error.h"
+#include "faultline/report.h"
 #include "faultline/scenario.h"
 #include "../cpu/exceptions.h"
 #include "glob.h"
@@ -317,7 +319,7 @@ std::vector<std::string> CheckExpectations(const Scenario& s, const PreparedScen
   return out;
 }
 
-ScenarioResult RunScenario(const Scenario& s) {
+ScenarioResult RunScenario(const Scenario& s, bool html) {
   ScenarioResult result;
   result.path = s.path;
   result.name = s.name;
@@ -331,6 +333,22 @@ ScenarioResult RunScenario(const Scenario& s) {
     RunResult run = Run(s.board, prepared.image, prepared.options);
     result.failures = CheckExpectations(s, prepared, run);
     result.status = result.failures.empty() ? ScenarioResult::Status::kPass : ScenarioResult::Status::kFail;
+    if (html) {
+      CheckOptions check_options;
+      check_options.boot_address = s.boot_address;
+      check_options.map_file = MapFileBeside(s.firmware);
+      const CheckResult check = Check(s.board, prepared.image, check_options);
+      HtmlReport page;
+      page.board = &s.board;
+      page.image = &prepared.image;
+      page.check = &check;
+      page.run = &run;
+      page.scenario = s.name;
+      page.scenario_description = s.description;
+      page.scenario_passed = result.failures.empty();
+      page.scenario_failures = result.failures;
+      result.html = FormatHtml(page);
+    }
     result.run = std::move(run);
   } catch (const InputError& e) {
     result.status = ScenarioResult::Status::kError;

@@ -99,7 +99,7 @@ SuiteResult RunScenarioSuite(const SuiteOptions& options) {
         std::lock_guard lock(progress);
         options.on_start(i + 1, shard.size(), shard[i]->board.name + "/" + shard[i]->name);
       }
-      result.scenarios[i] = RunScenario(*shard[i]);
+      result.scenarios[i] = RunScenario(*shard[i], options.html);
     }
   };
   size_t jobs = std::clamp<size_t>(size_t(std::max(options.jobs, 1)), 1, std::max<size_t>(shard.size(), 1));

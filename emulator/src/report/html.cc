@@ -1,0 +1,801 @@
+// The HTML report: one self-contained page (inline CSS and SVG; nothing fetched) that
+// draws the board's memory map with the image placed on it, for `run --html`,
+// `check --html` and `scenario --html`. Fed by the same results the text and JSON
+// reports format. Every string that comes from a user's file (section, symbol, region
+// names, console text) goes through Escape().
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+
+#include "faultline/memory_map.h"
+#include "faultline/report.h"
+#include "faultline/scenario.h"
+
+namespace faultline {
+
+namespace {
+
+std::string Escape(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      case '\n':
+      case '\t': out += ch; break;
+      default:
+        // Control bytes (a UART's escape sequences, a stray NUL) as their Unicode
+        // control pictures (U+2400 + c), so the page stays valid and shows them.
+        if (c < 0x20 || c == 0x7f) {
+          out += fmt::format("&#x{:x};", c == 0x7f ? 0x2421 : 0x2400 + c);
+        } else {
+          out += ch;
+        }
+    }
+  }
+  return out;
+}
+
+std::string Hex(uint64_t v) { return fmt::format("0x{:08x}", v); }
+
+std::string Bytes(uint64_t n) {
+  if (n >= (1ull << 30) && n % (1ull << 30) == 0) return fmt::format("{} GiB", n >> 30);
+  if (n >= (1ull << 20) && n % (1ull << 20) == 0) return fmt::format("{} MiB", n >> 20);
+  if (n >= (1ull << 20)) return fmt::format("{:.1f} MiB", double(n) / double(1ull << 20));
+  if (n >= 1024 && n % 1024 == 0) return fmt::format("{} KiB", n >> 10);
+  if (n >= 1024) return fmt::format("{:.1f} KiB", double(n) / 1024.0);
+  return fmt::format("{} B", n);
+}
+
+std::string WithSymbol(uint64_t addr, const std::optional<SymbolRef>& sym) {
+  return sym ? fmt::format("{} &lt;{}&gt;", Hex(addr), Escape(sym->ToString())) : Hex(addr);
+}
+
+// A section with where it runs and, for PROGBITS, where its bytes are stored, and
+// whether a copy-table entry copies the one to the other.
+struct PlacedSection {
+  const Section* section = nullptr;
+  std::optional<uint64_t> load;
+  bool copied = false;  // a copy-table entry covers it, from its load address
+};
+
+std::vector<PlacedSection> PlaceSections(const Image& image, const CheckResult& check) {
+  std::vector<PlacedSection> out;
+  for (const Section& s : image.sections) {
+    if (!s.alloc || s.size == 0) continue;
+    PlacedSection p{&s, std::nullopt, false};
+    if (!s.nobits) {
+      for (const Segment& seg : image.segments) {
+        if (s.address >= seg.run_address && s.address + s.size <= seg.run_address + seg.bytes.size()) {
+          p.load = seg.load_address + (s.address - seg.run_address);
+          break;
+        }
+      }
+    }
+    if (p.load && *p.load != s.address) {
+      for (const CopyTableEntry& e : check.copy_table) {
+        if (s.address >= e.destination && s.address + s.size <= e.destination + e.words * 4 &&
+            e.source + (s.address - e.destination) == *p.load) {
+          p.copied = true;
+        }
+      }
+    }
+    out.push_back(p);
+  }
+  return out;
+}
+
+// The state of each gate at reset and, after a run, at its end: the board's register
+// reset values with the firmware's last write to each register applied (the run records
+// the last value written to every declared register).
+struct GateStates {
+  std::vector<bool> at_reset;
+  std::vector<bool> at_end;
+  std::vector<std::string> why_closed_at_end;
+};
+
+GateStates ComputeGates(const Board& board, const RunResult* run) {
+  GateStates g;
+  MemoryMap map(board);
+  for (size_t i = 0; i < map.gates().size(); ++i) g.at_reset.push_back(map.GateOpen(i));
+  if (run != nullptr) {
+    for (const RegisterWrite& w : run->register_writes) {
+      for (size_t p = 0; p < map.peripherals().size(); ++p) {
+        const Peripheral& per = map.peripherals()[p];
+        if (per.uart || per.timer) continue;  // their writes transmit or count, and gate nothing
+        for (size_t r = 0; r < per.registers.size(); ++r) {
+          if (per.name + "." + per.registers[r].name == w.name) map.WriteRegister(p, r, w.value);
+        }
+      }
+    }
+  }
+  for (size_t i = 0; i < map.gates().size(); ++i) {
+    g.at_end.push_back(map.GateOpen(i));
+    g.why_closed_at_end.push_back(map.GateOpen(i) ? "" : map.ExplainClosed(i));
+  }
+  return g;
+}
+
+// One horizontal band of the map: a region, an alias, a top-level peripheral window, or
+// a folded gap between them. Addresses inside a band map linearly onto its height.
+struct Band {
+  uint64_t base = 0, end = 0;  // end exclusive
+  std::string name;            // empty for a gap
+  std::string what;            // "sram rwx", "alias of dtcm", "peripheral"
+  std::string css;             // region | alias | peripheral | gap
+  std::optional<size_t> gate;  // index into board.gates
+  double y = 0, h = 0;
+  std::vector<const Peripheral*> nested;  // modelled peripherals inside a bus window
+};
+
+constexpr double kAddrX = 150;    // right edge of the address column
+constexpr double kBandX = 250;    // the bands
+constexpr double kBandW = 230;
+constexpr double kLaneX = kBandX + kBandW - 74;  // sections inside a band
+constexpr double kLaneW = 66;
+constexpr double kLabelX = 540;   // the label column
+constexpr double kWidth = 960;
+constexpr double kLabelStep = 15;
+constexpr double kGapH = 24;
+
+// A name in the label column, joined to what it names by a leader line.
+struct Label {
+  double anchor_x = 0, anchor_y = 0;
+  std::string text;  // already escaped
+  std::string css;
+  double y = 0;      // after spreading
+};
+
+class MapDrawing {
+ public:
+  MapDrawing(const HtmlReport& in, const std::vector<PlacedSection>& sections, const GateStates& gates)
+      : in_(in), sections_(sections), gates_(gates) {}
+
+  std::string Svg() {
+    BuildBands();
+    Layout();
+    std::string body;
+    for (const Band& b : bands_) DrawBand(body, b);
+    for (const PlacedSection& p : sections_) DrawSection(body, p);
+    DrawArrows(body);
+    DrawMarkers(body);
+    double height = bands_.empty() ? 40 : bands_.back().y + bands_.back().h + 20;
+    std::string labels = DrawLabels(&height);
+    std::string out = fmt::format(
+        "<svg id=\"memory-map\" viewBox=\"0 0 {0} {1:.0f}\" width=\"{0}\" "
+        "height=\"{1:.0f}\" role=\"img\" aria-label=\"memory map of board {2}\">\n",
+        kWidth, height, Escape(in_.board->name));
+    out += "<defs><pattern id=\"hatch\" width=\"8\" height=\"8\" patternUnits=\"userSpaceOnUse\" "
+           "patternTransform=\"rotate(45)\"><rect width=\"8\" height=\"8\" class=\"hatch-bg\"/>"
+           "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"8\" class=\"hatch-line\"/></pattern>"
+           "<marker id=\"arrow-ok\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" "
+           "markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" class=\"copy-ok-head\"/>"
+           "</marker><marker id=\"arrow-missing\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" "
+           "markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" "
+           "class=\"copy-missing-head\"/></marker></defs>\n";
+    out += body + labels + "</svg>\n";
+    return out;
+  }
+
+ private:
+  void BuildBands() {
+    const Board& board = *in_.board;
+    std::vector<Band> windows;
+    auto gate_of = [&](const std::string& region) -> std::optional<size_t> {
+      for (size_t g = 0; g < board.gates.size(); ++g) {
+        if (board.gates[g].region == region) return g;
+      }
+      return std::nullopt;
+    };
+    for (const Region& r : board.regions) {
+      windows.push_back({r.base, r.end(), r.name, fmt::format("{} {}", ToString(r.kind), AccessString(r.access)),
+                         "region", gate_of(r.name)});
+    }
+    for (const Alias& a : board.aliases) {
+      windows.push_back({a.base, a.base + a.size, a.name, "alias of " + a.of, "alias", gate_of(a.of)});
+    }
+    std::vector<const Peripheral*> peripherals;
+    for (const Peripheral& p : board.peripherals) peripherals.push_back(&p);
+    // Outer windows first, so that a modelled peripheral nests in its bus window.
+    std::sort(peripherals.begin(), peripherals.end(), [](const Peripheral* a, const Peripheral* b) {
+      return a->base != b->base ? a->base < b->base : a->size > b->size;
+    });
+    for (const Peripheral* p : peripherals) {
+      bool nested = false;
+      for (Band& w : windows) {
+        if (w.css == "peripheral" && p->base >= w.base && p->base + p->size <= w.end) {
+          w.nested.push_back(p);
+          nested = true;
+          break;
+        }
+      }
+      if (!nested) {
+        windows.push_back({p->base, p->base + p->size, p->name,
+                           p->uart ? "uart " + ToString(*p->uart) : p->unimplemented ? "peripherals (unmodelled)" : "peripheral",
+                           "peripheral", std::nullopt});
+      }
+    }
+    std::stable_sort(windows.begin(), windows.end(), [](const Band& a, const Band& b) { return a.base < b.base; });
+    // The whole 4 GiB address space, top to bottom: windows, and folded gaps between them.
+    uint64_t at = 0;
+    for (Band& w : windows) {
+      if (w.base < at) continue;  // overlaps the one before (a board error check reports it)
+      if (w.base > at) bands_.push_back({at, w.base, "", "", "gap"});
+      at = w.end;
+      bands_.push_back(std::move(w));
+    }
+    if (at < (1ull << 32)) bands_.push_back({at, 1ull << 32, "", "", "gap"});
+  }
+
+  // Readable scale: a band's height grows with the logarithm of its size, and with the
+  // number of things to name in it; gaps are folded to a fixed height.
+  void Layout() {
+    std::vector<size_t> items(bands_.size(), 0);
+    auto count = [&](uint64_t addr) {
+      if (int b = BandOf(addr); b >= 0) ++items[size_t(b)];
+    };
+    for (const PlacedSection& p : sections_) {
+      count(p.section->address);
+      if (p.load && *p.load != p.section->address) count(*p.load);
+    }
+    for (const Band& b : bands_) {
+      for (const Peripheral* p : b.nested) count(p->base);
+    }
+    double y = 10;
+    for (size_t i = 0; i < bands_.size(); ++i) {
+      Band& b = bands_[i];
+      if (b.css == "gap") {
+        b.h = kGapH;
+      } else {
+        double kib = std::max(1.0, double(b.end - b.base) / 1024.0);
+        // Peripheral windows matter less than memory: they stay thin.
+        b.h = b.css == "peripheral" ? 30.0 : std::clamp(24.0 + 7.0 * std::log2(kib), 30.0, 150.0);
+        b.h = std::round(std::max(b.h, kLabelStep * double(items[i]) + 8.0));  // bands on whole pixels
+      }
+      b.y = y;
+      y += b.h;
+    }
+  }
+
+  int BandOf(uint64_t addr) const {
+    for (size_t i = 0; i < bands_.size(); ++i) {
+      if (addr >= bands_[i].base && addr < bands_[i].end) return int(i);
+    }
+    return -1;
+  }
+
+  // Where an address lies on the map (linear inside its band).
+  double Y(uint64_t addr) const {
+    if (addr >= (1ull << 32)) return bands_.back().y + bands_.back().h;
+    // Kept off the band's lower edge, which is the next band's upper edge.
+    const Band& b = bands_[size_t(BandOf(addr))];
+    return b.y + std::min(b.h * double(addr - b.base) / double(b.end - b.base), b.h - 0.05);
+  }
+
+  void DrawBand(std::string& out, const Band& b) {
+    if (b.css == "gap") {
+      out += fmt::format(
+          "<g class=\"gap-band\"><rect class=\"gap folded\" data-base=\"{0}\" data-end=\"{1}\" x=\"{2}\" y=\"{3:.1f}\" "
+          "width=\"{4}\" height=\"{5:.1f}\"/><path class=\"fold\" d=\"M{2},{6:.1f} l10,-5 l10,10 l10,-10 l10,10 "
+          "l10,-5\"/><text class=\"gap-text\" x=\"{7}\" y=\"{8:.1f}\">{9} unmapped, folded</text>"
+          "<title>{0}-{1}: no region (folded)</title></g>\n",
+          Hex(b.base), Hex(b.end - 1), kBandX, b.y, kBandW, b.h, b.y + b.h / 2, kBandX + 58, b.y + b.h / 2 + 4,
+          Bytes(b.end - b.base));
+      return;
+    }
+    std::string css = b.css;
+    if (b.gate) css += gates_.at_end[*b.gate] ? " gate-open" : " gate-closed";
+    out += fmt::format(
+        "<g class=\"band\"><rect class=\"{0}\" data-region=\"{1}\" data-base=\"{2}\" data-end=\"{3}\" x=\"{4}\" "
+        "y=\"{5:.1f}\" width=\"{6}\" height=\"{7:.1f}\"><title>{1}: {2}-{3}, {8}, {9}</title></rect>",
+        css, Escape(b.name), Hex(b.base), Hex(b.end - 1), kBandX, b.y, kBandW, b.h, Bytes(b.end - b.base),
+        Escape(b.what));
+    out += fmt::format("<text class=\"band-name\" x=\"{}\" y=\"{:.1f}\">{}</text>", kBandX + 6, b.y + 15,
+                       Escape(b.name));
+    if (b.h >= 42) {
+      out += fmt::format("<text class=\"band-what\" x=\"{}\" y=\"{:.1f}\">{}, {}</text>", kBandX + 6, b.y + 29,
+                         Bytes(b.end - b.base), Escape(b.what));
+    }
+    if (b.gate) {
+      const bool open = gates_.at_end[*b.gate];
+      out += fmt::format("<text class=\"gate-badge {}\" x=\"{}\" y=\"{:.1f}\">gate {}</text>",
+                         open ? "open" : "closed", kBandX + 6, b.y + (b.h >= 56 ? 43 : b.h - 4),
+                         open ? "open" : "closed");
+    }
+    out += fmt::format("<text class=\"addr\" x=\"{}\" y=\"{:.1f}\">{}</text>", kAddrX, b.y + 10, Hex(b.base));
+    if (b.h >= 40) {
+      out += fmt::format("<text class=\"addr end\" x=\"{}\" y=\"{:.1f}\">{}</text>", kAddrX, b.y + b.h - 3,
+                         Hex(b.end - 1));
+    }
+    out += "</g>\n";
+    for (const Peripheral* p : b.nested) {
+      double y0 = Y(p->base), h = std::max(3.0, Y(p->base + p->size - 1) - y0);
+      out += fmt::format(
+          "<rect class=\"nested-peripheral\" data-peripheral=\"{0}\" x=\"{1}\" y=\"{2:.1f}\" width=\"{3}\" "
+          "height=\"{4:.1f}\"><title>{0}: {5}-{6}</title></rect>\n",
+          Escape(p->name), kLaneX, y0, kLaneW, h, Hex(p->base), Hex(p->base + p->size - 1));
+      labels_.push_back({kLaneX + kLaneW, y0 + h / 2,
+                         fmt::format("{} {}", Escape(p->name), p->uart ? "(uart)" : ""), "label-peripheral"});
+    }
+  }
+
+  void DrawSection(std::string& out, const PlacedSection& p) {
+    const Section& s = *p.section;
+    double y0 = Y(s.address), h = std::max(3.0, Y(s.address + s.size - 1) - y0);
+    const bool moved = p.load && *p.load != s.address;
+    std::string css = std::string("section") + (s.exec ? " code" : s.nobits ? " bss" : s.write ? " data" : " rodata");
+    if (moved && !p.copied) css += " not-copied";
+    out += fmt::format(
+        "<rect class=\"{0}\" data-section=\"{1}\" data-address=\"{2}\" data-size=\"{3}\" x=\"{4}\" y=\"{5:.1f}\" "
+        "width=\"{6}\" height=\"{7:.1f}\"><title>{1}: runs at {2}, {8}{9}</title></rect>\n",
+        css, Escape(s.name), Hex(s.address), s.size, kLaneX, y0, kLaneW, h, Bytes(s.size),
+        moved ? fmt::format(", loaded at {}", Hex(*p.load)) : "");
+    labels_.push_back({kLaneX + kLaneW, y0 + h / 2,
+                       fmt::format("{} <tspan class=\"label-detail\">{} {}</tspan>", Escape(s.name), Hex(s.address),
+                                   Bytes(s.size)),
+                       moved && !p.copied ? "label-section not-copied" : "label-section"});
+    if (moved) {
+      double ly = Y(*p.load), lh = std::max(3.0, Y(*p.load + s.size - 1) - ly);
+      out += fmt::format(
+          "<rect class=\"load-image\" data-section=\"{0}\" data-load=\"{1}\" x=\"{2}\" y=\"{3:.1f}\" width=\"{4}\" "
+          "height=\"{5:.1f}\"><title>load image of {0} at {1}</title></rect>\n",
+          Escape(s.name), Hex(*p.load), kLaneX, ly, kLaneW, lh);
+      labels_.push_back({kLaneX + kLaneW, ly + lh / 2,
+                         fmt::format("load image of {} <tspan class=\"label-detail\">{}</tspan>", Escape(s.name),
+                                     Hex(*p.load)),
+                         "label-load"});
+      arrows_.push_back({&p, ly + lh / 2, y0 + h / 2});
+    }
+  }
+
+  // Copy arrows from each load image to where its section runs, bulging left of the
+  // bands, each on its own track.
+  void DrawArrows(std::string& out) {
+    for (size_t i = 0; i < arrows_.size(); ++i) {
+      const Arrow& a = arrows_[i];
+      const bool ok = a.section->copied;
+      double bulge = kBandX - 18 - 11 * double(i % 8);
+      out += fmt::format(
+          "<path class=\"copy-arrow {0}\" data-section=\"{1}\" d=\"M{2},{3:.1f} C{4},{3:.1f} {4},{5:.1f} {2},{5:.1f}\" "
+          "marker-end=\"url(#arrow-{0})\"><title>{6}</title></path>\n",
+          ok ? "ok" : "missing", Escape(a.section->section->name), kLaneX, a.from_y, bulge, a.to_y,
+          ok ? fmt::format("the copy table copies {} from {} to {}", Escape(a.section->section->name),
+                           Hex(*a.section->load), Hex(a.section->section->address))
+             : fmt::format("no copy-table entry copies {} from {} to {}", Escape(a.section->section->name),
+                           Hex(*a.section->load), Hex(a.section->section->address)));
+    }
+  }
+
+  void DrawMarkers(std::string& out) {
+    const RunResult* r = in_.run;
+    if (r == nullptr) return;
+    if (r->fault && r->fault->access && r->fault->address < (1ull << 32)) {
+      const Fault& f = *r->fault;
+      double y = Y(f.address);
+      out += fmt::format(
+          "<g class=\"fault\"><line id=\"fault-marker\" class=\"fault-marker\" data-address=\"{0}\" x1=\"{1}\" "
+          "y1=\"{2:.2f}\" x2=\"{3}\" y2=\"{2:.2f}\"/><circle class=\"fault-dot\" cx=\"{1}\" cy=\"{2:.2f}\" r=\"5\"/>"
+          "<title>{4}: {5} at {0}</title></g>\n",
+          Hex(f.address), kBandX - 12, y, kBandX + kBandW + 12, Escape(f.kind), ToString(*f.access));
+      labels_.push_back({kBandX + kBandW + 12, y,
+                         fmt::format("&#x2716; {}: {} of {} at {} ({})", Escape(f.kind), ToString(*f.access), f.size,
+                                     Hex(f.address), f.region.empty() ? "no region" : "in " + Escape(f.region)),
+                         "label-fault"});
+    }
+    // The instruction the run ended at: the faulting one, or where it hung.
+    std::optional<std::pair<uint32_t, std::optional<SymbolRef>>> pc;
+    if (r->fault) pc = {r->fault->pc, r->fault->pc_symbol};
+    if (!r->fault && r->hang) pc = {r->hang->pc, r->hang->pc_symbol};
+    if (!r->fault && r->unsupported) pc = {r->unsupported->pc, r->unsupported->pc_symbol};
+    if (pc) {
+      double y = Y(pc->first);
+      out += fmt::format(
+          "<path id=\"pc-marker\" class=\"pc-marker\" data-address=\"{0}\" d=\"M{1},{2:.2f} l6,-6 l6,6 l-6,6 z\">"
+          "<title>the run ended at the instruction at {0}</title></path>\n",
+          Hex(pc->first), kBandX + kBandW + 2, y);
+      labels_.push_back({kBandX + kBandW + 14, y, fmt::format("&#x25C6; pc {}", WithSymbol(pc->first, pc->second)),
+                         "label-pc"});
+    }
+    for (const Event& e : r->events) {
+      if (e.first_address >= (1ull << 32) || e.kind.rfind("scs-", 0) == 0) continue;
+      double y = Y(e.first_address);
+      out += fmt::format(
+          "<path class=\"event-marker\" data-kind=\"{0}\" data-address=\"{1}\" d=\"M{2},{3:.2f} l-9,-5 l0,10 z\">"
+          "<title>{4}</title></path>\n",
+          Escape(e.kind), Hex(e.first_address), kBandX - 2, y, Escape(e.message));
+      labels_.push_back({kBandX + kBandW, y,
+                         fmt::format("&#x25B2; {} {} &#xd7;{}", Escape(e.kind), Escape(e.where), e.count),
+                         "label-event"});
+    }
+  }
+
+  // Labels sorted by the height of what they name, pushed down so that none overlap.
+  std::string DrawLabels(double* height) {
+    std::stable_sort(labels_.begin(), labels_.end(),
+                     [](const Label& a, const Label& b) { return a.anchor_y < b.anchor_y; });
+    double next = 0;
+    std::string out;
+    for (Label& l : labels_) {
+      l.y = std::max(l.anchor_y, next);
+      next = l.y + kLabelStep;
+      out += fmt::format(
+          "<path class=\"leader {0}\" d=\"M{1},{2:.1f} L{3},{2:.1f} L{4},{5:.1f} L{6},{5:.1f}\"/>"
+          "<text class=\"label {0}\" x=\"{7}\" y=\"{8:.1f}\">{9}</text>\n",
+          l.css, l.anchor_x, l.anchor_y, l.anchor_x + 8, kLabelX - 22, l.y, kLabelX - 4, kLabelX, l.y + 4, l.text);
+    }
+    *height = std::max(*height, next + 20);
+    return out;
+  }
+
+  struct Arrow {
+    const PlacedSection* section;
+    double from_y, to_y;
+  };
+
+  const HtmlReport& in_;
+  const std::vector<PlacedSection>& sections_;
+  const GateStates& gates_;
+  std::vector<Band> bands_;
+  std::vector<Label> labels_;
+  std::vector<Arrow> arrows_;
+};
+
+const char* kStyle = R"css(
+:root { color-scheme: light dark; --bg: #ffffff; --fg: #1d2330; --muted: #5b6475; --line: #c9ced8;
+  --panel: #f4f6f9; --region: #dbe8fb; --alias: #ece4fb; --periph: #eef0f3; --gap: #fafafa;
+  --code: #4a7bd0; --data: #2f9a6a; --rodata: #7b8cab; --bss: #c99a2e; --bad: #d4301f; --ok: #2f8f4e;
+  --warn: #b7791f; --load: #9aa3b2; }
+@media (prefers-color-scheme: dark) {
+  :root { --bg: #14171d; --fg: #e4e8ef; --muted: #9aa3b2; --line: #3a414e; --panel: #1d222b;
+    --region: #203450; --alias: #33284a; --periph: #272c35; --gap: #181b21; --code: #6f9df0;
+    --data: #48c08a; --rodata: #8d9dbb; --bss: #e0b451; --bad: #ff6b5a; --ok: #5cc97f; --warn: #e8a94a;
+    --load: #6b7383; }
+}
+@media print { :root { color-scheme: light; --bg: #fff; --fg: #000; --panel: #fff; }
+  section, figure, tr { break-inside: avoid; } details { display: block; } details > * { display: block; }
+  #memory-map { max-width: 100%; height: auto; } }
+*, *::before, *::after { box-sizing: border-box; }
+body { background: var(--bg); color: var(--fg); font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif;
+  margin: 0 auto; padding: 1.2em 1.5em 3em; max-width: 1100px; }
+h1 { font-size: 1.45em; margin: 0 0 .2em; } h2 { font-size: 1.15em; margin: 1.6em 0 .5em;
+  border-bottom: 1px solid var(--line); padding-bottom: .2em; }
+code, pre, .mono { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12.5px; }
+pre { background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: .7em .9em;
+  overflow-x: auto; white-space: pre-wrap; word-break: break-word; }
+table { border-collapse: collapse; width: 100%; margin: .4em 0; }
+th, td { text-align: left; padding: .25em .6em; border-bottom: 1px solid var(--line); vertical-align: top; }
+th { color: var(--muted); font-weight: 600; }
+.meta { color: var(--muted); }
+.badge { display: inline-block; border-radius: 4px; padding: .05em .55em; font-weight: 600; color: #fff; }
+.badge.exit-ok, .badge.pass { background: var(--ok); } .badge.fail, .badge.fault, .badge.lockup,
+.badge.unsupported { background: var(--bad); } .badge.hang, .badge.limit, .badge.exit-nonzero { background: var(--warn); }
+.error { color: var(--bad); font-weight: 600; } .warning { color: var(--warn); font-weight: 600; }
+.note { color: var(--muted); font-weight: 600; }
+.diag { margin: .5em 0 .9em; } .diag .fix { margin-left: 1.2em; } .diag .fix::before { content: "fix: "; font-weight: 600; }
+.missing-copy { color: var(--bad); font-weight: 600; }
+figure { margin: 0; overflow-x: auto; }
+.legend span { margin-right: 1.1em; white-space: nowrap; }
+.swatch { display: inline-block; width: .9em; height: .9em; vertical-align: -.1em; margin-right: .3em;
+  border: 1px solid var(--line); }
+#memory-map { font: 11px ui-monospace, "DejaVu Sans Mono", monospace; max-width: 100%; height: auto; }
+#memory-map .region { fill: var(--region); stroke: var(--line); }
+#memory-map .alias { fill: var(--alias); stroke: var(--line); }
+#memory-map .peripheral { fill: var(--periph); stroke: var(--line); }
+#memory-map .gate-closed { fill: url(#hatch); stroke: var(--bad); stroke-width: 1.5; }
+#memory-map .gate-open { stroke: var(--ok); stroke-width: 1.5; }
+#memory-map .hatch-bg { fill: var(--periph); } #memory-map .hatch-line { stroke: var(--bad); stroke-width: 2; opacity: .35; }
+#memory-map .gap { fill: var(--gap); stroke: var(--line); stroke-dasharray: 3 3; }
+#memory-map .fold { fill: none; stroke: var(--muted); }
+#memory-map .gap-text, #memory-map .addr, #memory-map .band-what, #memory-map .label-detail { fill: var(--muted); }
+#memory-map text { fill: var(--fg); } #memory-map .addr { text-anchor: end; }
+#memory-map .band-name { font-weight: 700; } #memory-map .gate-badge.closed { fill: var(--bad); font-weight: 700; }
+#memory-map .gate-badge.open { fill: var(--ok); font-weight: 700; }
+#memory-map .section { stroke: var(--bg); stroke-width: .5; } #memory-map .code { fill: var(--code); }
+#memory-map .data { fill: var(--data); } #memory-map .rodata { fill: var(--rodata); } #memory-map .bss { fill: var(--bss); }
+#memory-map .section.not-copied { stroke: var(--bad); stroke-width: 2; }
+#memory-map .nested-peripheral { fill: var(--muted); opacity: .6; }
+#memory-map .load-image { fill: none; stroke: var(--load); stroke-dasharray: 3 2; stroke-width: 1.5; }
+#memory-map .copy-arrow { fill: none; stroke-width: 1.8; } #memory-map .copy-arrow.ok { stroke: var(--ok); }
+#memory-map .copy-arrow.missing { stroke: var(--bad); stroke-dasharray: 5 3; }
+#memory-map .copy-ok-head { fill: var(--ok); } #memory-map .copy-missing-head { fill: var(--bad); }
+#memory-map .fault-marker { stroke: var(--bad); stroke-width: 2.5; } #memory-map .fault-dot { fill: var(--bad); }
+#memory-map .event-marker { fill: var(--warn); } #memory-map .pc-marker { fill: var(--code); }
+#memory-map .label.label-pc { fill: var(--code); font-weight: 700; }
+#memory-map .leader { fill: none; stroke: var(--line); } #memory-map .leader.label-fault { stroke: var(--bad); }
+#memory-map .label.label-fault, #memory-map .label.not-copied { fill: var(--bad); font-weight: 700; }
+#memory-map .label.label-event { fill: var(--warn); } #memory-map .label.label-load { fill: var(--muted); }
+)css";
+
+std::string PageHead(const std::string& title) {
+  return fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      "<meta name=\"generator\" content=\"faultline\">\n<title>faultline: {}</title>\n<style>{}</style>\n"
+      "</head>\n<body>\n",
+      Escape(title), kStyle);
+}
+
+std::string OutcomeBadge(const RunResult& r) {
+  if (r.outcome == Outcome::kExit) {
+    return fmt::format("<span class=\"badge {}\">exit {}</span>", r.exit_code == 0 ? "exit-ok" : "exit-nonzero",
+                       r.exit_code);
+  }
+  return fmt::format("<span class=\"badge {0}\">{0}</span>", ToString(r.outcome));
+}
+
+// The outcome in one line, for the page's header.
+std::string Summary(const RunResult& r) {
+  if (r.fault) {
+    const Fault& f = *r.fault;
+    std::string s = fmt::format("<b>{}</b>: {}", Escape(f.kind), Escape(f.detail));
+    if (f.access) {
+      s += fmt::format("; {} of {} at <code>{}</code> ({})", ToString(*f.access), f.size, Hex(f.address),
+                       f.region.empty() ? "in no region" : "in " + Escape(f.region));
+    }
+    return s + fmt::format("; instruction at <code>{}</code>", WithSymbol(f.pc, f.pc_symbol));
+  }
+  if (r.hang) return fmt::format("{} at <code>{}</code>", Escape(r.hang->why), WithSymbol(r.hang->pc, r.hang->pc_symbol));
+  if (r.unsupported) {
+    return fmt::format("{} at <code>{}</code>", Escape(r.unsupported->what),
+                       WithSymbol(r.unsupported->pc, r.unsupported->pc_symbol));
+  }
+  return Escape(r.stop_detail);
+}
+
+void AppendRegisters(std::string& out, const Registers& r, const std::string& caption) {
+  out += fmt::format("<table class=\"registers mono\"><caption class=\"meta\">{}</caption><tr>", caption);
+  auto cell = [&](const std::string& name, uint32_t v) {
+    out += fmt::format("<th>{}</th><td>{}</td>", name, Hex(v));
+  };
+  for (int i = 0; i < 13; ++i) {
+    cell(fmt::format("r{}", i), r.r[i]);
+    if (i % 4 == 3) out += "</tr><tr>";
+  }
+  cell("sp", r.sp);
+  cell("lr", r.lr);
+  cell("pc", r.pc);
+  out += "</tr><tr>";
+  cell("xpsr", r.xpsr);
+  cell("msp", r.msp);
+  cell("psp", r.psp);
+  cell("control", r.control);
+  out += "</tr></table>\n";
+}
+
+void AppendConsole(std::string& out, const RunResult& r) {
+  out += "<section id=\"console\"><h2>Console</h2>\n";
+  bool any = false;
+  if (!r.console.empty()) {
+    out += fmt::format("<h3>semihosting (stdout and stderr)</h3><pre class=\"console\" data-port=\"semihosting\">{}</pre>\n",
+                       Escape(r.console));
+    any = true;
+  }
+  for (const UartOutput& u : r.uart) {
+    out += fmt::format("<h3>{} <span class=\"meta\">({})</span></h3>", Escape(u.uart), Escape(u.model));
+    out += u.text.empty() ? "<p class=\"meta\">nothing transmitted</p>\n"
+                          : fmt::format("<pre class=\"console\" data-port=\"{}\">{}</pre>\n", Escape(u.uart),
+                                        Escape(u.text));
+    any = true;
+  }
+  if (!any) out += "<p class=\"meta\">The firmware wrote nothing.</p>\n";
+  out += "</section>\n";
+}
+
+void AppendDiagnostics(std::string& out, const CheckResult& c) {
+  out += fmt::format("<section id=\"check\"><h2>Static check <span class=\"meta\">({} error{}, {} warning{})</span></h2>\n",
+                     c.errors(), c.errors() == 1 ? "" : "s", c.warnings(), c.warnings() == 1 ? "" : "s");
+  out += fmt::format("<p class=\"meta\">startup tables: {}{}</p>\n", Escape(c.startup_layout),
+                     c.map_file.empty() ? "" : "; input sections from " + Escape(c.map_file));
+  if (!c.copy_table.empty() || !c.zero_table.empty()) {
+    out += "<table class=\"mono\"><tr><th>table</th><th>from</th><th>to</th><th>bytes</th></tr>\n";
+    for (const CopyTableEntry& e : c.copy_table) {
+      out += fmt::format("<tr><td>copy</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", Hex(e.source),
+                         Hex(e.destination), e.words * 4);
+    }
+    for (const ZeroTableEntry& e : c.zero_table) {
+      out += fmt::format("<tr><td>zero</td><td></td><td>{}</td><td>{}</td></tr>\n", Hex(e.destination), e.words * 4);
+    }
+    out += "</table>\n";
+  }
+  if (c.diagnostics.empty()) out += "<p>No findings.</p>\n";
+  for (const Diagnostic& d : c.diagnostics) {
+    const std::string sev = ToString(d.severity);
+    out += fmt::format("<div class=\"diag\" data-rule=\"{}\"><span class=\"{}\">{}</span>: <b>{}</b>: {}", Escape(d.rule),
+                       sev, sev, Escape(d.rule), Escape(d.message));
+    if (!d.section.empty()) {
+      out += fmt::format(" <span class=\"meta mono\">[{} at {}, {} bytes{}]</span>", Escape(d.section), Hex(d.address),
+                         d.size,
+                         d.load_address && *d.load_address != d.address ? ", load " + Hex(*d.load_address) : "");
+    }
+    out += fmt::format("<div class=\"fix\">{}</div></div>\n", Escape(d.fix));
+  }
+  out += "</section>\n";
+}
+
+void AppendTables(std::string& out, const HtmlReport& in, const std::vector<PlacedSection>& sections,
+                  const GateStates& gates) {
+  const Board& board = *in.board;
+  MemoryMap map(board);
+  auto region_at = [&](uint64_t addr) -> std::string {
+    int w = map.Find(addr);
+    return w < 0 ? "no region" : Escape(map.regions()[size_t(w)].name);
+  };
+  out += "<section id=\"regions\"><h2>Regions</h2>\n";
+  if (in.run != nullptr) {
+    out += "<p class=\"meta\">A gate's state at the end of the run is computed from the registers' reset values "
+           "with the firmware's last write to each register applied.</p>\n";
+  }
+  out += "<table><tr><th>region</th><th>range</th><th>size</th>"
+         "<th>kind</th><th>gate</th></tr>\n";
+  for (size_t i = 0; i < map.regions().size(); ++i) {
+    const Region& w = map.regions()[i];
+    std::string gate;
+    for (size_t g = 0; g < board.gates.size(); ++g) {
+      if (board.gates[g].region != map.BackingName(i)) continue;
+      std::string state = gates.at_reset[g] ? "open at reset" : "closed at reset";
+      if (in.run) state += gates.at_end[g] ? ", open at the end of the run" : ", closed at the end of the run";
+      gate = fmt::format("<code>{}</code> ({} when not): <b class=\"{}\">{}</b>", Escape(board.gates[g].when.text),
+                         ToString(board.gates[g].when_disabled), gates.at_end[g] ? "gate-open" : "error", state);
+      if (!gates.at_end[g]) gate += " <span class=\"meta\">(" + Escape(gates.why_closed_at_end[g]) + ")</span>";
+    }
+    out += fmt::format(
+        "<tr data-region=\"{0}\"><td>{0}</td><td class=\"mono\">{1}-{2}</td><td>{3}</td><td>{4}</td><td>{5}</td></tr>\n",
+        Escape(w.name), Hex(w.base), Hex(w.end() - 1), Bytes(w.size),
+        map.IsAlias(i) ? "alias of " + Escape(map.BackingName(i)) : ToString(w.kind) + " " + AccessString(w.access),
+        gate);
+  }
+  out += "</table></section>\n";
+
+  out += "<section id=\"sections\"><h2>Sections</h2>\n<table><tr><th>section</th><th>runs at</th><th>size</th>"
+         "<th>in</th><th>loaded from</th><th>copied by startup</th></tr>\n";
+  for (const PlacedSection& p : sections) {
+    const Section& s = *p.section;
+    const bool moved = p.load && *p.load != s.address;
+    out += fmt::format(
+        "<tr data-section=\"{0}\"><td class=\"mono\">{0}</td><td class=\"mono\">{1}</td><td>{2}</td><td>{3}</td>"
+        "<td class=\"mono\">{4}</td><td>{5}</td></tr>\n",
+        Escape(s.name), Hex(s.address), Bytes(s.size), region_at(s.address),
+        moved ? fmt::format("{} ({})", Hex(*p.load), region_at(*p.load)) : "",
+        !moved ? "" : p.copied ? "yes" : "<span class=\"missing-copy\">no copy-table entry</span>");
+  }
+  out += "</table></section>\n";
+
+  if (in.run != nullptr && !in.run->loaded.empty()) {
+    out += "<section id=\"segments\"><h2>Loading</h2>\n<table><tr><th>segment</th><th>sections</th><th>load address</th>"
+           "<th>size</th><th>region</th><th></th></tr>\n";
+    for (const LoadedSegment& s : in.run->loaded) {
+      out += fmt::format(
+          "<tr><td>{}</td><td class=\"mono\">{}</td><td class=\"mono\">{}</td><td>{}</td><td>{}</td><td>{}{}</td></tr>\n",
+          s.index, Escape(s.sections), Hex(s.load_address), Bytes(s.size), Escape(s.region),
+          s.written ? "written" : "<span class=\"missing-copy\">NOT written</span> (volatile RAM: a flash programmer "
+                                  "does not load it)",
+          s.run_address != s.load_address ? fmt::format("; runs at {}: startup code must copy it there", Hex(s.run_address))
+                                          : "");
+    }
+    out += "</table></section>\n";
+  }
+}
+
+void AppendRun(std::string& out, const RunResult& r, const Board& board) {
+  out += "<section id=\"outcome\"><h2>Outcome</h2>\n";
+  out += fmt::format("<pre class=\"views\">{}</pre>\n", Escape(FormatOutcomeText(r, board)));
+  if (r.fault && r.fault->registers && r.fault->handled_by_firmware) {
+    AppendRegisters(out, *r.fault->registers, "registers at the faulting instruction, before it ran");
+  }
+  AppendRegisters(out, r.registers, "registers where the run stopped");
+  out += "</section>\n";
+  if (!r.events.empty()) {
+    out += "<section id=\"events\"><h2>Events</h2>\n<table><tr><th>event</th><th>where</th><th>first address</th>"
+           "<th>times</th><th>first by</th></tr>\n";
+    for (const Event& e : r.events) {
+      out += fmt::format(
+          "<tr><td>{}<div class=\"meta\">{}</div></td><td>{}</td><td class=\"mono\">{}</td><td>{}</td>"
+          "<td class=\"mono\">{}{}</td></tr>\n",
+          Escape(e.kind), Escape(e.message), Escape(e.where), Hex(e.first_address), e.count,
+          WithSymbol(e.first_pc, e.first_pc_symbol), e.pc_precise ? "" : " (start of its block)");
+    }
+    out += "</table></section>\n";
+  }
+  if (!r.register_writes.empty()) {
+    out += "<section id=\"register-writes\"><h2>Peripheral registers written <span class=\"meta\">(last value)</span>"
+           "</h2>\n<table class=\"mono\">\n";
+    for (const RegisterWrite& w : r.register_writes) {
+      out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", Escape(w.name), Hex(w.value),
+                         Escape(w.fields), w.count > 1 ? fmt::format("{} writes", w.count) : "");
+    }
+    out += "</table></section>\n";
+  }
+  AppendConsole(out, r);
+}
+
+}  // namespace
+
+std::string FormatHtml(const HtmlReport& in) {
+  const Board& board = *in.board;
+  const Image& image = *in.image;
+  const CheckResult& check = *in.check;
+  const std::vector<PlacedSection> sections = PlaceSections(image, check);
+  const GateStates gates = ComputeGates(board, in.run);
+
+  std::string title = in.scenario.empty() ? image.path.filename().string() + " on " + board.name
+                                          : "scenario " + in.scenario + " (" + board.name + ")";
+  std::string out = PageHead(title);
+  out += fmt::format("<header><h1>{}</h1>\n", Escape(title));
+  if (in.scenario_passed) {
+    out += fmt::format("<p><span class=\"badge {0}\" id=\"scenario-status\">{0}</span> {1}</p>\n",
+                       *in.scenario_passed ? "pass" : "fail", Escape(in.scenario_description));
+    if (!in.scenario_failures.empty()) {
+      out += "<ul class=\"failures\">\n";
+      for (const std::string& f : in.scenario_failures) out += "<li class=\"error mono\">" + Escape(f) + "</li>\n";
+      out += "</ul>\n";
+    }
+  }
+  out += fmt::format("<p class=\"meta\">firmware <code>{}</code> on board <b>{}</b> ({}, {})",
+                     Escape(image.path.string()), Escape(board.name), ToString(board.cpu), Escape(board.description));
+  if (in.run != nullptr) {
+    const RunResult& r = *in.run;
+    out += fmt::format("; load mode {}; {} instructions</p>\n<p id=\"summary\">{} {} <span class=\"meta\">(exit code {})</span></p>\n",
+                       ToString(r.load_mode), r.instructions, OutcomeBadge(r), Summary(r), ExitStatus(r));
+  } else {
+    out += fmt::format("; static check only (not run)</p>\n<p><span class=\"badge {}\">{} error{}</span> {} warning{}</p>\n",
+                       check.errors() ? "fail" : "pass", check.errors(), check.errors() == 1 ? "" : "s",
+                       check.warnings(), check.warnings() == 1 ? "" : "s");
+  }
+  out += "</header>\n";
+
+  out += "<section id=\"map\"><h2>Memory map</h2>\n<p class=\"legend meta\">"
+         "<span><i class=\"swatch\" style=\"background:var(--code)\"></i>code</span> "
+         "<span><i class=\"swatch\" style=\"background:var(--data)\"></i>data</span> "
+         "<span><i class=\"swatch\" style=\"background:var(--rodata)\"></i>read-only</span> "
+         "<span><i class=\"swatch\" style=\"background:var(--bss)\"></i>zero-initialised</span> "
+         "<span>dashed box: load image</span><span style=\"color:var(--ok)\">&#x27f6; copied by startup</span> "
+         "<span style=\"color:var(--bad)\">&#x21e2; no copy-table entry</span> "
+         "<span>hatched: gate closed</span><span>bands grow with log(size); unmapped gaps folded</span></p>\n";
+  out += "<figure>" + MapDrawing(in, sections, gates).Svg() + "</figure></section>\n";
+  if (in.run != nullptr) AppendRun(out, *in.run, board);
+  AppendDiagnostics(out, check);
+  AppendTables(out, in, sections, gates);
+  out += "</body>\n</html>\n";
+  return out;
+}
+
+std::string ScenarioPageName(const ScenarioResult& r) {
+  std::string name = r.board + "_" + r.name;
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
+  }
+  return name + ".html";
+}
+
+std::string FormatScenarioHtmlIndex(const SuiteResult& result) {
+  std::string out = PageHead("scenarios");
+  out += fmt::format("<header><h1>faultline scenarios</h1>\n<p>{} scenarios: {} passed, {} failed, {} errors</p></header>\n",
+                     result.scenarios.size(), result.Count(ScenarioResult::Status::kPass),
+                     result.Count(ScenarioResult::Status::kFail), result.Count(ScenarioResult::Status::kError));
+  out += "<table id=\"scenarios\"><tr><th>status</th><th>board</th><th>scenario</th><th>outcome</th><th>file</th></tr>\n";
+  for (const ScenarioResult& r : result.scenarios) {
+    const char* status = r.status == ScenarioResult::Status::kPass   ? "pass"
+                         : r.status == ScenarioResult::Status::kFail ? "fail"
+                                                                     : "error";
+    const std::string name = r.html.empty() ? Escape(r.name)
+                                            : fmt::format("<a href=\"{}\">{}</a>", Escape(ScenarioPageName(r)),
+                                                          Escape(r.name));
+    out += fmt::format(
+        "<tr data-status=\"{0}\"><td><span class=\"badge {1}\">{0}</span></td><td>{2}</td><td>{3}</td><td>{4}</td>"
+        "<td class=\"mono\">{5}</td></tr>\n",
+        status, r.status == ScenarioResult::Status::kPass ? "pass" : "fail", Escape(r.board), name,
+        r.run ? OutcomeBadge(*r.run) : Escape(r.failures.empty() ? "" : r.failures.front()), Escape(r.path.string()));
+  }
+  out += "</table>\n</body>\n</html>\n";
+  return out;
+}
+
+}  // namespace faultline
