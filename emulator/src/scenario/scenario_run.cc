@@ -245,6 +245,8 @@ PreparedScenario PrepareScenario(const Scenario& s) {
   o.boot_source = s.boot_source;
   o.max_instructions = s.max_instructions;
   o.timeout_seconds = s.timeout_seconds;
+  o.max_instructions_setting = "run.max_instructions";
+  o.timeout_setting = "run.timeout";
   o.uart_input = s.input;
   for (const SetupStep& step : s.setup) {
     HostAction a{.kind = step.kind,
