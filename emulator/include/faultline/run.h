@@ -71,6 +71,11 @@ struct UartOutput {
   std::string text;
 };
 
+// The longest wall-clock budget: a year. Longer ones, infinities and NaN are bad input
+// (RunOptions::timeout_seconds 0 means none).
+constexpr double kMaxTimeoutSeconds = 365.0 * 24 * 3600;
+inline bool ValidTimeout(double seconds) { return seconds >= 0 && seconds <= kMaxTimeoutSeconds; }
+
 struct RunOptions {
   std::optional<LoadMode> load_mode;         // default: the board's
   uint64_t max_instructions = 1'000'000'000;

@@ -848,6 +848,12 @@ void CheckUartInput(const Board& board, const std::vector<UartInput>& inputs) {
 
 RunResult Run(const Board& board, const Image& image, const RunOptions& options) {
   CheckUartInput(board, options.uart_input);
+  if (!ValidTimeout(options.timeout_seconds)) {
+    throw InputError(options.timeout_setting,
+                     fmt::format("{} is not a number of seconds from 0 to {}", options.timeout_seconds,
+                                 kMaxTimeoutSeconds),
+                     "give seconds (0 = no timeout)");
+  }
   SessionInput in{board, image, options, options.load_mode.value_or(board.boot.load_mode), {}, {},
                   options.max_instructions};
   if (options.timeout_seconds > 0) {
