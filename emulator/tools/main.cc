@@ -1,10 +1,14 @@
 // faultline command line: CLI11 wiring only. Each subcommand parses, calls one library
-// function and prints through the report module. Bad input exits 2.
+// function and prints through the report module. Bad input exits 2; every other failure
+// is caught here too and exits 3 as faultline's own (the exit-code contract, README).
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
 #include <unistd.h>
 
+#include <charconv>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -23,6 +27,7 @@
 namespace {
 
 constexpr int kBadInput = 2;
+constexpr int kInternalError = 3;
 
 // A 32-bit address as a flag gives it (hex with 0x, or decimal).
 uint64_t ParseAddress(const std::string& flag, const std::string& text, const std::string& example) {
@@ -40,6 +45,31 @@ uint64_t ParseAddress(const std::string& flag, const std::string& text, const st
   return v;
 }
 
+// A whole number from `min` to `max` as a flag gives it (decimal; no sign, no exponent).
+uint64_t ParseCount(const std::string& flag, const std::string& text, uint64_t min, uint64_t max,
+                    const std::string& what, const std::string& example) {
+  uint64_t v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v < min || v > max) {
+    throw faultline::InputError(flag, fmt::format("'{}' is not {} from {} to {}", text, what, min, max),
+                                "give a whole number, e.g. " + example);
+  }
+  return v;
+}
+
+// Seconds of wall clock as --timeout gives them: a finite number from 0 (no timeout).
+double ParseSeconds(const std::string& flag, const std::string& text) {
+  double v = -1;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !faultline::ValidTimeout(v)) {
+    throw faultline::InputError(flag,
+                                fmt::format("'{}' is not a number of seconds from 0 to {}", text,
+                                            faultline::kMaxTimeoutSeconds),
+                                fmt::format("give seconds, e.g. {} 30 (0 = no timeout)", flag));
+  }
+  return v;
+}
+
 faultline::HostLoad ParseLoad(const std::string& spec) {
   auto at = spec.rfind('@');
   if (at == std::string::npos || at == 0 || at + 1 == spec.size()) {
@@ -53,21 +83,44 @@ faultline::HostLoad ParseLoad(const std::string& spec) {
 std::ofstream OpenOutput(const std::string& flag, const std::string& path) {
   std::ofstream out(path);
   if (!out) {
-    throw faultline::InputError(flag, fmt::format("cannot write '{}'", path),
+    throw faultline::InputError(flag, fmt::format("cannot write '{}': {}", path, std::strerror(errno)),
                                 "choose a path in an existing, writable directory");
   }
   return out;
 }
 
-// Writes a report opened by OpenOutput; a failed write (a full disk) is bad output, said
-// as such, never a silently truncated file.
-void WriteOutput(const std::string& flag, const std::string& path, std::ofstream& out, const std::string& text) {
+// Writes a report to an output OpenOutput opened, if any. A write that fails (a full
+// disk) is an error: CI must not take a missing or cut JSON/JUnit file for a result.
+void WriteOutput(std::ofstream& out, const std::string& flag, const std::string& path, const std::string& text) {
+  if (!out.is_open()) return;
+  errno = 0;
   out << text;
-  out.flush();
+  out.close();
   if (!out) {
-    throw faultline::InputError(flag, fmt::format("writing '{}' failed", path),
-                                "check that the disk has space and the file is writable");
+    throw faultline::InputError(flag,
+                                fmt::format("writing '{}' failed{}", path,
+                                            errno != 0 ? std::string(": ") + std::strerror(errno) : ""),
+                                "free space on its file system or choose another path");
   }
+}
+
+// Standard output that could not be written (a full disk behind a redirect): the report
+// is lost, so the run must not look successful.
+int CheckStdout(int status) {
+  std::cout.flush();
+  if (std::cout) return status;
+  std::cerr << "faultline: error: writing the report to standard output failed\n"
+               "  fix: free space where standard output goes, or redirect it elsewhere\n";
+  return status == 0 ? kBadInput : status;
+}
+
+// An exception that is not bad input: a bug in faultline or the engine, or the host out
+// of memory. Named as faultline's fault, with the exit status of a run that went wrong.
+int InternalError(const std::string& what) {
+  std::cerr << "faultline: internal error: " << faultline::EscapeControl(what)
+            << "\n  this is faultline's fault, not your input's: please report it with the command line and "
+               "the files it names\n";
+  return kInternalError;
 }
 
 }  // namespace
@@ -79,8 +132,10 @@ int main(int argc, char** argv) {
 
   std::string board_arg, firmware, load_mode, json_path;
   std::vector<std::string> loads;
-  uint64_t max_instructions = faultline::RunOptions{}.max_instructions;
-  double timeout = faultline::RunOptions{}.timeout_seconds;
+  // Budgets and -j are read as text and checked below (ParseCount, ParseSeconds), so that a
+  // bad value gets a message with its fix like every other input.
+  std::string max_instructions = std::to_string(faultline::RunOptions{}.max_instructions);
+  std::string timeout = fmt::format("{}", faultline::RunOptions{}.timeout_seconds);
   auto* run = app.add_subcommand("run", "Run a firmware ELF from reset to exit, fault, hang or limit");
   run->add_option("--board,-b", board_arg, "Board name (see `faultline boards`) or board .yaml file")
       ->required();
@@ -93,12 +148,8 @@ int main(int argc, char** argv) {
                   "flash: program only non-volatile memory (default for most boards); "
                   "debugger: write every segment, as gdb load does")
       ->check(CLI::IsMember({"flash", "debugger"}));
-  run->add_option("--max-instructions", max_instructions, "Instruction budget")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  run->add_option("--timeout", timeout, "Wall-clock budget in seconds (0: none)")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
+  run->add_option("--max-instructions", max_instructions, "Instruction budget")->capture_default_str();
+  run->add_option("--timeout", timeout, "Wall-clock budget in seconds (0: none)")->capture_default_str();
   run->add_option("--json", json_path, "Also write the result as JSON to this file");
   std::string html_path;
   run->add_option("--html", html_path,
@@ -161,13 +212,11 @@ int main(int argc, char** argv) {
 
   std::vector<std::string> scenario_paths;
   std::string fixtures, junit_path, scenario_json, shard, filter;
-  int jobs = int(std::max(1u, std::thread::hardware_concurrency()));
+  std::string jobs = std::to_string(std::max(1u, std::thread::hardware_concurrency()));
   auto* scenario = app.add_subcommand("scenario", "Run scenario files and check their expectations");
   scenario->add_option("paths", scenario_paths, "Scenario .yaml files or directories (recursive)")
       ->required();
-  scenario->add_option("-j,--jobs", jobs, "Scenarios run in parallel")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  scenario->add_option("-j,--jobs", jobs, "Scenarios run in parallel")->capture_default_str();
   scenario->add_option("--fixtures", fixtures,
                        "Directory of built fixtures for `firmware: {fixture: B/N}` (default: "
                        "$FAULTLINE_FIXTURES, else firmware-fixtures/ next to this executable)");
@@ -180,6 +229,10 @@ int main(int argc, char** argv) {
   scenario->add_option("--shard", shard, "Run only shard I of N (I/N, 1-based; split by sorted path)");
   scenario->add_option("--filter", filter, "Run only scenarios whose name, BOARD/NAME or path matches this glob");
 
+  // CLI11's own messages name the flag; the value in them is the user's, so escaped.
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return faultline::EscapeControl(e.what()) + "\nRun with --help for more information.\n";
+  });
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -206,15 +259,15 @@ int main(int argc, char** argv) {
       options.map_file = map_file.empty() ? faultline::MapFileBeside(check_firmware) : map_file;
       faultline::CheckResult result = faultline::Check(board, image, options);
       std::cout << faultline::FormatCheckText(result, board, image);
-      if (out.is_open()) out << faultline::FormatCheckJson(result);
+      WriteOutput(out, "--json", check_json, faultline::FormatCheckJson(result));
       if (html_out.is_open()) {
         faultline::HtmlReport page;
         page.board = &board;
         page.image = &image;
         page.check = &result;
-        WriteOutput("--html", check_html, html_out, faultline::FormatHtml(page));
+        WriteOutput(html_out, "--html", check_html, faultline::FormatHtml(page));
       }
-      return result.errors() > 0 ? 1 : 0;
+      return CheckStdout(result.errors() > 0 ? 1 : 0);
     }
     if (*boards) {
       std::cout << faultline::FormatBoardList(faultline::ListBoards(faultline::DefaultBoardsDir()));
@@ -224,7 +277,7 @@ int main(int argc, char** argv) {
       faultline::SuiteOptions options;
       options.paths = scenario_paths;
       options.context = {faultline::DefaultBoardsDir(), faultline::DefaultFixturesDir(fixtures)};
-      options.jobs = jobs;
+      options.jobs = int(ParseCount("-j", jobs, 1, 4096, "a number of parallel runs", "-j 2"));
       if (!shard.empty()) options.shard = faultline::ParseShard(shard);
       options.filter = filter;
       std::ofstream junit_out, json_file;
@@ -246,29 +299,30 @@ int main(int argc, char** argv) {
       faultline::SuiteResult result = faultline::RunScenarioSuite(options);
       if (live) std::cout << "\r\033[K";
       std::cout << faultline::FormatScenarioTable(result);
-      if (junit_out.is_open()) junit_out << faultline::FormatScenarioJunit(result);
-      if (json_file.is_open()) json_file << faultline::FormatScenarioJson(result);
+      WriteOutput(junit_out, "--junit", junit_path, faultline::FormatScenarioJunit(result));
+      WriteOutput(json_file, "--json", scenario_json, faultline::FormatScenarioJson(result));
       if (html_index.is_open()) {
         for (const faultline::ScenarioResult& r : result.scenarios) {
           if (r.html.empty()) continue;
           const std::string page = (std::filesystem::path(scenario_html) / faultline::ScenarioPageName(r)).string();
           std::ofstream out = OpenOutput("--html", page);
-          WriteOutput("--html", page, out, r.html);
+          WriteOutput(out, "--html", page, r.html);
         }
-        WriteOutput("--html", (std::filesystem::path(scenario_html) / "index.html").string(), html_index,
+        WriteOutput(html_index, "--html", (std::filesystem::path(scenario_html) / "index.html").string(),
                     faultline::FormatScenarioHtmlIndex(result));
       }
-      return faultline::ExitStatus(result);
+      return CheckStdout(faultline::ExitStatus(result));
     }
+    faultline::RunOptions options;
+    options.max_instructions = ParseCount("--max-instructions", max_instructions, 1, UINT64_MAX,
+                                          "a number of instructions", "--max-instructions 5000000000");
+    options.timeout_seconds = ParseSeconds("--timeout", timeout);
     std::ofstream json_out, html_out;
     if (!json_path.empty()) json_out = OpenOutput("--json", json_path);
     if (!html_path.empty()) html_out = OpenOutput("--html", html_path);
     faultline::Board board = faultline::ResolveBoard(board_arg, faultline::DefaultBoardsDir());
     faultline::Image image = faultline::LoadElf(firmware);
-    faultline::RunOptions options;
     if (!load_mode.empty()) options.load_mode = faultline::ParseLoadMode(load_mode);
-    options.max_instructions = max_instructions;
-    options.timeout_seconds = timeout;
     options.stop_at_fault = stop_at_fault;
     (void)strict;  // nothing is left for a per-instruction look (docs/fidelity.md)
     options.armv81m_by_host = armv81m == "host";
@@ -296,18 +350,24 @@ int main(int argc, char** argv) {
     std::optional<faultline::CheckResult> checked;
     if (faultline::ExitStatus(result) != 0 || html_out.is_open()) checked = faultline::Check(board, image, check_options);
     if (faultline::ExitStatus(result) != 0) std::cout << faultline::FormatCheckErrors(*checked);
-    if (json_out.is_open()) json_out << faultline::FormatRunJson(result);
+    WriteOutput(json_out, "--json", json_path, faultline::FormatRunJson(result));
     if (html_out.is_open()) {
       faultline::HtmlReport page;
       page.board = &board;
       page.image = &image;
       page.check = &*checked;
       page.run = &result;
-      WriteOutput("--html", html_path, html_out, faultline::FormatHtml(page));
+      WriteOutput(html_out, "--html", html_path, faultline::FormatHtml(page));
     }
-    return faultline::ExitStatus(result);
+    return CheckStdout(faultline::ExitStatus(result));
   } catch (const faultline::InputError& e) {
     std::cerr << "faultline: error: " << e.what() << "\n";
     return kBadInput;
+  } catch (const std::bad_alloc&) {
+    return InternalError("out of memory (std::bad_alloc)");
+  } catch (const std::exception& e) {
+    return InternalError(e.what());
+  } catch (...) {
+    return InternalError("an exception that is not a std::exception");
   }
 }

@@ -210,7 +210,10 @@ TEST_F(ScenarioParse, SetupStepsBecomeBytesAndRegisters) {
   EXPECT_EQ(s.setup[1].target.symbol, "magic");
   EXPECT_EQ(s.setup[1].target.offset, 4u);
   EXPECT_EQ(s.setup[1].bytes, (std::vector<uint8_t>{0xde, 0xad}));
-  EXPECT_EQ(s.setup[2].bytes, (std::vector<uint8_t>{0xA5, 0xA5, 0xA5}));
+  EXPECT_TRUE(s.setup[2].bytes.empty()) << "a fill's bytes are made when the run is prepared";
+  EXPECT_EQ(s.setup[2].fill_size, 3u);
+  EXPECT_EQ(s.setup[2].fill_byte, 0xA5);
+  EXPECT_EQ(s.setup[2].field, "setup[2].fill");
   EXPECT_EQ(s.setup[3].bytes, (std::vector<uint8_t>{1, 2, 3})) << "load reads the file now";
   EXPECT_EQ(s.setup[4].kind, HostAction::Kind::kRegister);
   EXPECT_EQ(s.setup[4].reg, 7);
@@ -221,7 +224,7 @@ TEST_F(ScenarioParse, SetupStepsBecomeBytesAndRegisters) {
   EXPECT_EQ(s.setup[5].reg, 15);
   ASSERT_TRUE(s.setup[6].at.has_value());
   EXPECT_EQ(s.setup[6].at->address, 0x10000080u) << "a Thumb address loses bit 0";
-  EXPECT_EQ(s.setup[6].bytes.size(), 1024u);
+  EXPECT_EQ(s.setup[6].fill_size, 1024u);
   EXPECT_EQ(s.setup[6].where, (dir_ / "s.yaml").string() + ":15");
   EXPECT_EQ(s.max_instructions, 5000u);
   EXPECT_DOUBLE_EQ(s.timeout_seconds, 2.5);

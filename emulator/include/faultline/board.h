@@ -230,6 +230,16 @@ Board ParseBoard(const std::string& yaml, const std::string& origin);
 // YAML file. Throws InputError listing the known boards when neither exists.
 Board ResolveBoard(const std::string& name_or_path, const std::filesystem::path& boards_dir);
 
+// The memory of `board` (a region, or an alias of one) that holds all of [address,
+// address + size), or null: where a host write may go, asked before any byte of it exists.
+struct Memory {
+  std::string name;
+  uint64_t base = 0, size = 0;
+};
+std::optional<Memory> MemoryHolding(const Board& board, uint64_t address, uint64_t size);
+// The largest memory of `board`, in bytes.
+uint64_t LargestMemory(const Board& board);
+
 struct BoardSummary {
   std::string name;
   std::string description;

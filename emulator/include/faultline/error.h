@@ -5,16 +5,46 @@
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace faultline {
 
+// `text` with every control character and NUL written as an escape (\n, \t, \0, \x1b):
+// a user value shown in a message can neither end it early (a NUL cuts a C string) nor
+// reach the terminal as a control sequence.
+inline std::string EscapeControl(std::string_view text) {
+  std::string s;
+  s.reserve(text.size());
+  for (char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u != 0x7F) {
+      s += c;
+    } else if (c == '\n') {
+      s += "\\n";
+    } else if (c == '\t') {
+      s += "\\t";
+    } else if (c == '\r') {
+      s += "\\r";
+    } else if (c == '\0') {
+      s += "\\0";
+    } else {
+      constexpr char kHex[] = "0123456789abcdef";
+      s += "\\x";
+      s += kHex[u >> 4];
+      s += kHex[u & 0xF];
+    }
+  }
+  return s;
+}
+
 class InputError : public std::runtime_error {
  public:
-  // `where` is "file" or "file:line"; `fix` says what the user should change.
+  // `where` is "file" or "file:line"; `fix` says what the user should change. Each is one
+  // line: control characters in them (from user values) are escaped.
   InputError(std::string where, std::string what, std::string fix = {})
-      : std::runtime_error(Compose(where, what, fix)),
-        where_(std::move(where)),
-        fix_(std::move(fix)) {}
+      : std::runtime_error(Compose(EscapeControl(where), EscapeControl(what), EscapeControl(fix))),
+        where_(EscapeControl(where)),
+        fix_(EscapeControl(fix)) {}
 
   const std::string& where() const { return where_; }
   const std::string& fix() const { return fix_; }

@@ -71,10 +71,21 @@ struct UartOutput {
   std::string text;
 };
 
+// The longest wall-clock budget: a year. Longer ones, infinities and NaN are bad input
+// (RunOptions::timeout_seconds 0 means none).
+constexpr double kMaxTimeoutSeconds = 365.0 * 24 * 3600;
+inline bool ValidTimeout(double seconds) { return seconds >= 0 && seconds <= kMaxTimeoutSeconds; }
+
 struct RunOptions {
   std::optional<LoadMode> load_mode;         // default: the board's
   uint64_t max_instructions = 1'000'000'000;
-  double timeout_seconds = 120.0;            // wall clock; 0 = none
+  // Wall clock for the whole run, replays included; 0 = none. It holds within a fraction
+  // of a second whatever the firmware does: the clock is read at every engine stop.
+  double timeout_seconds = 120.0;
+  // How the user sets each budget, for the report when one ends the run: the CLI's flags
+  // (the defaults) or a scenario file's keys.
+  std::string max_instructions_setting = "--max-instructions";
+  std::string timeout_setting = "--timeout";
   std::vector<HostLoad> loads;
   // Nominal core clock for SYS_CLOCK and SysTick: one instruction per cycle.
   uint64_t clock_hz = 100'000'000;
@@ -195,6 +206,13 @@ struct RunResult {
   uint64_t vector_table = 0;  // where reset read the initial SP and PC
   std::string boot_source;    // RunOptions::boot_source, when not the board's
   std::string stop_detail;    // e.g. "instruction budget of 1000 reached"
+  // Outcome limit on a budget: which one ended the run and how to raise it.
+  struct Budget {
+    std::string kind;     // "instructions" or "wall-clock"
+    double limit = 0;     // instructions, or seconds
+    std::string setting;  // RunOptions::max_instructions_setting or timeout_setting
+  };
+  std::optional<Budget> budget;
   std::optional<Fault> fault;
   std::optional<Unsupported> unsupported;
   std::optional<Hang> hang;

@@ -36,12 +36,15 @@ struct SetupStep {
   std::optional<Location> at;       // absent: before reset
   HostAction::Kind kind = HostAction::Kind::kMemory;
   Location target;                  // kMemory
-  std::vector<uint8_t> bytes;       // kMemory (load: the file's bytes)
+  std::vector<uint8_t> bytes;       // kMemory (load: the file's bytes); empty for a fill
+  uint64_t fill_size = 0;           // kMemory fill: bytes, made once the target is checked
+  uint8_t fill_byte = 0;
   int reg = 0;                      // kRegister, as HostAction::reg
   uint32_t value = 0;               // kRegister, kField
   size_t peripheral = 0, peripheral_register = 0;  // kField
   uint32_t mask = 0xFFFFFFFFu, shift = 0;          // kField
   std::string where;                // file:line
+  std::string field;                // "setup[2].fill", for messages
 };
 
 struct FaultExpectation {
@@ -133,6 +136,7 @@ struct ScenarioResult {
   std::string board;
   enum class Status { kPass, kFail, kError } status = Status::kPass;
   std::vector<std::string> failures;  // kFail: the diff; kError: the input error
+  bool internal_error = false;        // kError from faultline itself, not from the input
   double seconds = 0;
   std::optional<RunResult> run;
   std::vector<std::pair<std::string, uint64_t>> random_seeds;  // region, seed
@@ -176,7 +180,8 @@ struct SuiteResult {
 // the selection on `jobs` threads, each with its own engine.
 SuiteResult RunScenarioSuite(const SuiteOptions& options);
 
-// 0 all passed, 1 any failed, 2 any had bad input.
+// 0 all passed, 1 any failed, 2 any had bad input, 3 faultline failed on one (an
+// internal error).
 int ExitStatus(const SuiteResult& result);
 
 // The fixtures directory: `flag` if set, else $FAULTLINE_FIXTURES, else

@@ -777,6 +777,26 @@ Board ResolveBoard(const std::string& name_or_path, const std::filesystem::path&
                        known.empty() ? "<none found in " + boards_dir.string() + ">" : known));
 }
 
+std::optional<Memory> MemoryHolding(const Board& board, uint64_t address, uint64_t size) {
+  auto holds = [&](uint64_t base, uint64_t span) {
+    return address >= base && size <= span && address - base <= span - size;
+  };
+  for (const Region& r : board.regions) {
+    if (holds(r.base, r.size)) return Memory{r.name, r.base, r.size};
+  }
+  for (const Alias& a : board.aliases) {
+    if (holds(a.base, a.size)) return Memory{a.name, a.base, a.size};
+  }
+  return std::nullopt;
+}
+
+uint64_t LargestMemory(const Board& board) {
+  uint64_t largest = 0;
+  for (const Region& r : board.regions) largest = std::max(largest, r.size);
+  for (const Alias& a : board.aliases) largest = std::max(largest, a.size);
+  return largest;
+}
+
 std::filesystem::path DefaultBoardsDir() {
   if (const char* env = std::getenv("FAULTLINE_BOARDS")) return env;
 #ifdef FAULTLINE_SOURCE_BOARDS_DIR

@@ -760,13 +760,9 @@ Stop Core::Run(uint32_t pc, const Limits& limits) {
   // The wall-clock budget is checked in the block hook rather than with uc_emu_start's
   // timeout, which starts a timer thread per call: a run that makes thousands of
   // semihosting calls would start thousands, and runs on parallel threads (the scenario
-  // runner) saw engines stop with no reason recorded.
-  deadline_.reset();
-  if (limits.timeout_seconds > 0) {
-    deadline_ = std::chrono::steady_clock::now() +
-                std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                    std::chrono::duration<double>(limits.timeout_seconds));
-  }
+  // runner) saw engines stop with no reason recorded. Within one call the hook reads the
+  // clock every kClockEvery instructions; the runner reads it at every stop.
+  deadline_ = limits.deadline;
   clock_at_ = Retired() + kClockEvery;
   SetCheckAt(0);  // the first block computes it
   uc_err err = uc_err(Start(pc));
@@ -782,6 +778,12 @@ Stop Core::Run(uint32_t pc, const Limits& limits) {
       break;
     }
     stop_.reset();
+    // The host executing every Armv8.1-M instruction (Armv81Mode::kEmulate) can keep the
+    // engine here for long: read the clock once per host step, as the runner does per stop.
+    if (deadline_ && std::chrono::steady_clock::now() >= *deadline_) {
+      stop_ = Stop{.kind = Stop::Kind::kTimeout, .pc = Read(Reg::kPc)};
+      break;
+    }
     err = uc_err(Start(Read(Reg::kPc)));
   }
 

@@ -109,7 +109,8 @@ void BlockHookCallback(uc_struct* uc, uint64_t address, uint32_t size, void* use
 
 struct Limits {
   uint64_t max_instructions = 0;  // total, counted across Run calls
-  double timeout_seconds = 0;     // for this Run call; 0 = none
+  // The wall clock the whole run may use, shared by every Run call; none if absent.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
 class Core {

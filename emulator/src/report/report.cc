@@ -133,6 +133,11 @@ std::string FormatOutcomeText(const RunResult& r, const Board& board) {
     case Outcome::kLimit:
       out += fmt::format("outcome: limit: {} after {} instructions, pc {}\n", r.stop_detail,
                          r.instructions, WithSymbol(r.registers.pc, r.pc_symbol));
+      if (r.budget) {
+        out += fmt::format("  budget: the {} ended the run; raise it with {}{}\n",
+                           r.budget->kind == "wall-clock" ? "wall-clock timeout" : "instruction budget",
+                           r.budget->setting, r.budget->kind == "wall-clock" ? " (0 = none)" : "");
+      }
       for (const Event& e : r.events) {
         if (e.kind != "unmodelled-register-poll") continue;
         out += fmt::format("  polling: {} (a register nobody declared; it reads 0) by the instruction at {}{}: "
@@ -241,6 +246,11 @@ std::string FormatRunJson(const RunResult& r) {
   j["board"] = r.board;
   j["firmware"] = r.firmware;
   j["detail"] = r.stop_detail;
+  if (r.budget) {
+    j["budget"] = {{"kind", r.budget->kind}, {"limit", r.budget->limit}, {"setting", r.budget->setting}};
+  } else {
+    j["budget"] = nullptr;
+  }
   if (r.fault) {
     const Fault& f = *r.fault;
     json fj;

@@ -41,7 +41,9 @@ std::string Got(const RunResult& r) {
     s += fmt::format(", pc 0x{:08x}{})", r.fault->pc,
                      r.fault->pc_symbol ? " <" + r.fault->pc_symbol->ToString() + ">" : "");
   }
-  if (!r.stop_detail.empty() && r.outcome != Outcome::kExit) s += " (" + r.stop_detail + ")";
+  if (!r.stop_detail.empty() && r.outcome != Outcome::kExit) {
+    s += " (" + r.stop_detail + (r.budget ? "; raise it with " + r.budget->setting : "") + ")";
+  }
   if (r.hang) s += " (" + r.hang->why + ")";
   if (r.unsupported) s += " (" + r.unsupported->what + ")";
   return s + fmt::format(" after {} instructions", r.instructions);
@@ -148,6 +150,11 @@ std::string FormatScenarioJson(const SuiteResult& result) {
       j["instructions"] = r.run->instructions;
       j["console"] = r.run->console;
       j["stop_detail"] = r.run->stop_detail;
+      if (r.run->budget) {
+        j["budget"] = {{"kind", r.run->budget->kind},
+                       {"limit", r.run->budget->limit},
+                       {"setting", r.run->budget->setting}};
+      }
     }
     list.push_back(std::move(j));
   }

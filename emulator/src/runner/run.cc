@@ -169,6 +169,8 @@ struct SessionInput {
   std::vector<uint64_t> traces;                 // replay: trace these blocks
   uint64_t max_instructions;
   bool allow_trace_requests = true;             // may stop to ask for a replay
+  // RunOptions::timeout_seconds from the start of Run: one budget for every replay.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
 struct SessionOutput {
@@ -444,8 +446,21 @@ SessionOutput RunSession(const SessionInput& in) {
 
   ApplyHostActions(OfKind(in.options.before_reset, HostAction::Kind::kRegister), map, &core, &pc);
 
-  const auto start = std::chrono::steady_clock::now();
+  auto timed_out = [&] {
+    res.outcome = Outcome::kLimit;
+    res.stop_detail = fmt::format("wall-clock timeout of {} s reached", in.options.timeout_seconds);
+    res.budget = RunResult::Budget{"wall-clock", in.options.timeout_seconds, in.options.timeout_setting};
+    return finish();
+  };
   for (;;) {
+    // Every engine stop comes back here, and the clock is read at each (a read costs far
+    // less than the stop): the timeout holds however often the firmware stops the engine,
+    // a handler returning to its faulting load, an exception storm, WFE or semihosting in
+    // a loop. Between stops the core reads it every 2^20 instructions.
+    if (in.deadline && std::chrono::steady_clock::now() >= *in.deadline) {
+      core.Write(Reg::kPc, pc | 1u);  // where the firmware would go on
+      return timed_out();
+    }
     {
       cpu::Scs& scs = core.scs();
       scs.AdvanceTo(core.time());
@@ -467,11 +482,7 @@ SessionOutput RunSession(const SessionInput& in) {
       }
       core.SetNextEvent(next_event(), scs.AnythingPending());
     }
-    cpu::Limits limits{.max_instructions = in.max_instructions};
-    if (in.options.timeout_seconds > 0) {
-      double used = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      limits.timeout_seconds = std::max(1e-6, in.options.timeout_seconds - used);
-    }
+    cpu::Limits limits{.max_instructions = in.max_instructions, .deadline = in.deadline};
     core.SyncMpu();  // after any exception entry or return above: the privilege it runs at
     Stop s = core.Run(pc, limits);
     auto fault = [&](std::string kind, std::string detail) {
@@ -795,6 +806,8 @@ SessionOutput RunSession(const SessionInput& in) {
       case Stop::Kind::kLimit:
         res.outcome = Outcome::kLimit;
         res.stop_detail = fmt::format("instruction budget of {} reached", in.max_instructions);
+        res.budget = RunResult::Budget{"instructions", double(in.max_instructions),
+                                       in.options.max_instructions_setting};
         return finish();
       case Stop::Kind::kHostBreakpoint: {
         pc = s.pc;
@@ -810,9 +823,7 @@ SessionOutput RunSession(const SessionInput& in) {
         continue;
       }
       case Stop::Kind::kTimeout:
-        res.outcome = Outcome::kLimit;
-        res.stop_detail = fmt::format("wall-clock timeout of {} s reached", in.options.timeout_seconds);
-        return finish();
+        return timed_out();
     }
   }
 }
@@ -837,8 +848,19 @@ void CheckUartInput(const Board& board, const std::vector<UartInput>& inputs) {
 
 RunResult Run(const Board& board, const Image& image, const RunOptions& options) {
   CheckUartInput(board, options.uart_input);
+  if (!ValidTimeout(options.timeout_seconds)) {
+    throw InputError(options.timeout_setting,
+                     fmt::format("{} is not a number of seconds from 0 to {}", options.timeout_seconds,
+                                 kMaxTimeoutSeconds),
+                     "give seconds (0 = no timeout)");
+  }
   SessionInput in{board, image, options, options.load_mode.value_or(board.boot.load_mode), {}, {},
                   options.max_instructions};
+  if (options.timeout_seconds > 0) {
+    in.deadline = std::chrono::steady_clock::now() +
+                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                      std::chrono::duration<double>(options.timeout_seconds));
+  }
   // Unicorn 2.0.1 reports a data fault at its translation block's start (unicorn.md §3).
   // A session that meets one in a block it does not trace stops and asks for a replay:
   // the same run, which is deterministic (SYS_TIME answers are given again), with a
@@ -860,7 +882,7 @@ RunResult Run(const Board& board, const Image& image, const RunOptions& options)
   for (const Event& e : first.result.events) {
     if (!e.pc_precise && e.kind != "scs-unmodelled") blocks.push_back(e.first_pc);
   }
-  bool timed_out = first.result.stop_detail.find("timeout") != std::string::npos;
+  const bool timed_out = first.result.budget && first.result.budget->kind == "wall-clock";
   if (blocks.empty() || timed_out) return first.result;
   SessionInput replay = in;
   replay.wall_clock = first.wall_clock;

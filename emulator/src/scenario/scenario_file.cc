@@ -14,6 +14,7 @@
 #include "faultline/error.h"
 #include "faultline/scenario.h"
 #include "glob.h"
+#include "host_write.h"
 
 namespace faultline {
 
@@ -198,8 +199,10 @@ SetupStep ParseStep(const FileParser& p, const Board& board, const Field& f) {
               "write file: weights.bin (next to the scenario) or fixture_file: ml/model.bin (a "
               "build output in the fixtures directory)");
     }
+    step.field = lf.path;
     step.bytes = lm.Has("file") ? ReadFile(p, lm.Get("file"))
                                 : ReadFile(p, lm.Get("fixture_file"), /*in_fixtures=*/true);
+    if (step.target.address) RequireInOneMemory(board, *step.target.address, step.bytes.size(), lf.path, lf.Where());
   } else if (m.Has("write")) {
     Field wf = m.Get("write");
     Mapping wm(wf, {"address", "symbol", "offset", "bytes", "u32"});
@@ -207,7 +210,9 @@ SetupStep ParseStep(const FileParser& p, const Board& board, const Field& f) {
     if (wm.Has("bytes") == wm.Has("u32")) {
       wf.Fail("write needs exactly one of bytes or u32", "write u32: 0xC0FFEE42 or bytes: \"42 ee ff c0\"");
     }
+    step.field = wf.path;
     step.bytes = wm.Has("bytes") ? Bytes(wm.Get("bytes")) : LittleEndian(Words(wm.Get("u32")));
+    if (step.target.address) RequireInOneMemory(board, *step.target.address, step.bytes.size(), wf.path, wf.Where());
   } else if (m.Has("fill")) {
     Field ff = m.Get("fill");
     Mapping fm(ff, {"address", "symbol", "offset", "size", "byte"});
@@ -218,7 +223,19 @@ SetupStep ParseStep(const FileParser& p, const Board& board, const Field& f) {
     }
     uint64_t byte = fm.Require("byte").Number();
     if (byte > 0xFF) fm.Get("byte").Fail(fmt::format("0x{:x} does not fit in a byte", byte), "use 0x00..0xFF");
-    step.bytes.assign(size, uint8_t(byte));
+    step.field = ff.path;
+    step.fill_size = size;
+    step.fill_byte = uint8_t(byte);
+    // The bytes are made when the run is prepared, once the target (a symbol, perhaps) is
+    // known to hold them.
+    if (step.target.address) {
+      RequireInOneMemory(board, *step.target.address, size, ff.path, ff.Where());
+    } else if (size > LargestMemory(board)) {
+      fm.Get("size").Fail(fmt::format("fill of {} bytes is larger than every memory of board '{}' (the largest "
+                                      "holds {} bytes)",
+                                      size, board.name, LargestMemory(board)),
+                          "fill at most the size of the memory the symbol is in");
+    }
   } else if (m.Has("field")) {
     // field: RCC.MEMENR.AXISRAM5EN (or a whole register, RCC.MEMENR), value: 1
     Field ff = m.Get("field");
@@ -401,8 +418,9 @@ void ParseRun(const Field& f, Scenario& s) {
     std::string text = t.Scalar();
     double v = -1;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (ec != std::errc() || end != text.data() + text.size() || v < 0) {
-      t.Fail(fmt::format("'{}' is not a number of seconds", text), "write e.g. timeout: 10 (0 = none)");
+    if (ec != std::errc() || end != text.data() + text.size() || !ValidTimeout(v)) {
+      t.Fail(fmt::format("'{}' is not a number of seconds from 0 to {}", text, kMaxTimeoutSeconds),
+             "write e.g. timeout: 10 (0 = none)");
     }
     s.timeout_seconds = v;
   }

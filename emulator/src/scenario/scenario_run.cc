@@ -11,6 +11,7 @@
 #include "faultline/scenario.h"
 #include "../cpu/exceptions.h"
 #include "glob.h"
+#include "host_write.h"
 
 namespace faultline {
 
@@ -247,6 +248,8 @@ PreparedScenario PrepareScenario(const Scenario& s) {
   o.boot_source = s.boot_source;
   o.max_instructions = s.max_instructions;
   o.timeout_seconds = s.timeout_seconds;
+  o.max_instructions_setting = "run.max_instructions";
+  o.timeout_setting = "run.timeout";
   o.uart_input = s.input;
   for (const SetupStep& step : s.setup) {
     HostAction a{.kind = step.kind,
@@ -259,7 +262,12 @@ PreparedScenario PrepareScenario(const Scenario& s) {
                  .origin = step.where};
     if (step.kind == HostAction::Kind::kMemory) {
       a.address = Resolve(step.target, s, p.image);
-      a.bytes = step.bytes;
+      if (step.fill_size > 0) {  // made only once the board is known to hold it
+        RequireInOneMemory(s.board, a.address, step.fill_size, step.field, step.where);
+        a.bytes.assign(step.fill_size, step.fill_byte);
+      } else {
+        a.bytes = step.bytes;
+      }
     }
     if (!step.at) {
       o.before_reset.push_back(std::move(a));
@@ -356,7 +364,9 @@ ScenarioResult RunScenario(const Scenario& s, bool html) {
   } catch (const std::exception& e) {
     // An engine failure in one scenario must not take the other threads down with it.
     result.status = ScenarioResult::Status::kError;
-    result.failures = {std::string("internal error: ") + e.what()};
+    result.internal_error = true;
+    result.failures = {"internal error: " + EscapeControl(e.what()) +
+                       " (this is faultline's fault, not the scenario's: please report it)"};
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;

@@ -112,6 +112,9 @@ SuiteResult RunScenarioSuite(const SuiteOptions& options) {
 }
 
 int ExitStatus(const SuiteResult& r) {
+  for (const ScenarioResult& s : r.scenarios) {
+    if (s.internal_error) return 3;
+  }
   if (r.Count(ScenarioResult::Status::kError) > 0) return 2;
   return r.Count(ScenarioResult::Status::kFail) > 0 ? 1 : 0;
 }
