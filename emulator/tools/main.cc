@@ -134,7 +134,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> loads;
   // Budgets and -j are read as text and checked below (ParseCount, ParseSeconds), so that a
   // bad value gets a message with its fix like every other input.
-  std::string max_instructions = std::to_string(faultline::RunOptions{}.max_instructions);
+  std::string max_instructions = "none";  // faultline::kNoInstructionBudget
   std::string timeout = fmt::format("{}", faultline::RunOptions{}.timeout_seconds);
   auto* run = app.add_subcommand("run", "Run a firmware ELF from reset to exit, fault, hang or limit");
   run->add_option("--board,-b", board_arg, "Board name (see `faultline boards`) or board .yaml file")
@@ -148,7 +148,9 @@ int main(int argc, char** argv) {
                   "flash: program only non-volatile memory (default for most boards); "
                   "debugger: write every segment, as gdb load does")
       ->check(CLI::IsMember({"flash", "debugger"}));
-  run->add_option("--max-instructions", max_instructions, "Instruction budget")->capture_default_str();
+  run->add_option("--max-instructions", max_instructions,
+                  "Instruction budget (default none: the run ends on --timeout or a detected hang)")
+      ->capture_default_str();
   run->add_option("--timeout", timeout, "Wall-clock budget in seconds (0: none)")->capture_default_str();
   run->add_option("--json", json_path, "Also write the result as JSON to this file");
   std::string html_path;
@@ -314,8 +316,11 @@ int main(int argc, char** argv) {
       return CheckStdout(faultline::ExitStatus(result));
     }
     faultline::RunOptions options;
-    options.max_instructions = ParseCount("--max-instructions", max_instructions, 1, UINT64_MAX,
-                                          "a number of instructions", "--max-instructions 5000000000");
+    options.max_instructions = max_instructions == "none"
+                                   ? faultline::kNoInstructionBudget
+                                   : ParseCount("--max-instructions", max_instructions, 1, UINT64_MAX - 1,
+                                                "a number of instructions",
+                                                "--max-instructions 5000000000 (or none: no budget)");
     options.timeout_seconds = ParseSeconds("--timeout", timeout);
     std::ofstream json_out, html_out;
     if (!json_path.empty()) json_out = OpenOutput("--json", json_path);

@@ -76,9 +76,15 @@ struct UartOutput {
 constexpr double kMaxTimeoutSeconds = 365.0 * 24 * 3600;
 inline bool ValidTimeout(double seconds) { return seconds >= 0 && seconds <= kMaxTimeoutSeconds; }
 
+// No instruction budget: a plain `run` stops on the wall clock and hang detection only,
+// so a legitimate long inference is never cut short by a cap it cannot know about
+// (issue 19). Scenarios keep a budget (ScenarioFile::max_instructions).
+constexpr uint64_t kNoInstructionBudget = UINT64_MAX;
+constexpr uint64_t kScenarioInstructionBudget = 1'000'000'000;
+
 struct RunOptions {
   std::optional<LoadMode> load_mode;         // default: the board's
-  uint64_t max_instructions = 1'000'000'000;
+  uint64_t max_instructions = kNoInstructionBudget;
   // Wall clock for the whole run, replays included; 0 = none. It holds within a fraction
   // of a second whatever the firmware does: the clock is read at every engine stop.
   double timeout_seconds = 120.0;

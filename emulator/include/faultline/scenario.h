@@ -103,7 +103,7 @@ struct Scenario {
   std::filesystem::path firmware;
   std::vector<SetupStep> setup;
   std::vector<UartInput> input;  // `input:` bytes for UART ports
-  uint64_t max_instructions = RunOptions{}.max_instructions;
+  uint64_t max_instructions = kScenarioInstructionBudget;
   double timeout_seconds = RunOptions{}.timeout_seconds;
   std::optional<Location> stop_at;
   Expectations expect;
