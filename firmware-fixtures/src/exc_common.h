@@ -74,4 +74,16 @@ static inline void print_clear_and_step(const char *what, uint32_t *frame, uint3
 
 #define MEMMANAGE_PRINTS_AND_EXITS() PRINTS_AND_EXITS(MemManage_Handler, 0)
 
+/* Defines SVC_Handler as an RTOS's "raise privilege" call: CONTROL.nPRIV cleared in
+ * Handler mode, in effect when the SVC returns to Thread mode. */
+#define SVC_RAISES_PRIVILEGE()                                                     \
+    __attribute__((used)) void svc_raise_c(void);                                  \
+    void svc_raise_c(void)                                                         \
+    {                                                                              \
+        uint32_t control;                                                          \
+        __asm__ volatile("mrs %0, control" : "=r"(control));                       \
+        __asm__ volatile("msr control, %0\n\tisb" : : "r"(control & ~1u) : "memory"); \
+    }                                                                              \
+    __attribute__((naked)) void SVC_Handler(void) { __asm__ volatile("b svc_raise_c"); }
+
 #endif

@@ -59,15 +59,7 @@ void memmanage_c(uint32_t *frame)
 }
 FRAME_HANDLER(MemManage_Handler, memmanage_c)
 
-void svc_c(uint32_t *frame);
-void svc_c(uint32_t *frame)
-{
-    (void)frame;
-    uint32_t control;
-    __asm__ volatile("mrs %0, control" : "=r"(control));
-    __asm__ volatile("msr control, %0\n\tisb" : : "r"(control & ~1u) : "memory");
-}
-FRAME_HANDLER(SVC_Handler, svc_c)
+SVC_RAISES_PRIVILEGE()
 
 PRINTS_AND_EXITS(HardFault_Handler, 1)
 
