@@ -50,11 +50,15 @@ typedef struct {
 #define USART_CR1_UE (1u << 0)
 #define USART_CR1_RE (1u << 2)
 #define USART_CR1_TE (1u << 3)
+#define USART_RQR_RXFRQ (1u << 3)
+#define USART_ISR_IDLE (1u << 4)
 #define USART_ISR_RXNE (1u << 5)
 #define USART_ISR_TC (1u << 6)
 #define USART_ISR_TXE (1u << 7)
 #define USART_ISR_TEACK (1u << 21)
 #define USART_ISR_REACK (1u << 22)
+#define USART_ICR_IDLECF (1u << 4)
+#define USART_ICR_TCCF (1u << 6)
 
 static inline void uart_init(void)
 {
@@ -89,9 +93,19 @@ typedef struct {
     __IO uint32_t VERID, PARAM, GLOBAL, PINCFG, BAUD, STAT, CTRL, DATA, MATCH, MODIR, FIFO, WATER;
 } LPUART_Type;
 #define UART ((LPUART_Type *)UART_BASE)
+#define LPUART_STAT_MA2F (1u << 14)
+#define LPUART_STAT_MA1F (1u << 15)
+#define LPUART_STAT_PF (1u << 16)
+#define LPUART_STAT_FE (1u << 17)
+#define LPUART_STAT_NF (1u << 18)
+#define LPUART_STAT_OR (1u << 19)
+#define LPUART_STAT_IDLE (1u << 20)
 #define LPUART_STAT_RDRF (1u << 21)
 #define LPUART_STAT_TC (1u << 22)
 #define LPUART_STAT_TDRE (1u << 23)
+#define LPUART_STAT_MSBF (1u << 29)
+#define LPUART_STAT_RXEDGIF (1u << 30)
+#define LPUART_STAT_LBKDIF (1u << 31)
 #define LPUART_CTRL_RE (1u << 18)
 #define LPUART_CTRL_TE (1u << 19)
 

@@ -6,6 +6,7 @@
 // progress if SysTick preempts the spinning tasks and the timer interrupt arrives.
 #include <gtest/gtest.h>
 
+#include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
@@ -104,6 +105,49 @@ TEST(SchedWithoutTimerIrq, NeverGetsAnItem) {
   fs::remove(json);
   EXPECT_EQ(report["outcome"], "limit") << c.out;
   EXPECT_EQ(report["uart"]["UART0"].get<std::string>(), kBanner + "8\r\n");
+}
+
+// The NVIC size of the vendor boards (issue 16, cpu_options.nvic_irqs from the device
+// headers' IRQn_Type): the header's last line and the NVIC's last line take their
+// interrupt through CMSIS NVIC_SetPendingIRQ; the line after the NVIC's last is RAZ/WI.
+// firmware-fixtures/src/nvic_top.c; the expected IPR reads 0x40, the priority written.
+TEST(VendorNvic, TheHighestLinesTakeTheirInterruptAndTheNextLineIsRazWi) {
+  REQUIRE_FIXTURES();
+  auto line = [](uint32_t irq) {
+    return fmt::format("irq 0x{:08x}\n  handled 0x00000001\n  enabled 0x00000001\n  priority 0x00000040\n", irq);
+  };
+  auto past = [](uint32_t irq) {
+    return fmt::format("irq 0x{:08x}\n  enabled 0x00000000\n  pending 0x00000000\n  priority 0x00000000\n", irq);
+  };
+  struct Case {
+    const char* board;
+    std::string expected;
+  };
+  for (const Case& c : {Case{"alif-e8-hp", "ictr 0x0000000e\n" + line(479) + past(480)},
+                        Case{"stm32h747-cm7", "ictr 0x00000004\n" + line(149) + line(159) + past(160)}}) {
+    Completed cli;
+    auto report = RunJson(c.board, "nvic_top", {}, &cli);
+    EXPECT_EQ(report["outcome"], "exit") << c.board << "\n" << cli.out << cli.err;
+    EXPECT_EQ(report["exit_code"], 0) << c.board;
+    EXPECT_EQ(report["console"].get<std::string>(), c.expected) << c.board;
+  }
+}
+
+// The same firmware on the H7 board with the NVIC's default 32 lines: every line it uses is
+// RAZ/WI, so no handler runs. What the board file's nvic_irqs buys.
+TEST(VendorNvic, WithTheDefault32LinesTheHighLinesDoNotExist) {
+  REQUIRE_FIXTURES();
+  fs::path board = fs::temp_directory_path() / ("faultline-nvic32-" + std::to_string(getpid()) + ".yaml");
+  {
+    std::ofstream(board) << "uses: " << (fs::path(FAULTLINE_BOARDS_DIR) / "stm32h747-cm7.yaml").string()
+                         << "\nname: h7-nvic32\ncpu_options: {nvic_irqs: 32}\n";
+  }
+  Completed c = RunCli({"run", "--board", board.string(), Fixture("stm32h747-cm7", "nvic_top").string()});
+  fs::remove(board);
+  EXPECT_EQ(c.status, 0) << c.out << c.err;
+  EXPECT_NE(c.out.find("ictr 0x00000000\nirq 0x00000095\n  handled 0x00000000\n  enabled 0x00000000\n"),
+            std::string::npos)
+      << c.out;
 }
 
 }  // namespace

@@ -154,6 +154,50 @@ INSTANTIATE_TEST_SUITE_P(Boards, UartVendor,
                            return s;
                          });
 
+// Flags a vendor HAL clears by writing a register (issue 16 item 1): the STM32 USART's ICR
+// clear bits and RQR.RXFRQ (RM0433 §48.8), the NXP LPUART's write-1-to-clear STAT flags
+// (i.MX93 RM, LPUART STAT). firmware-fixtures/src/uart_flags.c reads a burst of input until
+// the line is idle; a model that stored these writes (or ignored them) prints other flags,
+// receives the flushed byte, or never sees IDLE and runs out of budget.
+TEST(UartFlags, StmIcrAndRqrAsTheReferenceManualSays) {
+  REQUIRE_FIXTURES();
+  for (const char* board : {"stm32h747-cm7", "stm32n657"}) {
+    Completed c = RunWithStdin(board, "uart_flags", "USART1", "abcd");
+    EXPECT_EQ(c.status, 0) << board << "\n" << c.out << c.err;
+    EXPECT_NE(c.out.find("--- USART1 (stm32-usart) ---\n"
+                         "stm32 usart flags\r\n>\r\n"
+                         "TC after ICR.TCCF: 0\r\n"
+                         "TC after a byte: 1\r\n"
+                         "received to idle after RQR.RXFRQ: bcd\r\n"
+                         "IDLE after ICR.IDLECF: 0\r\n"),
+              std::string::npos)
+        << board << "\n" << c.out;
+  }
+}
+
+TEST(UartFlags, NxpLpuartStatFlagsAreWriteOneToClear) {
+  REQUIRE_FIXTURES();
+  Completed c = RunWithStdin("imx93-cm33", "uart_flags", "LPUART2", "abcd");
+  EXPECT_EQ(c.status, 0) << c.out << c.err;
+  EXPECT_NE(c.out.find("--- LPUART2 (nxp-lpuart) ---\n"
+                       "nxp lpuart flags\r\n"
+                       "received to idle: abcd\r\n"
+                       "MSBF stored: 1\r\n"
+                       "IDLE after writing 0 to it: 1\r\n"
+                       "IDLE after writing 1 to it: 0\r\n"),
+            std::string::npos)
+      << c.out;
+}
+
+TEST(UartFlags, WithoutInputTheLineNeverGoesIdle) {
+  REQUIRE_FIXTURES();
+  Completed cli;
+  auto report = RunJson("stm32h747-cm7", "uart_flags", {"--max-instructions", "200000"}, &cli);
+  EXPECT_EQ(report["outcome"], "limit") << cli.out;
+  EXPECT_EQ(report["uart"]["USART1"].get<std::string>(),
+            "stm32 usart flags\r\n>\r\nTC after ICR.TCCF: 0\r\nTC after a byte: 1\r\n");
+}
+
 TEST(UartCli, StdinForAPortTheBoardLacksIsBadInput) {
   REQUIRE_FIXTURES();
   Completed c = RunWithStdin("mps2-an385", "uart_echo", "UART9", "x\n");

@@ -136,6 +136,11 @@ struct QemuBoard {
   std::string board, machine, cpu;
 };
 inline void PrintTo(const QemuBoard& b, std::ostream* os) { *os << b.board; }
+// A board name as a gtest parameter name: "mps2-an505" -> "mps2_an505".
+inline std::string BoardTestName(std::string board) {
+  for (char& ch : board) ch = ch == '-' ? '_' : ch;
+  return board;
+}
 inline std::string QemuBoardName(const ::testing::TestParamInfo<QemuBoard>& p) {
   std::string s = p.param.board;
   for (char& ch : s) ch = ch == '-' ? '_' : ch;

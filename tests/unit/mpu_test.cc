@@ -11,7 +11,7 @@ using Regs = std::array<uint32_t, Mpu::kMaxRegions>;
 
 TEST(MpuV7, DisabledMeansTheDefaultMap) {
   Regs rbar{}, rasr{};
-  EXPECT_FALSE(Mpu(false, 0, rbar, rasr, 8).Access(0x20000000, true).has_value());
+  EXPECT_FALSE(Mpu(false, false, 0, rbar, rasr, 8).Access(0x20000000, true).has_value());
 }
 
 TEST(MpuV7, ReadOnlyRegionWithSubregionsAndPriority) {
@@ -22,7 +22,7 @@ TEST(MpuV7, ReadOnlyRegionWithSubregionsAndPriority) {
   rasr[0] = (1u << 28) | (3u << 24) | (15u << 1) | 1u;
   rbar[1] = 0x20000400;
   rasr[1] = (6u << 24) | (1u << 8) | (9u << 1) | 1u;
-  Mpu mpu(false, 1u /*ENABLE, no PRIVDEFENA*/, rbar, rasr, 8);
+  Mpu mpu(false, false, 1u /*ENABLE, no PRIVDEFENA*/, rbar, rasr, 8);
   auto rw = mpu.Access(0x20000000, true);
   ASSERT_TRUE(rw);
   EXPECT_TRUE(rw->read && rw->write && !rw->execute);
@@ -35,7 +35,7 @@ TEST(MpuV7, ReadOnlyRegionWithSubregionsAndPriority) {
   auto none = mpu.Access(0x30000000, true);  // no region, no PRIVDEFENA: no access
   ASSERT_TRUE(none);
   EXPECT_FALSE(none->read || none->write || none->execute);
-  EXPECT_FALSE(Mpu(false, 5u, rbar, rasr, 8).Access(0x30000000, true).has_value()) << "PRIVDEFENA";
+  EXPECT_FALSE(Mpu(false, false, 5u, rbar, rasr, 8).Access(0x30000000, true).has_value()) << "PRIVDEFENA";
 }
 
 TEST(MpuV8, BaseLimitAccessAndOverlap) {
@@ -44,7 +44,7 @@ TEST(MpuV8, BaseLimitAccessAndOverlap) {
   rlar[0] = 0x380003E0 | 1u;                  // limit 0x380003FF, enabled
   rbar[1] = 0x38000200 | (1u << 1) | 1u;      // read-write any, XN; overlaps region 0
   rlar[1] = 0x380005E0 | 1u;
-  Mpu mpu(true, 5u, rbar, rlar, 8);
+  Mpu mpu(true, false, 5u, rbar, rlar, 8);
   auto ro = mpu.Access(0x38000100, true);
   ASSERT_TRUE(ro);
   EXPECT_TRUE(ro->read && !ro->write && ro->execute);
@@ -65,7 +65,7 @@ TEST(MpuV7, UnprivilegedAccessFollowsApAndHasNoDefaultMap) {
     rbar[n] = 0x20000000 + 0x400 * n;
     rasr[n] = (ap[n] << 24) | (9u << 1) | 1u;
   }
-  Mpu mpu(false, 5u /*ENABLE | PRIVDEFENA*/, rbar, rasr, 8);
+  Mpu mpu(false, false, 5u /*ENABLE | PRIVDEFENA*/, rbar, rasr, 8);
   auto at = [&](uint32_t n) { return *mpu.Access(0x20000000 + 0x400 * n, false); };
   EXPECT_FALSE(at(0).read || at(0).write || at(0).execute);
   EXPECT_TRUE(at(1).read && !at(1).write);
@@ -83,7 +83,7 @@ TEST(MpuV8, UnprivilegedAccessFollowsAp) {
     rbar[ap] = (0x38000000 + 0x100 * ap) | (ap << 1);
     rlar[ap] = (0x380000E0 + 0x100 * ap) | 1u;
   }
-  Mpu mpu(true, 5u, rbar, rlar, 8);
+  Mpu mpu(true, false, 5u, rbar, rlar, 8);
   auto at = [&](uint32_t ap, bool privileged) { return *mpu.Access(0x38000000 + 0x100 * ap, privileged); };
   EXPECT_FALSE(at(0, false).read);
   EXPECT_TRUE(at(0, true).write);
@@ -92,6 +92,27 @@ TEST(MpuV8, UnprivilegedAccessFollowsAp) {
   EXPECT_TRUE(at(2, true).read && !at(2, true).write);
   EXPECT_TRUE(at(3, false).read && !at(3, false).write && at(3, false).execute);
   EXPECT_FALSE(mpu.Access(0x38001000, false)->read) << "no default map for unprivileged accesses";
+}
+
+// Armv8.1-M MPU_RLAR.PXN (bit 4): privileged code may not execute there, unprivileged code
+// may; on Armv8.0-M the bit is RES0 and ignored.
+TEST(MpuV81, PxnForbidsPrivilegedExecutionOnly) {
+  Regs rbar{}, rlar{};
+  rbar[0] = 0x20000000u | (1u << 1);       // RW any, XN clear
+  rlar[0] = 0x200003E0u | (1u << 4) | 1u;  // PXN, EN
+  Mpu v81(true, true, 5u, rbar, rlar, 8);
+  EXPECT_FALSE(v81.Access(0x20000000, true)->execute);
+  EXPECT_TRUE(v81.Access(0x20000000, true)->read);
+  EXPECT_TRUE(v81.Access(0x20000000, false)->execute);
+  Mpu v80(true, false, 5u, rbar, rlar, 8);
+  EXPECT_TRUE(v80.Access(0x20000000, true)->execute) << "RES0 on Armv8.0-M";
+}
+
+TEST(MpuV8, HfnmienaKeepsTheMpuOnAtNegativePriority) {
+  Regs rbar{}, rlar{};
+  EXPECT_FALSE(Mpu(true, false, 5u, rbar, rlar, 8).enabled_at_negative_priority());
+  EXPECT_TRUE(Mpu(true, false, 7u, rbar, rlar, 8).enabled_at_negative_priority());
+  EXPECT_FALSE(Mpu(true, false, 6u, rbar, rlar, 8).enabled_at_negative_priority()) << "MPU off";
 }
 
 }  // namespace

@@ -130,6 +130,35 @@ TEST(UartStm32, TdrSendsWhileUeAndTeAreSetAndIsrReadsReady) {
   EXPECT_EQ(p.Load(0x1C) & (1u << 5), 0u);
 }
 
+// RM0433 §48.8 USART_ICR / USART_RQR: TC stays clear after TCCF until a byte is sent;
+// RXFRQ discards the byte in RDR; IDLE rises when RDR empties with nothing more to come and
+// stays until IDLECF.
+TEST(UartStm32, IcrClearsFlagsAndRqrFlushesTheReceivedByte) {
+  Port p(One("stm32-usart"));
+  p.Store(0x00, 0x1 | 0x4 | 0x8);  // UE RE TE
+  p.Store(0x20, 1u << 6);          // ICR.TCCF
+  EXPECT_EQ(p.Load(0x1C) & (1u << 6), 0u) << "TC cleared";
+  EXPECT_NE(p.Load(0x1C) & (1u << 7), 0u) << "TXE is not a flag ICR clears";
+  p.Store(0x28, 'x');
+  EXPECT_NE(p.Load(0x1C) & (1u << 6), 0u) << "TC set again by the byte sent";
+  p.Store(0x20, 1u << 5);  // ICR.TXFECF clears TXFE (bit 23), not RXNE (bit 5)
+  EXPECT_EQ(p.Load(0x1C) & (1u << 23), 0u);
+  p.Store(0x18, 1u << 4);  // RQR.TXFRQ
+  EXPECT_NE(p.Load(0x1C) & (1u << 23), 0u);
+
+  p.uart().GiveInput("ab");
+  p.Store(0x18, 1u << 3);  // RQR.RXFRQ before anything arrived: drops nothing
+  EXPECT_NE(p.Load(0x1C) & (1u << 5), 0u) << "RXNE: 'a' in RDR";
+  p.Store(0x18, 1u << 3);  // RQR.RXFRQ: 'a' discarded unread
+  EXPECT_EQ(p.Load(0x1C) & (1u << 4), 0u) << "no IDLE while 'b' is still coming";
+  EXPECT_EQ(p.Load(0x24), uint32_t('b'));
+  EXPECT_EQ(p.Load(0x1C) & 0x30u, 0x10u) << "RXNE clear, IDLE set";
+  p.Store(0x1C, 0);  // ISR is read-only
+  EXPECT_NE(p.Load(0x1C) & (1u << 4), 0u);
+  p.Store(0x20, 1u << 4);  // ICR.IDLECF
+  EXPECT_EQ(p.Load(0x1C) & (1u << 4), 0u);
+}
+
 TEST(UartStm32, TheLpuartHasTheUsartsRegistersWithoutGuardTimeAndTimeout) {
   Port p(One("stm32-lpuart"));
   EXPECT_LT(p.map.FindRegister(0, 0x10), 0) << "GTPR";
@@ -153,6 +182,23 @@ TEST(UartNxpLpuart, DataSendsWhileTeIsSetAndReadsRxEmptyWithoutInput) {
   EXPECT_NE(p.Load(0x14) & (1u << 21), 0u) << "STAT.RDRF";
   EXPECT_EQ(p.Load(0x2C) >> 24, 1u) << "WATER.RXCOUNT: the byte waiting";
   EXPECT_EQ(p.Load(0x1C), uint32_t('q'));
+}
+
+// i.MX93 RM, LPUART STAT: IDLE, OR, NF, FE, PF, ... are write-1-to-clear; MSBF and the
+// other configuration bits are stored; TDRE/TC/RDRF ignore writes.
+TEST(UartNxpLpuart, StatFlagsAreWriteOneToClearAndConfigurationIsStored) {
+  Port p(One("nxp-lpuart"));
+  p.Store(0x18, 1u << 18);  // CTRL.RE
+  p.uart().GiveInput("k");
+  EXPECT_EQ(p.Load(0x14) & (1u << 20), 0u) << "no IDLE before anything was received";
+  EXPECT_EQ(p.Load(0x1C), uint32_t('k'));
+  EXPECT_NE(p.Load(0x14) & (1u << 20), 0u) << "IDLE after the last byte";
+  p.Store(0x14, 1u << 29);  // MSBF, with 0 in IDLE
+  EXPECT_EQ(p.Load(0x14) & ((1u << 29) | (1u << 20)), (1u << 29) | (1u << 20)) << "MSBF stored, IDLE kept";
+  p.Store(0x14, (1u << 29) | (1u << 20));  // write 1 to IDLE
+  EXPECT_EQ(p.Load(0x14) & ((1u << 29) | (1u << 20)), 1u << 29) << "IDLE cleared, MSBF kept";
+  p.Store(0x14, 0);
+  EXPECT_EQ(p.Load(0x14) & (3u << 22), 3u << 22) << "TDRE and TC are read-only";
 }
 
 TEST(UartDesignWare, DivisorLatchIsBankedBehindThrWhileDlabIsSet) {

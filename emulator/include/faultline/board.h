@@ -202,6 +202,10 @@ struct CpuOptions {
   bool write_buffer = false;
   // External interrupt lines the SoC's NVIC has: IRQ numbers 0..nvic_irqs-1.
   uint32_t nvic_irqs = 32;
+  // MPU regions (MPU_TYPE.DREGION): a configuration choice of the SoC, 8 or 16 on the
+  // Cortex-M7 (Cortex-M7 TRM §2.1.2), 0/4/8/12/16 per security state on the Cortex-M33 and
+  // M55 (their TRMs' configuration options). Regions past it read as zero.
+  uint32_t mpu_regions = 8;
 };
 
 struct Board {

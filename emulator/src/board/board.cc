@@ -436,7 +436,7 @@ Layer ParseLayer(const std::string& yaml, const std::string& origin, int depth) 
   if (m.Has("description")) layer.description = m.Get("description").Scalar();
   if (m.Has("cpu")) layer.cpu = ParseCpu(m.Get("cpu"));
   if (m.Has("cpu_options")) {
-    Mapping om(m.Get("cpu_options"), {"write_buffer", "nvic_irqs"});
+    Mapping om(m.Get("cpu_options"), {"write_buffer", "nvic_irqs", "mpu_regions"});
     CpuOptions o = layer.cpu_options.value_or(CpuOptions{});
     if (om.Has("write_buffer")) {
       o.write_buffer = om.Get("write_buffer").Choice<bool>("value", {{"true", true}, {"false", false}});
@@ -449,6 +449,15 @@ Layer ParseLayer(const std::string& yaml, const std::string& origin, int depth) 
                "give the number of external interrupts the SoC's reference manual lists");
       }
       o.nvic_irqs = uint32_t(n);
+    }
+    if (om.Has("mpu_regions")) {
+      const Field f = om.Get("mpu_regions");
+      const uint64_t n = f.Number();
+      if (n < 4 || n > 16 || n % 4 != 0) {
+        f.Fail(fmt::format("{} MPU regions: a Cortex-M MPU has 4, 8, 12 or 16", n),
+               "give MPU_TYPE.DREGION of the SoC's core (CMSIS code reads it as MPU->TYPE >> 8)");
+      }
+      o.mpu_regions = uint32_t(n);
     }
     layer.cpu_options = o;
   }

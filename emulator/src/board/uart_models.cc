@@ -37,8 +37,9 @@ std::vector<Register> CmsdkApb() {
 
 // STM32 USART with FIFO (RM0433 STM32H742/743/750/753 §48.8, RM0399 STM32H745/747 §50.8,
 // RM0486 STM32N6 USART registers; bit positions as ST's CMSIS headers stm32h747xx.h /
-// stm32n657xx.h define USART_CR1_*, USART_ISR_*). ISR resets with TXE/TXFNF, TC and TXFE
-// set: the transmitter is idle.
+// stm32n657xx.h define USART_CR1_*, USART_RQR_*, USART_ISR_*, USART_ICR_*). ISR resets with
+// TXE/TXFNF, TC and TXFE set: the transmitter is idle. RQR and ICR are
+// write-only requests: bus/uart.cc gives them their effect on ISR and RDR.
 std::vector<Register> Stm32Usart(bool lpuart) {
   std::vector<Register> r = {
       Reg("CR1", 0x00, 0, {Bit("UE", 0), Bit("UESM", 1), Bit("RE", 2), Bit("TE", 3), Bit("FIFOEN", 29)}),
@@ -52,9 +53,12 @@ std::vector<Register> Stm32Usart(bool lpuart) {
   }
   r.push_back(Reg("RQR", 0x18, 0, {Bit("RXFRQ", 3), Bit("TXFRQ", 4)}));
   r.push_back(Reg("ISR", 0x1C, 0x008000C0,
-                  {Bit("RXNE", 5), Bit("TC", 6), Bit("TXE", 7), Bit("TEACK", 21), Bit("REACK", 22),
-                   Bit("TXFE", 23)}));
-  r.push_back(Reg("ICR", 0x20));
+                  {Bit("PE", 0), Bit("FE", 1), Bit("NE", 2), Bit("ORE", 3), Bit("IDLE", 4), Bit("RXNE", 5),
+                   Bit("TC", 6), Bit("TXE", 7), Bit("TEACK", 21), Bit("REACK", 22), Bit("TXFE", 23)}));
+  r.push_back(Reg("ICR", 0x20, 0,
+                  {Bit("PECF", 0), Bit("FECF", 1), Bit("NECF", 2), Bit("ORECF", 3), Bit("IDLECF", 4),
+                   Bit("TXFECF", 5), Bit("TCCF", 6), Bit("TCBGTCF", 7), Bit("LBDCF", 8), Bit("CTSCF", 9),
+                   Bit("RTOCF", 11), Bit("EOBCF", 12), Bit("UDRCF", 13), Bit("CMCF", 17), Bit("WUCF", 20)}));
   r.push_back(Reg("RDR", 0x24));
   r.push_back(Reg("TDR", 0x28));
   r.push_back(Reg("PRESC", 0x2C));
@@ -63,7 +67,10 @@ std::vector<Register> Stm32Usart(bool lpuart) {
 
 // NXP LPUART (i.MX93 RM "LPUART memory map"; the MCUXpresso SDK's LPUART_Type in
 // MIMX9352_cm33.h and Linux drivers/tty/serial/fsl_lpuart.c UARTSTAT/UARTCTRL/UARTDATA give
-// the same offsets and bits). STAT resets with TDRE and TC set.
+// the same offsets and bits). STAT resets with TDRE and TC set. STAT mixes read-only flags
+// (TDRE, TC, RDRF, RAF), write-1-to-clear flags (LBKDIF, RXEDGIF, IDLE, OR, NF, FE, PF, MA1F,
+// MA2F) and read/write configuration (LBKDE, BRK13, RWUID, RXINV, MSBF): i.MX93 RM, LPUART
+// "Status (STAT)" field descriptions; MIMX9352_cm33.h LPUART_STAT_*_MASK.
 std::vector<Register> NxpLpuart() {
   return {
       Reg("VERID", 0x00),
@@ -72,7 +79,10 @@ std::vector<Register> NxpLpuart() {
       Reg("PINCFG", 0x0C),
       Reg("BAUD", 0x10),
       Reg("STAT", 0x14, 0x00C00000,
-          {Bit("OR", 19), Bit("IDLE", 20), Bit("RDRF", 21), Bit("TC", 22), Bit("TDRE", 23)}),
+          {Bit("MA2F", 14), Bit("MA1F", 15), Bit("PF", 16), Bit("FE", 17), Bit("NF", 18), Bit("OR", 19),
+           Bit("IDLE", 20), Bit("RDRF", 21), Bit("TC", 22), Bit("TDRE", 23), Bit("RAF", 24), Bit("LBKDE", 25),
+           Bit("BRK13", 26), Bit("RWUID", 27), Bit("RXINV", 28), Bit("MSBF", 29), Bit("RXEDGIF", 30),
+           Bit("LBKDIF", 31)}),
       Reg("CTRL", 0x18, 0, {Bit("RE", 18), Bit("TE", 19)}),
       Reg("DATA", 0x1C, 0, {Bit("RXEMPT", 12)}),
       Reg("MATCH", 0x20),

@@ -14,15 +14,24 @@ constexpr uint32_t kCmsdkTxEn = 1u << 0, kCmsdkRxEn = 1u << 1, kCmsdkTxIntEn = 1
                    kCmsdkRxIntEn = 1u << 3;
 constexpr uint32_t kCmsdkIntTx = 1u << 0, kCmsdkIntRx = 1u << 1;
 
-// STM32 USART (RM0433 / RM0486; stm32h747xx.h USART_CR1_*, USART_ISR_*).
+// STM32 USART (RM0433 / RM0486; stm32h747xx.h USART_CR1_*, USART_RQR_*, USART_ISR_*, USART_ICR_*).
 constexpr uint32_t kStmUe = 0, kStmRe = 2, kStmTe = 3;  // CR1 bits
-constexpr uint32_t kStmRxne = 1u << 5, kStmTc = 1u << 6, kStmTxe = 1u << 7, kStmTeack = 1u << 21,
-                   kStmReack = 1u << 22, kStmTxfe = 1u << 23;
+constexpr uint32_t kStmIdle = 1u << 4, kStmRxne = 1u << 5, kStmTc = 1u << 6, kStmTxe = 1u << 7,
+                   kStmTeack = 1u << 21, kStmReack = 1u << 22, kStmTxfe = 1u << 23;
+constexpr uint32_t kStmRxfrq = 1u << 3, kStmTxfrq = 1u << 4;  // RQR
+// USART_ICR (RM0433 §48.8, USART_ICR): each clear bit clears the ISR flag at the same position (PECF PE,
+// FECF FE, NECF NE, ORECF ORE, IDLECF IDLE, TCCF TC, TCBGTCF TCBGT, LBDCF LBDF, CTSCF CTSIF,
+// RTOCF RTOF, EOBCF EOBF, UDRCF UDR, CMCF CMF, WUCF WUF), except TXFECF (bit 5), which
+// clears TXFE (ISR bit 23): bit 5 of ISR is RXNE, which only reading RDR clears.
+constexpr uint32_t kStmIcrSamePosition = 0x1Fu | (0xFu << 6) | (0x7u << 11) | (1u << 17) | (1u << 20);
+constexpr uint32_t kStmTxfecf = 1u << 5;
 
 // NXP LPUART (fsl_lpuart.c UARTSTAT_*, UARTCTRL_*, UARTDATA_*, UARTFIFO_*).
 constexpr uint32_t kLpRe = 18, kLpTe = 19;  // CTRL bits
-constexpr uint32_t kLpRdrf = 1u << 21, kLpTc = 1u << 22, kLpTdre = 1u << 23;
+constexpr uint32_t kLpIdle = 1u << 20, kLpRdrf = 1u << 21, kLpTc = 1u << 22, kLpTdre = 1u << 23;
 constexpr uint32_t kLpStatConfig = 0x1Fu << 25;  // LBKDE, BRK13, RWUID, RXINV, MSBF: read/write
+// LBKDIF, RXEDGIF, IDLE, OR, NF, FE, PF, MA1F, MA2F: write 1 to clear (i.MX93 RM, LPUART STAT).
+constexpr uint32_t kLpStatW1c = (3u << 30) | (0x7Fu << 14);
 constexpr uint32_t kLpDataRxEmpty = 1u << 12;
 constexpr uint32_t kLpFifoRxEmpty = 1u << 22, kLpFifoTxEmpty = 1u << 23;
 constexpr uint32_t kLpWaterCounts = (0x7Fu << 24) | (0x7Fu << 8);  // RXCOUNT, TXCOUNT (read-only)
@@ -52,6 +61,8 @@ UartPort::UartPort(const Peripheral& p) : name_(p.name), model_(*p.uart) {
       isr_ = Index("ISR");
       rdr_ = Index("RDR");
       tdr_ = Index("TDR");
+      rqr_ = Index("RQR");
+      icr_ = Index("ICR");
       break;
     case UartModel::kNxpLpuart:
       data_ = Index("DATA");
@@ -183,23 +194,52 @@ void UartPort::WriteCmsdk(size_t reg, uint32_t value, std::vector<uint32_t>& val
 }
 
 // --- STM32 USART / LPUART ---------------------------------------------------------------
-// The transmitter is always idle: ISR.TXE/TXFNF, TC and TXFE read 1. TDR sends while
-// CR1.UE and CR1.TE are set (RM: "TE: transmitter enable"; QEMU's stm32f2xx_usart checks
-// the same two bits). TEACK/REACK follow TE/RE while UE is set; RXNE is set while the
-// receiver is enabled and a byte is waiting.
+// The transmitter is always idle: ISR.TXE/TXFNF reads 1; a byte written to TDR is sent at
+// once, so TC and TXFE are set again by the write that sends it. TDR sends while CR1.UE and
+// CR1.TE are set (RM: "TE: transmitter enable"; QEMU's stm32f2xx_usart checks the same two
+// bits). TEACK/REACK follow TE/RE while UE is set.
+// The receiver holds at most one byte, in RDR: the next input byte arrives there when the
+// firmware looks (an ISR or RDR read with UE and RE set), and RXNE is set while it is there.
+// Reading RDR empties it (RM0433 §48.8 USART_ISR: RXNE "cleared by a read to the USART_RDR"), and
+// so does RQR.RXFRQ, which discards it unread (USART_RQR: "RXFRQ: receive data flush request").
+// When RDR is emptied with no more input waiting, the line has gone quiet after a frame:
+// ISR.IDLE is set (USART_ISR "IDLE: idle line detected"; it is not set again before a new
+// byte arrives). TC, TXFE and IDLE stay set until ICR clears them (USART_ICR; TC "cleared by
+// software, writing 1 to the TCCF in the USART_ICR register"), and TXFE is set again by
+// RQR.TXFRQ. Not raised: the line errors PE, FE, NE and the overrun ORE (bytes arrive only
+// when the firmware looks for them), and the LIN, CTS, timeout, smartcard and wake-up flags;
+// their ICR bits clear them all the same.
+
+void UartPort::Stm32Latch(const std::vector<uint32_t>& values) {
+  if (rdr_full_ || !Field(values, cr1_, kStmUe) || !Field(values, cr1_, kStmRe) || !HasInput()) return;
+  rdr_full_ = true;
+}
+
+void UartPort::Stm32EmptyRdr(std::vector<uint32_t>& values) {
+  if (!rdr_full_) return;
+  rdr_full_ = false;
+  if (!HasInput()) values[isr_] |= kStmIdle;
+}
 
 uint32_t UartPort::ReadStm32(size_t reg, std::vector<uint32_t>& values) {
-  const bool ue = Field(values, cr1_, kStmUe);
-  const bool rx_on = ue && Field(values, cr1_, kStmRe);
+  if (reg == isr_ || reg == rdr_) {
+    const bool was_full = rdr_full_;
+    Stm32Latch(values);
+    if (rdr_full_ && !was_full) values[rdr_] = TakeInput();
+  }
   if (reg == isr_) {
-    uint32_t v = values[isr_] & ~(kStmRxne | kStmTc | kStmTxe | kStmTeack | kStmReack | kStmTxfe);
-    v |= kStmTxe | kStmTc | kStmTxfe;
+    const bool ue = Field(values, cr1_, kStmUe);
+    uint32_t v = (values[isr_] & ~(kStmRxne | kStmTxe | kStmTeack | kStmReack)) | kStmTxe;
     if (ue && Field(values, cr1_, kStmTe)) v |= kStmTeack;
-    if (rx_on) v |= kStmReack;
-    if (rx_on && HasInput()) v |= kStmRxne;
+    if (ue && Field(values, cr1_, kStmRe)) v |= kStmReack;
+    if (rdr_full_) v |= kStmRxne;
     return v;
   }
-  if (reg == rdr_ && rx_on && HasInput()) values[rdr_] = TakeInput();
+  if (reg == rdr_) {
+    const uint32_t v = values[rdr_];
+    Stm32EmptyRdr(values);
+    return v;
+  }
   return values[reg];
 }
 
@@ -208,27 +248,48 @@ void UartPort::WriteStm32(size_t reg, uint32_t value, std::vector<uint32_t>& val
     values[tdr_] = value & 0x1FF;
     if (Field(values, cr1_, kStmUe) && Field(values, cr1_, kStmTe)) {
       Send(uint8_t(value));
+      values[isr_] |= kStmTc | kStmTxfe;  // the write clears TC; the frame completes at once
     } else {
       ++dropped_;
     }
     return;
   }
-  // ISR and RDR are read-only; RQR and ICR are write-only requests (flush, clear flag)
-  // whose flags this model never raises.
-  if (reg == isr_ || reg == rdr_ || registers_[reg] == "RQR" || registers_[reg] == "ICR") return;
+  if (reg == icr_) {
+    values[isr_] &= ~((value & kStmIcrSamePosition) | ((value & kStmTxfecf) ? kStmTxfe : 0));
+    return;
+  }
+  if (reg == rqr_) {
+    if (value & kStmRxfrq) Stm32EmptyRdr(values);
+    if (value & kStmTxfrq) values[isr_] |= kStmTxfe;
+    return;
+  }
+  if (reg == isr_ || reg == rdr_) return;  // read-only
   values[reg] = value;
 }
 
 // --- NXP LPUART -------------------------------------------------------------------------
 // STAT.TDRE and TC read 1; DATA sends while CTRL.TE is set; RDRF is set while CTRL.RE is
-// set and a byte is waiting; a DATA read with nothing received has RXEMPT set.
+// set and a byte is waiting; a DATA read with nothing received has RXEMPT set. A DATA read
+// that takes the last byte waiting leaves the line idle after a character: STAT.IDLE is set
+// (i.MX93 RM, LPUART STAT: "IDLE is set when the LPUART receive line becomes idle for a full
+// character time after a period of activity ... cannot become set again until after a new
+// character has been stored in the receive buffer"). STAT writes: a 1 clears a
+// write-1-to-clear flag and a 0 leaves it (so the SDK's `STAT |= flag` clears every flag that
+// was set), configuration bits are stored, the read-only flags ignore the write. Not raised:
+// OR, NF, FE, PF (no line errors; bytes arrive when the firmware looks), RXEDGIF, LBKDIF,
+// MA1F, MA2F.
 
 uint32_t UartPort::ReadLpuart(size_t reg, std::vector<uint32_t>& values) {
   const bool rx_ready = Field(values, control_, kLpRe) && HasInput();
   if (reg == status_) {
     return (values[status_] & ~(kLpRdrf | kLpTc | kLpTdre)) | kLpTdre | kLpTc | (rx_ready ? kLpRdrf : 0);
   }
-  if (reg == data_) return rx_ready ? TakeInput() : kLpDataRxEmpty;
+  if (reg == data_) {
+    if (!rx_ready) return kLpDataRxEmpty;
+    const uint8_t byte = TakeInput();
+    if (!HasInput()) values[status_] |= kLpIdle;
+    return byte;
+  }
   if (reg == fifo_) {
     return (values[fifo_] & ~(kLpFifoRxEmpty | kLpFifoTxEmpty)) | kLpFifoTxEmpty | (rx_ready ? 0 : kLpFifoRxEmpty);
   }
@@ -247,8 +308,8 @@ void UartPort::WriteLpuart(size_t reg, uint32_t value, std::vector<uint32_t>& va
     }
     return;
   }
-  if (reg == status_) {  // flags are read-only or write-1-to-clear; the rest is configuration
-    values[status_] = (values[status_] & ~kLpStatConfig) | (value & kLpStatConfig);
+  if (reg == status_) {
+    values[status_] = (values[status_] & ~kLpStatConfig & ~(value & kLpStatW1c)) | (value & kLpStatConfig);
     return;
   }
   values[reg] = value;

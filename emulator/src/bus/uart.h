@@ -55,6 +55,8 @@ class UartPort {
   bool CmsdkCanReceive(const std::vector<uint32_t>& values) const;
   uint32_t ReadCmsdk(size_t reg, std::vector<uint32_t>& values);
   void WriteCmsdk(size_t reg, uint32_t value, std::vector<uint32_t>& values);
+  void Stm32Latch(const std::vector<uint32_t>& values);
+  void Stm32EmptyRdr(std::vector<uint32_t>& values);
   uint32_t ReadStm32(size_t reg, std::vector<uint32_t>& values);
   void WriteStm32(size_t reg, uint32_t value, std::vector<uint32_t>& values);
   uint32_t ReadLpuart(size_t reg, std::vector<uint32_t>& values);
@@ -68,11 +70,12 @@ class UartPort {
   // Register indices the behaviour needs, by model: a transmit/receive data register,
   // a status register and a control register (other models' fields stay unused).
   size_t data_ = 0, status_ = 0, control_ = 0, interrupts_ = 0;  // CMSDK, LPUART
-  size_t cr1_ = 0, isr_ = 0, rdr_ = 0, tdr_ = 0;                 // STM32
+  size_t cr1_ = 0, isr_ = 0, rdr_ = 0, tdr_ = 0, rqr_ = 0, icr_ = 0;  // STM32
   size_t thr_ = 0, ier_ = 0, fcr_ = 0, lcr_ = 0, lsr_ = 0, usr_ = 0, rfl_ = 0;  // DesignWare
   size_t fifo_ = 0, water_ = 0;                                   // LPUART
   uint32_t dll_ = 0, dlh_ = 0;  // DesignWare divisor latch, behind THR/IER while LCR.DLAB = 1
   uint8_t rx_holding_ = 0;      // CMSDK: the byte in the receive buffer (QEMU's rxbuf)
+  bool rdr_full_ = false;       // STM32: RDR holds a received byte (ISR.RXNE) the firmware has seen
   std::string tx_;
   std::string rx_;
   size_t rx_next_ = 0;

@@ -410,6 +410,7 @@ void Core::MapWindow(size_t w, bool remap) {
 
 void Core::ApplyMpu() {
   mpu_unprivileged_ = Unprivileged();
+  mpu_bypassed_ = MpuBypassed();
   for (size_t w = 0; w < map_.regions().size(); ++w) {
     if (map_.Enabled(w)) ProtectWindow(w);
   }
@@ -424,7 +425,10 @@ void Core::ApplyMpu() {
 }
 
 void Core::SyncMpu() {
-  if (scs_.TakeMpuChanged() || (scs_.mpu_enabled() && Unprivileged() != mpu_unprivileged_)) ApplyMpu();
+  if (scs_.TakeMpuChanged() ||
+      (scs_.mpu_enabled() && (Unprivileged() != mpu_unprivileged_ || MpuBypassed() != mpu_bypassed_))) {
+    ApplyMpu();
+  }
 }
 
 void Core::ControlWritten() {
@@ -435,11 +439,20 @@ void Core::ControlWritten() {
 
 bool Core::Unprivileged() const { return ipsr() == 0 && (Read(Reg::kControl) & 1u); }
 
+// Armv7-M ARM §B3.5.7 / Armv8-M ARM §D1.2 MPU_CTRL.HFNMIENA: with it clear, the MPU is
+// disabled while the execution priority is below 0, i.e. in the HardFault and NMI
+// handlers (exceptions 3 and 2). FAULTMASK also makes the priority negative: it is not
+// followed here (CPSID f does not stop the engine).
+bool Core::MpuBypassed() const {
+  const uint32_t n = ipsr();
+  return (n == 2 || n == 3) && !scs_.mpu().enabled_at_negative_priority();
+}
+
 bool Core::ExecutesInPlace(uint64_t addr) const {
   const int w = map_.Find(addr);
   if (w < 0 || !map_.Enabled(size_t(w)) || !map_.regions()[size_t(w)].access.execute) return false;
   const Mpu mpu = scs_.mpu();
-  if (!mpu.enabled()) return false;
+  if (!mpu.enabled() || mpu_bypassed_) return false;
   const std::optional<MpuPermission> p = mpu.Access(addr, !mpu_unprivileged_);
   return p && p->execute;
 }
@@ -447,7 +460,7 @@ bool Core::ExecutesInPlace(uint64_t addr) const {
 uint32_t Core::PagePerms(size_t w, uint64_t page) const {
   const Region& r = map_.regions()[w];
   const Mpu mpu = scs_.mpu();
-  if (!mpu.enabled()) return Perms(r.access);
+  if (!mpu.enabled() || mpu_bypassed_) return Perms(r.access);  // HFNMIENA clear in HardFault/NMI
   // A page that an MPU region boundary cuts (regions not aligned to 1 KiB) gets the
   // union of both ends' permissions: no access the firmware may make faults.
   const MpuPermission board{r.access.read, r.access.write, r.access.execute};
@@ -468,10 +481,11 @@ bool Core::PageAllows(uint32_t addr, bool write) const {
 void Core::ProtectWindow(size_t w) {
   const Mpu mpu = scs_.mpu();
   const Region& r = map_.regions()[w];
+  const bool mpu_on = mpu.enabled() && !mpu_bypassed_;
   auto perms_at = [&](uint64_t page) { return PagePerms(w, page); };
   for (const DirectSpan& span : plan_.direct) {
     if (span.region != w) continue;
-    if (!mpu.enabled()) {  // one call, not a walk over every page of a DDR-sized span
+    if (!mpu_on) {  // one call, not a walk over every page of a DDR-sized span
       Check(uc_mem_protect(uc_, span.base, span.size, Perms(r.access)), "uc_mem_protect");
       continue;
     }

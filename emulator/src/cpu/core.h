@@ -139,6 +139,8 @@ class Core {
   void ControlWritten();
   // Thread mode with CONTROL.nPRIV set (Armv7-M ARM §B1.4.4 CurrentModeIsPrivileged).
   bool Unprivileged() const;
+  // HardFault or NMI running with MPU_CTRL.HFNMIENA clear: the MPU does not apply.
+  bool MpuBypassed() const;
 
   uint32_t Read(Reg reg) const;
   void Write(Reg reg, uint32_t value);
@@ -416,6 +418,7 @@ class Core {
   uint64_t idle_ = 0;
   uint64_t next_event_ = UINT64_MAX;
   bool mpu_unprivileged_ = false;  // the privilege the MPU's page protections are for
+  bool mpu_bypassed_ = false;      // ... or none: they are the board's (MpuBypassed)
   bool watch_masks_ = false;
   uint64_t masks_snapshot_ = 0;
   struct SystemPage {

@@ -21,20 +21,22 @@ MpuPermission V7Access(uint32_t ap, bool xn, bool privileged) {
 }
 
 // PMSAv8 AP[2:1] (Armv8-M ARM §D1.2 MPU_RBAR): 00 RW privileged only, 01 RW any, 10 RO
-// privileged only, 11 RO any.
-MpuPermission V8Access(uint32_t ap, bool xn, bool privileged) {
+// privileged only, 11 RO any. `pxn`: Armv8.1-M MPU_RLAR.PXN, execute-never for
+// privileged code only (Armv8.1-M ARM §D1.2 MPU_RLAR; QEMU 7.2 target/arm/ptw.c
+// get_phys_addr_pmsav8 reads it when ARM_FEATURE_V8_1M).
+MpuPermission V8Access(uint32_t ap, bool xn, bool pxn, bool privileged) {
   MpuPermission p;
   p.read = privileged || (ap & 1u);
   p.write = p.read && ap < 2;
-  p.execute = p.read && !xn;
+  p.execute = p.read && !xn && !(pxn && privileged);
   return p;
 }
 
 }  // namespace
 
-Mpu::Mpu(bool v8m, uint32_t ctrl, const std::array<uint32_t, kMaxRegions>& rbar,
+Mpu::Mpu(bool v8m, bool v81m, uint32_t ctrl, const std::array<uint32_t, kMaxRegions>& rbar,
          const std::array<uint32_t, kMaxRegions>& rasr, size_t regions)
-    : v8m_(v8m), ctrl_(ctrl), rbar_(rbar), rasr_(rasr), regions_(regions < kMaxRegions ? regions : kMaxRegions) {}
+    : v8m_(v8m), v81m_(v81m), ctrl_(ctrl), rbar_(rbar), rasr_(rasr), regions_(regions < kMaxRegions ? regions : kMaxRegions) {}
 
 std::optional<MpuPermission> Mpu::Access(uint64_t addr, bool privileged) const {
   if (!enabled()) return std::nullopt;
@@ -47,7 +49,7 @@ std::optional<MpuPermission> Mpu::Access(uint64_t addr, bool privileged) const {
       uint64_t base = rbar_[n] & ~0x1Fu, limit = uint64_t(rlar & ~0x1Fu) | 0x1Fu;
       if (addr < base || addr > limit) continue;
       ++hits;
-      hit = V8Access((rbar_[n] >> 1) & 3u, rbar_[n] & 1u, privileged);
+      hit = V8Access((rbar_[n] >> 1) & 3u, rbar_[n] & 1u, v81m_ && (rlar & 0x10u), privileged);
     } else {
       uint32_t rasr = rasr_[n];
       if (!(rasr & 1u)) continue;

@@ -18,10 +18,15 @@ class Mpu {
  public:
   static constexpr size_t kMaxRegions = 16;
   // `rbar`/`rasr` as stored by the SCS (RASR is RLAR on Armv8-M).
-  Mpu(bool v8m, uint32_t ctrl, const std::array<uint32_t, kMaxRegions>& rbar,
+  // `v81m`: Armv8.1-M, whose RLAR bit 4 is PXN (privileged execute-never).
+  Mpu(bool v8m, bool v81m, uint32_t ctrl, const std::array<uint32_t, kMaxRegions>& rbar,
       const std::array<uint32_t, kMaxRegions>& rasr, size_t regions);
 
   bool enabled() const { return ctrl_ & 1u; }
+  // HFNMIENA: the MPU also applies while the execution priority is negative (HardFault,
+  // NMI); clear, those handlers run with the MPU off (Armv7-M ARM §B3.5.7 MPU_CTRL,
+  // Armv8-M ARM §D1.2 MPU_CTRL).
+  bool enabled_at_negative_priority() const { return enabled() && (ctrl_ & 2u); }
   // PRIVDEFENA: privileged accesses that hit no region use the default memory map.
   bool privileged_default() const { return ctrl_ & 4u; }
 
@@ -31,7 +36,7 @@ class Mpu {
   std::optional<MpuPermission> Access(uint64_t addr, bool privileged) const;
 
  private:
-  bool v8m_;
+  bool v8m_, v81m_;
   uint32_t ctrl_;
   std::array<uint32_t, kMaxRegions> rbar_, rasr_;
   size_t regions_;

@@ -57,7 +57,6 @@ constexpr uint32_t kDwtCtrl = 0xE0001000u;
 constexpr uint32_t kDwtCyccnt = 0xE0001004u;
 
 constexpr uint32_t kAircrVectkey = 0x05FAu;
-constexpr uint32_t kMpuRegions = uint32_t(Scs::kMpuRegionCount);
 
 // CCR reset: STKALIGN (bit 9) is RES1 on Armv7-M r2p0+ and Armv8-M; Armv8-M also resets
 // with UNALIGN_TRP clear and BP/IC/DC per core. DIV_0_TRP and UNALIGN_TRP reset to 0.
@@ -105,7 +104,10 @@ uint32_t CpuidOf(Cpu cpu) {
 }
 
 Scs::Scs(Cpu cpu, uint32_t reset_vtor)
-    : cpu_(cpu), v8m_(cpu == Cpu::kCortexM33 || cpu == Cpu::kCortexM55), reset_vtor_(reset_vtor) {
+    : cpu_(cpu),
+      v8m_(cpu == Cpu::kCortexM33 || cpu == Cpu::kCortexM55),
+      v81m_(cpu == Cpu::kCortexM55),
+      reset_vtor_(reset_vtor) {
   Reset();
 }
 
@@ -335,11 +337,14 @@ void Scs::Write(uint32_t address, unsigned size, uint64_t value, uint64_t now, u
 // MPU_RBAR/RASR (RLAR) at +0 and +4, then the alias pairs A1..A3. On PMSAv7 every alias
 // is the region MPU_RNR selects (Armv7-M ARM §B3.5.9); on PMSAv8 alias n is region
 // MPU_RNR[7:2]:n, so that one STM of eight words loads four regions (Armv8-M ARM §D1.2
-// MPU_RBAR_An, MPU_RLAR_An; CMSIS mpu_armv8.h ARM_MPU_LoadEx).
+// MPU_RBAR_An, MPU_RLAR_An; CMSIS mpu_armv8.h ARM_MPU_LoadEx). A region number at or
+// past MPU_TYPE.DREGION names no region: it reads as zero and ignores writes, as QEMU 7.2
+// does (hw/intc/armv7m_nvic.c "MPU region out of range").
 Scs::MpuSlot Scs::MpuSlotAt(uint32_t a) const {
   const uint32_t pair = (a - kMpuRbar) / 8;
   const uint32_t region = v8m_ && pair > 0 ? (mpu_rnr_ & ~3u) + pair : mpu_rnr_;
-  return {region % kMpuRegions, (a - kMpuRbar) % 8 == 0};
+  const bool exists = region < mpu_regions_;
+  return {exists ? region : 0, (a - kMpuRbar) % 8 == 0, exists};
 }
 
 uint32_t Scs::ReadWord(uint32_t a, uint64_t now, bool* known) {
@@ -367,6 +372,7 @@ uint32_t Scs::ReadWord(uint32_t a, uint64_t now, bool* known) {
   }
   if (a >= kMpuRbar && a < kMpuAliasEnd) {
     const MpuSlot s = MpuSlotAt(a);
+    if (!s.exists) return 0;
     // PMSAv7 RBAR.REGION reads the current region number (Armv7-M ARM §B3.5.9).
     if (s.rbar && !v8m_) return mpu_rbar_[s.region] | (mpu_rnr_ & 0xFu);
     return s.rbar ? mpu_rbar_[s.region] : mpu_rasr_[s.region];
@@ -408,7 +414,7 @@ uint32_t Scs::ReadWord(uint32_t a, uint64_t now, bool* known) {
     case kCcsidr: return (csselr_ & 1u) ? CacheIdOf(cpu_).ccsidr_i : CacheIdOf(cpu_).ccsidr_d;
     case kCsselr: return csselr_;
     case kCpacr: return cpu_ == Cpu::kCortexM0 || cpu_ == Cpu::kCortexM3 ? 0 : cpacr_;
-    case kMpuType: return cpu_ == Cpu::kCortexM0 ? 0 : kMpuRegions << 8;  // DREGION
+    case kMpuType: return cpu_ == Cpu::kCortexM0 ? 0 : mpu_regions_ << 8;  // DREGION
     case kMpuCtrl: return mpu_ctrl_;
     case kMpuRnr: return mpu_rnr_;
     case kMpuMair0: if (v8m_) return mpu_mair0_; break;
@@ -449,8 +455,12 @@ void Scs::WriteWord(uint32_t a, uint32_t v, uint64_t now, bool* known) {
     return;
   }
   if (a >= kMpuRbar && a < kMpuAliasEnd) {
-    if (!v8m_ && (a - kMpuRbar) % 8 == 0 && (v & 0x10u)) mpu_rnr_ = v & 0xFu;  // VALID: REGION selects
+    if (!v8m_ && (a - kMpuRbar) % 8 == 0 && (v & 0x10u)) {  // VALID: REGION selects
+      if ((v & 0xFu) >= mpu_regions_) return;
+      mpu_rnr_ = v & 0xFu;
+    }
     const MpuSlot s = MpuSlotAt(a);
+    if (!s.exists) return;
     if (s.rbar) mpu_rbar_[s.region] = v8m_ ? v : (v & ~0x1Fu);
     else mpu_rasr_[s.region] = v;
     mpu_changed_ = true;
@@ -532,7 +542,7 @@ void Scs::WriteWord(uint32_t a, uint32_t v, uint64_t now, bool* known) {
     case kCsselr: csselr_ = v & 1u; return;  // InD; Level 1 only
     case kMpuType: return;
     case kMpuCtrl: mpu_ctrl_ = v & 7u; mpu_changed_ = true; return;
-    case kMpuRnr: mpu_rnr_ = v & 0xFFu; return;
+    case kMpuRnr: if ((v & 0xFFu) < mpu_regions_) mpu_rnr_ = v & 0xFFu; return;
     case kMpuMair0: if (v8m_) { mpu_mair0_ = v; return; } break;
     case kMpuMair1: if (v8m_) { mpu_mair1_ = v; return; } break;
     case kDemcr: demcr_ = v & 0x010F07F1u; return;

@@ -46,6 +46,8 @@ class Scs {
   // The board's number of external interrupt lines (1..kMaxIrqs); the NVIC registers of
   // the lines beyond read as zero and ignore writes.
   void SetInterruptLines(uint32_t n) { num_irqs_ = n < uint32_t(kMaxIrqs) ? n : uint32_t(kMaxIrqs); }
+  // The board's MPU regions (cpu_options.mpu_regions): MPU_TYPE.DREGION.
+  void SetMpuRegions(uint32_t n) { mpu_regions_ = n < uint32_t(Mpu::kMaxRegions) ? n : uint32_t(Mpu::kMaxRegions); }
   uint32_t interrupt_lines() const { return num_irqs_; }
 
   // MMIO: `address` is absolute; `now` is the instruction count. Unknown registers read
@@ -103,13 +105,12 @@ class Scs {
 
   // --- MPU: the registers, and whether the firmware changed them since the last look ---
   bool mpu_enabled() const { return mpu_ctrl_ & 1u; }
-  Mpu mpu() const { return Mpu(v8m_, mpu_ctrl_, mpu_rbar_, mpu_rasr_, kMpuRegionCount); }
+  Mpu mpu() const { return Mpu(v8m_, v81m_, mpu_ctrl_, mpu_rbar_, mpu_rasr_, mpu_regions_); }
   bool TakeMpuChanged() {
     bool changed = mpu_changed_;
     mpu_changed_ = false;
     return changed;
   }
-  static constexpr size_t kMpuRegionCount = 8;  // MPU_TYPE.DREGION
 
  private:
   uint32_t ReadWord(uint32_t address, uint64_t now, bool* known);
@@ -117,6 +118,7 @@ class Scs {
   struct MpuSlot {
     uint32_t region;
     bool rbar;
+    bool exists;  // region < DREGION: others read as zero and ignore writes
   };
   MpuSlot MpuSlotAt(uint32_t address) const;
   void WriteWord(uint32_t address, uint32_t value, uint64_t now, bool* known);
@@ -128,6 +130,7 @@ class Scs {
 
   Cpu cpu_;
   bool v8m_;
+  bool v81m_;  // Armv8.1-M (Cortex-M55): MPU_RLAR.PXN
   uint32_t reset_vtor_;
   std::map<uint32_t, UnmodelledAccess> unmodelled_;
 
@@ -159,7 +162,8 @@ class Scs {
 
   // MPU (PMSAv7: TYPE CTRL RNR RBAR RASR; PMSAv8: TYPE CTRL RNR RBAR RLAR MAIR0/1).
   uint32_t mpu_ctrl_ = 0, mpu_rnr_ = 0;
-  std::array<uint32_t, 16> mpu_rbar_{}, mpu_rasr_{};  // RASR doubles as RLAR on v8-M
+  std::array<uint32_t, Mpu::kMaxRegions> mpu_rbar_{}, mpu_rasr_{};  // RASR doubles as RLAR on v8-M
+  uint32_t mpu_regions_ = 8;  // MPU_TYPE.DREGION (cpu_options.mpu_regions)
   bool mpu_changed_ = false;
   uint32_t mpu_mair0_ = 0, mpu_mair1_ = 0;
 

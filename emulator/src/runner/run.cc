@@ -284,6 +284,7 @@ SessionOutput RunSession(const SessionInput& in) {
   res.boot_source = in.options.boot_address ? in.options.boot_source : "";
   cpu::Core core(in.board.cpu, map, uint32_t(vtor));
   core.scs().SetInterruptLines(in.board.cpu_options.nvic_irqs);
+  core.scs().SetMpuRegions(in.board.cpu_options.mpu_regions);
   for (uint64_t block : in.traces) core.TraceRange(block, block + kTraceWindow);
   std::set<uint64_t> break_addresses;  // one hook per address, however many breakpoints
   for (const Breakpoint& b : in.options.breakpoints) {

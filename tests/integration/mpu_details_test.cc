@@ -1,0 +1,87 @@
+// MPU details (issue 16): MPU_TYPE.DREGION per board (cpu_options.mpu_regions), MPU_CTRL.
+// HFNMIENA (the MPU off in HardFault unless it is set) and Armv8.1-M MPU_RLAR.PXN, through
+// firmware-fixtures/src/mpu_details.c, against QEMU 7.2 on the MPS2/MPS3 machines.
+#include <gtest/gtest.h>
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include "cli.h"
+
+namespace faultline::testing {
+namespace {
+
+struct Case {
+  const char* board;
+  const char* cpu;
+  std::string expected;
+};
+
+std::string Dregion(uint32_t n) {
+  return fmt::format("dregion 0x{:08x}\nrnr after selecting dregion 0x{:08x}\n", n, n - 1);
+}
+
+// What the PMSAv8 part prints; `pxn`: the core is Armv8.1-M, so the privileged call into
+// the PXN region is a MemManage IACCVIOL that the handler turns into 0xdead.
+std::string Pmsav8(bool pxn) {
+  return std::string(
+             "rlar of the pxn region has pxn 0x00000001\n"
+             "thread store to read-only: cfsr 0x00000082\n  stored 0x00000000\n"
+             "udf with UsageFault disabled: HardFault\n"
+             "hardfault hfsr 0x40000000\nhardfault wrote 0x48464e4d\n") +
+         (pxn ? "privileged call: result 0x0000dead\n  cfsr 0x00000001\n  stacked pc is the code 0x00000001\n"
+              : "privileged call: result 0x0000002a\n  cfsr 0x00000000\n  stacked pc is the code 0x00000000\n") +
+         "unprivileged call: result 0x0000002a\n  cfsr 0x00000000\n";
+}
+
+class MpuDetails : public ::testing::TestWithParam<Case> {};
+
+TEST_P(MpuDetails, PrintWhatQemuPrints) {
+  REQUIRE_FIXTURES();
+  const Case& c = GetParam();
+  Completed cli;
+  auto report = RunJson(c.board, "mpu_details", {"--load-mode", "debugger"}, &cli);
+  EXPECT_EQ(report["outcome"], "exit") << cli.out << cli.err;
+  EXPECT_EQ(report["console"].get<std::string>(), c.expected);
+  if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
+  EXPECT_EQ(QemuSemihostingConsole(c.board, c.cpu, Fixture(c.board, "mpu_details")), c.expected);
+}
+
+INSTANTIATE_TEST_SUITE_P(Boards, MpuDetails,
+                         ::testing::Values(Case{"mps2-an385", "cortex-m3", Dregion(8)},
+                                           Case{"mps2-an500", "cortex-m7", Dregion(8)},
+                                           Case{"mps2-an505", "cortex-m33", Dregion(16) + Pmsav8(false)},
+                                           Case{"mps3-an547", "cortex-m55", Dregion(16) + Pmsav8(true)}),
+                         [](const auto& p) { return BoardTestName(p.param.board); });
+
+// With HFNMIENA set, the HardFault handler's store to the read-only region is a MemManage
+// fault at priority -1: a lockup, at the store. QEMU 7.2 stops there too ("Lockup: can't
+// escalate 3 to HardFault (current priority -1)", R15 the store).
+TEST(MpuHfnmiena, SetTheHardFaultHandlersStoreLocksUpAsOnQemu) {
+  REQUIRE_FIXTURES();
+  Completed cli;
+  auto report = RunJson("mps3-an547", "mpu_details_hfnmiena", {}, &cli);
+  EXPECT_EQ(report["outcome"], "lockup") << cli.out << cli.err;
+  EXPECT_EQ(cli.status, 3);
+  EXPECT_EQ(report["fault"]["kind"], "MemManage") << report["fault"].dump(2);
+  EXPECT_EQ(report["fault"]["symbol"].get<std::string>().rfind("hardfault_c+", 0), 0u) << report["fault"]["symbol"];
+  EXPECT_NE(report["console"].get<std::string>().find("udf with UsageFault disabled: HardFault\n"), std::string::npos);
+  EXPECT_EQ(report["console"].get<std::string>().find("hardfault wrote"), std::string::npos);
+  if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
+  Completed qemu = RunProgram({"timeout", "30", "qemu-system-arm", "-M", "mps3-an547", "-cpu", "cortex-m55", "-nographic",
+                               "-monitor", "none", "-serial", "none", "-semihosting-config", "enable=on,target=native",
+                               "-kernel", Fixture("mps3-an547", "mpu_details_hfnmiena").string()});
+  EXPECT_NE(qemu.err.find("Lockup: can't escalate 3 to HardFault (current priority -1)"), std::string::npos) << qemu.err;
+  EXPECT_NE(qemu.err.find(fmt::format("R15={:08x}", report["fault"]["pc"].get<uint64_t>())), std::string::npos)
+      << qemu.err;
+}
+
+// A region count no Cortex-M MPU has (the Alif DFP's nine regions are not a DREGION): bad
+// input at its line, with the fix.
+TEST(MpuRegions, ACountNoCoreOffersIsBadInput) {
+  ExpectBadBoard(BadBoard{"bad_mpu_regions.yaml", 5, "9 MPU regions: a Cortex-M MPU has 4, 8, 12 or 16",
+                          "give MPU_TYPE.DREGION of the SoC's core"});
+}
+
+}  // namespace
+}  // namespace faultline::testing
