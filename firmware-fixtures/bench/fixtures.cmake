@@ -60,3 +60,7 @@ foreach(board mps2-an385 mps2-an500 mps2-an505 mps3-an547)
 endforeach()
 fx_bench(mps3-an547 bench_dsp_mve 4 ${FX_DSP_BENCH_N} -mcpu=cortex-m55 -mfloat-abi=hard -O3)
 fx_bench(mps3-an547 dsp_check_mve 4 ${FX_DSP_CHECK_N} -mcpu=cortex-m55 -mfloat-abi=hard -O3)
+
+# A legitimate run of more than 1e9 instructions (bench_alu, ~10 a step): a plain `run`
+# must finish it, with no instruction budget by default (issue 19; tests/integration).
+fx_bench(mps2-an505 long_alu 1 110000000 ${FX_CPU_FLAGS_mps2-an505})

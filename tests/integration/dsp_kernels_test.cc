@@ -1,6 +1,7 @@
 // Issue 19: the DSP-extension int8 layers (firmware-fixtures/bench/dsp_kernels.c), built
 // for the Cortex-M3 (C fallback), M7, M33 and M55 (with and without MVE), print the host
 // build's checksum on faultline: the benchmark's `dsp-*` rows measure code that is right.
+// And a plain run has no instruction budget that could cut a long inference short.
 #include <gtest/gtest.h>
 
 #include <fmt/core.h>
@@ -10,6 +11,7 @@
 #include "cli.h"
 
 extern "C" uint32_t bench_dsp(uint32_t repeat);
+extern "C" uint32_t bench_alu(uint32_t iterations);
 
 namespace faultline::testing {
 namespace {
@@ -41,6 +43,19 @@ TEST(DspKernels, DspBuildsUseTheSimd32Instructions) {
       EXPECT_EQ(d.out.find(mnemonic) != std::string::npos, dsp) << board << " " << mnemonic;
     }
   }
+}
+
+// 1.1e9 instructions of integer work (bench_alu, 110M steps): more than the 1e9 budget
+// `run` used to have. A plain run finishes it and prints the host's checksum; no budget
+// ended it.
+TEST(DefaultBudget, APlainRunIsNotCutShortByAnInstructionCap) {
+  REQUIRE_FIXTURES();
+  Completed cli;
+  auto report = RunJson("mps2-an505", "long_alu", {}, &cli);
+  EXPECT_EQ(report["outcome"], "exit") << cli.out << cli.err;
+  EXPECT_GT(report["instructions"].get<uint64_t>(), 1'000'000'000u);
+  EXPECT_TRUE(report["budget"].is_null()) << report["budget"].dump();
+  EXPECT_EQ(report["console"], fmt::format("bench: checksum 0x{:08x}\n", bench_alu(110'000'000)));
 }
 
 }  // namespace
