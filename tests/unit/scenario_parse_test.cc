@@ -287,6 +287,19 @@ TEST_F(ScenarioParse, LoadOfAFixtureFileReadsFromTheFixturesDirectory) {
               6, {"exactly one of file or fixture_file"});
 }
 
+// Issue 20 item 7: fixture_file may not leave the fixtures directory, by `..`, an
+// absolute path or a symbolic link.
+TEST_F(ScenarioParse, FixtureFileStaysInsideTheFixturesDirectory) {
+  std::ofstream(dir_ / "secret.bin", std::ios::binary) << "secret";
+  fs::create_symlink(dir_ / "secret.bin", dir_ / "fixtures" / "link.bin");
+  for (const std::string& path :
+       std::vector<std::string>{"../secret.bin", "ml/../../secret.bin", (dir_ / "secret.bin").string(), "link.bin"}) {
+    ExpectError(kHead + "setup:\n  - load: {fixture_file: '" + path + "', address: 0x80100000}\n"
+                        "expect: {outcome: exit}\n",
+                6, {"outside the fixtures directory"});
+  }
+}
+
 TEST_F(ScenarioParse, BadTimeout) {
   ExpectError(kHead + "run:\n  timeout: soon\nexpect: {outcome: exit}\n", 6, {"'soon' is not a number of seconds"});
 }

@@ -1,5 +1,6 @@
 // scenarios/**/*.yaml -> Scenario. Strict like board files: every key known, every
 // value checked, paths resolved and opened now, each error with file:line and a fix.
+#include <algorithm>
 #include <fmt/core.h>
 #include <yaml-cpp/yaml.h>
 
@@ -161,8 +162,22 @@ int ParseRegister(const Field& f) {
 // `file:` is relative to the scenario; `fixture_file:` to the fixtures directory, for a
 // file the fixtures' build produces (a model blob), as `firmware: {fixture: B/N}` is.
 std::vector<uint8_t> ReadFile(const FileParser& p, const Field& f, bool in_fixtures = false) {
+  const fs::path relative = fs::path(f.Scalar()).lexically_normal();
+  // A fixture file stays inside the fixtures directory (issue 20 item 7): not absolute,
+  // no `..` out of it, no symbolic link that leads elsewhere.
+  const auto outside = [&] {
+    f.Fail(fmt::format("'{}' is outside the fixtures directory", f.Scalar()),
+           "give a path inside it, e.g. fixture_file: ml/model.bin, or use file: for a file next to the scenario");
+  };
+  if (in_fixtures && (relative.is_absolute() || relative.empty() || *relative.begin() == "..")) outside();
   fs::path file = (in_fixtures ? p.context.fixtures_dir : p.dir) / f.Scalar();
   RequireRegularFile(file, f.Where(), "file to load");
+  if (in_fixtures) {
+    std::error_code ec;
+    const fs::path real = fs::weakly_canonical(file, ec), root = fs::weakly_canonical(p.context.fixtures_dir, ec);
+    const auto [r, _] = std::mismatch(root.begin(), root.end(), real.begin(), real.end());
+    if (r != root.end()) outside();
+  }
   std::ifstream in(file, std::ios::binary);
   if (!in || fs::is_directory(file)) {
     f.Fail(fmt::format("cannot open '{}' (looked at {})", f.Scalar(), file.string()),
