@@ -457,9 +457,8 @@ bool Core::ExecutesInPlace(uint64_t addr) const {
   return p && p->execute;
 }
 
-uint32_t Core::PagePerms(size_t w, uint64_t page) const {
+uint32_t Core::PagePerms(const Mpu& mpu, size_t w, uint64_t page) const {
   const Region& r = map_.regions()[w];
-  const Mpu mpu = scs_.mpu();
   if (!mpu.enabled() || mpu_bypassed_) return Perms(r.access);  // HFNMIENA clear in HardFault/NMI
   // A page that an MPU region boundary cuts (regions not aligned to 1 KiB) gets the
   // union of both ends' permissions: no access the firmware may make faults.
@@ -475,14 +474,16 @@ uint32_t Core::PagePerms(size_t w, uint64_t page) const {
 bool Core::PageAllows(uint32_t addr, bool write) const {
   const int w = map_.Find(addr);
   if (w < 0) return false;
-  return (PagePerms(size_t(w), addr & ~uint64_t(kPageSize - 1)) & (write ? UC_PROT_WRITE : UC_PROT_READ)) != 0;
+  const uint64_t page = addr & ~uint64_t(kPageSize - 1);
+  const uint32_t perms = scs_.mpu_enabled() ? PagePerms(scs_.mpu(), size_t(w), page) : Perms(map_.regions()[w].access);
+  return (perms & (write ? UC_PROT_WRITE : UC_PROT_READ)) != 0;
 }
 
 void Core::ProtectWindow(size_t w) {
   const Mpu mpu = scs_.mpu();
   const Region& r = map_.regions()[w];
   const bool mpu_on = mpu.enabled() && !mpu_bypassed_;
-  auto perms_at = [&](uint64_t page) { return PagePerms(w, page); };
+  auto perms_at = [&](uint64_t page) { return PagePerms(mpu, w, page); };  // one MPU copy per window
   for (const DirectSpan& span : plan_.direct) {
     if (span.region != w) continue;
     if (!mpu_on) {  // one call, not a walk over every page of a DDR-sized span

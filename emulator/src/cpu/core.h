@@ -335,7 +335,7 @@ class Core {
   void MapWindow(size_t window, bool remap);
   // Page protections of an enabled window: its own access, narrowed by the MPU.
   void ProtectWindow(size_t window);
-  uint32_t PagePerms(size_t window, uint64_t page) const;  // ProtectWindow's, page by page
+  uint32_t PagePerms(const Mpu& mpu, size_t window, uint64_t page) const;  // ProtectWindow's, page by page
   void ApplyGate(size_t gate);
   // Counts one more of an event already recorded; false if there is none yet.
   bool CountEvent(const std::string& kind, const std::string& where);

@@ -642,9 +642,8 @@ bool HalfMove(uint32_t x, Insn& i) {
   i.rt = uint8_t(Bits(x, 15, 12));
   return General(i.rt);
 }
-// VLDR.16/VSTR.16: U (23), Rn, imm8 << 1; Rn = PC (a literal) is left to the engine.
-// VLDR/VSTR .16: Rn = PC is the literal form, loads only (VSTR from the PC is
-// UNPREDICTABLE).
+// VLDR.16/VSTR.16: U (23), Rn, imm8 << 1; Rn = PC is the literal form, loads only (VSTR
+// from the PC is UNPREDICTABLE).
 bool HalfLoadStore(uint32_t x, Insn& i) {
   i.qd = uint8_t(Sd(x));
   i.add = Bits(x, 23, 23);

@@ -93,7 +93,6 @@ void Contiguous(const Insn& i, State& s, bool load, uint32_t address, A address_
   }
 }
 
-
 void Transfer(const Insn& i, State& s) {
   const bool load = (i.raw >> 20) & 1;
   const uint32_t base = s.r[i.rn];
@@ -174,27 +173,29 @@ void Interleaved(const Insn& i, State& s, unsigned n) {
   const uint8_t* words = n == 2 ? kVld2Words[pattern] : kVld4Words[pattern];
   const unsigned esize = 1u << i.size;
   const uint32_t base = s.r[i.rn];
-  uint8_t* host = s.memory->Host(base, 16 * n, !load);
-  const auto load_word = [&](uint32_t address) { return host ? InHost{host, base}.Load(address, 4) : s.memory->Load(address, 4); };
-  for (int beat = 0; beat < 4; ++beat) {
-    const uint32_t address = base + 4u * words[beat];
-    uint32_t word = load ? load_word(address) : 0;
-    for (unsigned b = 0; b < 4; b += esize) {
-      const unsigned k = (4 * words[beat] + b) / esize;  // element number in memory order
-      uint8_t* lane = Q(s, i.qd + int(k % n)) + (k / n) * esize;
-      for (unsigned j = 0; j < esize; ++j) {
-        if (load) {
-          lane[j] = uint8_t(word >> (8 * (b + j)));
-        } else {
-          word |= uint32_t(lane[j]) << (8 * (b + j));
+  // Four words, through the host bytes when the 16 * n bytes are plain memory.
+  const auto beats = [&](auto memory) {
+    for (int beat = 0; beat < 4; ++beat) {
+      const uint32_t address = base + 4u * words[beat];
+      uint32_t word = load ? memory.Load(address, 4) : 0;
+      for (unsigned b = 0; b < 4; b += esize) {
+        const unsigned k = (4 * words[beat] + b) / esize;  // element number in memory order
+        uint8_t* lane = Q(s, i.qd + int(k % n)) + (k / n) * esize;
+        for (unsigned j = 0; j < esize; ++j) {
+          if (load) {
+            lane[j] = uint8_t(word >> (8 * (b + j)));
+          } else {
+            word |= uint32_t(lane[j]) << (8 * (b + j));
+          }
         }
       }
+      if (!load) memory.Store(address, 4, word);
     }
-    if (!load && host) {
-      InHost{host, base}.Store(address, 4, word);
-    } else if (!load) {
-      s.memory->Store(address, 4, word);
-    }
+  };
+  if (uint8_t* host = s.memory->Host(base, 16 * n, !load)) {
+    beats(InHost{host, base});
+  } else {
+    beats(ByElement{*s.memory});
   }
   if (i.wback) s.r[i.rn] = base + 16 * n;
 }

@@ -35,9 +35,6 @@ class Memory {
   virtual uint8_t* Host(uint32_t /*address*/, unsigned /*size*/, bool /*store*/) { return nullptr; }
 };
 
-// FPSCR as the engine keeps it (rounding mode, flush-to-zero, default NaN, the
-// cumulative exception flags, NZCV): QC and LTPSIZE, which the engine's M33 does not
-// have, are in State.
 // APSR as the engine keeps it (VSEL reads NZCV).
 class Apsr {
  public:
@@ -45,6 +42,9 @@ class Apsr {
   virtual uint32_t Read() = 0;
 };
 
+// FPSCR as the engine keeps it (rounding mode, flush-to-zero, default NaN, the
+// cumulative exception flags, NZCV): QC and LTPSIZE, which the engine's M33 does not
+// have, are in State.
 class Fpscr {
  public:
   virtual ~Fpscr() = default;
