@@ -432,6 +432,7 @@ void Core::SyncMpu() {
 }
 
 void Core::ControlWritten() {
+  MveClearFpContext();  // CONTROL.FPCA may have been cleared: the MVE path looks again
   if (!scs_.mpu_enabled()) return;
   next_event_ = 0;
   SetCheckAt(0);
@@ -536,6 +537,7 @@ Core::Core(Cpu cpu, MemoryMap& map, uint32_t reset_vtor)
   }
 
   MapSystemSpace();  // SCS, DWT (core_exceptions.cc)
+  FindFpControl();   // before MVE's calibration, which writes FPSCR (core_fp_context.cc)
   if (cpu == Cpu::kCortexM55) EnableMve();
 
   // One block hook over everything: Unicorn 2.0.1 calls a lone hook of a type directly

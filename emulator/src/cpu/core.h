@@ -139,6 +139,11 @@ class Core {
   void ControlWritten();
   // Thread mode with CONTROL.nPRIV set (Armv7-M ARM §B1.4.4 CurrentModeIsPrivileged).
   bool Unprivileged() const;
+  // The engine's CPUARMState, as the translator's first fetch shows it (core_mve.cc).
+  void SeeEngineState(void* env) { engine_env_ = env; }
+  // Lazy FP state preservation (core_fp_context.cc): the translator is about to run an
+  // FP instruction with FPCCR.LSPACT set, or the MVE unit a vector instruction.
+  void PreserveFpState();
   // HardFault or NMI running with MPU_CTRL.HFNMIENA clear: the MPU does not apply.
   bool MpuBypassed() const;
 
@@ -218,7 +223,9 @@ class Core {
   // (core_mve.cc): FPSCR with the QC, LTPSIZE and FZ16 the engine lacks, and VPR.
   uint32_t MveStackedFpscr(uint32_t engine_fpscr) const;
   uint32_t MveVpr() const;
-  void MveEnterHandler(bool fp_context_stacked);
+  void MveEnterHandler(bool fp_context, bool lazy);
+  uint32_t MveLazyVpr() const;  // the interrupted VPR while FPCCR.LSPACT is set
+  void MveResumeLazyVpr();
   // Whether an instruction executed on the MVE path (VMSR/VMRS, vector and FP16 code)
   // made an FP context active: silicon sets CONTROL.FPCA for it, the engine does not see
   // it. Cleared by exception entry and return, which set FPCA themselves.
@@ -439,6 +446,17 @@ class Core {
     uint32_t handler = 0;
   };
   EntryOutcome Enter(uint32_t number, uint32_t return_address);
+
+  // FP context control (core_fp_context.cc): FPCCR/FPDSCR as the translator reads them.
+  void FindFpControl();
+  uint32_t* EngineFpccr() const;  // the engine's v7m.fpccr[2] (fpdscr[2] follows), or null
+  void PushFpControl();           // the SCS's values to the engine
+  void PullFpControl();           // FPCCR.S as the translator may have set it
+  bool LazyFpPreservation() const;
+  void ReserveFpState(uint32_t fpcar, bool thread, bool unprivileged, int execution_priority);
+  bool ReturnWithFpStateInRegisters();
+  void* engine_env_ = nullptr;
+  size_t env_fpccr_ = SIZE_MAX;  // offset of v7m.fpccr in CPUARMState
 
   bool tracing_ = false;
   std::optional<uint32_t> last_traced_;

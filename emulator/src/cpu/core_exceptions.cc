@@ -25,22 +25,26 @@ void RegWrite(uc_engine* uc, int id, uint32_t v) { uc_reg_write(uc, id, &v); }
 // Rebuilds the translator's hflags after an IPSR or CONTROL change (unicorn.md §2).
 void RebuildHflags(uc_engine* uc) { RegWrite(uc, UC_ARM_REG_APSR_NZCV, RegRead(uc, UC_ARM_REG_APSR_NZCV)); }
 
-bool HasFpu(Cpu cpu) { return cpu != Cpu::kCortexM0 && cpu != Cpu::kCortexM3; }
-
 }  // namespace
 
 // MMIO trampolines for the SCS pages. The PC Unicorn shows in an MMIO callback is the
 // block's start (unicorn.md §5); it only labels unmodelled accesses.
 struct ScsHooks {
+  // FPCCR, FPCAR, FPDSCR: the translator keeps copies (core_fp_context.cc).
+  static bool IsFpControl(uint32_t address) { return address >= 0xE000EF34u && address < 0xE000EF40u; }
   static uint64_t Read(uc_engine*, uint64_t offset, unsigned size, void* user) {
     auto& page = *static_cast<Core::SystemPage*>(user);
     Core& c = *page.core;
-    return c.scs_.Read(uint32_t(page.base + offset), size, c.time(), c.Read(Reg::kPc));
+    const uint32_t address = uint32_t(page.base + offset);
+    if (IsFpControl(address)) c.PullFpControl();
+    return c.scs_.Read(address, size, c.time(), c.Read(Reg::kPc));
   }
   static void Write(uc_engine*, uint64_t offset, unsigned size, uint64_t value, void* user) {
     auto& page = *static_cast<Core::SystemPage*>(user);
     Core& c = *page.core;
-    c.scs_.Write(uint32_t(page.base + offset), size, value, c.time(), c.Read(Reg::kPc));
+    const uint32_t address = uint32_t(page.base + offset);
+    c.scs_.Write(address, size, value, c.time(), c.Read(Reg::kPc));
+    if (IsFpControl(address)) c.PushFpControl();
     // A write may pend an exception, start SysTick, move VTOR or request a reset: let
     // the runner look at the next block boundary.
     c.next_event_ = 0;
@@ -119,6 +123,8 @@ Core::EntryOutcome Core::Enter(uint32_t number, uint32_t return_address) {
   const bool thread = ipsr() == 0;
   const bool psp = thread && (control & 2u);
   const bool fp = HasFpu(cpu_) && ((control & 4u) || MveFpContext());
+  // With FPCCR.LSPEN the FP words are reserved, not written (core_fp_context.cc).
+  const bool lazy = fp && LazyFpPreservation();
   MveClearFpContext();
   const uint32_t sp = RegRead(uc_, UC_ARM_REG_SP);
   FrameLayout l = LayoutEntryFrame(sp, fp);
@@ -127,11 +133,11 @@ Core::EntryOutcome Core::Enter(uint32_t number, uint32_t return_address) {
                return_address & ~1u,
                StackedXpsr(RegRead(uc_, UC_ARM_REG_XPSR) | kXpsrThumb, l.realigned)};
   std::vector<uint32_t> words = {f.r0, f.r1, f.r2, f.r3, f.r12, f.lr, f.pc, f.xpsr};
-  if (fp) {
+  if (fp && !lazy) {
     for (int i = 0; i < 16; ++i) words.push_back(RegRead(uc_, UC_ARM_REG_S0 + i));
     const uint32_t fpscr = RegRead(uc_, UC_ARM_REG_FPSCR);
     words.push_back(mve_ ? MveStackedFpscr(fpscr) : fpscr);
-    words.push_back(mve_ ? MveVpr() : 0);  // VPR with MVE, else reserved
+    if (mve_) words.push_back(MveVpr());  // else the word is reserved: left as it is
   }
   for (size_t i = 0; i < words.size(); ++i) {
     if (!BusWrite32(l.frame_sp + uint32_t(4 * i), words[i])) {
@@ -141,9 +147,11 @@ Core::EntryOutcome Core::Enter(uint32_t number, uint32_t return_address) {
     }
   }
   if (!o.stacking_failed) o.frame = f;
+  // FPCCR records the reservation even when stacking failed (QEMU 7.2 v7m_push_stack).
+  if (lazy) ReserveFpState(l.frame_sp + 0x20, thread, control & 1u, ExecutionPriority());
   RegWrite(uc_, UC_ARM_REG_SP, l.frame_sp);
   RegWrite(uc_, UC_ARM_REG_LR, ExcReturn(thread, psp, fp));
-  if (mve_) MveEnterHandler(fp);
+  if (mve_) MveEnterHandler(fp, lazy);
   // Handler mode runs on MSP with FPCA clear. CONTROL is written while still in
   // Thread mode so that Unicorn swaps the banked SP (unicorn.md §2).
   RegWrite(uc_, UC_ARM_REG_CONTROL, control & ~6u);
@@ -290,9 +298,12 @@ Core::Taken Core::ReturnFromException(uint32_t value) {
   MveClearFpContext();  // FPCA comes from EXC_RETURN below
   const bool psp = r.to_thread && r.use_psp;
   const bool fp = r.extended_frame && HasFpu(cpu_);
+  // FPCCR.LSPACT still set: the handler ran no FP instruction, the registers still hold
+  // the context and the frame's FP words were never written (core_fp_context.cc).
+  const bool fp_in_registers = fp && ReturnWithFpStateInRegisters();
   const uint32_t frame_sp = RegRead(uc_, psp ? UC_ARM_REG_PSP : UC_ARM_REG_MSP);
   uint32_t w[26] = {};
-  const int n = fp ? 26 : 8;
+  const int n = fp && !fp_in_registers ? 26 : 8;
   for (int i = 0; i < n; ++i) {
     if (!BusRead32(frame_sp + uint32_t(4 * i), &w[i])) {
       scs_.SetActive(returning, true);
@@ -309,7 +320,7 @@ Core::Taken Core::ReturnFromException(uint32_t value) {
   RegWrite(uc_, UC_ARM_REG_SP, SpAfterUnstack(frame_sp, xpsr, fp));
   const int gp[] = {UC_ARM_REG_R0, UC_ARM_REG_R1, UC_ARM_REG_R2, UC_ARM_REG_R3, UC_ARM_REG_R12, UC_ARM_REG_LR};
   for (int i = 0; i < 6; ++i) RegWrite(uc_, gp[i], w[i]);
-  if (fp) {
+  if (fp && !fp_in_registers) {
     for (int i = 0; i < 16; ++i) RegWrite(uc_, UC_ARM_REG_S0 + i, w[8 + i]);
     RegWrite(uc_, UC_ARM_REG_FPSCR, w[24]);
     if (mve_) MveRestore(w[24], w[25]);
@@ -339,6 +350,7 @@ void Core::ResetRegisters(uint32_t sp) {
   RegWrite(uc_, UC_ARM_REG_SP, sp);
   RebuildHflags(uc_);
   scs_.Reset();
+  PushFpControl();
 }
 
 }  // namespace faultline::cpu

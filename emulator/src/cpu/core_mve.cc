@@ -70,6 +70,7 @@ using Mrs = uint32_t (*)(void* env, uint32_t reg);
 using Msr = void (*)(void* env, uint32_t maskreg, uint32_t value);
 using GetFpscr = uint32_t (*)(void* env);
 using SetFpscr = void (*)(void* env, uint32_t value);
+using PreserveFpState = void (*)(void* env);
 
 struct Unicorn {
   Fetch fetch = Unicorns<Fetch>("cpu_lduw_code_arm");
@@ -80,6 +81,7 @@ struct Unicorn {
   // float_status copies, and rounding/flush/default-NaN set in them.
   GetFpscr get_fpscr = Unicorns<GetFpscr>("helper_vfp_get_fpscr_arm");
   SetFpscr set_fpscr = Unicorns<SetFpscr>("helper_vfp_set_fpscr_arm");
+  PreserveFpState preserve_fp_state = Unicorns<PreserveFpState>("helper_v7m_preserve_fp_state_arm");
 };
 const Unicorn& Original() {
   static const Unicorn u;
@@ -115,6 +117,9 @@ struct MveUnit {
   int32_t pending = -1;
   uint32_t last_index = 0;
   uint32_t vpr = 0;
+  // The interrupted context's VPR while FPCCR.LSPACT says its FP state is still in the
+  // registers (core_fp_context.cc): what the preservation writes or the return restores.
+  uint32_t lazy_vpr = 0;
   uint64_t executed = 0;
   bool fp_context = false;  // CONTROL.FPCA as this path's instructions set it
 
@@ -124,6 +129,7 @@ struct MveUnit {
   void SetFeatures(void* env);
   uint32_t Fetch(void* env, uint32_t addr, uint32_t hw);
   uint32_t Execute(void* env, uint32_t index, uintptr_t ra);
+  void EnterFpContext(void* env);
 };
 
 void MveUnitDeleter::operator()(MveUnit* u) const { delete u; }
@@ -336,6 +342,7 @@ uint32_t MveUnit::Execute(void* env, uint32_t i, uintptr_t ra) {
     core.StopWith({.kind = Stop::Kind::kCoprocessor, .pc = address});
     LeaveAtInstruction(ra);
   }
+  if (!insn.scalar) EnterFpContext(env);
   uint32_t fpscr;
   std::memcpy(&fpscr, base + fpscr_offset, 4);
   EngineMemory memory(core, env, ra);
@@ -373,8 +380,30 @@ uint32_t MveUnit::Execute(void* env, uint32_t i, uintptr_t ra) {
     std::memcpy(base + fpscr_offset, &fpscr, 4);
   }
   executed += counted;
-  fp_context = true;
   return r[0];
+}
+
+// What the translator does before an FP instruction (core_fp_context.cc), for a vector
+// one: the lazy preservation a handler's first one triggers, and with FPCCR.ASPEN a new
+// context when none is active: FPSCR from FPDSCR, CONTROL.FPCA (and SFPA, Secure) set
+// as QEMU 7.2's translator sets them. Unprivileged code cannot write FPCA through MSR
+// (QEMU 5.0 v7m_msr): there fp_context alone stands for it.
+void MveUnit::EnterFpContext(void* env) {
+  const uint32_t f = core.scs_.fpccr();
+  if (f & fpccr::kLspact) core.PreserveFpState();
+  if (fp_context || !(f & fpccr::kAspen)) return;
+  constexpr uint32_t kControl = 20, kFpca = 1u << 2, kSfpa = 1u << 3;  // SYSm, CONTROL bits
+  const uint32_t control = Original().mrs(env, kControl);
+  if (!(control & kFpca)) {
+    Original().msr(env, kControl, control | kFpca | kSfpa);
+    const uint32_t fpdscr = core.scs_.fpdscr();
+    Original().set_fpscr(env, fpdscr & ~(arm::mve::fpscr::kLtpsize | arm::mve::fpscr::kFz16));
+    fz16 = fpdscr & arm::mve::fpscr::kFz16;
+    qc = false;
+    vpr = 0;
+    core.ltpsize_ = 4;
+  }
+  fp_context = true;
 }
 
 // Armv8.1-M exception entry (DDI 0553 §B3.x ExceptionEntry/PushStack; QEMU 7.2
@@ -386,10 +415,18 @@ uint32_t Core::MveStackedFpscr(uint32_t engine_fpscr) const {
          (mve_->qc ? arm::mve::fpscr::kQc : 0) | mve_->fz16 | ltpsize_ << arm::mve::fpscr::kLtpsizeShift;
 }
 uint32_t Core::MveVpr() const { return mve_->vpr; }
-void Core::MveEnterHandler(bool fp_context_stacked) {
-  if (fp_context_stacked) mve_->vpr = 0;
+// With lazy preservation the handler's first FP or vector instruction starts a new
+// context with VPR 0 (QEMU 7.2 vfp_access_check_m): VPR reads 0 from then on, which is
+// what clearing it now shows, while the interrupted value waits in lazy_vpr.
+void Core::MveEnterHandler(bool fp_context, bool lazy) {
+  if (fp_context) {
+    if (lazy) mve_->lazy_vpr = mve_->vpr;
+    mve_->vpr = 0;
+  }
   ltpsize_ = 4;
 }
+uint32_t Core::MveLazyVpr() const { return mve_->lazy_vpr; }
+void Core::MveResumeLazyVpr() { mve_->vpr = mve_->lazy_vpr; }
 bool Core::MveFpContext() const { return mve_ && mve_->fp_context; }
 void Core::MveClearFpContext() {
   if (mve_) mve_->fp_context = false;
@@ -429,6 +466,7 @@ __attribute__((visibility("default"))) uint32_t cpu_lduw_code_arm(void* env, uin
   const uint32_t hw = fl::Original().fetch(env, addr);
   fl::Core* c = fl::running_core;
   if (c == nullptr) return hw;
+  c->SeeEngineState(env);
   const uint32_t shown = c->TranslatorFetch(addr, hw);
   if (c->mve() == nullptr) return shown;
   const uint32_t mve = c->mve()->Fetch(env, addr, hw);
@@ -461,6 +499,14 @@ __attribute__((visibility("default"))) void helper_v7m_msr_arm(void* env, uint32
   fl::Original().msr(env, maskreg, value);
   fl::Core* c = fl::running_core;
   if (c != nullptr && (maskreg & 0x7Fu) == 20) c->ControlWritten();
+}
+
+// The translator's call before an FP instruction while FPCCR.LSPACT is set: the lazy
+// FP state preservation (core_fp_context.cc).
+__attribute__((visibility("default"))) void helper_v7m_preserve_fp_state_arm(void* env) {
+  fl::Core* c = fl::running_core;
+  if (c == nullptr) return fl::Original().preserve_fp_state(env);
+  c->PreserveFpState();
 }
 
 }  // extern "C"

@@ -120,9 +120,12 @@ void Scs::Reset() {
   scr_ = 0;
   ccr_ = CcrReset(cpu_);
   cpacr_ = 0;
-  // FPCCR reset: ASPEN and LSPEN set (Armv7-M ARM §B3.2.20), on cores with an FPU.
-  fpccr_ = (cpu_ == Cpu::kCortexM0 || cpu_ == Cpu::kCortexM3) ? 0 : 0xC0000000u;
-  fpcar_ = fpdscr_ = actlr_ = demcr_ = csselr_ = 0;
+  // FPCCR reset: ASPEN and LSPEN set (Armv7-M ARM §B3.2.20), on cores with an FPU; the
+  // Armv8-M cores run Secure, which owns the FP context (FPCCR.S; QEMU 7.2 arm_cpu_reset).
+  fpccr_ = !HasFpu() ? 0 : v8m_ ? fpccr::kAspen | fpccr::kLspen | fpccr::kS : fpccr::kAspen | fpccr::kLspen;
+  // FPDSCR.LTPSIZE reads as 4 on Armv8.1-M (DDI 0553 §D1.2.100; QEMU 7.2 arm_cpu_reset).
+  fpdscr_ = v81m_ ? kFpdscrLtpsize4 : 0;
+  fpcar_ = actlr_ = demcr_ = csselr_ = 0;
   shpr_ = {};
   fault_enable_ = {};
   irq_enabled_ = {};
@@ -181,6 +184,14 @@ std::optional<uint32_t> Scs::PendingToTake(int execution_priority) const {
   }
   if (best && Preempts(best_priority, execution_priority)) return best;
   return std::nullopt;
+}
+
+// QEMU 7.2 armv7m_nvic_get_ready_status: HardFault against -1 without an enable; the
+// debug monitor is enabled by DEMCR.MON_EN.
+bool Scs::Ready(uint32_t n, int execution_priority) const {
+  if (n == kHardFault) return execution_priority > -1;
+  const bool enabled = n == kDebugMonitor ? (demcr_ >> 16) & 1u : FaultEnabled(n);
+  return enabled && GroupPriority(Priority(n), prigroup()) < execution_priority;
 }
 
 bool Scs::FaultEnabled(uint32_t n) const {
@@ -549,9 +560,12 @@ void Scs::WriteWord(uint32_t a, uint32_t v, uint64_t now, bool* known) {
     case kStir:
       if ((v & 0x1FFu) < num_irqs_) pending_[kFirstIrq + (v & 0x1FFu)] = true;
       return;
-    case kFpccr: fpccr_ = v; return;
-    case kFpcar: fpcar_ = v & ~7u; return;
-    case kFpdscr: fpdscr_ = v; return;
+    case kFpccr: if (HasFpu()) fpccr_ = v & (v8m_ ? fpccr::kV8mBits : fpccr::kV7mBits); return;
+    case kFpcar: if (HasFpu()) fpcar_ = v & ~7u; return;
+    case kFpdscr:
+      // AHP, DN, FZ, RMode; FZ16 with the half-precision FPU; LTPSIZE fixed at 4.
+      if (HasFpu()) fpdscr_ = (v & (v81m_ ? 0x07C80000u : 0x07C00000u)) | (v81m_ ? kFpdscrLtpsize4 : 0);
+      return;
     case kDwtCtrl: {
       uint32_t count = ReadWord(kDwtCyccnt, now, known);
       dwt_ctrl_ = v & 0x00FFFFFFu;

@@ -25,6 +25,27 @@ constexpr uint32_t kM55ImpdefBase = 0xE001E000u;  // Cortex-M55 TRM §5: MSCR..P
 // cortex_m*_initfn "cpu->midr") and the cores' Technical Reference Manuals:
 // M0 r0p0 0x410CC200, M3 r2p0 0x412FC230... see CpuidOf in scs.cc.
 uint32_t CpuidOf(Cpu cpu);
+// Every core but the Cortex-M0 and M3 has an FPU (the boards' CPUs).
+inline bool HasFpu(Cpu cpu) { return cpu != Cpu::kCortexM0 && cpu != Cpu::kCortexM3; }
+
+// FPCCR fields (Armv7-M ARM §B3.2.20, Armv8-M ARM §D1.2.99).
+namespace fpccr {
+constexpr uint32_t kLspact = 1u << 0;   // lazy state preservation pending: FPCAR names the space
+constexpr uint32_t kUser = 1u << 1;     // ... for unprivileged code
+constexpr uint32_t kS = 1u << 2;        // the FP context belongs to Secure state
+constexpr uint32_t kThread = 1u << 3;   // ... for Thread mode
+constexpr uint32_t kHfrdy = 1u << 4;    // HardFault could be taken when the space was reserved
+constexpr uint32_t kMmrdy = 1u << 5;
+constexpr uint32_t kBfrdy = 1u << 6;
+constexpr uint32_t kSfrdy = 1u << 7;
+constexpr uint32_t kMonrdy = 1u << 8;
+constexpr uint32_t kUfrdy = 1u << 10;
+constexpr uint32_t kLspen = 1u << 30;   // lazy: entry reserves the space, writes nothing
+constexpr uint32_t kAspen = 1u << 31;   // an FP instruction sets CONTROL.FPCA
+constexpr uint32_t kV7mBits = 0xC000017Bu;
+constexpr uint32_t kV8mBits = 0xFC0007FFu;
+}  // namespace fpccr
+constexpr uint32_t kFpdscrLtpsize4 = 4u << 16;
 
 constexpr int kMaxIrqs = int(kNvicMaxIrqLines);  // the most lines an NVIC has (faultline/board.h)
 constexpr int kNumExceptions = kFirstIrq + kMaxIrqs;
@@ -83,12 +104,22 @@ class Scs {
   bool AnythingPending() const;
   // SHCSR.MEMFAULTENA / BUSFAULTENA / USGFAULTENA (others: always enabled).
   bool FaultEnabled(uint32_t n) const;
+  // Whether exception `n` is enabled and could preempt `execution_priority` (FPCCR's
+  // xxRDY bits record this when lazy FP state preservation is set up).
+  bool Ready(uint32_t n, int execution_priority) const;
   uint32_t prigroup() const { return (aircr_ >> 8) & 7u; }
 
   // --- registers the core reads ---
   uint32_t vtor() const { return vtor_; }
   uint32_t ccr() const { return ccr_; }
   uint32_t cpacr() const { return cpacr_; }
+  // FP context control (FPCCR, FPCAR, FPDSCR): exception entry and the first FP
+  // instruction after it update them (core_fp_context.cc).
+  uint32_t fpccr() const { return fpccr_; }
+  uint32_t fpcar() const { return fpcar_; }
+  uint32_t fpdscr() const { return fpdscr_; }
+  void set_fpccr(uint32_t v) { fpccr_ = v; }
+  void set_fpcar(uint32_t v) { fpcar_ = v; }
   bool reset_requested() const { return reset_requested_; }
   void set_current(uint32_t ipsr) { current_ = ipsr; }  // ICSR.VECTACTIVE
 
@@ -123,6 +154,7 @@ class Scs {
   MpuSlot MpuSlotAt(uint32_t address) const;
   void WriteWord(uint32_t address, uint32_t value, uint64_t now, bool* known);
   uint32_t Shcsr() const;
+  bool HasFpu() const { return cpu::HasFpu(cpu_); }
   uint32_t Icsr() const;
   uint32_t SysTickValue(uint64_t now) const;
   uint64_t FirstZero() const;

@@ -1,0 +1,149 @@
+// The FP context across exceptions as FPCCR sets it up (issue 15): automatic state
+// preservation (ASPEN), lazy preservation (LSPEN, LSPACT, FPCAR) and the default FPSCR
+// of a new context (FPDSCR). Armv7-M ARM §B1.5.7 and §B3.2.20-22, Armv8-M ARM §B3.20
+// "Lazy Floating-point context preservation"; QEMU 7.2 target/arm/m_helper.c
+// (v7m_update_fpccr, v7m_preserve_fp_state) is the oracle.
+//
+// The translator (QEMU 5.0) does its part when it translates an FP instruction: with
+// ASPEN set and no FP context active it sets CONTROL.FPCA and loads FPSCR from FPDSCR;
+// with LSPACT set it first calls helper_v7m_preserve_fp_state. It reads its own copies
+// of FPCCR and FPDSCR in CPUARMState (v7m.fpccr[2], v7m.fpdscr[2], banked by security
+// state), which the firmware's writes reach only through faultline's SCS: the copies are
+// found when the core is made (their reset values, next to FPCAR) and kept equal to the
+// SCS's, and the helper is replaced (core_mve.cc, with the translator's other hooks) by one that writes the space the exception
+// entry reserved through the bus, as stacking writes. If the copies are not found, lazy
+// preservation is off (every entry stacks the FP state) and ASPEN/FPDSCR stay as reset.
+#include <unicorn/unicorn.h>
+
+#include <cstring>
+
+#include "core.h"
+
+namespace faultline::cpu {
+
+namespace {
+
+// CPUARMState.v7m from fpcar[2] on, as QEMU 5.0's arm_cpu_reset leaves it on every
+// M-profile core with an FPU: FPCCR_NS = ASPEN, FPCCR_S = ASPEN | LSPEN | S, FPDSCR 0.
+constexpr uint32_t kResetFpControl[6] = {0, 0, fpccr::kAspen, fpccr::kAspen | fpccr::kLspen | fpccr::kS, 0, 0};
+constexpr uint32_t kMarker = 0x5EC0DE02;  // put in R0 to find where CPUARMState starts
+
+}  // namespace
+
+// Finds FPCCR's copies in CPUARMState: R0 holds a marker, and a saved context (a copy
+// of the state) is searched after it for the reset values, which must occur once.
+void Core::FindFpControl() {
+  if (!HasFpu(cpu_)) return;
+  uc_engine* e = reinterpret_cast<uc_engine*>(uc_);
+  uc_reg_write(e, UC_ARM_REG_R0, &kMarker);
+  uc_context* ctx = nullptr;
+  if (uc_context_alloc(e, &ctx) == UC_ERR_OK && uc_context_save(e, ctx) == UC_ERR_OK) {
+    const size_t size = uc_context_size(e);
+    const uint8_t* p = reinterpret_cast<const uint8_t*>(ctx);
+    size_t base = SIZE_MAX, found = SIZE_MAX;
+    int matches = 0;
+    for (size_t i = 0; i + sizeof kResetFpControl <= size; i += 4) {
+      if (base == SIZE_MAX) {
+        if (std::memcmp(p + i, &kMarker, 4) == 0) base = i;
+      } else if (std::memcmp(p + i, kResetFpControl, sizeof kResetFpControl) == 0) {
+        found = i;
+        ++matches;
+      }
+    }
+    if (matches == 1) env_fpccr_ = found - base + 8;  // fpccr[0], after fpcar[2]
+    uc_context_free(ctx);
+  }
+  const uint32_t zero = 0;
+  uc_reg_write(e, UC_ARM_REG_R0, &zero);
+}
+
+uint32_t* Core::EngineFpccr() const {
+  if (env_fpccr_ == SIZE_MAX || engine_env_ == nullptr) return nullptr;
+  return reinterpret_cast<uint32_t*>(static_cast<uint8_t*>(engine_env_) + env_fpccr_);
+}
+
+// The translator follows ASPEN (new contexts), LSPACT (preservation first) and FPDSCR;
+// both banks get them, since it reads ASPEN from the current security state's bank and
+// LSPACT from the bank FPCCR_S.S names. S stays the engine's on the Armv7-M cores (no
+// security: never checked) and follows the firmware's on Armv8-M (the translator sets
+// it back when Secure code runs FP code, as silicon does; PullFpControl reads it).
+void Core::PushFpControl() {
+  uint32_t* w = EngineFpccr();
+  if (w == nullptr) return;
+  const uint32_t f = scs_.fpccr();
+  const uint32_t followed = fpccr::kAspen | fpccr::kLspen | fpccr::kLspact;
+  const bool v8m = cpu_ == Cpu::kCortexM33 || cpu_ == Cpu::kCortexM55;
+  w[0] = f & followed;
+  w[1] = (f & followed) | ((v8m ? f : w[1]) & fpccr::kS);
+  // The engine's FPSCR has no LTPSIZE (QEMU 5.0): the new context's comes from ltpsize_.
+  w[2] = w[3] = scs_.fpdscr() & ~(7u << 16);
+}
+
+void Core::PullFpControl() {
+  const uint32_t* w = EngineFpccr();
+  if (w == nullptr || !(cpu_ == Cpu::kCortexM33 || cpu_ == Cpu::kCortexM55)) return;
+  scs_.set_fpccr((scs_.fpccr() & ~fpccr::kS) | (w[1] & fpccr::kS));
+}
+
+bool Core::LazyFpPreservation() const { return (scs_.fpccr() & fpccr::kLspen) && EngineFpccr() != nullptr; }
+
+// UpdateFPCCR: the entry reserved the space at `fpcar` and wrote none of it; FPCCR
+// records who owned the context and which faults could be taken, for the preservation.
+void Core::ReserveFpState(uint32_t fpcar, bool thread, bool unprivileged, int execution_priority) {
+  using namespace fpccr;
+  const bool v8m = cpu_ == Cpu::kCortexM33 || cpu_ == Cpu::kCortexM55;
+  uint32_t f = scs_.fpccr() & ~(kLspact | kUser | kThread | kHfrdy | kMmrdy | kBfrdy | kSfrdy | kMonrdy | kUfrdy);
+  f |= kLspact;
+  if (thread) f |= kThread;
+  if (thread && unprivileged) f |= kUser;
+  if (scs_.Ready(kHardFault, execution_priority)) f |= kHfrdy;
+  if (scs_.Ready(kMemManage, execution_priority)) f |= kMmrdy;
+  if (scs_.Ready(kBusFault, execution_priority)) f |= kBfrdy;
+  if (scs_.Ready(kDebugMonitor, execution_priority)) f |= kMonrdy;
+  if (v8m) {
+    f |= kS;  // the Secure state's context (faultline runs Armv8-M firmware Secure)
+    if (scs_.Ready(kUsageFault, execution_priority)) f |= kUfrdy;
+  }
+  scs_.set_fpccr(f);
+  scs_.set_fpcar(fpcar & ~7u);
+  PushFpControl();
+}
+
+// PreserveFPState: the first FP instruction after a lazy entry writes S0-S15, FPSCR (and
+// VPR) into the reserved space. A bus error there is LSPERR, a BusFault the runner takes
+// at the next block boundary (QEMU 7.2 takes it at once when its priority allows).
+void Core::PreserveFpState() {
+  const uint32_t f = scs_.fpccr();
+  if (!(f & fpccr::kLspact)) return;
+  const uint32_t at = scs_.fpcar();
+  uint32_t words[18];
+  for (int i = 0; i < 16; ++i) uc_reg_read(uc_, UC_ARM_REG_S0 + i, &words[i]);
+  uc_reg_read(uc_, UC_ARM_REG_FPSCR, &words[16]);
+  if (mve_) words[16] = MveStackedFpscr(words[16]);
+  words[17] = mve_ ? MveLazyVpr() : 0;
+  const int n = mve_ ? 18 : 17;
+  for (int i = 0; i < n; ++i) {
+    if (!BusWrite32(at + uint32_t(4 * i), words[i])) {
+      scs_.cfsr |= cfsr::kLsperr;
+      scs_.SetPending(kBusFault, true);
+      next_event_ = 0;
+      SetCheckAt(0);
+      break;
+    }
+  }
+  scs_.set_fpccr(f & ~fpccr::kLspact);
+  PushFpControl();
+}
+
+// Exception return to an extended frame whose space was never written: the registers
+// still hold the context, nothing is restored. Returns whether that was the case.
+bool Core::ReturnWithFpStateInRegisters() {
+  const uint32_t f = scs_.fpccr();
+  if (!(f & fpccr::kLspact)) return false;
+  if (mve_) MveResumeLazyVpr();
+  scs_.set_fpccr(f & ~fpccr::kLspact);
+  PushFpControl();
+  return true;
+}
+
+}  // namespace faultline::cpu
