@@ -290,10 +290,14 @@ class Core {
     uint32_t hfsr_bits = 0;
     std::optional<uint32_t> bfar, mmfar;
     uint32_t return_address = 0;      // the stacked PC: the faulting instruction
+    // Taken without stacking, on the frame already there (an invalid EXC_RETURN): the
+    // handler's LR.
+    std::optional<uint32_t> existing_frame_lr;
   };
   struct Taken {
     bool lockup = false;
     uint32_t exception = 0;           // entered
+    bool fault = false;               // a fault was taken (TakeFault)
     bool escalated = false;
     uint32_t handler = 0;             // where execution continues
     std::optional<StackFrame> frame;  // as stacked (absent if stacking failed)
@@ -446,6 +450,8 @@ class Core {
     uint32_t handler = 0;
   };
   EntryOutcome Enter(uint32_t number, uint32_t return_address);
+  void Activate(uint32_t number, uint32_t control, EntryOutcome& o);
+  Taken TakeInvstateAtHandler(uint32_t vector);
 
   // FP context control (core_fp_context.cc): FPCCR/FPDSCR as the translator reads them.
   void FindFpControl();

@@ -152,6 +152,12 @@ Core::EntryOutcome Core::Enter(uint32_t number, uint32_t return_address) {
   RegWrite(uc_, UC_ARM_REG_SP, l.frame_sp);
   RegWrite(uc_, UC_ARM_REG_LR, ExcReturn(thread, psp, fp));
   if (mve_) MveEnterHandler(fp, lazy);
+  Activate(number, control, o);
+  return o;
+}
+
+// ExceptionTaken: the handler of `number` runs, from the vector read through VTOR.
+void Core::Activate(uint32_t number, uint32_t control, EntryOutcome& o) {
   // Handler mode runs on MSP with FPCA clear. CONTROL is written while still in
   // Thread mode so that Unicorn swaps the banked SP (unicorn.md §2).
   RegWrite(uc_, UC_ARM_REG_CONTROL, control & ~6u);
@@ -166,10 +172,9 @@ Core::EntryOutcome Core::Enter(uint32_t number, uint32_t return_address) {
   uint32_t vector = 0;
   if (!BusRead32(scs_.vtor() + 4 * number, &vector)) {
     o.vector_failed = true;
-    return o;
+    return;
   }
   o.handler = vector;
-  return o;
 }
 
 Core::Taken Core::TakeFault(const FaultRequest& req) {
@@ -196,7 +201,14 @@ Core::Taken Core::TakeFault(const FaultRequest& req) {
     t.lockup = true;
     return snapshot();
   }
-  EntryOutcome o = Enter(e.take, req.return_address);
+  t.fault = true;
+  EntryOutcome o;
+  if (req.existing_frame_lr) {  // no stacking: the handler sees the frame already there
+    RegWrite(uc_, UC_ARM_REG_LR, *req.existing_frame_lr);
+    Activate(e.take, RegRead(uc_, UC_ARM_REG_CONTROL), o);
+  } else {
+    o = Enter(e.take, req.return_address);
+  }
   t.frame = o.frame;
   if (o.stacking_failed) {
     // A bus error while stacking: STKERR, a derived BusFault that replaces the original
@@ -238,11 +250,17 @@ Core::Taken Core::TakeFault(const FaultRequest& req) {
       return snapshot();
     }
   }
+  if (!(o.handler & 1u)) return TakeInvstateAtHandler(o.handler);
   t.handler = o.handler & ~1u;
   RegWrite(uc_, UC_ARM_REG_PC, o.handler | 1u);
-  // A vector without the Thumb bit is INVSTATE on the handler's first instruction:
-  // reported by the runner when the engine refuses to run it.
   return snapshot();
+}
+
+// A vector without the Thumb bit: the handler starts with EPSR.T clear, so its first
+// instruction is an INVSTATE UsageFault (Armv7-M ARM §B1.5.6 ExceptionTaken), taken at
+// the handler's priority: escalated, or lockup from HardFault.
+Core::Taken Core::TakeInvstateAtHandler(uint32_t vector) {
+  return TakeFault({.exception = kUsageFault, .cfsr_bits = cfsr::kInvstate, .return_address = vector & ~1u});
 }
 
 Core::Taken Core::TakeException(uint32_t number, uint32_t return_address) {
@@ -276,6 +294,7 @@ Core::Taken Core::TakeException(uint32_t number, uint32_t return_address) {
                    .return_address = return_address};
     return TakeFault(f);
   }
+  if (!(o.handler & 1u)) return TakeInvstateAtHandler(o.handler);
   t.handler = o.handler & ~1u;
   RegWrite(uc_, UC_ARM_REG_PC, o.handler | 1u);
   t.cfsr = scs_.cfsr;
@@ -289,12 +308,25 @@ Core::Taken Core::ReturnFromException(uint32_t value) {
   const bool v8m = cpu_ == Cpu::kCortexM33 || cpu_ == Cpu::kCortexM55;
   ExcReturnFields r = DecodeExcReturn(value, v8m);
   const uint32_t returning = ipsr();
-  if (!r.valid || returning == 0) {
-    // INVPC: the stacked PC is the EXC_RETURN value itself here, since the branch that
-    // tried the return is not known precisely.
-    return TakeFault({.exception = kUsageFault, .cfsr_bits = cfsr::kInvpc, .return_address = value});
+  if (returning == 0) {
+    // Thread mode: no exception return, a branch to the value (the Armv8-M translator
+    // looks at these values in Thread mode too, for FNC_RETURN; QEMU 7.2
+    // do_v7m_exception_exit does nothing there). Fetching from it faults as any
+    // execute-never address does (IACCVIOL).
+    Taken t;
+    t.handler = value & ~1u;
+    return t;
   }
   scs_.Complete(returning);
+  if (!r.valid) {
+    // INVPC, taken on the existing frame with the returning exception deactivated first
+    // (Armv7-M ARM §B1.5.8 ExceptionReturn; QEMU 7.2 do_v7m_exception_exit): the
+    // handler's LR is the bad EXC_RETURN, its stack the frame the return would have used.
+    return TakeFault({.exception = kUsageFault,
+                      .cfsr_bits = cfsr::kInvpc,
+                      .return_address = value,
+                      .existing_frame_lr = value | (v8m ? 0xFF000000u : 0xF0000000u)});
+  }
   MveClearFpContext();  // FPCA comes from EXC_RETURN below
   const bool psp = r.to_thread && r.use_psp;
   const bool fp = r.extended_frame && HasFpu(cpu_);

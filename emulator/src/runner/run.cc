@@ -351,16 +351,13 @@ SessionOutput RunSession(const SessionInput& in) {
   // HardFault's vector is blank too, and the core locks up before its first instruction.
   const bool blank = (initial_sp == 0xFFFFFFFF && reset_vector == 0xFFFFFFFF) ||
                      (initial_sp == 0 && reset_vector == 0);
-  if ((reset_vector & 1) == 0 || blank) {
-    res.outcome = blank ? Outcome::kLockup : Outcome::kFault;
+  if (blank) {
+    res.outcome = Outcome::kLockup;
     Fault f;
     f.kind = "HardFault";
-    f.detail = blank ? fmt::format("the vector table at 0x{:08x} is blank (SP and reset vector read 0x{:08x}): "
-                                   "nothing was programmed at the boot address, so the core locks up at reset",
-                                   vtor, reset_vector)
-                     : fmt::format("reset vector 0x{:08x} (word 1 of the vector table at 0x{:08x}) has no "
-                                   "Thumb bit: INVSTATE at reset, the core locks up",
-                                   reset_vector, vtor);
+    f.detail = fmt::format("the vector table at 0x{:08x} is blank (SP and reset vector read 0x{:08x}): "
+                           "nothing was programmed at the boot address, so the core locks up at reset",
+                           vtor, reset_vector);
     f.address = vtor + 4;
     f.access = AccessType::kRead;
     f.size = 4;
@@ -453,6 +450,23 @@ SessionOutput RunSession(const SessionInput& in) {
     res.budget = RunResult::Budget{"wall-clock", in.options.timeout_seconds, in.options.timeout_setting};
     return finish();
   };
+  // A reset vector without the Thumb bit: the core starts with EPSR.T clear, so its first
+  // instruction is an INVSTATE UsageFault, escalated to HardFault (Armv7-M ARM §B1.5.5
+  // TakeReset; QEMU 7.2 takes it so and enters the HardFault handler).
+  if ((reset_vector & 1u) == 0) {
+    Fault f;
+    f.kind = "UsageFault";
+    f.detail = fmt::format("reset vector 0x{:08x} (word 1 of the vector table at 0x{:08x}) has no Thumb "
+                           "bit: the core starts outside Thumb state and its first instruction is INVSTATE",
+                           reset_vector, vtor);
+    f.pc = pc;
+    f.instruction = core.InstructionAt(pc);
+    f.pc_symbol = in.image.symbols.Lookup(pc);
+    res.outcome = Outcome::kFault;
+    if (!vector_fault(f, {.exception = cpu::kUsageFault, .cfsr_bits = cpu::cfsr::kInvstate, .return_address = pc})) {
+      return finish();
+    }
+  }
   for (;;) {
     // Every engine stop comes back here, and the clock is read at each (a read costs far
     // less than the stop): the timeout holds however often the firmware stops the engine,
@@ -762,11 +776,19 @@ SessionOutput RunSession(const SessionInput& in) {
       }
       case Stop::Kind::kExceptionReturn: {
         sync_irqs();  // a handler that cleared its interrupt source in this block
+        const uint32_t returning = core.ipsr();
         cpu::Core::Taken t = core.ReturnFromException(s.imm);
-        if (t.lockup) {
-          Fault f = fault("HardFault", fmt::format("exception return to 0x{:08x} faulted", s.imm));
+        if (t.fault) {
+          // Reported as any fault is: the run ends as it if the handler then spins.
+          const bool invpc = t.cfsr & cpu::cfsr::kInvpc;
+          Fault f = fault(invpc ? "UsageFault" : "BusFault",
+                          invpc ? fmt::format("exception return from {} with EXC_RETURN 0x{:08x}, "
+                                              "which names no valid mode or stack (INVPC)",
+                                              cpu::ExceptionName(returning), s.imm)
+                                : fmt::format("exception return to 0x{:08x} faulted", s.imm));
           record_taken(f, t);
-          return finish();
+          if (lockup) return finish();
+          if (!first_fault) first_fault = f;
         }
         pc = t.handler;
         continue;
