@@ -1,8 +1,9 @@
-// Issue 20 item 5: a branch to an EXC_RETURN value where it is none is a fault, never a
-// hang. In Thread mode it is an ordinary branch to 0xFFFFFFFE (IACCVIOL, execute-never
-// system space); from a handler, a reserved EXC_RETURN is INVPC, taken on the existing
-// frame with the bad value in LR. A handler that prints shows QEMU's values; one that
-// spins (`b .`, as vendor Default_Handlers do) ends the run as that fault.
+// Issue 20 item 5: faults on the way into or out of a handler are faults, never a hang.
+// A branch to an EXC_RETURN value where it is none: in Thread mode an ordinary branch to
+// 0xFFFFFFFE (IACCVIOL, execute-never system space); from a handler, a reserved
+// EXC_RETURN is INVPC, taken on the existing frame with the bad value in LR. A handler
+// that prints shows QEMU's values; one that spins (`b .`, as vendor Default_Handlers do)
+// ends the run as that fault. Also an even reset vector and an unreadable vector.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -96,6 +97,23 @@ TEST(EvenResetVector, IsInvstateAtTheFirstInstructionAsOnQemu) {
   EXPECT_NE(check.out.find("has no Thumb bit"), std::string::npos) << check.out << check.err;
   std::filesystem::remove(json_path);
   std::filesystem::remove(patched);
+}
+
+// A vector the core cannot read (IRQ 20's entry past the end of the SRAM the table was
+// moved to): the report names that vector and its address, and a spinning HardFault
+// handler ends the run as the fault.
+TEST(Vecttbl, TheReportNamesTheVectorThatCouldNotBeRead) {
+  REQUIRE_FIXTURES();
+  Completed cli;
+  auto report = RunJson("mps2-an505", "exc_vecttbl_spin", {}, &cli);
+  EXPECT_EQ(cli.status, 3) << cli.out << cli.err;
+  ASSERT_EQ(report["outcome"], "fault") << cli.out;
+  const json& f = report["fault"];
+  EXPECT_EQ(f["kind"], "HardFault");
+  EXPECT_EQ(f["address"], 0x30008010u);
+  EXPECT_NE(f["detail"].get<std::string>().find("vector of IRQ 20"), std::string::npos) << f["detail"];
+  EXPECT_EQ(f["hfsr_bits"], json::array({"VECTTBL", "FORCED"}));
+  EXPECT_TRUE(f["handled_by_firmware"].get<bool>());
 }
 
 INSTANTIATE_TEST_SUITE_P(Machines, BadExcReturn,

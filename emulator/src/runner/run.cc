@@ -187,6 +187,34 @@ Fault::StackedFrame ToReport(const cpu::StackFrame& f) {
   return {f.r0, f.r1, f.r2, f.r3, f.r12, f.lr, f.pc, f.xpsr};
 }
 
+// Entering exception `n` (its vector at `vector_at`) faulted: which step, from the bits
+// the entry set. The vector read first, since it is what a bad VTOR or a short table
+// breaks, and it is the vector, not a priority, that the report must name.
+Fault EntryFault(uint32_t n, uint32_t vector_at, const cpu::Core::Taken& t) {
+  Fault f;
+  const std::string name = cpu::ExceptionName(n);
+  if (t.hfsr & cpu::hfsr::kVecttbl) {
+    f.kind = "HardFault";
+    f.detail = fmt::format("the vector of {} (exception {}) could not be read at 0x{:08x} "
+                           "(VTOR + 4 x {}): HFSR.VECTTBL",
+                           name, n, vector_at, n);
+    f.address = vector_at;
+    f.access = AccessType::kRead;
+    f.size = 4;
+  } else if (t.cfsr & cpu::cfsr::kStkerr) {
+    f.kind = "BusFault";
+    f.detail = fmt::format("stacking the frame to enter {} failed (STKERR): the stack pointer is outside "
+                           "writable memory",
+                           name);
+  } else {
+    f.kind = "UsageFault";
+    f.detail = fmt::format("the vector of {} at 0x{:08x} has no Thumb bit: INVSTATE at its handler's first "
+                           "instruction",
+                           name, vector_at);
+  }
+  return f;
+}
+
 // An MVE instruction on a Cortex-M55 board that faultline does not execute yet
 // (arm/mve/decode.cc lists those it does). The fix is a scalar build of the object.
 std::string MveUnsupported(std::span<const uint8_t> insn, const std::optional<SymbolRef>& sym) {
@@ -485,13 +513,17 @@ SessionOutput RunSession(const SessionInput& in) {
         pc = reset_vector & ~1u;
       }
       if (auto n = scs.PendingToTake(core.ExecutionPriority())) {
+        const uint32_t vector_at = scs.vtor() + 4 * *n;
         cpu::Core::Taken t = core.TakeException(*n, pc);
-        if (t.lockup) {
-          Fault f;
-          f.kind = "HardFault";
-          f.detail = fmt::format("entering {} failed", cpu::ExceptionName(*n));
+        if (t.fault) {  // entering it faulted: reported as any fault is
+          Fault f = EntryFault(*n, vector_at, t);
+          f.pc = pc;
+          f.instruction = core.InstructionAt(pc);
+          f.pc_symbol = in.image.symbols.Lookup(pc);
+          if (f.access) FillLocation(map, in.image, f.address, f);
           record_taken(f, t);
-          return finish();
+          if (lockup) return finish();
+          if (!first_fault) first_fault = f;
         }
         pc = t.handler;
       }
