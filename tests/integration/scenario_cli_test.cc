@@ -6,6 +6,7 @@
 #include <tinyxml2.h>
 
 #include <nlohmann/json.hpp>
+#include <fstream>
 #include <set>
 
 #include "cli.h"
@@ -168,6 +169,39 @@ TEST(ScenarioCli, BadInputExitsTwoWithFileAndLine) {
   Completed shard = Scenario({kScenarios.string(), "--shard", "3/2"});
   EXPECT_EQ(shard.status, 2);
   EXPECT_NE(shard.err.find("--shard: '3/2' is not I/N"), std::string::npos) << shard.err;
+}
+
+// A regex over a 64 KiB console (issue 20 item 4): std::regex recursed per character and
+// crashed the suite with an empty JUnit file; RE2 matches it in linear time, right both ways.
+TEST(ScenarioCli, RegexOverALongConsoleKeepsTheSuiteWhole) {
+  REQUIRE_FIXTURES();
+  fs::path dir = Temp("long-console");
+  fs::create_directories(dir);
+  auto scenario = [&](const std::string& name, const std::string& regex) {
+    std::ofstream(dir / (name + ".yaml"))
+        << "name: " << name << "\ndescription: 64 KiB of console\nboard: mps2-an505\n"
+        << "firmware: {fixture: mps2-an505/console_long}\nexpect:\n  outcome: exit\n  exit_code: 0\n"
+        << "  console:\n    regex: '" << regex << "'\n    not_contains: 'line 2048'\n";
+  };
+  scenario("whole", "^(line [0-9]{4} [.]+\\n)+done\\n$");
+  scenario("never", "^(line [0-9]{4} [.]+\\n)+never\\n$");
+  fs::path xml = dir / "junit.xml";
+  Completed c = Scenario({dir.string(), "-j", "2", "--junit", xml.string()});
+  EXPECT_EQ(c.status, 1) << c.out << c.err;
+  EXPECT_NE(c.out.find("PASS   mps2-an505/whole "), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("FAIL   mps2-an505/never "), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("expect.console.regex: expected a match for /^(line [0-9]{4} [.]+\\n)+never\\n$/, "
+                       "got console \"line 0000 ..."),
+            std::string::npos)
+      << c.out;
+  tinyxml2::XMLDocument doc;
+  ASSERT_EQ(doc.LoadFile(xml.c_str()), tinyxml2::XML_SUCCESS) << Slurp(xml);
+  auto* suites = doc.FirstChildElement("testsuites");
+  ASSERT_NE(suites, nullptr);
+  EXPECT_EQ(suites->IntAttribute("tests"), 2);
+  EXPECT_EQ(suites->IntAttribute("failures"), 1);
+  EXPECT_EQ(suites->IntAttribute("errors"), 0);
+  fs::remove_all(dir);
 }
 
 TEST(ScenarioCli, FixturesDirectoryFromFlagThenEnvironment) {

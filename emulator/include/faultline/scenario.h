@@ -62,7 +62,8 @@ struct FaultExpectation {
 struct ConsoleExpectation {
   std::optional<std::string> uart;  // a UART port's text instead of the semihosting console
   std::vector<std::string> contains;
-  std::optional<std::string> regex;  // std::regex ECMAScript, checked at parse time
+  std::vector<std::string> not_contains;
+  std::optional<std::string> regex;  // RE2 syntax, searched anywhere; checked at parse time
   std::optional<std::string> exact;
 };
 
