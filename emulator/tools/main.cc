@@ -340,6 +340,11 @@ int main(int argc, char** argv) {
       faultline::SuiteResult result = faultline::RunScenarioSuite(options);
       if (live) std::cout << "\r\033[K";
       std::cout << faultline::FormatScenarioTable(result);
+      // Bad input in a scenario is that scenario's ERROR row; said on stderr too, as all bad input is.
+      for (const faultline::ScenarioResult& r : result.scenarios) {
+        if (r.status != faultline::ScenarioResult::Status::kError || r.internal_error) continue;
+        for (const std::string& f : r.failures) std::cerr << "faultline: error: " << f << "\n";
+      }
       WriteOutput(junit_out, "--junit", junit_path, faultline::FormatScenarioJunit(result));
       WriteOutput(json_file, "--json", scenario_json, faultline::FormatScenarioJson(result));
       if (html_index.is_open()) {
