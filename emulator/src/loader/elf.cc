@@ -19,9 +19,9 @@ namespace {
 
 constexpr uint16_t kEmArm = 40;  // ELF for the Arm Architecture (AAELF32) §5.2
 constexpr uint32_t kPhdrSize = 32, kShdrSize = 40;  // sizeof(Elf32_Phdr), sizeof(Elf32_Shdr)
-// A loadable segment ends at or below the System region (Armv7-M ARM §B3.1, Armv8-M ARM
-// §B8.1: 0xE0000000-0xFFFFFFFF holds the PPB and vendor system space, Execute Never, no
-// memory to load). The rule needs no board, so `check` and `run` refuse the same ELFs,
+// A loadable segment ends at or below the System region (Armv7-M ARM §B3.1, kept by
+// Armv8-M: 0xE0000000-0xFFFFFFFF holds the PPB and vendor system space, Execute Never,
+// no memory to load). The rule needs no board, so `check` and `run` refuse the same ELFs,
 // and it catches any p_memsz that wraps past 4 GiB or covers more than 3.5 GiB.
 constexpr uint64_t kSystemBase = 0xE0000000;
 
