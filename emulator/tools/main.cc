@@ -132,7 +132,8 @@ std::optional<faultline::InputError> MisplacedFlag(CLI::App& app, int argc, char
       }
       continue;
     }
-    const std::string flag = arg.substr(0, arg.find('='));
+    // --name=value, or -j2 (a short flag with its value attached)
+    const std::string flag = arg[1] == '-' ? arg.substr(0, arg.find('=')) : arg.substr(0, 2);
     if (sub == nullptr || sub->get_option_no_throw(flag) != nullptr) continue;
     std::vector<std::string> takers;
     for (CLI::App* other : app.get_subcommands(all)) {

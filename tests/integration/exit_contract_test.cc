@@ -202,6 +202,8 @@ TEST_F(ExitContract, AFlagOfAnotherSubcommandIsNamedAsSuch) {
                     "fix: --timeout is a flag of `faultline run`; drop it here (`faultline check --help`"});
   ExpectInputError(RunCli({"run", "--board", "mps2-an505", "--jobs=2", elf}),
                    {"run does not take --jobs", "fix: --jobs is a flag of `faultline scenario`"});
+  ExpectInputError(RunCli({"run", "--board", "mps2-an505", "-j2", elf}),
+                   {"run does not take -j", "fix: -j is a flag of `faultline scenario`"});
   ExpectInputError(RunCli({"scenario", "--board", "mps2-an505", elf}),
                    {"scenario does not take --board", "--board is a flag of `faultline run` and `faultline check`"});
   ExpectInputError(RunCli({"board", "show", "mps2-an505", "--json", "x.json"}),
