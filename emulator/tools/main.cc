@@ -15,6 +15,7 @@
 #include <iterator>
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include "faultline/board.h"
 #include "faultline/check.h"
@@ -112,6 +113,41 @@ int CheckStdout(int status) {
   std::cerr << "faultline: error: writing the report to standard output failed\n"
                "  fix: free space where standard output goes, or redirect it elsewhere\n";
   return status == 0 ? kBadInput : status;
+}
+
+// CLI11 says only that an argument was not expected. A flag that another subcommand
+// takes (`check --timeout 5`) is bad input of its own kind: name it, and where it belongs.
+std::optional<faultline::InputError> MisplacedFlag(CLI::App& app, int argc, char** argv) {
+  auto all = [](CLI::App*) { return true; };
+  CLI::App* sub = nullptr;
+  std::string command;  // "check", "board show"
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--") break;
+    if (arg.empty() || arg[0] != '-') {
+      for (CLI::App* s : (sub != nullptr ? sub : &app)->get_subcommands(all)) {
+        if (s->get_name() != arg) continue;
+        sub = s;
+        command += (command.empty() ? "" : " ") + arg;
+      }
+      continue;
+    }
+    // --name=value, or -j2 (a short flag with its value attached)
+    const std::string flag = arg[1] == '-' ? arg.substr(0, arg.find('=')) : arg.substr(0, 2);
+    if (sub == nullptr || sub->get_option_no_throw(flag) != nullptr) continue;
+    std::vector<std::string> takers;
+    for (CLI::App* other : app.get_subcommands(all)) {
+      if (other->get_option_no_throw(flag) != nullptr) takers.push_back("`faultline " + other->get_name() + "`");
+    }
+    if (takers.empty()) continue;  // no subcommand takes it: CLI11's message names it
+    std::string names = takers[0];
+    for (size_t t = 1; t < takers.size(); ++t) names += (t + 1 == takers.size() ? " and " : ", ") + takers[t];
+    return faultline::InputError("", fmt::format("{} does not take {}", command, flag),
+                                 fmt::format("{} is a flag of {}; drop it here (`faultline {} --help` lists what "
+                                             "{} takes)",
+                                             flag, names, command, command));
+  }
+  return std::nullopt;
 }
 
 // An exception that is not bad input: a bug in faultline or the engine, or the host out
@@ -240,6 +276,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::Success& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    if (auto misplaced = MisplacedFlag(app, argc, argv)) {
+      std::cerr << "faultline: error: " << misplaced->what() << "\n";
+      return kBadInput;
+    }
     app.exit(e);
     return kBadInput;
   }
@@ -301,6 +341,11 @@ int main(int argc, char** argv) {
       faultline::SuiteResult result = faultline::RunScenarioSuite(options);
       if (live) std::cout << "\r\033[K";
       std::cout << faultline::FormatScenarioTable(result);
+      // Bad input in a scenario is that scenario's ERROR row; said on stderr too, as all bad input is.
+      for (const faultline::ScenarioResult& r : result.scenarios) {
+        if (r.status != faultline::ScenarioResult::Status::kError || r.internal_error) continue;
+        for (const std::string& f : r.failures) std::cerr << "faultline: error: " << f << "\n";
+      }
       WriteOutput(junit_out, "--junit", junit_path, faultline::FormatScenarioJunit(result));
       WriteOutput(json_file, "--json", scenario_json, faultline::FormatScenarioJson(result));
       if (html_index.is_open()) {

@@ -2,6 +2,7 @@
 // -mcpu=cortex-m55 -O2, whose disassembly shows Armv8.1-M low-overhead loops and
 // conditional selects, runs on mps3-an547 and prints what qemu-system-arm -M
 // mps3-an547 (which implements Armv8.1-M) prints.
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -59,6 +60,32 @@ TEST(Armv81M, RunsAndPrintsWhatQemuPrints) {
   // Every loop and select site ran translated; none took the host round trip.
   EXPECT_GE(report["armv81m"]["sites_translated"].get<int>(), 8);
   EXPECT_EQ(report["armv81m"]["host_executions"], 0);
+}
+
+// Issue 20 item 7: firmware that reads its own code sees the rewrites, so the report says
+// once how many sites were rewritten in place and how to keep the code as built.
+TEST(Armv81M, TheReportSaysOnceHowManySitesWereRewrittenInPlace) {
+  REQUIRE_FIXTURES();
+  Completed translated;
+  auto report = RunJson("mps3-an547", "armv81m", {"--load-mode", "debugger"}, &translated);
+  ASSERT_EQ(report["outcome"], "exit") << translated.out << translated.err;
+  const int rewritten = report["armv81m"]["sites_rewritten_in_place"].get<int>();
+  EXPECT_GE(rewritten, 8);
+  const std::string note = fmt::format("note: {} Armv8.1-M sites (DLS/WLS/LE loops, CSEL, CLRM...) were rewritten "
+                                       "in place", rewritten);
+  const size_t at = translated.out.find(note);
+  ASSERT_NE(at, std::string::npos) << translated.out;
+  EXPECT_EQ(translated.out.find("rewritten in place", at + note.size()), std::string::npos) << "once";
+  EXPECT_NE(translated.out.find("--armv81m host leaves the code as built", at), std::string::npos);
+
+  // The switch the note names: nothing rewritten, nothing said, the same output.
+  Completed host;
+  auto by_host = RunJson("mps3-an547", "armv81m", {"--load-mode", "debugger", "--armv81m", "host"}, &host);
+  EXPECT_EQ(by_host["outcome"], "exit") << host.out << host.err;
+  EXPECT_EQ(by_host["armv81m"]["sites_rewritten_in_place"], 0);
+  EXPECT_GT(by_host["armv81m"]["host_executions"].get<int>(), 0);
+  EXPECT_EQ(host.out.find("rewritten in place"), std::string::npos) << host.out;
+  EXPECT_EQ(by_host["console"], report["console"]);
 }
 
 TEST(Armv81M, SixtyFourBitShiftsRunAsQemuRunsThem) {

@@ -192,5 +192,37 @@ TEST_F(ExitContract, ControlCharactersInUserValuesAreEscaped) {
   EXPECT_EQ(cli11.err.find('\x1b'), std::string::npos);
 }
 
+// A flag another subcommand takes is named as such, with the subcommand that takes it,
+// instead of CLI11's "arguments were not expected".
+TEST_F(ExitContract, AFlagOfAnotherSubcommandIsNamedAsSuch) {
+  REQUIRE_FIXTURES();
+  const std::string elf = Fixture("mps2-an505", "hello").string();
+  ExpectInputError(RunCli({"check", "--board", "mps2-an505", "--timeout", "5", elf}),
+                   {"faultline: error: check does not take --timeout\n",
+                    "fix: --timeout is a flag of `faultline run`; drop it here (`faultline check --help`"});
+  ExpectInputError(RunCli({"run", "--board", "mps2-an505", "--jobs=2", elf}),
+                   {"run does not take --jobs", "fix: --jobs is a flag of `faultline scenario`"});
+  ExpectInputError(RunCli({"run", "--board", "mps2-an505", "-j2", elf}),
+                   {"run does not take -j", "fix: -j is a flag of `faultline scenario`"});
+  ExpectInputError(RunCli({"scenario", "--board", "mps2-an505", elf}),
+                   {"scenario does not take --board", "--board is a flag of `faultline run` and `faultline check`"});
+  ExpectInputError(RunCli({"board", "show", "mps2-an505", "--json", "x.json"}),
+                   {"board show does not take --json"});
+  // A flag no subcommand takes keeps CLI11's message, which names it.
+  Completed unknown = RunCli({"check", "--board", "mps2-an505", "--frobnicate", elf});
+  EXPECT_EQ(unknown.status, 2);
+  EXPECT_NE(unknown.err.find("--frobnicate"), std::string::npos) << unknown.err;
+  EXPECT_EQ(unknown.err.find("does not take"), std::string::npos) << unknown.err;
+}
+
+// A scenario file's size is checked before it is read: 64 MiB (sparse) is refused at once.
+TEST_F(ExitContract, HugeScenarioFileIsRefusedBeforeItIsRead) {
+  const std::filesystem::path huge = dir_ / "huge.yaml";
+  std::ofstream(huge) << "name: huge\n";
+  std::filesystem::resize_file(huge, 64 << 20);
+  Completed c = RunProgram({"timeout", "20", FAULTLINE_CLI, "scenario", huge.string()});
+  ExpectInputError(c, {huge.string() + ": scenario file is 67108864 bytes, more than the 1048576 a scenario may have"});
+}
+
 }  // namespace
 }  // namespace faultline::testing

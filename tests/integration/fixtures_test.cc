@@ -193,6 +193,29 @@ TEST_P(EachBoard, SemihostingCallsBehaveAsTheSpecSays) {
   EXPECT_EQ(r.report["stdout"].get<std::string>().find("to stderr"), std::string::npos);
 }
 
+// Issue 20 item 7: SYS_WRITE0 returns no status, so a string with no NUL before unmapped
+// memory would print nothing and say nothing; the run reports it as an event.
+TEST(Semihosting, Write0WithNoNulBeforeUnmappedMemoryIsAnEvent) {
+  REQUIRE_FIXTURES();
+  auto r = RunFixture("mps2-an505", "write0_unterminated");
+  EXPECT_EQ(r.cli.status, 0) << r.cli.out << r.cli.err;
+  EXPECT_EQ(r.report["console"], "after\n");
+  auto events = EventsOfKind(r.report, "semihosting-unterminated");
+  ASSERT_EQ(events.size(), 1u) << r.report["events"].dump(2);
+  const nlohmann::json& e = *events[0];
+  const std::string message =
+      "SYS_WRITE0: the string at 0x383ffff0 has no NUL before unmapped memory at 0x38400000 (16 bytes on); "
+      "nothing was printed";
+  EXPECT_EQ(e["message"], message);
+  EXPECT_EQ(e["where"], "SYS_WRITE0");
+  EXPECT_EQ(e["count"], 1);
+  EXPECT_EQ(e["first_address"], 0x38400000);
+  EXPECT_EQ(e["first_pc_symbol"].get<std::string>().rfind("sh_write0", 0), 0u) << e.dump();
+  EXPECT_NE(r.cli.out.find("events:\n  " + message + "\n    1 time, first by the instruction at "),
+            std::string::npos)
+      << r.cli.out;
+}
+
 TEST_P(EachBoard, PlainSysExitGivesZeroOrOneAsQemuDoes) {
   EXPECT_EQ(RunFixture(GetParam(), "exit_plain").cli.status, 0);
   auto error = RunFixture(GetParam(), "exit_error");

@@ -6,6 +6,7 @@
 #include <tinyxml2.h>
 
 #include <nlohmann/json.hpp>
+#include <fstream>
 #include <set>
 
 #include "cli.h"
@@ -168,6 +169,70 @@ TEST(ScenarioCli, BadInputExitsTwoWithFileAndLine) {
   Completed shard = Scenario({kScenarios.string(), "--shard", "3/2"});
   EXPECT_EQ(shard.status, 2);
   EXPECT_NE(shard.err.find("--shard: '3/2' is not I/N"), std::string::npos) << shard.err;
+}
+
+// The JUnit file was written whole, with these totals.
+void ExpectJunitTotals(const fs::path& xml, int tests, int failures, int errors) {
+  tinyxml2::XMLDocument doc;
+  ASSERT_EQ(doc.LoadFile(xml.c_str()), tinyxml2::XML_SUCCESS) << Slurp(xml);
+  auto* suites = doc.FirstChildElement("testsuites");
+  ASSERT_NE(suites, nullptr);
+  EXPECT_EQ(suites->IntAttribute("tests"), tests);
+  EXPECT_EQ(suites->IntAttribute("failures"), failures);
+  EXPECT_EQ(suites->IntAttribute("errors"), errors);
+}
+
+// A regex over a 64 KiB console (issue 20 item 4): std::regex recursed per character and
+// crashed the suite with an empty JUnit file; RE2 matches it in linear time, right both ways.
+TEST(ScenarioCli, RegexOverALongConsoleKeepsTheSuiteWhole) {
+  REQUIRE_FIXTURES();
+  fs::path dir = Temp("long-console");
+  fs::create_directories(dir);
+  auto scenario = [&](const std::string& name, const std::string& regex) {
+    std::ofstream(dir / (name + ".yaml"))
+        << "name: " << name << "\ndescription: 64 KiB of console\nboard: mps2-an505\n"
+        << "firmware: {fixture: mps2-an505/console_long}\nexpect:\n  outcome: exit\n  exit_code: 0\n"
+        << "  console:\n    regex: '" << regex << "'\n    not_contains: 'line 2048'\n";
+  };
+  scenario("whole", "^(line [0-9]{4} [.]+\\n)+done\\n$");
+  scenario("never", "^(line [0-9]{4} [.]+\\n)+never\\n$");
+  fs::path xml = dir / "junit.xml";
+  Completed c = Scenario({dir.string(), "-j", "2", "--junit", xml.string()});
+  EXPECT_EQ(c.status, 1) << c.out << c.err;
+  EXPECT_NE(c.out.find("PASS   mps2-an505/whole "), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("FAIL   mps2-an505/never "), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("expect.console.regex: expected a match for /^(line [0-9]{4} [.]+\\n)+never\\n$/, "
+                       "got console \"line 0000 ..."),
+            std::string::npos)
+      << c.out;
+  ExpectJunitTotals(xml, 2, 1, 0);
+  fs::remove_all(dir);
+}
+
+// One scenario's bad pattern (or any other parse error) is that scenario's ERROR row with
+// its file:line and fix; the other scenarios run and the JUnit file lists both.
+TEST(ScenarioCli, ABadPatternIsThatScenariosErrorNotTheSuites) {
+  REQUIRE_FIXTURES();
+  fs::path dir = Temp("bad-pattern") / "mps2-an505";
+  fs::create_directories(dir);
+  for (const char* name : {"good", "lookahead"}) {
+    std::ofstream(dir / (std::string(name) + ".yaml"))
+        << "name: " << name << "\ndescription: d\nboard: mps2-an505\nfirmware: {fixture: mps2-an505/hello}\n"
+        << "expect:\n  outcome: exit\n  console:\n    regex: '"
+        << (std::string(name) == "good" ? "^hello" : "^(?!hello)") << "'\n";
+  }
+  fs::path xml = dir.parent_path() / "junit.xml";
+  Completed c = Scenario({dir.string(), "--junit", xml.string()});
+  EXPECT_EQ(c.status, 2) << c.out << c.err;
+  EXPECT_NE(c.out.find("PASS   mps2-an505/good "), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("ERROR  mps2-an505/lookahead "), std::string::npos) << c.out;
+  const std::string where = (dir / "lookahead.yaml").string() + ":8: expect.console.regex: '^(?!hello)' is not a "
+                                                                "valid RE2 regex";
+  EXPECT_NE(c.out.find(where), std::string::npos) << c.out;
+  EXPECT_NE(c.err.find("faultline: error: " + where), std::string::npos) << c.err;
+  EXPECT_NE(c.out.find("2 scenarios: 1 passed, 0 failed, 1 errors"), std::string::npos) << c.out;
+  ExpectJunitTotals(xml, 2, 0, 1);
+  fs::remove_all(dir.parent_path());
 }
 
 TEST(ScenarioCli, FixturesDirectoryFromFlagThenEnvironment) {

@@ -154,6 +154,14 @@ TEST_F(ScenarioExpect, Console) {
                    "0x00000000\\n\""}));
 }
 
+TEST_F(ScenarioExpect, ConsoleNotContains) {
+  RunResult r = Exit(0, std::string(100, '.') + "alloc failed\n");
+  EXPECT_EQ(Check("  outcome: exit\n  console:\n    not_contains: [frame done, magic]\n", r), Lines{});
+  EXPECT_EQ(Check("  outcome: exit\n  console:\n    not_contains: alloc failed\n", r),
+            (Lines{"expect.console.not_contains: expected no \"alloc failed\", got it at byte 100 of console: "
+                   "...\"........................................alloc failed\\n\""}));
+}
+
 TEST_F(ScenarioExpect, MemoryBytesU32AndSha256) {
   RunResult r = Exit(0);
   // sha256 of 01 02 03 04 (and below, of 01 02 03 05), as sha256sum gives them.

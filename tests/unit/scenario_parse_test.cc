@@ -96,11 +96,17 @@ TEST_F(ScenarioParse, BadGlob) {
 
 TEST_F(ScenarioParse, BadRegex) {
   ExpectError(kHead + "expect:\n  outcome: exit\n  console:\n    regex: 'magic ('\n", 8,
-              {"expect.console.regex", "not a valid ECMAScript regex"});
+              {"expect.console.regex", "not a valid RE2 regex", "missing )"});
+  // ECMAScript's lookahead is not RE2: refused, with the key that says "must not appear".
+  ExpectError(kHead + "expect:\n  outcome: exit\n  console:\n    regex: '^(?![\\s\\S]*alloc failed)'\n", 8,
+              {"not a valid RE2 regex", "RE2 syntax", "not_contains"});
+  // Larger than RE2's memory budget for one pattern: a message, not a stalled parse.
+  ExpectError(kHead + "expect:\n  outcome: exit\n  console:\n    regex: '((a{100}){100}){100}'\n", 8,
+              {"not a valid RE2 regex"});
 }
 
 TEST_F(ScenarioParse, EmptyConsoleExpectation) {
-  ExpectError(kHead + "expect:\n  outcome: exit\n  console: {}\n", 7, {"contains, regex or exact"});
+  ExpectError(kHead + "expect:\n  outcome: exit\n  console: {}\n", 7, {"contains, not_contains, regex or exact"});
 }
 
 TEST_F(ScenarioParse, MissingFirmwareFile) {

@@ -126,6 +126,27 @@ TEST_F(ScenarioRun, RegisterBeforeResetHoldsAtTheFirstInstruction) {
   EXPECT_EQ(r.registers.r[7], 0x1234u);
 }
 
+// Issue 20 item 7: SP is word-aligned on silicon; a `reg: sp` value with bits [1:0] set
+// is written as the core holds it, and the run says so with the value used.
+TEST_F(ScenarioRun, RegisterSpHasItsLowBitsForcedToZero) {
+  REQUIRE_FIXTURES();
+  ScenarioResult r = RunScenario(Parse(
+      "name: t\ndescription: d\nboard: mps2-an505\nfirmware: {fixture: mps2-an505/hello}\n"
+      "setup:\n  - reg: sp\n    value: 0x38100003\n  - reg: r4\n    value: 0x38100003\n"
+      "run: {stop_at: Reset_Handler}\n"
+      "expect:\n  outcome: limit\n  events:\n"
+      "    - {kind: sp-aligned, where: sp, count: 1, first_address: 0x38100000}\n"));
+  EXPECT_EQ(r.status, ScenarioResult::Status::kPass) << (r.failures.empty() ? "" : r.failures.front());
+  ASSERT_TRUE(r.run.has_value());
+  EXPECT_EQ(r.run->instructions, 0u);
+  EXPECT_EQ(r.run->registers.sp, 0x38100000u);
+  EXPECT_EQ(r.run->registers.r[4], 0x38100003u) << "only SP drops the bits";
+  ASSERT_EQ(r.run->events.size(), 1u);
+  EXPECT_EQ(r.run->events[0].message, (dir_ / "s.yaml").string() +
+                                          ":6: reg: sp value 0x38100003 has bits [1:0] set; SP holds 0x38100000, "
+                                          "as on silicon (SP is word-aligned)");
+}
+
 TEST_F(ScenarioRun, UnknownSymbolIsAnInputErrorWithItsLine) {
   REQUIRE_FIXTURES();
   ScenarioResult r = RunScenario(Parse(

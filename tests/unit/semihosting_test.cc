@@ -277,6 +277,24 @@ TEST_F(SemihostingTest, StringRunningOffTheEndOfMemoryIsEfault) {
   EXPECT_EQ(r.r0, kError);
   EXPECT_EQ(sh_.Call(kSysErrno, 0, 0).r0, kEFAULT);
   EXPECT_EQ(sh_.console(), "");
+  // SYS_WRITE0 returns nothing the firmware reads: the problem is said for the run's events.
+  EXPECT_EQ(r.problem, "SYS_WRITE0: the string at 0x2000fff0 has no NUL before unmapped memory at 0x20010000 "
+                       "(16 bytes on); nothing was printed");
+  EXPECT_EQ(r.problem_address, kRamBase + kRamSize);
+  EXPECT_EQ(sh_.Call(kSysWrite0, PutString(kRamBase, "ok"), 0).problem, "");
+}
+
+TEST(Semihosting, StringWithNoNulInItsFirstMebibyteIsAProblem) {
+  Board board = OneRamBoard();
+  board.regions[0].size = 2 << 20;
+  MemoryMap map(board);
+  map.Write(kRamBase, std::vector<uint8_t>(1 << 20, 'A'));
+  Semihosting sh(map, {}, 100'000'000, {});
+  SemihostingResult r = sh.Call(kSysWrite0, kRamBase, 0);
+  EXPECT_EQ(r.r0, kError);
+  EXPECT_EQ(r.problem, "SYS_WRITE0: the string at 0x20000000 has no NUL in its first 1048576 bytes; nothing was "
+                       "printed");
+  EXPECT_EQ(sh.console(), "");
 }
 
 TEST_F(SemihostingTest, WriteWithABufferOutsideMemoryIsEfault) {

@@ -204,6 +204,7 @@ struct RunResult {
   // Armv8.1-M instructions on a Cortex-M55 board (Unicorn runs the Armv8-M model):
   // sites rewritten into Armv8-M code, and executions the host performed itself.
   uint64_t armv81m_sites_translated = 0;
+  uint64_t armv81m_sites_rewritten = 0;  // addresses in the firmware's code holding a rewrite
   uint64_t armv81m_host_executions = 0;
   uint64_t armv81m_loops_relocated = 0;  // LE loops running from a copy next to their test
   uint64_t armv81m_sites_untrapped = 0;  // VSCCLRM/MVE-shift sites left to the M33 model

@@ -62,7 +62,8 @@ struct FaultExpectation {
 struct ConsoleExpectation {
   std::optional<std::string> uart;  // a UART port's text instead of the semihosting console
   std::vector<std::string> contains;
-  std::optional<std::string> regex;  // std::regex ECMAScript, checked at parse time
+  std::vector<std::string> not_contains;
+  std::optional<std::string> regex;  // RE2 syntax, searched anywhere; checked at parse time
   std::optional<std::string> exact;
 };
 
@@ -176,8 +177,9 @@ struct SuiteResult {
   size_t Count(ScenarioResult::Status status) const;
 };
 
-// Parses every scenario (InputError on the first bad one), filters, shards, and runs
-// the selection on `jobs` threads, each with its own engine.
+// Parses every scenario, filters, shards, and runs the selection on `jobs` threads, each
+// with its own engine. A file that does not parse is its own Status::kError result (the
+// InputError's file:line and fix) and the rest still run.
 SuiteResult RunScenarioSuite(const SuiteOptions& options);
 
 // 0 all passed, 1 any failed, 2 any had bad input, 3 faultline failed on one (an

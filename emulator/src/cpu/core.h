@@ -203,6 +203,7 @@ class Core {
   void SetArmv81Mode(Armv81Mode mode) { armv81_mode_ = mode; }
   struct Armv81Stats {
     uint64_t sites_translated = 0;  // sites patched
+    uint64_t sites_rewritten = 0;   // distinct addresses of the firmware's code patched
     uint64_t executed_by_host = 0;  // executions that took the host round trip
     uint64_t loops_relocated = 0;   // LE loops whose body runs from a copy (armv81m.h)
     uint64_t sites_untrapped = 0;   // VSCCLRM/MVE-shift sites beyond kMaxHostSites

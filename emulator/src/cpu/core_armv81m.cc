@@ -195,6 +195,7 @@ uint32_t Core::LetpStep(uint32_t start) const {
 void Core::PatchSite(uint32_t at, const std::array<uint8_t, 4>& bytes) {
   std::array<uint8_t, 4> original;
   map_.Read(at, original);
+  armv81_stats_.sites_rewritten += patches_.count(at) == 0;
   Patch& p = patches_[at];
   // Still our earlier rewrite: the firmware's bytes are the recorded ones. Otherwise
   // (a first rewrite, or code loaded over an old one) they are what memory holds.

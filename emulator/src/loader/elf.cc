@@ -18,6 +18,12 @@ namespace faultline {
 namespace {
 
 constexpr uint16_t kEmArm = 40;  // ELF for the Arm Architecture (AAELF32) §5.2
+constexpr uint32_t kPhdrSize = 32, kShdrSize = 40;  // sizeof(Elf32_Phdr), sizeof(Elf32_Shdr)
+// A loadable segment ends at or below the System region (Armv7-M ARM §B3.1, kept by
+// Armv8-M: 0xE0000000-0xFFFFFFFF holds the PPB and vendor system space, Execute Never,
+// no memory to load). The rule needs no board, so `check` and `run` refuse the same ELFs,
+// and it catches any p_memsz that wraps past 4 GiB or covers more than 3.5 GiB.
+constexpr uint64_t kSystemBase = 0xE0000000;
 
 std::vector<uint8_t> ReadFile(const std::filesystem::path& path) {
   RequireRegularFile(path, path.string(), "firmware ELF");
@@ -63,11 +69,26 @@ void CheckHeader(const std::filesystem::path& path, const std::vector<uint8_t>& 
     throw InputError(where, "ELF has no program headers, so there is nothing to load",
                      "pass a linked executable, not an object file (.o)");
   }
+  // Every field below is read at a fixed offset in a 32-byte Elf32_Phdr: another entry
+  // size would read past each entry (and, with the table at the end, past the file).
+  if (phentsize != kPhdrSize) {
+    throw InputError(where, fmt::format("malformed ELF: program header entries are {} bytes (e_phentsize), "
+                                        "not the {} of an ELF32 Elf32_Phdr", phentsize, kPhdrSize),
+                     "rebuild the firmware; the file is damaged");
+  }
   if (uint64_t(phoff) + uint64_t(phentsize) * phnum > b.size()) {
-    throw InputError(where, "truncated ELF: program headers run past the end of the file",
+    throw InputError(where,
+                     fmt::format("truncated ELF: program headers run past the end of the file ({} of {} "
+                                 "bytes at offset 0x{:x} (e_phoff); the file has {} bytes)",
+                                 phnum, kPhdrSize, phoff, b.size()),
                      "rebuild the firmware or copy the file again");
   }
   uint32_t shoff = Le(b, 32, 4), shentsize = Le(b, 46, 2), shnum = Le(b, 48, 2);
+  if (shoff != 0 && shnum != 0 && shentsize != kShdrSize) {
+    throw InputError(where, fmt::format("malformed ELF: section header entries are {} bytes (e_shentsize), "
+                                        "not the {} of an ELF32 Elf32_Shdr", shentsize, kShdrSize),
+                     "rebuild the firmware; the file is damaged");
+  }
   if (shoff != 0 && uint64_t(shoff) + uint64_t(shentsize) * shnum > b.size()) {
     throw InputError(where,
                      fmt::format("truncated ELF: section headers at offset 0x{:x} lie past the end "
@@ -78,12 +99,26 @@ void CheckHeader(const std::filesystem::path& path, const std::vector<uint8_t>& 
   for (uint32_t i = 0; i < phnum; ++i) {
     size_t ph = phoff + i * phentsize;
     uint32_t type = Le(b, ph, 4), offset = Le(b, ph + 4, 4), filesz = Le(b, ph + 16, 4);
-    if (type == 1 /*PT_LOAD*/ && uint64_t(offset) + filesz > b.size()) {
+    if (type != 1 /*PT_LOAD*/) continue;
+    if (uint64_t(offset) + filesz > b.size()) {
       throw InputError(where,
                        fmt::format("truncated ELF: segment {} needs file bytes 0x{:x}-0x{:x} but the "
                                    "file has {} bytes",
                                    i, offset, uint64_t(offset) + filesz, b.size()),
                        "rebuild the firmware or copy the file again");
+    }
+    uint32_t vaddr = Le(b, ph + 8, 4), paddr = Le(b, ph + 12, 4), memsz = Le(b, ph + 20, 4);
+    for (auto [address, name] : {std::pair{vaddr, "p_vaddr"}, std::pair{paddr, "p_paddr"}}) {
+      uint64_t end = uint64_t(address) + std::max(memsz, filesz);
+      if (std::max(memsz, filesz) > 0 && end > kSystemBase) {
+        throw InputError(where,
+                         fmt::format("malformed ELF: segment {} ({} 0x{:08x}, {} bytes) ends at 0x{:x}, past "
+                                     "0x{:08x} where the System region (PPB, vendor system space) begins: "
+                                     "no Cortex-M memory can hold it",
+                                     i, name, address, std::max(memsz, filesz), end, kSystemBase),
+                         "check the linker script's MEMORY lengths and the segment's p_memsz "
+                         "(arm-none-eabi-readelf -l); rebuild the firmware");
+      }
     }
   }
 }

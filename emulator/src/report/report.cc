@@ -206,6 +206,13 @@ std::string FormatRunText(const RunResult& r, const Board& board) {
                        "with -mcpu=cortex-m55+nomve to avoid the shifts.\n",
                        r.armv81m_sites_untrapped);
   }
+  if (r.armv81m_sites_rewritten > 0) {
+    out += fmt::format("  note: {} Armv8.1-M site{} (DLS/WLS/LE loops, CSEL, CLRM...) {} rewritten in place into "
+                       "Armv8-M code, which Unicorn's model runs: firmware that reads its own code (a CRC over "
+                       "flash, a self-test) reads the rewrites. --armv81m host leaves the code as built (slower).\n",
+                       r.armv81m_sites_rewritten, r.armv81m_sites_rewritten == 1 ? "" : "s",
+                       r.armv81m_sites_rewritten == 1 ? "was" : "were");
+  }
   bool failed = !(r.outcome == Outcome::kExit && r.exit_code == 0);
   if (failed && r.load_mode == LoadMode::kFlash) {
     for (const LoadedSegment& s : r.loaded) {
@@ -236,6 +243,7 @@ std::string FormatRunJson(const RunResult& r) {
   j["uart"] = uart;
   j["instructions"] = r.instructions;
   j["armv81m"] = {{"sites_translated", r.armv81m_sites_translated},
+                  {"sites_rewritten_in_place", r.armv81m_sites_rewritten},
                   {"host_executions", r.armv81m_host_executions},
                   {"loops_relocated", r.armv81m_loops_relocated},
                   {"sites_untrapped", r.armv81m_sites_untrapped}};

@@ -111,9 +111,10 @@ void CheckHostActions(const MemoryMap& map, const std::vector<HostAction>& actio
   }
 }
 
-// Applies host actions in order; a write to pc changes where execution continues.
+// Applies host actions in order; a write to pc changes where execution continues. What
+// the core changed about a value (sp's low bits) goes to `events`.
 void ApplyHostActions(const std::vector<HostAction>& actions, MemoryMap& map, cpu::Core* core,
-                      uint32_t* pc) {
+                      uint32_t* pc, std::vector<Event>* events = nullptr) {
   for (const HostAction& a : actions) {
     if (a.kind == HostAction::Kind::kMemory) {
       map.Write(a.address, a.bytes);
@@ -127,6 +128,23 @@ void ApplyHostActions(const std::vector<HostAction>& actions, MemoryMap& map, cp
     } else if (core != nullptr) {
       if (a.reg == 15) {
         *pc = a.value & ~1u;
+      } else if (a.reg == 13 && (a.value & 3u) != 0) {
+        // SP is word-aligned: bits [1:0] of SP_main and SP_process are zero and writes
+        // ignore them (Armv7-M ARM B1.4.1; Armv8-M the same). Unicorn's register write
+        // would keep them, so the value silicon holds is written, and said.
+        const uint32_t sp = a.value & ~3u;
+        core->WriteGeneral(13, sp);
+        if (events != nullptr) {
+          events->push_back({.kind = "sp-aligned",
+                             .where = "sp",
+                             .first_address = sp,
+                             .first_pc = *pc,
+                             .pc_precise = true,
+                             .count = 1,
+                             .message = fmt::format("{}: reg: sp value 0x{:08x} has bits [1:0] set; SP holds "
+                                                    "0x{:08x}, as on silicon (SP is word-aligned)",
+                                                    a.origin, a.value, sp)});
+        }
       } else {
         core->WriteGeneral(a.reg, a.value);
       }
@@ -291,6 +309,7 @@ SessionOutput RunSession(const SessionInput& in) {
   res.load_mode = in.mode;
 
   MemoryMap map(in.board);
+  std::vector<Event> host_events;  // from host actions and semihosting, for the report
   res.loaded = LoadImage(in.board, map, in.image, in.mode);
   LoadHostFiles(map, in.options.loads);
   CheckHostActions(map, in.options.before_reset);
@@ -333,6 +352,7 @@ SessionOutput RunSession(const SessionInput& in) {
     res.registers = core.ReadAll();
     res.instructions = core.instructions();
     res.armv81m_sites_translated = core.armv81_stats().sites_translated;
+    res.armv81m_sites_rewritten = core.armv81_stats().sites_rewritten;
     res.armv81m_host_executions = core.armv81_stats().executed_by_host;
     res.armv81m_loops_relocated = core.armv81_stats().loops_relocated;
     res.armv81m_sites_untrapped = core.armv81_stats().sites_untrapped;
@@ -342,6 +362,7 @@ SessionOutput RunSession(const SessionInput& in) {
     res.console_stderr = semihosting.err();
     res.pc_symbol = in.image.symbols.Lookup(res.registers.pc);
     res.events = core.events();
+    res.events.insert(res.events.end(), host_events.begin(), host_events.end());
     for (Event& e : res.events) e.first_pc_symbol = in.image.symbols.Lookup(e.first_pc);
     if (res.outcome == Outcome::kLimit && res.stop_detail.rfind("reached stop_at", 0) != 0) {
       if (auto poll = PollingEvent(core, map, in.image)) res.events.push_back(std::move(*poll));
@@ -470,7 +491,7 @@ SessionOutput RunSession(const SessionInput& in) {
     return true;
   };
 
-  ApplyHostActions(OfKind(in.options.before_reset, HostAction::Kind::kRegister), map, &core, &pc);
+  ApplyHostActions(OfKind(in.options.before_reset, HostAction::Kind::kRegister), map, &core, &pc, &host_events);
 
   auto timed_out = [&] {
     res.outcome = Outcome::kLimit;
@@ -588,6 +609,22 @@ SessionOutput RunSession(const SessionInput& in) {
         if (r.kind == SemihostingResult::Kind::kUnsupported) {
           unsupported(r.detail);
           return finish();
+        }
+        if (!r.problem.empty()) {
+          auto same = std::find_if(host_events.begin(), host_events.end(), [&](const Event& e) {
+            return e.kind == "semihosting-unterminated" && e.first_pc == s.pc;
+          });
+          if (same != host_events.end()) {
+            ++same->count;
+          } else {
+            host_events.push_back({.kind = "semihosting-unterminated",
+                                   .where = "SYS_WRITE0",
+                                   .first_address = r.problem_address,
+                                   .first_pc = s.pc,
+                                   .pc_precise = true,
+                                   .count = 1,
+                                   .message = r.problem});
+          }
         }
         core.Write(Reg::kR0, r.r0);
         pc = s.pc + 2;
@@ -873,7 +910,7 @@ SessionOutput RunSession(const SessionInput& in) {
             res.stop_detail = "reached stop_at " + b.label;
             return finish();
           }
-          ApplyHostActions(b.actions, map, &core, &pc);
+          ApplyHostActions(b.actions, map, &core, &pc, &host_events);
         }
         continue;
       }

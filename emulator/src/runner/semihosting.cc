@@ -46,15 +46,17 @@ std::optional<std::string> Semihosting::Bytes(uint32_t addr, uint32_t len) const
   return s;
 }
 
-std::optional<std::string> Semihosting::CString(uint32_t addr) const {
+std::optional<std::string> Semihosting::CString(uint32_t addr, uint64_t* end) const {
   std::string s;
   for (uint32_t i = 0; i < kMaxString; ++i) {
-    if (map_.Find(uint64_t(addr) + i) < 0) return std::nullopt;
+    *end = uint64_t(addr) + i;
+    if (map_.Find(*end) < 0) return std::nullopt;
     uint8_t c;
-    map_.Read(uint64_t(addr) + i, std::span(&c, 1));
+    map_.Read(*end, std::span(&c, 1));
     if (c == 0) return s;
     s.push_back(char(c));
   }
+  *end = uint64_t(addr) + kMaxString;
   return std::nullopt;
 }
 
@@ -83,8 +85,20 @@ SemihostingResult Semihosting::Call(uint32_t op, uint32_t arg, uint64_t instruct
       return {};
     }
     case kSysWrite0: {
-      auto s = CString(arg);
-      if (!s) return Fail(kEFAULT);
+      uint64_t end = 0;
+      auto s = CString(arg, &end);
+      if (!s) {
+        SemihostingResult r = Fail(kEFAULT);
+        r.problem = end - arg >= kMaxString
+                        ? fmt::format("SYS_WRITE0: the string at 0x{:08x} has no NUL in its first {} bytes; "
+                                      "nothing was printed",
+                                      arg, kMaxString)
+                        : fmt::format("SYS_WRITE0: the string at 0x{:08x} has no NUL before unmapped memory at "
+                                      "0x{:08x} ({} bytes on); nothing was printed",
+                                      arg, end, end - arg);
+        r.problem_address = end;
+        return r;
+      }
       Emit(kStdout, *s);
       return {};
     }

@@ -16,6 +16,10 @@ struct SemihostingResult {
   uint32_t r0 = 0;        // kReturn
   int exit_code = 0;      // kExit
   std::string detail;     // kExit: the reason; kUnsupported: the operation
+  // kReturn: a call that did nothing the firmware can tell (SYS_WRITE0 returns no
+  // status), said for the run's events; `problem_address` is where it went wrong.
+  std::string problem;
+  uint64_t problem_address = 0;
 };
 
 struct HeapInfo {
@@ -38,7 +42,9 @@ class Semihosting {
  private:
   std::optional<uint32_t> Word(uint32_t addr) const;
   std::optional<std::string> Bytes(uint32_t addr, uint32_t len) const;
-  std::optional<std::string> CString(uint32_t addr) const;
+  // The NUL-terminated string at `addr`, or nullopt: `*end` is then the first address
+  // not read (unmapped, or kMaxString bytes on).
+  std::optional<std::string> CString(uint32_t addr, uint64_t* end) const;
   bool Store(uint32_t addr, const void* data, uint32_t len);
   void Emit(int handle, const std::string& text);
   SemihostingResult Fail(int error);

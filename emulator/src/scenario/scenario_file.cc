@@ -6,7 +6,6 @@
 
 #include <charconv>
 #include <fstream>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -14,6 +13,7 @@
 #include "../board/yaml_fields.h"
 #include "faultline/error.h"
 #include "faultline/scenario.h"
+#include "console_regex.h"
 #include "glob.h"
 #include "host_write.h"
 
@@ -22,6 +22,8 @@ namespace faultline {
 namespace {
 
 namespace fs = std::filesystem;
+
+constexpr uintmax_t kMaxScenarioBytes = 1 << 20;
 
 // Context for one file being parsed.
 struct FileParser {
@@ -517,27 +519,33 @@ std::vector<UartInput> ParseInput(const Board& board, const Field& f) {
 }
 
 ConsoleExpectation ParseConsole(const Board& board, const Field& f) {
-  Mapping m(f, {"uart", "contains", "regex", "exact"});
+  Mapping m(f, {"uart", "contains", "not_contains", "regex", "exact"});
   ConsoleExpectation c;
   if (m.Has("uart")) c.uart = UartName(board, m.Get("uart"));
-  if (!m.Has("contains") && !m.Has("regex") && !m.Has("exact")) {
-    f.Fail("console needs contains, regex or exact", "write e.g. console: {contains: \"magic wrong\"}");
+  if (!m.Has("contains") && !m.Has("not_contains") && !m.Has("regex") && !m.Has("exact")) {
+    f.Fail("console needs contains, not_contains, regex or exact",
+           "write e.g. console: {contains: \"magic wrong\"}");
   }
-  if (m.Has("contains")) {
-    Field cf = m.Get("contains");
+  auto strings = [&](const char* key, std::vector<std::string>& out) {
+    if (!m.Has(key)) return;
+    Field cf = m.Get(key);
     if (cf.node.IsSequence()) {
-      for (const Field& item : Items(cf, "")) c.contains.push_back(item.Scalar());
+      for (const Field& item : Items(cf, "")) out.push_back(item.Scalar());
     } else {
-      c.contains.push_back(cf.Scalar());
+      out.push_back(cf.Scalar());
     }
-  }
+  };
+  strings("contains", c.contains);
+  strings("not_contains", c.not_contains);
   if (m.Has("regex")) {
     Field rf = m.Get("regex");
-    try {
-      std::regex re(rf.Scalar(), std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
-      rf.Fail(fmt::format("'{}' is not a valid ECMAScript regex: {}", rf.Scalar(), e.what()),
-              "escape special characters with \\\\ (in YAML single quotes, one \\)");
+    // RE2 matches in time linear in the console and never recurses, whatever the pattern;
+    // its syntax is not ECMAScript's (no lookaround, no backreferences).
+    RE2 re(rf.Scalar(), ConsoleRegexOptions());
+    if (!re.ok()) {
+      rf.Fail(fmt::format("'{}' is not a valid RE2 regex: {}", rf.Scalar(), re.error()),
+              "write RE2 syntax (github.com/google/re2/wiki/Syntax): escape special characters with "
+              "\\\\ (in YAML single quotes, one \\); for text that must not appear, use not_contains");
     }
     c.regex = rf.Scalar();
   }
@@ -675,6 +683,17 @@ Scenario ParseScenario(const std::string& yaml, const fs::path& path, const Scen
 
 Scenario LoadScenarioFile(const fs::path& path, const ScenarioContext& context) {
   RequireRegularFile(path, path.string(), "scenario .yaml");
+  // One scenario is a description and a few expectations (the shipped ones are 1-2 KiB);
+  // yaml-cpp builds a node tree many times the text's size, so a huge file is refused
+  // before a byte of it is read.
+  std::error_code ec;
+  const uintmax_t size = fs::file_size(path, ec);
+  if (!ec && size > kMaxScenarioBytes) {
+    throw InputError(path.string(),
+                     fmt::format("scenario file is {} bytes, more than the {} a scenario may have", size,
+                                 kMaxScenarioBytes),
+                     "keep one scenario per file, and bulk data in a file that a setup `load:` step names");
+  }
   std::ifstream in(path);
   if (!in) throw InputError(path.string(), "cannot open scenario file", "check the path");
   std::stringstream ss;

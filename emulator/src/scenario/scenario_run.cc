@@ -3,13 +3,13 @@
 #include <openssl/evp.h>
 
 #include <chrono>
-#include <regex>
 
 #include "faultline/check.h"
 #include "faultline/error.h"
 #include "faultline/report.h"
 #include "faultline/scenario.h"
 #include "../cpu/exceptions.h"
+#include "console_regex.h"
 #include "glob.h"
 #include "host_write.h"
 
@@ -177,9 +177,19 @@ void CheckConsole(const ConsoleExpectation& e, const RunResult& r, std::vector<s
       out.push_back(fmt::format("expect.console.contains: expected {}, got {} {}", Quote(part), what, Quote(*text)));
     }
   }
-  if (e.regex && !std::regex_search(*text, std::regex(*e.regex, std::regex::ECMAScript))) {
-    out.push_back(fmt::format("expect.console.regex: expected a match for /{}/, got {} {}", *e.regex, what,
-                              Quote(*text)));
+  for (const std::string& part : e.not_contains) {
+    if (size_t at = text->find(part); at != std::string::npos) {
+      size_t from = at - std::min<size_t>(at, 40);  // some context before it
+      out.push_back(fmt::format("expect.console.not_contains: expected no {}, got it at byte {} of {}: {}{}",
+                                Quote(part), at, what, from > 0 ? "..." : "", Quote(text->substr(from))));
+    }
+  }
+  if (e.regex) {
+    RE2 re(*e.regex, ConsoleRegexOptions());  // valid: the parser compiled it with these options
+    if (!RE2::PartialMatch(*text, re)) {
+      out.push_back(fmt::format("expect.console.regex: expected a match for /{}/, got {} {}", *e.regex, what,
+                                Quote(*text)));
+    }
   }
   if (e.exact && *e.exact != *text) {
     out.push_back(fmt::format("expect.console.exact: expected {}, got {}{}", Quote(*e.exact),

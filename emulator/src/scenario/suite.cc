@@ -7,6 +7,7 @@
 #include <charconv>
 #include <chrono>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "faultline/error.h"
@@ -67,24 +68,43 @@ size_t SuiteResult::Count(ScenarioResult::Status status) const {
 
 SuiteResult RunScenarioSuite(const SuiteOptions& options) {
   auto start = std::chrono::steady_clock::now();
-  std::vector<Scenario> all;
+  // A file that does not parse (a bad regex, a typo) is that scenario's error, with its
+  // file:line and fix: the others still run, and the table, JUnit and JSON list it.
+  struct Entry {
+    std::optional<Scenario> scenario;
+    ScenarioResult error;  // when there is no scenario
+    const std::string& Name() const { return scenario ? scenario->name : error.name; }
+    const std::string& Board() const { return scenario ? scenario->board.name : error.board; }
+    const fs::path& Path() const { return scenario ? scenario->path : error.path; }
+  };
+  std::vector<Entry> all;
   for (const fs::path& file : FindScenarioFiles(options.paths)) {
-    all.push_back(LoadScenarioFile(file, options.context));
+    try {
+      all.push_back({LoadScenarioFile(file, options.context), {}});
+    } catch (const InputError& e) {
+      ScenarioResult r;
+      r.path = file;
+      r.name = file.stem().string();
+      r.board = file.parent_path().filename().string();  // scenarios/<board>/<name>.yaml
+      r.status = ScenarioResult::Status::kError;
+      r.failures = {e.what()};
+      all.push_back({std::nullopt, std::move(r)});
+    }
   }
 
-  std::vector<const Scenario*> selected;
-  for (const Scenario& s : all) {
+  std::vector<const Entry*> selected;
+  for (const Entry& e : all) {
     const std::string& f = options.filter;
-    if (f.empty() || GlobMatch(f, s.name) || GlobMatch(f, s.board.name + "/" + s.name) ||
-        GlobMatch(f, s.path.string())) {
-      selected.push_back(&s);
+    if (f.empty() || GlobMatch(f, e.Name()) || GlobMatch(f, e.Board() + "/" + e.Name()) ||
+        GlobMatch(f, e.Path().string())) {
+      selected.push_back(&e);
     }
   }
   if (selected.empty()) {
     throw InputError("--filter", fmt::format("'{}' matches no scenario", options.filter),
                      "it is matched against each scenario's name, BOARD/NAME and path");
   }
-  std::vector<const Scenario*> shard;
+  std::vector<const Entry*> shard;
   for (size_t i = 0; i < selected.size(); ++i) {
     if (int(i % size_t(options.shard.count)) == options.shard.index - 1) shard.push_back(selected[i]);
   }
@@ -97,9 +117,9 @@ SuiteResult RunScenarioSuite(const SuiteOptions& options) {
     for (size_t i = next++; i < shard.size(); i = next++) {
       if (options.on_start) {
         std::lock_guard lock(progress);
-        options.on_start(i + 1, shard.size(), shard[i]->board.name + "/" + shard[i]->name);
+        options.on_start(i + 1, shard.size(), shard[i]->Board() + "/" + shard[i]->Name());
       }
-      result.scenarios[i] = RunScenario(*shard[i], options.html);
+      result.scenarios[i] = shard[i]->scenario ? RunScenario(*shard[i]->scenario, options.html) : shard[i]->error;
     }
   };
   size_t jobs = std::clamp<size_t>(size_t(std::max(options.jobs, 1)), 1, std::max<size_t>(shard.size(), 1));
