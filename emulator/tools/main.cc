@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <charconv>
@@ -92,6 +93,12 @@ std::ofstream OpenOutput(const std::string& flag, const std::string& path) {
 
 // Writes a report to an output OpenOutput opened, if any. A write that fails (a full
 // disk) is an error: CI must not take a missing or cut JSON/JUnit file for a result.
+// Standard output is a terminal or a pipe (not a file): text may go there as it comes.
+bool StdoutIsLive() {
+  struct stat st {};
+  return isatty(STDOUT_FILENO) != 0 || (fstat(STDOUT_FILENO, &st) == 0 && S_ISFIFO(st.st_mode));
+}
+
 void WriteOutput(std::ofstream& out, const std::string& flag, const std::string& path, const std::string& text) {
   if (!out.is_open()) return;
   errno = 0;
@@ -394,8 +401,27 @@ int main(int argc, char** argv) {
       options.boot_source = "--boot-address";
       check_options.boot_address = options.boot_address;
     }
+    // To a terminal or a pipe the console goes as it comes, framed as the report frames
+    // it (the report's first lines before it); to a file the report has its last part.
+    const bool stream = StdoutIsLive();
+    std::string streamed_end;  // the console's last byte, once there is one
+    if (stream) {
+      options.on_loaded = [&](const faultline::RunResult& loaded) {
+        std::cout << faultline::FormatRunHeader(loaded, board) << std::flush;
+      };
+      options.console_stream = [&](std::string_view text) {
+        if (streamed_end.empty()) std::cout << faultline::FormatConsoleStart(faultline::RunResult{});
+        std::cout << text << std::flush;
+        streamed_end = std::string(1, text.back());
+      };
+    }
     faultline::RunResult result = faultline::Run(board, image, options);
-    std::cout << faultline::FormatRunText(result, board);
+    if (stream) {
+      if (!streamed_end.empty()) std::cout << faultline::FormatConsoleEnd(streamed_end);
+      std::cout << faultline::FormatRunBody(result, board);
+    } else {
+      std::cout << faultline::FormatRunText(result, board);
+    }
     // A failed run: the static checks that may explain it (the HTML page always shows them).
     std::optional<faultline::CheckResult> checked;
     if (faultline::ExitStatus(result) != 0 || html_out.is_open()) checked = faultline::Check(board, image, check_options);

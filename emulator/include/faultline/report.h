@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "faultline/board.h"
@@ -12,7 +13,16 @@
 
 namespace faultline {
 
+// The report's first lines (firmware, board, boot, segments): what `faultline run` shows
+// before the first instruction runs when it streams the console.
+std::string FormatRunHeader(const RunResult& result, const Board& board);
+// The console section's first and last lines around the console text `console`.
+std::string FormatConsoleStart(const RunResult& result);
+std::string FormatConsoleEnd(std::string_view console);
+// The whole report: FormatRunHeader, the console section, FormatRunBody (UART ports,
+// outcome, fault, events).
 std::string FormatRunText(const RunResult& result, const Board& board);
+std::string FormatRunBody(const RunResult& result, const Board& board);
 std::string FormatRunJson(const RunResult& result);
 // The outcome line and, for a fault, its views (what happened, where the address sits,
 // what the firmware sees): the part of FormatRunText that the HTML report shows too.

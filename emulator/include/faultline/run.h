@@ -2,9 +2,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "faultline/board.h"
@@ -80,7 +82,11 @@ inline bool ValidTimeout(double seconds) { return seconds >= 0 && seconds <= kMa
 // so a legitimate long inference is never cut short by a cap it cannot know about
 // (issue 19). Scenarios keep a budget (ScenarioFile::max_instructions).
 constexpr uint64_t kNoInstructionBudget = UINT64_MAX;
+// The console a report keeps: its last 1 MiB (RunResult::console_bytes counts it all).
+constexpr size_t kConsoleKeep = size_t(1) << 20;
 constexpr uint64_t kScenarioInstructionBudget = 1'000'000'000;
+
+struct RunResult;
 
 struct RunOptions {
   std::optional<LoadMode> load_mode;         // default: the board's
@@ -111,6 +117,16 @@ struct RunOptions {
   // which, for the report.
   std::optional<uint64_t> boot_address;
   std::string boot_source;
+  // The console as it comes: each piece of text the firmware prints through semihosting,
+  // once (a replay of the run does not repeat it). `on_loaded`: the image is in memory
+  // and the first instruction not yet run; the result so far has the firmware, board,
+  // load mode and segments (what a report's first lines say).
+  std::function<void(std::string_view)> console_stream;
+  std::function<void(const RunResult&)> on_loaded;
+  // How much of the console the result keeps (its last bytes), and strings to look for
+  // in all of it however long it is (RunResult::console_seen).
+  size_t console_keep = kConsoleKeep;
+  std::vector<std::string> console_watch;
 };
 
 // The core registers as the firmware left them at the stop.
@@ -196,7 +212,10 @@ struct RegisterWrite {
 struct RunResult {
   Outcome outcome = Outcome::kExit;
   int exit_code = 0;
-  std::string console;        // everything the firmware wrote to stdout/stderr, in order
+  std::string console;        // what the firmware wrote to stdout/stderr, in order: the last
+                              // RunOptions::console_keep bytes of it
+  uint64_t console_bytes = 0;  // all it wrote
+  std::vector<bool> console_seen;  // RunOptions::console_watch, each found anywhere in it
   std::string console_stdout;
   std::string console_stderr;
   std::vector<UartOutput> uart;  // every UART port the board declares, in board order

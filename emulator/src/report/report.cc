@@ -155,7 +155,7 @@ std::string FormatOutcomeText(const RunResult& r, const Board& board) {
   return out;
 }
 
-std::string FormatRunText(const RunResult& r, const Board& board) {
+std::string FormatRunHeader(const RunResult& r, const Board& board) {
   std::string out;
   out += fmt::format("faultline: {} on board {} ({}), load mode {}\n", r.firmware, r.board,
                      ToString(board.cpu), ToString(r.load_mode));
@@ -172,11 +172,26 @@ std::string FormatRunText(const RunResult& r, const Board& board) {
                            ? fmt::format("; runs at 0x{:08x}: startup code must copy it there", s.run_address)
                            : "");
   }
-  if (!r.console.empty()) {
-    out += "--- console ---\n" + r.console;
-    if (r.console.back() != '\n') out += "\n";
-    out += "---------------\n";
-  }
+  return out;
+}
+
+std::string FormatConsoleStart(const RunResult& r) {
+  if (r.console_bytes <= r.console.size()) return "--- console ---\n";
+  return fmt::format("--- console: its last {} of {} bytes ---\n", r.console.size(), r.console_bytes);
+}
+
+std::string FormatConsoleEnd(std::string_view console) {
+  return std::string(!console.empty() && console.back() != '\n' ? "\n" : "") + "---------------\n";
+}
+
+std::string FormatRunText(const RunResult& r, const Board& board) {
+  std::string out = FormatRunHeader(r, board);
+  if (!r.console.empty()) out += FormatConsoleStart(r) + r.console + FormatConsoleEnd(r.console);
+  return out + FormatRunBody(r, board);
+}
+
+std::string FormatRunBody(const RunResult& r, const Board& board) {
+  std::string out;
   for (const UartOutput& u : r.uart) {
     if (u.text.empty()) continue;
     std::string title = fmt::format("--- {} ({}) ---", u.uart, u.model);
@@ -236,6 +251,8 @@ std::string FormatRunJson(const RunResult& r) {
   j["outcome"] = ToString(r.outcome);
   j["exit_code"] = r.outcome == Outcome::kExit ? json(r.exit_code) : json(nullptr);
   j["console"] = r.console;
+  j["console_bytes"] = r.console_bytes;  // more than console's size: console is its last bytes
+  j["console_truncated"] = r.console_bytes > r.console.size();
   j["stdout"] = r.console_stdout;
   j["stderr"] = r.console_stderr;
   json uart = json::object();

@@ -189,6 +189,10 @@ struct SessionInput {
   bool allow_trace_requests = true;             // may stop to ask for a replay
   // RunOptions::timeout_seconds from the start of Run: one budget for every replay.
   std::optional<std::chrono::steady_clock::time_point> deadline;
+  // RunOptions::console_stream, passed the console's text once over every replay; and
+  // whether this session is the first (it calls RunOptions::on_loaded).
+  ConsoleLog::Stream console_stream;
+  bool announce = true;
 };
 
 struct SessionOutput {
@@ -348,6 +352,8 @@ SessionOutput RunSession(const SessionInput& in) {
   const uint32_t reset_vector = map.Read32(vtor + 4);
   Semihosting semihosting(map, ComputeHeapInfo(map, in.image, initial_sp), in.options.clock_hz,
                           in.wall_clock);
+  semihosting.SetConsole(in.options.console_keep, in.console_stream, in.options.console_watch);
+  if (in.announce && in.options.on_loaded) in.options.on_loaded(res);
   auto finish = [&] {
     res.registers = core.ReadAll();
     res.instructions = core.instructions();
@@ -358,6 +364,8 @@ SessionOutput RunSession(const SessionInput& in) {
     res.armv81m_sites_untrapped = core.armv81_stats().sites_untrapped;
     res.mve_instructions = core.mve_instructions();
     res.console = semihosting.console();
+    res.console_bytes = semihosting.console_log().bytes();
+    res.console_seen = semihosting.console_log().seen();
     res.console_stdout = semihosting.out();
     res.console_stderr = semihosting.err();
     res.pc_symbol = in.image.symbols.Lookup(res.registers.pc);
@@ -958,9 +966,21 @@ RunResult Run(const Board& board, const Image& image, const RunOptions& options)
   // the same run, which is deterministic (SYS_TIME answers are given again), with a
   // code hook on that block too. The handler must see the precise stacked PC, so this
   // happens before the fault is taken, once per distinct faulting block.
+  // A replay prints what the first run printed, up to where that run stopped: only the
+  // console past what was streamed already is streamed.
+  uint64_t streamed = 0;
+  if (options.console_stream) {
+    in.console_stream = [&options, &streamed](uint64_t offset, std::string_view text) {
+      const uint64_t end = offset + text.size();
+      if (end <= streamed) return;
+      options.console_stream(text.substr(size_t(streamed > offset ? streamed - offset : 0)));
+      streamed = end;
+    };
+  }
   SessionOutput first;
   for (int replays = 0;; ++replays) {
     in.allow_trace_requests = replays < kMaxReplays;
+    in.announce = replays == 0;
     first = RunSession(in);
     if (!first.need_trace) break;  // pc_precise is false if a replay still disagreed
     in.traces.push_back(*first.need_trace);
@@ -979,6 +999,7 @@ RunResult Run(const Board& board, const Image& image, const RunOptions& options)
   SessionInput replay = in;
   replay.wall_clock = first.wall_clock;
   replay.allow_trace_requests = false;
+  replay.announce = false;
   for (uint64_t b : blocks) {
     if (std::find(replay.traces.begin(), replay.traces.end(), b) == replay.traces.end()) {
       replay.traces.push_back(b);

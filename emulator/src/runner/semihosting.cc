@@ -66,9 +66,15 @@ bool Semihosting::Store(uint32_t addr, const void* data, uint32_t len) {
   return true;
 }
 
+void Semihosting::SetConsole(size_t keep, ConsoleLog::Stream stream, std::vector<std::string> watch) {
+  console_ = ConsoleLog(keep, std::move(stream), std::move(watch));
+  out_ = ConsoleLog(keep);
+  err_ = ConsoleLog(keep);
+}
+
 void Semihosting::Emit(int handle, const std::string& text) {
-  console_ += text;
-  (handle == kStderr ? err_ : out_) += text;
+  console_.Append(text);
+  (handle == kStderr ? err_ : out_).Append(text);
 }
 
 SemihostingResult Semihosting::Fail(int error) {

@@ -7,6 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "console_log.h"
+#include "faultline/run.h"
+
 #include "faultline/memory_map.h"
 
 namespace faultline {
@@ -34,9 +37,13 @@ class Semihosting {
 
   SemihostingResult Call(uint32_t op, uint32_t arg, uint64_t instructions);
 
-  const std::string& console() const { return console_; }
-  const std::string& out() const { return out_; }
-  const std::string& err() const { return err_; }
+  // What the firmware printed: streamed and watched as ConsoleLog says, each log keeping
+  // its last `keep` bytes (kConsoleKeep unless set before the first call).
+  void SetConsole(size_t keep, ConsoleLog::Stream stream, std::vector<std::string> watch);
+  std::string console() const { return console_.Tail(); }
+  std::string out() const { return out_.Tail(); }
+  std::string err() const { return err_.Tail(); }
+  const ConsoleLog& console_log() const { return console_; }
   const std::vector<uint32_t>& wall_clock() const { return wall_clock_; }
 
  private:
@@ -56,7 +63,7 @@ class Semihosting {
   size_t wall_clock_next_ = 0;
   int errno_ = 0;
   uint32_t features_position_ = 0;  // read position in the :semihosting-features file
-  std::string console_, out_, err_;
+  ConsoleLog console_{kConsoleKeep}, out_{kConsoleKeep}, err_{kConsoleKeep};
 };
 
 }  // namespace faultline

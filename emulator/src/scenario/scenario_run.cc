@@ -163,6 +163,15 @@ void CheckFault(const FaultExpectation& e, const RunResult& r, std::vector<std::
   }
 }
 
+// The strings a console expectation looks for in the whole semihosting console, which the
+// run watches as it comes (RunOptions::console_watch): contains, then not_contains.
+std::vector<std::string> ConsoleWatch(const ConsoleExpectation& e) {
+  if (e.uart) return {};
+  std::vector<std::string> watch = e.contains;
+  watch.insert(watch.end(), e.not_contains.begin(), e.not_contains.end());
+  return watch;
+}
+
 void CheckConsole(const ConsoleExpectation& e, const RunResult& r, std::vector<std::string>& out) {
   // The semihosting console, or the port the expectation names (the parser checked it).
   const std::string* text = &r.console;
@@ -172,13 +181,24 @@ void CheckConsole(const ConsoleExpectation& e, const RunResult& r, std::vector<s
     if (port != r.uart.end()) text = &port->text;
     what = *e.uart;
   }
-  for (const std::string& part : e.contains) {
-    if (text->find(part) == std::string::npos) {
-      out.push_back(fmt::format("expect.console.contains: expected {}, got {} {}", Quote(part), what, Quote(*text)));
+  // A console longer than the run kept: contains/not_contains were looked for in all of
+  // it as it came; regex and exact see the part kept, and say so when they fail.
+  const bool cut = !e.uart && r.console_bytes > r.console.size() && r.console_seen.size() == ConsoleWatch(e).size();
+  const std::string kept = cut ? fmt::format(" (the last {} of its {} bytes)", r.console.size(), r.console_bytes) : "";
+  for (size_t i = 0; i < e.contains.size(); ++i) {
+    const std::string& part = e.contains[i];
+    if (cut ? !r.console_seen[i] : text->find(part) == std::string::npos) {
+      out.push_back(fmt::format("expect.console.contains: expected {}, got {}{} {}", Quote(part), what, kept,
+                                Quote(*text)));
     }
   }
-  for (const std::string& part : e.not_contains) {
-    if (size_t at = text->find(part); at != std::string::npos) {
+  for (size_t i = 0; i < e.not_contains.size(); ++i) {
+    const std::string& part = e.not_contains[i];
+    if (cut && r.console_seen[e.contains.size() + i] && text->find(part) == std::string::npos) {
+      out.push_back(fmt::format("expect.console.not_contains: expected no {}, got it in {} before its last {} "
+                                "bytes",
+                                Quote(part), what, r.console.size()));
+    } else if (size_t at = text->find(part); at != std::string::npos) {
       size_t from = at - std::min<size_t>(at, 40);  // some context before it
       out.push_back(fmt::format("expect.console.not_contains: expected no {}, got it at byte {} of {}: {}{}",
                                 Quote(part), at, what, from > 0 ? "..." : "", Quote(text->substr(from))));
@@ -187,13 +207,17 @@ void CheckConsole(const ConsoleExpectation& e, const RunResult& r, std::vector<s
   if (e.regex) {
     RE2 re(*e.regex, ConsoleRegexOptions());  // valid: the parser compiled it with these options
     if (!RE2::PartialMatch(*text, re)) {
-      out.push_back(fmt::format("expect.console.regex: expected a match for /{}/, got {} {}", *e.regex, what,
-                                Quote(*text)));
+      out.push_back(fmt::format("expect.console.regex: expected a match for /{}/, got {}{} {}", *e.regex, what,
+                                kept, Quote(*text)));
     }
   }
-  if (e.exact && *e.exact != *text) {
-    out.push_back(fmt::format("expect.console.exact: expected {}, got {}{}", Quote(*e.exact),
-                              e.uart ? what + " " : "", Quote(*text)));
+  if (e.exact && (cut || *e.exact != *text)) {
+    out.push_back(fmt::format("expect.console.exact: expected {}, got {}{}{}", Quote(*e.exact),
+                              e.uart ? what + " " : "",
+                              cut ? fmt::format("a console of {} bytes, of which the last {} are ", r.console_bytes,
+                                                r.console.size())
+                                  : "",
+                              Quote(*text)));
   }
 }
 
@@ -261,6 +285,7 @@ PreparedScenario PrepareScenario(const Scenario& s) {
   o.max_instructions_setting = "run.max_instructions";
   o.timeout_setting = "run.timeout";
   o.uart_input = s.input;
+  if (s.expect.console) o.console_watch = ConsoleWatch(*s.expect.console);
   for (const SetupStep& step : s.setup) {
     HostAction a{.kind = step.kind,
                  .reg = step.reg,
