@@ -108,9 +108,10 @@ TEST(UartInterrupts, InterruptDrivenConsolePrintsWhatQemuPrints) {
 
 // Interrupt-driven consoles on the vendor UART models (issue 16 item 1): the shipped
 // scenarios */uart_irq.yaml type a line into the console UART of the H7 (USART1, IRQ 37),
-// the i.MX93 M33 (LPUART2, IRQ 20) and the Alif E8 HP core (UART4, IRQ 128) and check the
-// port's exact text. firmware-fixtures/src/uart_irq_vendor.c sends and receives only from
-// its interrupt handler, so without the line nothing at all is printed.
+// the N6 (USART1, IRQ 159), the i.MX93 M33 (LPUART2, IRQ 20) and the Alif E8 HP core
+// (UART4, IRQ 128) and check the port's exact text. firmware-fixtures/src/uart_irq_vendor.c
+// sends and receives only from its interrupt handler, so without the line nothing at all
+// is printed.
 class UartIrqScenario : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(UartIrqScenario, TypesALineAndTheHandlerEchoesIt) {
@@ -121,7 +122,8 @@ TEST_P(UartIrqScenario, TypesALineAndTheHandlerEchoesIt) {
   EXPECT_NE(c.out.find(std::string("PASS   ") + GetParam() + "/uart_irq"), std::string::npos) << c.out;
 }
 
-INSTANTIATE_TEST_SUITE_P(Boards, UartIrqScenario, ::testing::Values("stm32h747-cm7", "imx93-cm33", "alif-e8-hp"),
+INSTANTIATE_TEST_SUITE_P(Boards, UartIrqScenario,
+                         ::testing::Values("stm32h747-cm7", "stm32n657", "imx93-cm33", "alif-e8-hp"),
                          BoardParamName);
 
 TEST(UartVendorInterrupts, WithoutTheBoardsIrqLineTheConsoleStaysSilent) {
