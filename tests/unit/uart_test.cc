@@ -238,6 +238,22 @@ TEST(UartIrqBoard, OneLineModelsTakeANumberAndTheCmsdkUartNamesItsOutputs) {
   ExpectBoardError(WithIrq("dw-apb-uart", "32"), 8, "IRQ 32 is past the NVIC's 32 interrupt lines (0-31)", "nvic_irqs");
 }
 
+// A line past 64 is its own: line 65 rising while line 1 is high still asks the runner to
+// look (the levels were once a bit per line modulo 64, and 1 and 65 shared one).
+TEST(UartIrqBoard, ALineRisingPast64IsNoticedBesideItsModulo64Twin) {
+  std::string yaml = BoardWith("  - {name: U, model: stm32-usart, base: 0x40000000, irq: 1, source: a}\n"
+                               "  - {name: V, model: stm32-usart, base: 0x40001000, irq: 65, source: b}\n");
+  yaml.replace(yaml.find("cpu: cortex-m33\n"), 16, "cpu: cortex-m33\ncpu_options: {nvic_irqs: 96}\n");
+  Board board = ParseBoard(yaml, "t.yaml");
+  MemoryMap map(board);
+  map.WriteRegister(0, size_t(map.FindRegister(0, 0x00)), 1u << 7);  // U: TXEIE, TXE reads 1
+  EXPECT_TRUE(map.IrqLevel(1));
+  EXPECT_TRUE(map.TakeIrqAttention());
+  map.WriteRegister(1, size_t(map.FindRegister(1, 0x00)), 1u << 7);  // V: TXEIE
+  EXPECT_TRUE(map.IrqLevel(65));
+  EXPECT_TRUE(map.TakeIrqAttention()) << "line 65 rose";
+}
+
 // RM0433 §48.8 USART_CR1: TXEIE, TCIE, RXNEIE, IDLEIE each enable their ISR flag's
 // interrupt on the one USART line.
 TEST(UartIrqStm32, EachEnabledFlagRaisesTheLineAndReceivingNeedsNoPolling) {
