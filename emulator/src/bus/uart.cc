@@ -39,9 +39,8 @@ constexpr uint32_t kStmTxfecf = 1u << 5;
 constexpr uint32_t kLpRe = 18, kLpTe = 19;  // CTRL bits
 constexpr uint32_t kLpOr = 1u << 19, kLpIdle = 1u << 20, kLpRdrf = 1u << 21, kLpTc = 1u << 22, kLpTdre = 1u << 23;
 // Interrupt enables (i.MX93 RM, LPUART "Control (CTRL)" field descriptions; fsl_lpuart.h
-// kLPUART_*InterruptEnable): each sits at its STAT flag's position plus 0 (ILIE 20 IDLE, RIE
-// 21 RDRF, TCIE 22 TC, TIE 23 TDRE) or, for ORIE (27), OR (19) + 8. One LPUARTn_IRQn per
-// instance (MIMX9352_cm33.h).
+// kLPUART_*InterruptEnable): ILIE (20) IDLE, RIE (21) RDRF, TCIE (22) TC, TIE (23) TDRE,
+// ORIE (27) OR. One LPUARTn_IRQn per instance (NXP's i.MX 9 Cortex-M33 device headers).
 constexpr uint32_t kLpIlie = 1u << 20, kLpRie = 1u << 21, kLpTcie = 1u << 22, kLpTie = 1u << 23, kLpOrie = 1u << 27;
 constexpr uint32_t kLpStatConfig = 0x1Fu << 25;  // LBKDE, BRK13, RWUID, RXINV, MSBF: read/write
 // LBKDIF, RXEDGIF, IDLE, OR, NF, FE, PF, MA1F, MA2F: write 1 to clear (i.MX93 RM, LPUART STAT).
@@ -276,9 +275,13 @@ uint32_t UartPort::Stm32Isr(const std::vector<uint32_t>& values) const {
 // transmitter keeps up.
 bool UartPort::Stm32Line(const std::vector<uint32_t>& values) const {
   const uint32_t isr = Stm32Isr(values), cr1 = values[cr1_], cr3 = values[cr3_];
-  return (isr & cr1 & (kStmIdle | kStmTc | kStmTxe)) || ((cr1 & kStmRxneie) && (isr & (kStmRxne | kStmOre))) ||
-         ((cr1 & kStmPeie) && (isr & kStmPe)) || ((cr1 & kStmTxfeie) && (isr & kStmTxfe)) ||
-         ((cr3 & kStmEie) && (isr & (kStmFe | kStmOre | kStmNe)));
+  auto source = [](uint32_t enables, uint32_t enable, uint32_t flags, uint32_t flag) {
+    return (enables & enable) && (flags & flag);
+  };
+  return source(cr1, kStmTxeie, isr, kStmTxe) || source(cr1, kStmTcie, isr, kStmTc) ||
+         source(cr1, kStmRxneie, isr, kStmRxne | kStmOre) || source(cr1, kStmIdleie, isr, kStmIdle) ||
+         source(cr1, kStmPeie, isr, kStmPe) || source(cr1, kStmTxfeie, isr, kStmTxfe) ||
+         source(cr3, kStmEie, isr, kStmFe | kStmOre | kStmNe);
 }
 
 uint32_t UartPort::ReadStm32(size_t reg, std::vector<uint32_t>& values) {
@@ -336,7 +339,9 @@ uint32_t UartPort::LpuartStat(const std::vector<uint32_t>& values) const {
 // TDRE and TC read 1 always, so TIE or TCIE hold the line high until the driver clears them.
 bool UartPort::LpuartLine(const std::vector<uint32_t>& values) const {
   const uint32_t stat = LpuartStat(values), ctrl = values[control_];
-  return (stat & ctrl & (kLpIdle | kLpRdrf | kLpTc | kLpTdre)) || ((ctrl & kLpOrie) && (stat & kLpOr));
+  return ((ctrl & kLpTie) && (stat & kLpTdre)) || ((ctrl & kLpTcie) && (stat & kLpTc)) ||
+         ((ctrl & kLpRie) && (stat & kLpRdrf)) || ((ctrl & kLpIlie) && (stat & kLpIdle)) ||
+         ((ctrl & kLpOrie) && (stat & kLpOr));
 }
 
 uint32_t UartPort::ReadLpuart(size_t reg, std::vector<uint32_t>& values) {
