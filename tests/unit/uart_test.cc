@@ -254,6 +254,29 @@ TEST(UartIrqBoard, ALineRisingPast64IsNoticedBesideItsModulo64Twin) {
   EXPECT_TRUE(map.TakeIrqAttention()) << "line 65 rose";
 }
 
+// A status read that changes nothing asks nothing of the runner (a polling loop stays
+// cheap); one that receives a byte, or an IIR read that clears THR empty, does.
+TEST(UartIrqBoard, OnlyAReadThatChangesTheUartAsksTheRunnerToLook) {
+  Port p(WithIrq("stm32-usart", "5"));
+  p.Store(0x00, 0x1 | 0x4 | 0x8 | (1u << 5));  // UE RE TE RXNEIE
+  p.map.TakeIrqAttention();
+  p.Load(0x1C);
+  EXPECT_FALSE(p.map.TakeIrqAttention()) << "ISR read, nothing waiting";
+  p.uart().GiveInput("a");
+  p.Load(0x1C);  // the byte arrives in RDR: RXNE with RXNEIE
+  EXPECT_TRUE(p.map.TakeIrqAttention());
+  EXPECT_TRUE(p.map.IrqLevel(5));
+
+  Port d(WithIrq("dw-apb-uart", "7"));
+  d.Store(0x04, 0x02);  // ETBEI
+  d.map.TakeIrqAttention();
+  d.Load(0x14);
+  EXPECT_FALSE(d.map.TakeIrqAttention()) << "LSR read";
+  d.Load(0x08);  // IIR reports and clears THR empty
+  EXPECT_TRUE(d.map.TakeIrqAttention());
+  EXPECT_FALSE(d.map.IrqLevel(7));
+}
+
 // RM0433 §48.8 USART_CR1: TXEIE, TCIE, RXNEIE, IDLEIE each enable their ISR flag's
 // interrupt on the one USART line.
 TEST(UartIrqStm32, EachEnabledFlagRaisesTheLineAndReceivingNeedsNoPolling) {

@@ -195,6 +195,7 @@ uint32_t UartPort::ReadCmsdk(size_t reg, std::vector<uint32_t>& values) {
   uint32_t& state = values[status_];
   if (reg == data_ || reg == status_) ReceiveNow(values);
   if (reg == data_) {
+    if (state & kCmsdkRxFull) ++state_changes_;
     state &= ~kCmsdkRxFull;
     return rx_holding_;
   }
@@ -258,6 +259,7 @@ void UartPort::Stm32Latch(std::vector<uint32_t>& values) {
 void UartPort::Stm32EmptyRdr(std::vector<uint32_t>& values) {
   if (!rdr_full_) return;
   rdr_full_ = false;
+  ++state_changes_;
   if (!HasInput()) values[isr_] |= kStmIdle;
 }
 
@@ -422,7 +424,10 @@ uint32_t UartPort::ReadDw(size_t reg, std::vector<uint32_t>& values) {
   if (reg == ier_) return dlab ? dlh_ : values[ier_];
   if (reg == fcr_) {
     const uint32_t iid = DwInterruptId(values);
-    if (iid == kDwIidThre) dw_thre_pending_ = false;
+    if (iid == kDwIidThre) {
+      dw_thre_pending_ = false;
+      ++state_changes_;
+    }
     return iid | ((values[fcr_] & kDwFcrFifoEnable) ? kDwIirFifos : 0);
   }
   if (reg == lsr_) return (values[lsr_] & ~kDwDr) | kDwThre | kDwTemt | (HasInput() ? kDwDr : 0);

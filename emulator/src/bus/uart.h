@@ -55,6 +55,10 @@ class UartPort {
   // and the register field that was off ("CTRL.TXEN").
   uint64_t dropped() const { return dropped_; }
   std::string TransmitterEnable() const;
+  // Counts the changes a CPU read can make to what the model's outputs depend on (a byte
+  // received or taken, RDR emptied, a DesignWare THR-empty interrupt cleared): a read that
+  // leaves it alone moved no line.
+  uint64_t state_changes() const { return state_changes_; }
 
  private:
   size_t Index(const char* name) const;
@@ -62,7 +66,10 @@ class UartPort {
     return (values[reg] >> bit) & 1;
   }
   bool HasInput() const { return rx_next_ < rx_.size(); }
-  uint8_t TakeInput() { return uint8_t(rx_[rx_next_++]); }
+  uint8_t TakeInput() {
+    ++state_changes_;
+    return uint8_t(rx_[rx_next_++]);
+  }
   void Send(uint8_t byte) { tx_.push_back(char(byte)); }
 
   bool CmsdkCanReceive(const std::vector<uint32_t>& values) const;
@@ -102,6 +109,7 @@ class UartPort {
   std::string rx_;
   size_t rx_next_ = 0;
   uint64_t dropped_ = 0;
+  uint64_t state_changes_ = 0;
 };
 
 }  // namespace faultline
