@@ -236,6 +236,8 @@ TEST(UartIrqBoard, OneLineModelsTakeANumberAndTheCmsdkUartNamesItsOutputs) {
   ExpectBoardError(WithIrq("cmsdk-apb-uart", "5"), 8, "U (cmsdk-apb-uart) has several interrupt outputs",
                    "write irq: {rx: N, tx: N, overflow: N}");
   ExpectBoardError(WithIrq("dw-apb-uart", "32"), 8, "IRQ 32 is past the NVIC's 32 interrupt lines (0-31)", "nvic_irqs");
+  ExpectBoardError(WithIrq("dw-apb-uart", "5000000000"), 8, "IRQ 5000000000 is past the 496 interrupt lines an NVIC can have",
+                   "the interrupt number the reference manual gives");
 }
 
 // A line past 64 is its own: line 65 rising while line 1 is high still asks the runner to

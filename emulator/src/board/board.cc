@@ -237,7 +237,11 @@ IrqLine ParseIrqNumber(const Field& f, const std::string& output) {
   line.output = output;
   line.where = f.Where();
   const uint64_t n = f.Number();
-  line.number = uint32_t(std::min<uint64_t>(n, UINT32_MAX));
+  if (n >= kNvicMaxIrqLines) {
+    f.Fail(fmt::format("IRQ {} is past the {} interrupt lines an NVIC can have", n, kNvicMaxIrqLines),
+           "use the interrupt number the reference manual gives (exception number minus 16)");
+  }
+  line.number = uint32_t(n);
   return line;
 }
 
