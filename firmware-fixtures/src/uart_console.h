@@ -191,7 +191,8 @@ static inline void uart_puts(const char *s)
     }
 }
 
-static inline void uart_put_dec(uint32_t v)
+/* `v` in decimal through `put` (the polled uart_putc, or a fixture's own). */
+static inline void uart_put_dec_with(void (*put)(char), uint32_t v)
 {
     char digits[10];
     int n = 0;
@@ -199,7 +200,9 @@ static inline void uart_put_dec(uint32_t v)
         digits[n++] = (char)('0' + v % 10);
         v /= 10;
     } while (v != 0);
-    while (n > 0) uart_putc(digits[--n]);
+    while (n > 0) put(digits[--n]);
 }
+
+static inline void uart_put_dec(uint32_t v) { uart_put_dec_with(uart_putc, v); }
 
 #endif

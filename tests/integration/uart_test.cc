@@ -24,6 +24,13 @@ Completed RunWithStdin(const std::string& board, const std::string& fixture, con
                          " --uart-stdin " + port + " " + ShellQuote(Fixture(board, fixture).string())});
 }
 
+// A board name as a test name: mps2-an385 -> mps2_an385.
+std::string BoardParamName(const ::testing::TestParamInfo<const char*>& info) {
+  std::string s = info.param;
+  for (char& ch : s) ch = ch == '-' ? '_' : ch;
+  return s;
+}
+
 class UartQemu : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(UartQemu, HelloPrintsWhatQemuPrintsOnItsSerialPort) {
@@ -53,12 +60,7 @@ TEST_P(UartQemu, EchoReadsStdinAsQemuReadsIt) {
   EXPECT_NE(c.out.find("--- UART0 (cmsdk-apb-uart) ---\n" + qemu), std::string::npos) << c.out;
 }
 
-INSTANTIATE_TEST_SUITE_P(Mps, UartQemu, ::testing::Values("mps2-an385", "mps2-an505", "mps3-an547"),
-                         [](const auto& param_info) {
-                           std::string s = param_info.param;
-                           for (char& ch : s) ch = ch == '-' ? '_' : ch;
-                           return s;
-                         });
+INSTANTIATE_TEST_SUITE_P(Mps, UartQemu, ::testing::Values("mps2-an385", "mps2-an505", "mps3-an547"), BoardParamName);
 
 // The classic bring-up bug: CTRL.TXEN never set. QEMU prints nothing; neither does
 // faultline, and it says which write was lost and why.
@@ -88,17 +90,92 @@ TEST(UartCmsdk, ForgottenTxEnPrintsNothingAsOnQemuAndSaysWhy) {
 // 33 on the AN505) sends each byte after the first of a burst, its RX interrupt (IRQ 0,
 // 32) collects the input while main sleeps in WFI. Without the interrupts nothing but the
 // first byte would go out and the line would never arrive. The AN505's lines are past the
-// first 32: its board declares the NVIC's 124 (cpu_options.nvic_irqs).
+// first 32: its board declares the NVIC's 124 (cpu_options.nvic_irqs). Then UART1's
+// transmit overrun (a second DATA write while its transmitter is off) raises the combined
+// overflow line (IRQ 12, 47) once, and INTCLEAR.TXO clears STATE.TXOVERRUN, as on QEMU.
 TEST(UartInterrupts, InterruptDrivenConsolePrintsWhatQemuPrints) {
   REQUIRE_FIXTURES();
   if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
   for (const char* board : {"mps2-an385", "mps2-an505"}) {
     std::string qemu = QemuSerial(board, Fixture(board, "uart_irq"), "abc\n");
-    ASSERT_EQ(qemu, "irq console ready\r\ngot 03 bytes: cba\r\n") << "QEMU itself on " << board;
+    ASSERT_EQ(qemu, "irq console ready\r\ngot 03 bytes: cba\r\noverflow interrupts 1, state 5 then 1\r\n")
+        << "QEMU itself on " << board;
     Completed c = RunWithStdin(board, "uart_irq", "UART0", "abc\n");
     EXPECT_EQ(c.status, 0) << board << "\n" << c.out << c.err;
     EXPECT_NE(c.out.find("--- UART0 (cmsdk-apb-uart) ---\n" + qemu), std::string::npos) << board << "\n" << c.out;
   }
+}
+
+// Interrupt-driven consoles on the vendor UART models (issue 16 item 1): the shipped
+// scenarios */uart_irq.yaml type a line into the console UART of the H7 (USART1, IRQ 37),
+// the N6 (USART1, IRQ 159), the i.MX93 M33 (LPUART2, IRQ 20) and the Alif E8 HP core
+// (UART4, IRQ 128) and check the port's exact text. firmware-fixtures/src/uart_irq_vendor.c
+// sends and receives only from its interrupt handler, so without the line nothing at all
+// is printed.
+class UartIrqScenario : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(UartIrqScenario, TypesALineAndTheHandlerEchoesIt) {
+  REQUIRE_FIXTURES();
+  fs::path scenario = fs::path(FAULTLINE_TEST_DATA_DIR) / ".." / ".." / "scenarios" / GetParam() / "uart_irq.yaml";
+  Completed c = RunCli({"scenario", "--fixtures", FAULTLINE_FIXTURE_DIR, scenario.string()});
+  EXPECT_EQ(c.status, 0) << c.out << c.err;
+  EXPECT_NE(c.out.find(std::string("PASS   ") + GetParam() + "/uart_irq"), std::string::npos) << c.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Boards, UartIrqScenario,
+                         ::testing::Values("stm32h747-cm7", "stm32n657", "imx93-cm33", "alif-e8-hp"),
+                         BoardParamName);
+
+TEST(UartVendorInterrupts, WithoutTheBoardsIrqLineTheConsoleStaysSilent) {
+  REQUIRE_FIXTURES();
+  const fs::path shipped = fs::path(FAULTLINE_TEST_DATA_DIR) / ".." / ".." / "boards" / "stm32h747-cm7.yaml";
+  std::string yaml = Slurp(shipped);
+  const std::string irq = " irq: 37,";
+  ASSERT_NE(yaml.find(irq), std::string::npos);
+  yaml.erase(yaml.find(irq), irq.size());
+  const fs::path board = fs::temp_directory_path() / ("faultline-no-irq-" + std::to_string(getpid()) + ".yaml");
+  const fs::path json = fs::temp_directory_path() / ("faultline-no-irq-" + std::to_string(getpid()) + ".json");
+  { std::ofstream(board) << yaml; }
+  Completed c = RunProgram({"sh", "-c",
+                            "printf 'abc\\n' | " + ShellQuote(FAULTLINE_CLI) + " run --board " + ShellQuote(board.string()) +
+                                " --json " + ShellQuote(json.string()) + " --uart-stdin USART1 " +
+                                ShellQuote(Fixture("stm32h747-cm7", "uart_irq_vendor").string())});
+  fs::remove(board);
+  ASSERT_TRUE(fs::exists(json)) << c.out << c.err;
+  auto report = nlohmann::json::parse(Slurp(json));
+  fs::remove(json);
+  // Main queued its greeting and sleeps in WFI for a line no interrupt will bring.
+  EXPECT_EQ(report["outcome"], "hang") << c.out;
+  EXPECT_EQ(report["uart"]["USART1"].get<std::string>(), "");
+}
+
+// An IRQ number is checked against the NVIC of the whole board, once its layers are in:
+// the Alif SoC file wires UART4 to IRQ 128, which a board with 64 lines does not have.
+TEST(UartVendorInterrupts, AnIrqInASocFilePastTheBoardsNvicNamesItsLine) {
+  const fs::path path = fs::path(FAULTLINE_TEST_DATA_DIR) / "boards" / "bad_uart_irq_range.yaml";
+  Completed c = RunCli({"board", "show", path.string()});
+  EXPECT_EQ(c.status, 2) << c.out << c.err;
+  EXPECT_NE(c.err.find("alif-ensemble-hp.yaml:134: IRQ 128 is past the NVIC's 64 interrupt lines (0-63)"),
+            std::string::npos)
+      << c.err;
+  EXPECT_NE(c.err.find("fix: use the interrupt number the reference manual gives"), std::string::npos) << c.err;
+}
+
+// `board show` states the NVIC's and the MPU's size and each peripheral's lines: the
+// E7 board declares the HP core's 480 lines and 16 regions as the E8 does (issue 16).
+TEST(UartVendorInterrupts, BoardShowListsNvicMpuAndEachUartsLine) {
+  const std::pair<const char*, const char*> expected[] = {
+      {"alif-e7-hp", "IRQ 128"}, {"alif-e8-hp", "IRQ 128"}, {"stm32h747-cm7", "IRQ 37"},
+      {"stm32n657", "IRQ 159"},  {"imx93-cm33", "IRQ 20"},  {"mps2-an385", "rx IRQ 0, tx IRQ 1, overflow IRQ 12"}};
+  for (const auto& [board, irq] : expected) {
+    Completed c = RunCli({"board", "show", board});
+    EXPECT_EQ(c.status, 0) << board << c.err;
+    EXPECT_NE(c.out.find(irq), std::string::npos) << board << "\n" << c.out;
+  }
+  Completed e7 = RunCli({"board", "show", "alif-e7-hp"});
+  EXPECT_NE(e7.out.find("NVIC 480 interrupt lines (IRQ 0-479); MPU 16 regions"), std::string::npos) << e7.out;
+  Completed an385 = RunCli({"board", "show", "mps2-an385"});
+  EXPECT_NE(an385.out.find("NVIC 32 interrupt lines (IRQ 0-31); MPU 8 regions"), std::string::npos) << an385.out;
 }
 
 struct VendorUart {
@@ -273,6 +350,12 @@ INSTANTIATE_TEST_SUITE_P(
                                "use the interrupt number the reference manual gives"},
                       BadBoard{"bad_uart_irq_key.yaml", 8, "unknown key 'rxd'",
                                "the keys allowed here are: rx, tx, overflow"},
+                      BadBoard{"bad_uart_irq_map.yaml", 8,
+                               "USART1 (stm32-usart) has one interrupt line; irq: must be its number",
+                               "write irq: N, the NVIC line its interrupt drives"},
+                      BadBoard{"bad_uart_irq_scalar.yaml", 8,
+                               "UART0 (cmsdk-apb-uart) has several interrupt outputs; irq: must name them",
+                               "write irq: {rx: N, tx: N, overflow: N}"},
                       BadBoard{"bad_timer_overlap.yaml", 9,
                                "peripheral 'TIMER1' (0x40000800-0x400017ff) overlaps peripheral 'TIMER0' "
                                "(0x40000000-0x40000fff, line 8)",

@@ -210,7 +210,7 @@ TEST(TimerBoard, BadIrqDeclarationsNameLineAndFix) {
   ExpectBoardError(BoardWith("  - {name: U, model: cmsdk-apb-uart, base: 0x40004000, irq: {rx: 0, txd: 1}, source: test}\n"),
               8, "unknown key 'txd'", "rx, tx, overflow");
   ExpectBoardError(BoardWith("  - {name: U, model: stm32-usart, base: 0x40004000, irq: {rx: 0}, source: test}\n"), 8,
-              "U (stm32-usart) has no interrupt outputs modelled", "only cmsdk-apb-uart");
+              "U (stm32-usart) has one interrupt line", "write irq: N");
   ExpectBoardError(BoardWith("  - {name: P, base: 0x40004000, irq: 3, registers: [{name: S, offset: 0}]}\n"), 8,
               "P declares irq: 3 but not when it is pending", "irq_when:");
   ExpectBoardError(BoardWith("  - {name: T, model: cmsdk-apb-timer, base: 0x40000000, irq: 8, irq_when: \"T.CTRL == 1\", "

@@ -218,5 +218,147 @@ TEST(UartDesignWare, DivisorLatchIsBankedBehindThrWhileDlabIsSet) {
   EXPECT_EQ(p.Load(0x7C) & 0x0Eu, 0x0Eu) << "USR.TFNF, TFE, RFNE";
 }
 
+// --- Interrupts (issue 16 item 1): each model's one line is the OR of its enabled flags.
+
+std::string WithIrq(const std::string& model, const std::string& irq) {
+  return BoardWith("  - {name: U, model: " + model + ", base: 0x40000000, irq: " + irq + ", source: \"test\"}\n");
+}
+
+TEST(UartIrqBoard, OneLineModelsTakeANumberAndTheCmsdkUartNamesItsOutputs) {
+  for (const char* model : {"stm32-usart", "stm32-lpuart", "nxp-lpuart", "dw-apb-uart"}) {
+    Board b = ParseBoard(WithIrq(model, "5"), "t.yaml");
+    ASSERT_EQ(b.peripherals[0].irqs.size(), 1u) << model;
+    EXPECT_EQ(b.peripherals[0].irqs[0].number, 5u) << model;
+    EXPECT_EQ(b.peripherals[0].irqs[0].output, "") << model;
+  }
+  ExpectBoardError(WithIrq("stm32-usart", "{rx: 5}"), 8, "U (stm32-usart) has one interrupt line; irq: must be its number",
+                   "write irq: N");
+  ExpectBoardError(WithIrq("cmsdk-apb-uart", "5"), 8, "U (cmsdk-apb-uart) has several interrupt outputs",
+                   "write irq: {rx: N, tx: N, overflow: N}");
+  ExpectBoardError(WithIrq("dw-apb-uart", "32"), 8, "IRQ 32 is past the NVIC's 32 interrupt lines (0-31)", "nvic_irqs");
+  ExpectBoardError(WithIrq("dw-apb-uart", "5000000000"), 8, "IRQ 5000000000 is past the 496 interrupt lines an NVIC can have",
+                   "the interrupt number the reference manual gives");
+}
+
+// A line past 64 is its own: line 65 rising while line 1 is high still asks the runner to
+// look (the levels were once a bit per line modulo 64, and 1 and 65 shared one).
+TEST(UartIrqBoard, ALineRisingPast64IsNoticedBesideItsModulo64Twin) {
+  std::string yaml = BoardWith("  - {name: U, model: stm32-usart, base: 0x40000000, irq: 1, source: a}\n"
+                               "  - {name: V, model: stm32-usart, base: 0x40001000, irq: 65, source: b}\n");
+  yaml.replace(yaml.find("cpu: cortex-m33\n"), 16, "cpu: cortex-m33\ncpu_options: {nvic_irqs: 96}\n");
+  Board board = ParseBoard(yaml, "t.yaml");
+  MemoryMap map(board);
+  map.WriteRegister(0, size_t(map.FindRegister(0, 0x00)), 1u << 7);  // U: TXEIE, TXE reads 1
+  EXPECT_TRUE(map.IrqLevel(1));
+  EXPECT_TRUE(map.TakeIrqAttention());
+  map.WriteRegister(1, size_t(map.FindRegister(1, 0x00)), 1u << 7);  // V: TXEIE
+  EXPECT_TRUE(map.IrqLevel(65));
+  EXPECT_TRUE(map.TakeIrqAttention()) << "line 65 rose";
+}
+
+// A status read that changes nothing asks nothing of the runner (a polling loop stays
+// cheap); one that receives a byte, or an IIR read that clears THR empty, does.
+TEST(UartIrqBoard, OnlyAReadThatChangesTheUartAsksTheRunnerToLook) {
+  Port p(WithIrq("stm32-usart", "5"));
+  p.Store(0x00, 0x1 | 0x4 | 0x8 | (1u << 5));  // UE RE TE RXNEIE
+  p.map.TakeIrqAttention();
+  p.Load(0x1C);
+  EXPECT_FALSE(p.map.TakeIrqAttention()) << "ISR read, nothing waiting";
+  p.uart().GiveInput("a");
+  p.Load(0x1C);  // the byte arrives in RDR: RXNE with RXNEIE
+  EXPECT_TRUE(p.map.TakeIrqAttention());
+  EXPECT_TRUE(p.map.IrqLevel(5));
+
+  Port d(WithIrq("dw-apb-uart", "7"));
+  d.Store(0x04, 0x02);  // ETBEI
+  d.map.TakeIrqAttention();
+  d.Load(0x14);
+  EXPECT_FALSE(d.map.TakeIrqAttention()) << "LSR read";
+  d.Load(0x08);  // IIR reports and clears THR empty
+  EXPECT_TRUE(d.map.TakeIrqAttention());
+  EXPECT_FALSE(d.map.IrqLevel(7));
+}
+
+// RM0433 §48.8 USART_CR1: TXEIE, TCIE, RXNEIE, IDLEIE each enable their ISR flag's
+// interrupt on the one USART line.
+TEST(UartIrqStm32, EachEnabledFlagRaisesTheLineAndReceivingNeedsNoPolling) {
+  Port p(WithIrq("stm32-usart", "5"));
+  p.Store(0x00, 0x1 | 0x4 | 0x8);  // UE RE TE
+  EXPECT_FALSE(p.map.IrqLevel(5)) << "nothing enabled";
+  p.Store(0x00, 0x1 | 0x4 | 0x8 | (1u << 7));  // TXEIE: TXE reads 1
+  EXPECT_TRUE(p.map.IrqLevel(5));
+  p.Store(0x00, 0x1 | 0x4 | 0x8 | (1u << 6));  // TCIE instead: TC is set at reset
+  EXPECT_TRUE(p.map.IrqLevel(5));
+  p.Store(0x20, 1u << 6);  // ICR.TCCF
+  EXPECT_FALSE(p.map.IrqLevel(5));
+
+  p.Store(0x00, 0x1 | 0x4 | 0x8 | (1u << 5) | (1u << 4));  // RXNEIE, IDLEIE
+  p.uart().GiveInput("ab");
+  EXPECT_EQ(p.map.NextEventAt(), 0u) << "a byte is due now";
+  p.map.AdvanceTo(1);  // a block boundary: 'a' arrives in RDR by itself
+  EXPECT_TRUE(p.map.IrqLevel(5));
+  p.map.AdvanceTo(2);  // 'b' waits: RDR is full, no overrun
+  EXPECT_EQ(p.Load(0x1C) & ((1u << 5) | (1u << 3)), 1u << 5) << "RXNE, ORE clear";
+  EXPECT_EQ(p.Load(0x24), uint32_t('a'));
+  EXPECT_FALSE(p.map.IrqLevel(5)) << "RDR read";
+  p.map.AdvanceTo(3);
+  EXPECT_TRUE(p.map.IrqLevel(5));
+  EXPECT_EQ(p.Load(0x24), uint32_t('b'));
+  EXPECT_TRUE(p.map.IrqLevel(5)) << "IDLE with IDLEIE after the last byte";
+  p.Store(0x20, 1u << 4);  // ICR.IDLECF
+  EXPECT_FALSE(p.map.IrqLevel(5));
+  EXPECT_EQ(p.map.NextEventAt(), UINT64_MAX);
+}
+
+// i.MX93 RM, LPUART CTRL: TIE (TDRE), TCIE (TC), RIE (RDRF), ILIE (IDLE).
+TEST(UartIrqNxpLpuart, EachEnabledFlagRaisesTheLine) {
+  Port p(WithIrq("nxp-lpuart", "20"));
+  p.Store(0x18, (1u << 19) | (1u << 18));  // TE RE
+  EXPECT_FALSE(p.map.IrqLevel(20));
+  p.Store(0x18, (1u << 19) | (1u << 18) | (1u << 23));  // TIE
+  EXPECT_TRUE(p.map.IrqLevel(20));
+  p.Store(0x18, (1u << 19) | (1u << 18) | (1u << 21) | (1u << 20));  // RIE ILIE
+  EXPECT_FALSE(p.map.IrqLevel(20));
+  p.uart().GiveInput("x");
+  EXPECT_TRUE(p.map.IrqLevel(20)) << "RDRF";
+  EXPECT_EQ(p.Load(0x1C), uint32_t('x'));
+  EXPECT_TRUE(p.map.IrqLevel(20)) << "IDLE";
+  EXPECT_EQ(p.Load(0x14) & (1u << 19), 0u) << "STAT.OR never set";
+  p.Store(0x14, 1u << 20);  // write 1 to IDLE
+  EXPECT_FALSE(p.map.IrqLevel(20));
+}
+
+// DW_apb_uart databook, IIR: received data (0x4) and character timeout (0xC) before THR
+// empty (0x2); the IIR read that reports THR empty clears it, a THR write raises it again.
+TEST(UartIrqDesignWare, IirIdentifiesByPriorityAndItsReadClearsThrEmpty) {
+  Port p(WithIrq("dw-apb-uart", "7"));
+  EXPECT_EQ(p.Load(0x08), 0x01u) << "no interrupt, FIFOs off";
+  p.Store(0x04, 0x02);  // IER.ETBEI with THR empty
+  EXPECT_TRUE(p.map.IrqLevel(7));
+  EXPECT_EQ(p.Load(0x08), 0x02u) << "THR empty";
+  EXPECT_EQ(p.Load(0x08), 0x01u) << "cleared by the read that reported it";
+  EXPECT_FALSE(p.map.IrqLevel(7));
+  p.Store(0x00, 'A');
+  EXPECT_TRUE(p.map.IrqLevel(7)) << "the byte left: THR empty again";
+
+  p.Store(0x04, 0x03);  // ERBFI too
+  p.uart().GiveInput("hi");
+  EXPECT_EQ(p.Load(0x08), 0x04u) << "received data, FIFOs off: before THR empty";
+  p.Store(0x08, 0x01 | (2u << 6));  // FCR: FIFOs on, trigger at half of 32
+  EXPECT_EQ(p.Load(0x08), 0xCCu) << "2 bytes below the trigger: character timeout";
+  p.Store(0x08, 0x01);  // trigger at 1 byte
+  EXPECT_EQ(p.Load(0x08), 0xC4u);
+  EXPECT_EQ(p.Load(0x00), uint32_t('h'));
+  EXPECT_EQ(p.Load(0x00), uint32_t('i'));
+  EXPECT_EQ(p.Load(0x08), 0xC2u) << "THR empty still pending under the receive interrupt";
+  EXPECT_EQ(p.Load(0x08), 0xC1u);
+  EXPECT_EQ(p.Load(0x14) & 0x1Eu, 0u) << "LSR.OE/PE/FE/BI never set";
+  p.Store(0x04, 0x00);
+  p.Store(0x04, 0x02);  // ETBEI set again with THR empty
+  EXPECT_EQ(p.Load(0x08), 0xC2u);
+  p.Store(0x9C, 3);  // SRT: the receive trigger, through FCR
+  EXPECT_EQ(p.Load(0x9C), 3u);
+}
+
 }  // namespace
 }  // namespace faultline

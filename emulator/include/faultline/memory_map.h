@@ -2,6 +2,7 @@
 // Pure C++; the CPU module maps this storage into the engine.
 #pragma once
 
+#include <bitset>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -177,7 +178,10 @@ class MemoryMap {
   uint64_t now_ = 0;
   bool irq_attention_ = false;
   bool LineOutput(size_t peripheral, const IrqLine& line) const;
-  uint64_t IrqSignature() const;  // the lines' levels, a bit each (NVIC lines < 64)
+  // The lines' levels, a bit per NVIC line: vendor UARTs sit past 64 (Alif 128, N6 159),
+  // where a bit per line modulo 64 would let two lines hide each other's change.
+  using IrqLevels = std::bitset<kNvicMaxIrqLines>;
+  IrqLevels IrqSignature() const;
 };
 
 // Fills `storage` with the region's reset contents.

@@ -230,24 +230,25 @@ std::string ModelName(const Peripheral& p) {
   return p.uart ? ToString(*p.uart) : p.timer ? ToString(*p.timer) : kUnimplemented;
 }
 
-// One `irq:` line number, checked against the NVIC's size.
-IrqLine ParseIrqNumber(const Field& f, const std::string& output, uint32_t lines) {
+// One `irq:` line number; ParseBoard checks it against the NVIC's size once every layer
+// is in (a SoC file's peripherals, a board file's cpu_options).
+IrqLine ParseIrqNumber(const Field& f, const std::string& output) {
   IrqLine line;
   line.output = output;
   line.where = f.Where();
-  uint64_t n = f.Number();
-  if (n >= lines) {
-    f.Fail(fmt::format("IRQ {} is past the NVIC's {} interrupt lines (0-{})", n, lines, lines - 1),
-           "use the interrupt number the reference manual gives (exception number minus 16), or set "
-           "cpu_options: {nvic_irqs: N} to the number of lines the SoC's NVIC has");
+  const uint64_t n = f.Number();
+  if (n >= kNvicMaxIrqLines) {
+    f.Fail(fmt::format("IRQ {} is past the {} interrupt lines an NVIC can have", n, kNvicMaxIrqLines),
+           "use the interrupt number the reference manual gives (exception number minus 16)");
   }
   line.number = uint32_t(n);
   return line;
 }
 
-// `irq:` — a timer model: the number of the line its interrupt drives; a UART model: a
-// mapping of its outputs (rx, tx, overflow) to lines; a peripheral with declared
-// registers: the number, and `irq_when:` the condition that holds while it is pending.
+// `irq:` — a timer model, or a UART model with one interrupt line: the number of the
+// line it drives; the CMSDK UART (an output each for RX, TX and overflow): a mapping of
+// those outputs to lines; a peripheral with declared registers: the number, and
+// `irq_when:` the condition that holds while it is pending.
 void ParseIrqs(const Mapping& m, const Field& f, Peripheral& p, size_t index, Layer& layer) {
   if (m.Has("irq_when") && (p.uart || p.timer)) {
     m.Get("irq_when").Fail(fmt::format("{} is a {}, whose interrupt the model raises", p.name, ModelName(p)),
@@ -258,24 +259,25 @@ void ParseIrqs(const Mapping& m, const Field& f, Peripheral& p, size_t index, La
     return;
   }
   Field irq = m.Get("irq");
-  const uint32_t lines = layer.cpu_options ? layer.cpu_options->nvic_irqs : CpuOptions{}.nvic_irqs;
-  if (p.uart) {
-    if (*p.uart != UartModel::kCmsdkApb) {
-      irq.Fail(fmt::format("{} ({}) has no interrupt outputs modelled", p.name, ModelName(p)),
-               "remove irq: (only cmsdk-apb-uart raises interrupts; docs/boards.md)");
+  if (p.uart == UartModel::kCmsdkApb) {
+    if (!irq.node.IsMap()) {
+      irq.Fail(fmt::format("{} ({}) has several interrupt outputs; irq: must name them", p.name, ModelName(p)),
+               "write irq: {rx: N, tx: N, overflow: N} (any of them), the lines the board wires each to");
     }
     Mapping im(irq, {"rx", "tx", "overflow"});
     for (const char* output : {"rx", "tx", "overflow"}) {
-      if (im.Has(output)) p.irqs.push_back(ParseIrqNumber(im.Get(output), output, lines));
+      if (im.Has(output)) p.irqs.push_back(ParseIrqNumber(im.Get(output), output));
     }
     return;
   }
   if (!irq.node.IsScalar()) {
-    irq.Fail(fmt::format("irq: of {} must be one interrupt number", p.name),
-             p.timer ? "write irq: N (the line the timer's interrupt drives)" : "write irq: N and irq_when: \"COND\"");
+    irq.Fail(p.uart ? fmt::format("{} ({}) has one interrupt line; irq: must be its number", p.name, ModelName(p))
+                    : fmt::format("irq: of {} must be one interrupt number", p.name),
+             p.uart || p.timer ? "write irq: N, the NVIC line its interrupt drives (the SoC's interrupt table)"
+                               : "write irq: N and irq_when: \"COND\"");
   }
-  p.irqs.push_back(ParseIrqNumber(irq, p.timer ? "timer" : "", lines));
-  if (p.timer) return;
+  p.irqs.push_back(ParseIrqNumber(irq, p.timer ? "timer" : ""));
+  if (p.timer || p.uart) return;
   if (!m.Has("irq_when")) {
     f.Fail(fmt::format("{} declares irq: {} but not when it is pending", p.name, p.irqs.back().number),
            "add irq_when: \"PERIPH.REG.FIELD == 1\", the condition over its registers that raises the line");
@@ -619,6 +621,16 @@ Board ParseBoard(const std::string& yaml, const std::string& origin) {
   b.regions = std::move(layer.regions);
   b.peripherals = std::move(layer.peripherals);
   b.contracts = std::move(layer.contracts);
+  for (const Peripheral& p : b.peripherals) {
+    for (const IrqLine& l : p.irqs) {
+      if (l.number < b.cpu_options.nvic_irqs) continue;
+      throw InputError(l.where,
+                       fmt::format("IRQ {} is past the NVIC's {} interrupt lines (0-{})", l.number,
+                                   b.cpu_options.nvic_irqs, b.cpu_options.nvic_irqs - 1),
+                       "use the interrupt number the reference manual gives (exception number minus 16), or set "
+                       "cpu_options: {nvic_irqs: N} to the number of lines the SoC's NVIC has");
+    }
+  }
 
   std::sort(b.regions.begin(), b.regions.end(),
             [](const Region& x, const Region& y) { return x.base < y.base; });

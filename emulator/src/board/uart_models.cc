@@ -42,9 +42,11 @@ std::vector<Register> CmsdkApb() {
 // write-only requests: bus/uart.cc gives them their effect on ISR and RDR.
 std::vector<Register> Stm32Usart(bool lpuart) {
   std::vector<Register> r = {
-      Reg("CR1", 0x00, 0, {Bit("UE", 0), Bit("UESM", 1), Bit("RE", 2), Bit("TE", 3), Bit("FIFOEN", 29)}),
+      Reg("CR1", 0x00, 0,
+          {Bit("UE", 0), Bit("UESM", 1), Bit("RE", 2), Bit("TE", 3), Bit("IDLEIE", 4), Bit("RXNEIE", 5),
+           Bit("TCIE", 6), Bit("TXEIE", 7), Bit("PEIE", 8), Bit("FIFOEN", 29), Bit("TXFEIE", 30)}),
       Reg("CR2", 0x04),
-      Reg("CR3", 0x08),
+      Reg("CR3", 0x08, 0, {Bit("EIE", 0)}),
       Reg("BRR", 0x0C),
   };
   if (!lpuart) {  // the LPUART has no guard time or receiver timeout (0x10, 0x14 reserved)
@@ -83,7 +85,9 @@ std::vector<Register> NxpLpuart() {
            Bit("IDLE", 20), Bit("RDRF", 21), Bit("TC", 22), Bit("TDRE", 23), Bit("RAF", 24), Bit("LBKDE", 25),
            Bit("BRK13", 26), Bit("RWUID", 27), Bit("RXINV", 28), Bit("MSBF", 29), Bit("RXEDGIF", 30),
            Bit("LBKDIF", 31)}),
-      Reg("CTRL", 0x18, 0, {Bit("RE", 18), Bit("TE", 19)}),
+      Reg("CTRL", 0x18, 0,
+          {Bit("RE", 18), Bit("TE", 19), Bit("ILIE", 20), Bit("RIE", 21), Bit("TCIE", 22), Bit("TIE", 23),
+           Bit("ORIE", 27)}),
       Reg("DATA", 0x1C, 0, {Bit("RXEMPT", 12)}),
       Reg("MATCH", 0x20),
       Reg("MODIR", 0x24),
@@ -100,8 +104,8 @@ std::vector<Register> NxpLpuart() {
 std::vector<Register> Dw16550() {
   return {
       Reg("THR", 0x00),
-      Reg("IER", 0x04),
-      Reg("FCR", 0x08),  // write-only; a read gives IIR
+      Reg("IER", 0x04, 0, {Bit("ERBFI", 0), Bit("ETBEI", 1), Bit("ELSI", 2), Bit("EDSSI", 3), Bit("PTIME", 7)}),
+      Reg("FCR", 0x08, 0, {Bit("FIFOE", 0), {"RT", 7, 6}}),  // write-only; a read gives IIR
       Reg("LCR", 0x0C, 0, {Bit("DLAB", 7)}),
       Reg("MCR", 0x10),
       Reg("LSR", 0x14, 0x60, {Bit("DR", 0), Bit("OE", 1), Bit("THRE", 5), Bit("TEMT", 6)}),

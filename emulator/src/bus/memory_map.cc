@@ -238,9 +238,13 @@ uint32_t MemoryMap::ReadRegister(size_t p, size_t r) const {
 uint32_t MemoryMap::LoadRegister(size_t p, size_t r) {
   if (timer_of_[p] != nullptr) return timer_of_[p]->Read(r, values_[p], now_);
   if (uart_of_[p] == nullptr) return ReadRegister(p, r);
-  const uint64_t before = IrqSignature();
-  uint32_t v = uart_of_[p]->Read(r, values_[p]);  // a receive may raise RXINT
-  if (IrqSignature() != before) irq_attention_ = true;
+  // A read that changes the UART's state (a byte received or taken, a DesignWare IIR read
+  // clearing THR empty) may move its lines, or an `irq_when:` over its registers: the runner
+  // looks at the next block boundary. A status read in a polling loop changes nothing and
+  // costs no more than a compare.
+  const uint64_t before = uart_of_[p]->state_changes();
+  uint32_t v = uart_of_[p]->Read(r, values_[p]);
+  if (uart_of_[p]->state_changes() != before && !irq_numbers_.empty()) irq_attention_ = true;
   return v;
 }
 
@@ -277,9 +281,9 @@ bool MemoryMap::IrqLevel(uint32_t number) const {
   return false;
 }
 
-uint64_t MemoryMap::IrqSignature() const {
-  uint64_t s = 0;
-  for (uint32_t n : irq_numbers_) s |= uint64_t(IrqLevel(n)) << (n % 64);
+MemoryMap::IrqLevels MemoryMap::IrqSignature() const {
+  IrqLevels s;
+  for (uint32_t n : irq_numbers_) s.set(n, IrqLevel(n));
   return s;
 }
 
@@ -288,7 +292,7 @@ RegisterWriteEffect MemoryMap::WriteRegister(size_t p, size_t r, uint32_t value)
   RegisterWriteEffect effect;
   // A timer write moves its schedule; any write may move a line (a UART's INTSTATUS, a
   // condition over registers, of this peripheral or another).
-  const uint64_t lines_before = irq_numbers_.empty() ? 0 : IrqSignature();
+  const IrqLevels lines_before = irq_numbers_.empty() ? IrqLevels() : IrqSignature();
   if (timer_of_[p] != nullptr) irq_attention_ = true;
   if (timer_of_[p] != nullptr) {
     timer_of_[p]->Write(r, value, values_[p], now_);

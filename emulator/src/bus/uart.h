@@ -14,7 +14,18 @@ namespace faultline {
 
 // Received bytes arrive when the firmware looks for them (a status read or a receive
 // register read with the receiver enabled), one at a time, so a polling driver never
-// overruns and a FIFO reset during initialisation drops nothing a scenario gave.
+// overruns and a FIFO reset during initialisation drops nothing a scenario gave. With the
+// model's receive interrupt enabled, the next byte arrives by itself at a block boundary
+// once the receive register is empty (ReceiveDue), so an interrupt-driven driver that
+// never polls gets it.
+//
+// Receive overrun (CMSDK STATE.RXOVERRUN, STM32 ISR.ORE, LPUART STAT.OR, DesignWare
+// LSR.OE) is the hardware's answer to a byte arriving while the previous one is unread.
+// With this delivery no byte ever arrives then: each model takes the next byte only into
+// an empty receive register (as QEMU's cmsdk-apb-uart does: uart_can_receive is false while
+// RXFULL is set, so its uart_receive never sets RXOVERRUN). So no model raises it; the
+// flags read 0, and the writes that clear them (ICR.ORECF, STAT.OR write-1-to-clear, the
+// LSR read, CMSDK STATE/INTCLEAR) behave as the manuals say.
 class UartPort {
  public:
   explicit UartPort(const Peripheral& peripheral);
@@ -28,11 +39,13 @@ class UartPort {
 
   void GiveInput(std::string_view bytes) { rx_.append(bytes); }
 
-  // Interrupts (CMSDK): a byte waits and the receiver would take it now, with its
-  // interrupt enabled, so that an interrupt-driven driver that never polls gets it.
+  // A byte waits, the receive register is empty and the receive interrupt is enabled:
+  // the byte arrives now (CMSDK, STM32; the LPUART and DesignWare models show a waiting
+  // byte as soon as their receiver is on, so nothing is ever due there).
   bool ReceiveDue(const std::vector<uint32_t>& values) const;
   void ReceiveNow(std::vector<uint32_t>& values);
-  // An interrupt output ("tx", "rx", "overflow") of the CMSDK UART: its INTSTATUS bits.
+  // An interrupt output's level: the CMSDK UART's "tx", "rx", "overflow" (its INTSTATUS
+  // bits); the other models' one line ("") is the OR of their enabled interrupt flags.
   bool Output(const std::string& output, const std::vector<uint32_t>& values) const;
 
   const std::string& name() const { return name_; }
@@ -42,6 +55,10 @@ class UartPort {
   // and the register field that was off ("CTRL.TXEN").
   uint64_t dropped() const { return dropped_; }
   std::string TransmitterEnable() const;
+  // Counts the changes a CPU read can make to what the model's outputs depend on (a byte
+  // received or taken, RDR emptied, a DesignWare THR-empty interrupt cleared): a read that
+  // leaves it alone moved no line.
+  uint64_t state_changes() const { return state_changes_; }
 
  private:
   size_t Index(const char* name) const;
@@ -49,14 +66,23 @@ class UartPort {
     return (values[reg] >> bit) & 1;
   }
   bool HasInput() const { return rx_next_ < rx_.size(); }
-  uint8_t TakeInput() { return uint8_t(rx_[rx_next_++]); }
+  uint8_t TakeInput() {
+    ++state_changes_;
+    return uint8_t(rx_[rx_next_++]);
+  }
   void Send(uint8_t byte) { tx_.push_back(char(byte)); }
 
   bool CmsdkCanReceive(const std::vector<uint32_t>& values) const;
   uint32_t ReadCmsdk(size_t reg, std::vector<uint32_t>& values);
   void WriteCmsdk(size_t reg, uint32_t value, std::vector<uint32_t>& values);
-  void Stm32Latch(const std::vector<uint32_t>& values);
+  void Stm32Latch(std::vector<uint32_t>& values);
   void Stm32EmptyRdr(std::vector<uint32_t>& values);
+  uint32_t Stm32Isr(const std::vector<uint32_t>& values) const;
+  bool Stm32Line(const std::vector<uint32_t>& values) const;
+  uint32_t LpuartStat(const std::vector<uint32_t>& values) const;
+  bool LpuartLine(const std::vector<uint32_t>& values) const;
+  uint32_t DwRxLevel() const;
+  uint32_t DwInterruptId(const std::vector<uint32_t>& values) const;
   uint32_t ReadStm32(size_t reg, std::vector<uint32_t>& values);
   void WriteStm32(size_t reg, uint32_t value, std::vector<uint32_t>& values);
   uint32_t ReadLpuart(size_t reg, std::vector<uint32_t>& values);
@@ -70,16 +96,20 @@ class UartPort {
   // Register indices the behaviour needs, by model: a transmit/receive data register,
   // a status register and a control register (other models' fields stay unused).
   size_t data_ = 0, status_ = 0, control_ = 0, interrupts_ = 0;  // CMSDK, LPUART
-  size_t cr1_ = 0, isr_ = 0, rdr_ = 0, tdr_ = 0, rqr_ = 0, icr_ = 0;  // STM32
+  size_t cr1_ = 0, cr3_ = 0, isr_ = 0, rdr_ = 0, tdr_ = 0, rqr_ = 0, icr_ = 0;  // STM32
   size_t thr_ = 0, ier_ = 0, fcr_ = 0, lcr_ = 0, lsr_ = 0, usr_ = 0, rfl_ = 0;  // DesignWare
   size_t fifo_ = 0, water_ = 0;                                   // LPUART
   uint32_t dll_ = 0, dlh_ = 0;  // DesignWare divisor latch, behind THR/IER while LCR.DLAB = 1
   uint8_t rx_holding_ = 0;      // CMSDK: the byte in the receive buffer (QEMU's rxbuf)
   bool rdr_full_ = false;       // STM32: RDR holds a received byte (ISR.RXNE) the firmware has seen
+  // DesignWare: the THR-empty interrupt is pending (set when THR empties or IER.ETBEI is
+  // set, cleared by the IIR read that reports it; DW_apb_uart databook, interrupt table).
+  bool dw_thre_pending_ = false;
   std::string tx_;
   std::string rx_;
   size_t rx_next_ = 0;
   uint64_t dropped_ = 0;
+  uint64_t state_changes_ = 0;
 };
 
 }  // namespace faultline

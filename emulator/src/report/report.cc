@@ -365,11 +365,13 @@ std::string FormatRunJson(const RunResult& r) {
 }
 
 std::string FormatBoard(const Board& b) {
-  std::string out = fmt::format("{}: {}\n  cpu {}{}; reset from vector table 0x{:08x}; load mode {}\n  file {}\n",
+  std::string out = fmt::format("{}: {}\n  cpu {}{}; reset from vector table 0x{:08x}; load mode {}\n"
+                                "  NVIC {} interrupt lines (IRQ 0-{}); MPU {} regions\n  file {}\n",
                                 b.name, b.description, ToString(b.cpu),
                                 std::string(b.cpu == Cpu::kCortexM55 ? " (Armv8-M mainline model; Armv8.1-M scalar instructions translated, no MVE)" : "") +
                                     (b.cpu_options.write_buffer ? ", write buffer (store bus errors are imprecise)" : ""),
-                                b.boot.vector_table, ToString(b.boot.load_mode), b.source.string());
+                                b.boot.vector_table, ToString(b.boot.load_mode), b.cpu_options.nvic_irqs,
+                                b.cpu_options.nvic_irqs - 1, b.cpu_options.mpu_regions, b.source.string());
   struct Row {
     uint64_t base, size;
     std::string name, kind, access, reset, note;
