@@ -149,5 +149,27 @@ TEST(ExitStatus, MapsEachOutcome) {
   EXPECT_EQ(ExitStatus(r), 4);
 }
 
+// Issue 20 item 2: a run keeps the last console_keep bytes of the semihosting console and
+// of each UART port, and counts them all.
+TEST(ConsoleKeep, TheResultKeepsTheLastBytesOfEachConsole) {
+  REQUIRE_FIXTURES();
+  Board board = BuiltinBoard("mps2-an505");
+  RunOptions whole;
+  RunResult all = faultline::Run(board, LoadElf(Fixture("mps2-an505", "uart_hello")), whole);
+  ASSERT_FALSE(all.uart.empty());
+  const UartOutput& port = all.uart.front();
+  ASSERT_GT(port.text.size(), 8u) << port.text;
+  EXPECT_EQ(port.bytes, port.text.size());
+
+  RunOptions cut;
+  cut.console_keep = 8;
+  RunResult r = faultline::Run(board, LoadElf(Fixture("mps2-an505", "uart_hello")), cut);
+  ASSERT_FALSE(r.uart.empty());
+  EXPECT_EQ(r.uart.front().text, port.text.substr(port.text.size() - 8));
+  EXPECT_EQ(r.uart.front().bytes, port.bytes);
+  EXPECT_EQ(r.console_bytes, all.console_bytes);
+  EXPECT_EQ(r.console, all.console.substr(all.console.size() - std::min<size_t>(8, all.console.size())));
+}
+
 }  // namespace
 }  // namespace faultline

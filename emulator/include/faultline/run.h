@@ -70,7 +70,8 @@ struct UartInput {
 struct UartOutput {
   std::string uart;
   std::string model;  // "cmsdk-apb-uart", ...
-  std::string text;
+  std::string text;   // what it transmitted: the last RunOptions::console_keep bytes
+  uint64_t bytes = 0;  // all it transmitted
 };
 
 // The longest wall-clock budget: a year. Longer ones, infinities and NaN are bad input

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bus/console_log.h"
 #include "faultline/board.h"
 
 namespace faultline {
@@ -50,7 +51,11 @@ class UartPort {
 
   const std::string& name() const { return name_; }
   UartModel model() const { return model_; }
-  const std::string& transmitted() const { return tx_; }
+  // What the transmitter sent: its last `keep` bytes (KeepLast; all of them until then),
+  // and how many it sent in all.
+  std::string transmitted() const { return tx_.Tail(); }
+  uint64_t transmitted_bytes() const { return tx_.bytes(); }
+  void KeepLast(size_t keep) { tx_ = ConsoleLog(keep); }
   // Bytes the firmware wrote to the transmit register while the transmitter was off,
   // and the register field that was off ("CTRL.TXEN").
   uint64_t dropped() const { return dropped_; }
@@ -70,7 +75,10 @@ class UartPort {
     ++state_changes_;
     return uint8_t(rx_[rx_next_++]);
   }
-  void Send(uint8_t byte) { tx_.push_back(char(byte)); }
+  void Send(uint8_t byte) {
+    const char c = char(byte);
+    tx_.Append(std::string_view(&c, 1));
+  }
 
   bool CmsdkCanReceive(const std::vector<uint32_t>& values) const;
   uint32_t ReadCmsdk(size_t reg, std::vector<uint32_t>& values);
@@ -105,7 +113,7 @@ class UartPort {
   // DesignWare: the THR-empty interrupt is pending (set when THR empties or IER.ETBEI is
   // set, cleared by the IIR read that reports it; DW_apb_uart databook, interrupt table).
   bool dw_thre_pending_ = false;
-  std::string tx_;
+  ConsoleLog tx_{SIZE_MAX / 2};
   std::string rx_;
   size_t rx_next_ = 0;
   uint64_t dropped_ = 0;

@@ -194,7 +194,10 @@ std::string FormatRunBody(const RunResult& r, const Board& board) {
   std::string out;
   for (const UartOutput& u : r.uart) {
     if (u.text.empty()) continue;
-    std::string title = fmt::format("--- {} ({}) ---", u.uart, u.model);
+    std::string title = u.bytes > u.text.size()
+                            ? fmt::format("--- {} ({}): its last {} of {} bytes ---", u.uart, u.model, u.text.size(),
+                                          u.bytes)
+                            : fmt::format("--- {} ({}) ---", u.uart, u.model);
     out += title + "\n" + u.text;
     if (u.text.back() != '\n') out += "\n";
     out += std::string(title.size(), '-') + "\n";
@@ -256,8 +259,13 @@ std::string FormatRunJson(const RunResult& r) {
   j["stdout"] = r.console_stdout;
   j["stderr"] = r.console_stderr;
   json uart = json::object();
-  for (const UartOutput& u : r.uart) uart[u.uart] = u.text;
+  json uart_bytes = json::object();
+  for (const UartOutput& u : r.uart) {
+    uart[u.uart] = u.text;
+    uart_bytes[u.uart] = u.bytes;
+  }
   j["uart"] = uart;
+  j["uart_bytes"] = uart_bytes;  // more than a port's text: the text is its last bytes
   j["instructions"] = r.instructions;
   j["armv81m"] = {{"sites_translated", r.armv81m_sites_translated},
                   {"sites_rewritten_in_place", r.armv81m_sites_rewritten},

@@ -324,6 +324,7 @@ SessionOutput RunSession(const SessionInput& in) {
   ApplyHostActions(OfKind(in.options.before_reset, HostAction::Kind::kField), map, nullptr, nullptr);
 
   for (const UartInput& input : in.options.uart_input) map.FindUart(input.uart)->GiveInput(input.text);
+  for (const auto& port : map.uarts()) port->KeepLast(in.options.console_keep);
 
   const uint64_t vtor = in.options.boot_address.value_or(in.board.boot.vector_table);
   if (in.options.boot_address && map.FindRange(vtor, 8) < 0) {
@@ -377,7 +378,7 @@ SessionOutput RunSession(const SessionInput& in) {
     }
     res.register_writes = core.register_writes();
     for (const auto& port : map.uarts()) {
-      res.uart.push_back({port->name(), ToString(port->model()), port->transmitted()});
+      res.uart.push_back({port->name(), ToString(port->model()), port->transmitted(), port->transmitted_bytes()});
     }
     out.wall_clock = semihosting.wall_clock();
     for (const auto& [address, u] : core.scs().unmodelled()) {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "console_log.h"
+#include "bus/console_log.h"
 #include "faultline/run.h"
 
 #include "faultline/memory_map.h"
