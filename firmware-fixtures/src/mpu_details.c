@@ -9,7 +9,8 @@
  *     HardFault (or NMI) handler runs, so the handler may write a region that is read-only
  *     to every other handler and thread. The same store from Thread mode is a MemManage
  *     DACCVIOL. Built with -DHFNMIENA_SET the fixture sets it first: the store in
- *     HardFault is then a fault at priority -1, a lockup.
+ *     HardFault is then a fault at priority -1, a lockup. FAULTMASK counts as priority
+ *     -1 too: a store with it set goes through while HFNMIENA is clear.
  *  3. MPU_RLAR.PXN (Armv8.1-M, bit 4): code in a region with PXN set runs unprivileged but
  *     not privileged; a privileged call there is a MemManage IACCVIOL. On Armv8.0-M
  *     (Cortex-M33) the bit is RES0: both calls run.
@@ -133,6 +134,14 @@ int main(void)
     __asm__ volatile("udf #0" ::: "memory");
     sh_puts_hex("hardfault hfsr ", hf_hfsr);
     sh_puts_hex("hardfault wrote ", hf_wrote);
+    /* FAULTMASK raises the execution priority to -1: with HFNMIENA clear the MPU is off
+     * for that code too, so the store goes through. */
+    mm_cfsr = 0;
+    __asm__ volatile("cpsid f" ::: "memory");
+    store_ro(0x46415554u); /* "FAUT" */
+    __asm__ volatile("cpsie f" ::: "memory");
+    sh_puts_hex("store with faultmask set: cfsr ", mm_cfsr);
+    sh_puts_hex("  stored ", blk.ro[1]);
 
     /* 3. PXN */
     uint32_t (*pxn_code)(void) = (uint32_t (*)(void))(uintptr_t)(b | 1u);

@@ -28,7 +28,9 @@ std::string Pmsav8(bool pxn) {
              "rlar of the pxn region has pxn 0x00000001\n"
              "thread store to read-only: cfsr 0x00000082\n  stored 0x00000000\n"
              "udf with UsageFault disabled: HardFault\n"
-             "hardfault hfsr 0x40000000\nhardfault wrote 0x48464e4d\n") +
+             "hardfault hfsr 0x40000000\nhardfault wrote 0x48464e4d\n"
+             // FAULTMASK is priority -1: with HFNMIENA clear the MPU lets the store through.
+             "store with faultmask set: cfsr 0x00000000\n  stored 0x46415554\n") +
          (pxn ? "privileged call: result 0x0000dead\n  cfsr 0x00000001\n  stacked pc is the code 0x00000001\n"
               : "privileged call: result 0x0000002a\n  cfsr 0x00000000\n  stacked pc is the code 0x00000000\n") +
          "unprivileged call: result 0x0000002a\n  cfsr 0x00000000\n";

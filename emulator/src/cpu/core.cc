@@ -445,8 +445,9 @@ bool Core::Unprivileged() const { return ipsr() == 0 && (Read(Reg::kControl) & 1
 // handlers (exceptions 3 and 2). FAULTMASK also makes the priority negative: it is not
 // followed here (CPSID f does not stop the engine).
 bool Core::MpuBypassed() const {
-  const uint32_t n = ipsr();
-  return (n == 2 || n == 3) && !scs_.mpu().enabled_at_negative_priority();
+  // Priority -1 or -2: HardFault, NMI, or FAULTMASK set (Armv7-M ARM §B3.5.7 HFNMIENA:
+  // "handlers running at priority -1 or -2"; QEMU 7.2 armv7m_nvic_neg_prio_requested).
+  return ExecutionPriority() < 0 && !scs_.mpu().enabled_at_negative_priority();
 }
 
 bool Core::ExecutesInPlace(uint64_t addr) const {

@@ -134,8 +134,9 @@ class Core {
   // no longer the one the page protections show (exception entry and return, MSR
   // CONTROL). The runner calls it before starting the engine.
   void SyncMpu();
-  // MSR CONTROL executed (helper_v7m_msr, interposed): the privilege may have changed,
-  // so the runner looks at the next block boundary.
+  // MSR CONTROL or FAULTMASK executed (helper_v7m_msr, interposed; CPSID/CPSIE f too):
+  // the privilege, CONTROL.FPCA or the priority the MPU sees may have changed, so the
+  // runner looks at the next block boundary.
   void ControlWritten();
   // Thread mode with CONTROL.nPRIV set (Armv7-M ARM §B1.4.4 CurrentModeIsPrivileged).
   bool Unprivileged() const;

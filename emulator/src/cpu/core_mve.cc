@@ -492,13 +492,15 @@ __attribute__((visibility("default"))) uint32_t helper_v7m_mrs_arm(void* env, ui
   return c->mve()->Execute(env, reg & ~fl::kTag, ra);
 }
 
-// MSR to a special register. CONTROL (SYSm 20, and CONTROL_NS 0x94: QEMU 5.0 passes
-// SYSm in bits [7:0]) may drop Thread mode's privilege, which the MPU's page protections
-// follow (Core::SyncMpu): let the runner look at the next block boundary.
+// MSR to a special register (QEMU 5.0 passes SYSm in bits [7:0]; CONTROL_NS is 0x94,
+// FAULTMASK_NS 0x93). The MPU's page protections follow what CONTROL and FAULTMASK
+// change (Core::SyncMpu): let the runner look at the next block boundary.
 __attribute__((visibility("default"))) void helper_v7m_msr_arm(void* env, uint32_t maskreg, uint32_t value) {
   fl::Original().msr(env, maskreg, value);
   fl::Core* c = fl::running_core;
-  if (c != nullptr && (maskreg & 0x7Fu) == 20) c->ControlWritten();
+  // CONTROL (20) may drop privilege; FAULTMASK (19, also CPSID/CPSIE f) moves the
+  // execution priority to or from -1, where HFNMIENA decides whether the MPU applies.
+  if (c != nullptr && ((maskreg & 0x7Fu) == 20 || (maskreg & 0x7Fu) == 19)) c->ControlWritten();
 }
 
 // The translator's call before an FP instruction while FPCCR.LSPACT is set: the lazy
