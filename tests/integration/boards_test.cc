@@ -88,10 +88,6 @@ TEST_P(EveryBoard, ChecksumSeesCopiedDataAndZeroedBssAndExits63) {
 
 // --- Differential: the QEMU-modelled boards against qemu-system-arm -------------------
 
-struct QemuMachine {
-  std::string board;  // faultline board = QEMU machine name
-  std::string cpu;
-};
 
 
 // Same invocation as qemu_diff_test.cc: semihosting into a chardev file keeps stdout and

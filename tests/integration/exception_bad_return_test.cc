@@ -122,9 +122,7 @@ INSTANTIATE_TEST_SUITE_P(Machines, BadExcReturn,
                                            Case{"mps2-an385", "cortex-m3", "thread"},
                                            Case{"mps2-an385", "cortex-m3", "handler"}),
                          [](const auto& param_info) {
-                           std::string name = std::string(param_info.param.board) + "_" + param_info.param.fixture;
-                           for (char& ch : name) ch = ch == '-' ? '_' : ch;
-                           return name;
+                           return ParamName(std::string(param_info.param.board) + "_" + param_info.param.fixture);
                          });
 
 }  // namespace

@@ -7,24 +7,17 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
-
 #include "cli.h"
 
 namespace faultline::testing {
 namespace {
 
-struct Machine {
-  const char* board;
-  const char* cpu;
-};
-
-class FpContext : public ::testing::TestWithParam<Machine> {};
+class FpContext : public ::testing::TestWithParam<QemuMachine> {};
 
 TEST_P(FpContext, LazyEagerAndNoPreservationPrintWhatQemuPrints) {
   REQUIRE_FIXTURES();
   if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
-  const Machine m = GetParam();
+  const QemuMachine& m = GetParam();
   const auto elf = Fixture(m.board, "fp_lazy");
   const std::string qemu = QemuSemihostingConsole(m.board, m.cpu, elf);
   Completed cli;
@@ -52,13 +45,10 @@ TEST_P(FpContext, LazyEagerAndNoPreservationPrintWhatQemuPrints) {
 }
 
 INSTANTIATE_TEST_SUITE_P(QemuMachines, FpContext,
-                         ::testing::Values(Machine{"mps2-an505", "cortex-m33"}, Machine{"mps2-an500", "cortex-m7"},
-                                           Machine{"mps3-an547", "cortex-m55"}),
-                         [](const auto& param_info) {
-                           std::string name = param_info.param.board;
-                           std::replace(name.begin(), name.end(), '-', '_');
-                           return name;
-                         });
+                         ::testing::Values(QemuMachine{"mps2-an505", "cortex-m33"},
+                                           QemuMachine{"mps2-an500", "cortex-m7"},
+                                           QemuMachine{"mps3-an547", "cortex-m55"}),
+                         BoardParamName());
 
 }  // namespace
 }  // namespace faultline::testing

@@ -171,6 +171,26 @@ inline void ExpectBadBoard(const BadBoard& b) {
   EXPECT_NE(c.err.find(std::string("fix: ") + b.fix), std::string::npos) << c.err;
 }
 
+// A QEMU machine faultline has a board for (the board's name is the machine's) and the
+// -cpu it takes.
+struct QemuMachine {
+  std::string board;
+  std::string cpu;
+};
+
+// A gtest parameter's name from a board name: "mps2-an505" -> "mps2_an505".
+inline std::string ParamName(std::string board) {
+  for (char& c : board) c = c == '-' ? '_' : c;
+  return board;
+}
+// INSTANTIATE_TEST_SUITE_P's name generator for parameters with a `board`.
+struct BoardParamName {
+  template <typename P>
+  std::string operator()(const ::testing::TestParamInfo<P>& info) const {
+    return ParamName(info.param.board);
+  }
+};
+
 inline bool HaveQemu() { return RunProgram({"sh", "-c", "command -v qemu-system-arm"}).status == 0; }
 
 // What `elf` prints through semihosting on qemu-system-arm `-M machine -cpu cpu`, with

@@ -247,14 +247,19 @@ void BlockHookCallback(uc_engine* uc, uint64_t address, uint32_t size, void* use
   Hooks::Block(uc, address, size, user);
 }
 
+// A bus error on an access an MMIO callback serves: the engine stops at the end of the
+// access's block with the block's start as PC unless that block is traced (the runner
+// replays the run to pin the instruction). The access reads 0 / is dropped.
+uint64_t Core::ServedAccessFault(uint64_t addr, unsigned size, AccessType type) {
+  StopWith({.kind = Stop::Kind::kMemoryFault, .pc = Read(Reg::kPc), .access = type,
+            .address = addr, .size = size, .imprecise_pc = !TracedInBlock()});
+  if (TracedInBlock()) stop_->pc = *last_traced_;
+  return 0;
+}
+
 uint64_t Core::ServeAccess(uint64_t addr, unsigned size, bool write, uint64_t value) {
   const AccessType type = write ? AccessType::kWrite : AccessType::kRead;
-  auto fault = [&] {
-    StopWith({.kind = Stop::Kind::kMemoryFault, .pc = Read(Reg::kPc), .access = type,
-              .address = addr, .size = size, .imprecise_pc = !TracedInBlock()});
-    if (TracedInBlock()) stop_->pc = *last_traced_;
-    return uint64_t{0};
-  };
+  auto fault = [&] { return ServedAccessFault(addr, size, type); };
   if (int w = map_.FindRange(addr, size); w >= 0) {
     const Region& r = map_.regions()[w];
     if (!map_.Enabled(w)) {

@@ -345,6 +345,7 @@ class Core {
   // An access to a page served access by access: a partly covered page, a disabled
   // region that reads as zero, or a peripheral. Returns the value read.
   uint64_t ServeAccess(uint64_t addr, unsigned size, bool write, uint64_t value);
+  uint64_t ServedAccessFault(uint64_t addr, unsigned size, AccessType type);
   void MapWindow(size_t window, bool remap);
   // Page protections of an enabled window: its own access, narrowed by the MPU.
   void ProtectWindow(size_t window);

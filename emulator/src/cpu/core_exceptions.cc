@@ -29,6 +29,12 @@ void RebuildHflags(uc_engine* uc) { RegWrite(uc, UC_ARM_REG_APSR_NZCV, RegRead(u
 
 // MMIO trampolines for the SCS pages. The PC Unicorn shows in an MMIO callback is the
 // block's start (unicorn.md §5); it only labels unmodelled accesses.
+// The SCS is privileged only: an unprivileged access is a precise BusFault, except a
+// write to STIR with CCR.USERSETMPEND set (Armv7-M ARM §B3.2.2 and §B3.4.3; QEMU 7.2
+// nvic_sysreg_read/write answer MEMTX_ERROR for attrs.user).
+constexpr uint32_t kStir = 0xE000EF00u;
+constexpr uint32_t kCcrUsersetmpend = 1u << 1;
+
 struct ScsHooks {
   // FPCCR, FPCAR, FPDSCR: the translator keeps copies (core_fp_context.cc).
   static bool IsFpControl(uint32_t address) { return address >= 0xE000EF34u && address < 0xE000EF40u; }
@@ -36,6 +42,7 @@ struct ScsHooks {
     auto& page = *static_cast<Core::SystemPage*>(user);
     Core& c = *page.core;
     const uint32_t address = uint32_t(page.base + offset);
+    if (c.Unprivileged()) return c.ServedAccessFault(address, size, AccessType::kRead);
     if (IsFpControl(address)) c.PullFpControl();
     return c.scs_.Read(address, size, c.time(), c.Read(Reg::kPc));
   }
@@ -43,6 +50,10 @@ struct ScsHooks {
     auto& page = *static_cast<Core::SystemPage*>(user);
     Core& c = *page.core;
     const uint32_t address = uint32_t(page.base + offset);
+    if (c.Unprivileged() && !(address == kStir && (c.scs_.ccr() & kCcrUsersetmpend))) {
+      c.ServedAccessFault(address, size, AccessType::kWrite);
+      return;
+    }
     c.scs_.Write(address, size, value, c.time(), c.Read(Reg::kPc));
     if (IsFpControl(address)) c.PushFpControl();
     // A write may pend an exception, start SysTick, move VTOR or request a reset: let

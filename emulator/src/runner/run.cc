@@ -667,7 +667,12 @@ SessionOutput RunSession(const SessionInput& in) {
         }
         std::string why;
         int window = map.Find(s.address);
-        if (window >= 0 && !map.Enabled(window)) {
+        // The Private Peripheral Bus (SCS, DWT...): privileged only, strongly ordered.
+        const bool ppb = region == nullptr && s.address >= 0xE0000000u && s.address < 0xE0100000u;
+        if (ppb) {
+          why = "unprivileged code may not access the System Control Space (Armv7-M ARM §B3.2: privileged "
+                "only, but for STIR with CCR.USERSETMPEND)";
+        } else if (window >= 0 && !map.Enabled(window)) {
           size_t g = *map.GateOf(window);
           why = fmt::format("{} is disabled: its gate `{}` does not hold: {}", region->name,
                             map.gates()[g].when.text, map.ExplainClosed(g));
@@ -683,7 +688,7 @@ SessionOutput RunSession(const SessionInput& in) {
         // A store the board's write buffer accepted: the bus error comes back after the
         // core has moved on, so the firmware sees IMPRECISERR without BFAR and a stacked
         // PC past the store. faultline's own record stays precise: the store, its address.
-        const bool buffered = s.access == AccessType::kWrite && in.board.cpu_options.write_buffer;
+        const bool buffered = s.access == AccessType::kWrite && in.board.cpu_options.write_buffer && !ppb;
         std::string detail =
             s.access == AccessType::kFetch ? "instruction fetch bus error (IBUSERR): " + why
             : buffered ? "imprecise data bus error (IMPRECISERR, BFAR not valid: the store went "

@@ -1,0 +1,46 @@
+// Issue 16 item 7: the System Control Space is privileged only. An RTOS task reading
+// SCB->CPUID or writing ICSR takes a precise BusFault with BFAR, as on QEMU; the report
+// says why.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli.h"
+
+namespace faultline::testing {
+namespace {
+
+class ScsUnprivileged : public ::testing::TestWithParam<QemuMachine> {};
+
+TEST_P(ScsUnprivileged, IsAPreciseBusFaultAsOnQemu) {
+  REQUIRE_FIXTURES();
+  if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
+  const QemuMachine& m = GetParam();
+  const std::string qemu = QemuSemihostingConsole(m.board, m.cpu, Fixture(m.board, "scs_unpriv"));
+  Completed cli;
+  auto report = RunJson(m.board, "scs_unpriv", {}, &cli);
+  EXPECT_EQ(report["outcome"], "exit") << cli.out << cli.err;
+  EXPECT_NE(report["console"].get<std::string>().find("bfar 0xe000ed04\n"), std::string::npos) << cli.out;
+  EXPECT_EQ(report["console"], qemu);
+}
+
+TEST_P(ScsUnprivileged, TheRecordSaysTheScsIsPrivilegedOnly) {
+  REQUIRE_FIXTURES();
+  Completed cli;
+  auto report = RunJson(GetParam().board, "scs_unpriv", {"--stop-at-fault"}, &cli);
+  ASSERT_EQ(report["outcome"], "fault") << cli.out;
+  const auto& f = report["fault"];
+  EXPECT_EQ(f["kind"], "BusFault");
+  EXPECT_EQ(f["address"], 0xE000ED00u);
+  EXPECT_EQ(f["access"], "read");
+  EXPECT_TRUE(f["pc_precise"].get<bool>());
+  EXPECT_NE(f["detail"].get<std::string>().find("System Control Space"), std::string::npos) << f["detail"];
+}
+
+INSTANTIATE_TEST_SUITE_P(Machines, ScsUnprivileged,
+                         ::testing::Values(QemuMachine{"mps2-an505", "cortex-m33"},
+                                           QemuMachine{"mps2-an385", "cortex-m3"}),
+                         BoardParamName());
+
+}  // namespace
+}  // namespace faultline::testing
