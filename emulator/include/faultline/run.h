@@ -209,6 +209,10 @@ struct RunResult {
   uint64_t armv81m_loops_relocated = 0;  // LE loops running from a copy next to their test
   uint64_t armv81m_sites_untrapped = 0;  // VSCCLRM/MVE-shift sites left to the M33 model
   uint64_t mve_instructions = 0;         // MVE (Helium) instructions executed (Cortex-M55)
+  // Set when the core ran code from memory that still held its reset contents (never
+  // loaded, never written): where, e.g. "itcm at 0x00000004 (Reset_Handler)". What it did
+  // there is not the firmware's code.
+  std::string unwritten_code;
   LoadMode load_mode = LoadMode::kFlash;
   uint64_t vector_table = 0;  // where reset read the initial SP and PC
   std::string boot_source;    // RunOptions::boot_source, when not the board's
