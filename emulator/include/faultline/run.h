@@ -243,6 +243,11 @@ struct RunResult {
 // outside every region, a bad reset vector); guest faults are values in the result.
 RunResult Run(const Board& board, const Image& image, const RunOptions& options);
 
+// Empty when the engine runs with faultline's replacements of libunicorn's internals;
+// otherwise one line saying that the loaded libunicorn is not the build they were
+// measured against, so Unicorn's own (correct, slower) paths run, and how much slower.
+std::string EngineFallbackNote();
+
 // The CLI's exit status for a run: 0 firmware exited 0, 1 exited non-zero, 3 fault or
 // unsupported instruction or lockup, 4 hang or limit. (2 is bad input, raised before a run.)
 int ExitStatus(const RunResult& result);

@@ -14,6 +14,7 @@
 #include "../bus/uart.h"
 #include "../cpu/core.h"
 #include "../cpu/thumb.h"
+#include "../cpu/unicorn_build.h"
 #include "faultline/error.h"
 #include "faultline/memory_map.h"
 #include "semihosting.h"
@@ -1026,6 +1027,19 @@ RunResult Run(const Board& board, const Image& image, const RunOptions& options)
            second.result.events[i].first_address == first.result.events[i].first_address;
   }
   return same ? second.result : first.result;  // otherwise the event PCs stay approximate
+}
+
+std::string EngineFallbackNote() {
+  if (cpu::KnownUnicornBuild()) return "";
+  std::string id = cpu::UnicornBuildId();
+  // The cost and the differences are those of FAULTLINE_UNICORN_BUILD_ID=0 against the
+  // default on the bench fixtures (docs/performance.md, "Another libunicorn build").
+  return fmt::format("libunicorn {} is not the build faultline's engine patches were measured against (Debian 12 "
+                     "libunicorn2 2.0.1.post1-1+b1, amd64): running Unicorn's own paths, about 10x slower on "
+                     "store-heavy code (1.5x on ALU-bound code); UNALIGNED, DIVBYZERO and NOCP UsageFaults are not "
+                     "raised, a data fault's stacked xPSR may be its block's, and code in an XIP window stops as "
+                     "unsupported",
+                     id.empty() ? "without a build-id" : "build-id " + id);
 }
 
 int ExitStatus(const RunResult& r) {
