@@ -521,13 +521,11 @@ class Checker {
   }
 
   void Boot() {
-    const uint64_t vtor = vtor_;
     std::string from = options_.boot_config || options_.boot_address ? "the boot address" : "the board's boot address";
     std::string source = options_.boot_address ? " (--boot-address)"
                          : config_ ? fmt::format(" ({}: {}.mramAddress)", config_->path, config_->entry)
                                    : "";
-    const std::optional<BootConfig>& config = config_;
-    auto sp = LoadedWord(image_, vtor), reset = LoadedWord(image_, vtor + 4);
+    auto sp = LoadedWord(image_, vtor_), reset = LoadedWord(image_, vtor_ + 4);
     std::string vectors;
     uint64_t vectors_at = 0;
     for (const Placed& p : placed_) {
@@ -541,7 +539,7 @@ class Checker {
     if (!sp || !reset) {
       Add(Severity::kError, "boot", nullptr,
           fmt::format("nothing in the image is loaded at {} 0x{:08x}{}{}: the core would reset from blank memory", from,
-                      vtor, source,
+                      vtor_, source,
                       vectors.empty() ? "" : fmt::format(" (the image's {} is at 0x{:08x})", vectors, vectors_at)),
           "link the image for the address the boot ROM or boot config starts it from (the vector table first)");
     } else {
@@ -564,9 +562,9 @@ class Checker {
             fmt::format("reset vector 0x{:08x} does not point into executable memory", *reset),
             "point the vector table's word 1 at Reset_Handler in executable memory");
       }
-      HandlersWrittenAtReset(vtor);
+      HandlersWrittenAtReset(vtor_);
     }
-    if (config) BootConfigMatches(*config, vectors_at);
+    if (config_) BootConfigMatches(*config_, vectors_at);
   }
 
   // Whether the loader writes `addr` before reset: a segment's load image covers it and,
