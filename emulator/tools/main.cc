@@ -322,6 +322,10 @@ int main(int argc, char** argv) {
       std::cout << faultline::FormatBoardList(faultline::ListBoards(faultline::DefaultBoardsDir()));
       return 0;
     }
+    // What is left runs firmware: say once when the engine runs without its patches.
+    if (std::string note = faultline::EngineFallbackNote(); !note.empty()) {
+      std::cerr << "faultline: note: " << note << "\n";
+    }
     if (*scenario) {
       faultline::SuiteOptions options;
       options.paths = scenario_paths;

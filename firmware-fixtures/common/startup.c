@@ -10,7 +10,10 @@
  * SYS_EXIT_EXTENDED with main's return value. Built with -DFX_SYSTEMINIT (fx_fixture
  * SYSTEMINIT), it first calls the fixture's SystemInit(), before .data and .bss are set
  * up, as the vendors' CMSIS startup files do (ST's startup_stm32*.s: `bl SystemInit`
- * ahead of the copy loop).
+ * ahead of the copy loop). Built with -DFX_START_CRT0, it hands over to newlib's crt0
+ * _start after the tables instead of calling main, as CMSIS 5's __cmsis_start does
+ * (cmsis_gcc.h): crt0 then zeroes __bss_start__..__bss_end__, which CMSIS 5's gcc_arm.ld
+ * leaves out of the zero table for that reason.
  *
  * Must be compiled with -fno-tree-loop-distribute-patterns so the loops are
  * not turned into memcpy()/memset() calls (there is no libc).
@@ -96,6 +99,9 @@ __attribute__((naked)) void Default_Handler(void)
 #if defined(FX_SYSTEMINIT)
 void SystemInit(void);
 #endif
+#if defined(FX_START_CRT0)
+__attribute__((noreturn)) void _start(void);  /* newlib crt0 (libgloss/arm/crt0.S) */
+#endif
 
 void Reset_Handler(void)
 {
@@ -121,5 +127,9 @@ void Reset_Handler(void)
         for (uint32_t i = 0; i < n; i++)
             dst[i] = 0;
     }
+#if defined(FX_START_CRT0)
+    _start();
+#else
     sh_exit(main());
+#endif
 }

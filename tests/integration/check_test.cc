@@ -139,5 +139,85 @@ TEST(Check, AFailedRunPrintsTheStaticErrorsThatExplainIt) {
   EXPECT_EQ(ok.out.find("static check"), std::string::npos);
 }
 
+// Issue 20 item 8: public layouts on which `check` used to give a false result.
+
+// (a) CMSIS 5's ARMCM55 template on a TCM-booting part (the loader writes ITCM and DTCM):
+// the -fPIC object's .got is an orphan after .data, running from DTCM with its load image
+// in ITCM, and the copy table copies .data only.
+TEST(Check, OrphanGotOnATcmBootedPartIsAnError) {
+  REQUIRE_FIXTURES();
+  CheckRun r = RunCheck("mps3-an547", "mps3-an547", "cmsis_got_orphan");
+  EXPECT_EQ(r.cli.status, 1) << r.cli.out;
+  auto d = Diagnostics(r.report, "copy-table");
+  ASSERT_EQ(d.size(), 2u) << r.report.dump(2);  // .got and .got.plt
+  EXPECT_EQ(d[0]["section"], ".got");
+  EXPECT_GE(d[0]["address"].get<uint64_t>(), 0x20000000u);  // runs from DTCM
+  EXPECT_LT(d[0]["load_address"].get<uint64_t>(), 0x80000u);  // stored in ITCM
+  EXPECT_NE(d[0]["message"].get<std::string>().find("no copy-table entry copies it"), std::string::npos);
+  // With *(.got*) inside .data the same template is clean.
+  CheckRun fixed = RunCheck("mps3-an547", "mps3-an547", "cmsis_crt0");
+  EXPECT_EQ(fixed.cli.status, 0) << fixed.cli.out;
+  EXPECT_TRUE(Diagnostics(fixed.report, "copy-table").empty()) << fixed.report.dump(2);
+}
+
+// (b) Alif's MRAM template, startup built with -ffunction-sections: Reset_Handler is in
+// .text.Reset_Handler, which `*startup*(.text)` does not catch, so it runs from ITCM.
+TEST(Check, ResetHandlerInMemoryOnlyTheCopyTableFillsIsAnError) {
+  REQUIRE_FIXTURES();
+  CheckRun r = RunCheck("alif-e8-hp", "alif-e8-hp", "alif_reset_in_itcm");
+  EXPECT_EQ(r.cli.status, 1) << r.cli.out;
+  std::vector<json> errors, warnings;
+  for (const json& d : Diagnostics(r.report, "boot")) (d["severity"] == "error" ? errors : warnings).push_back(d);
+  ASSERT_EQ(errors.size(), 1u) << r.report.dump(2);
+  std::string m = errors[0]["message"].get<std::string>();
+  EXPECT_NE(m.find("Reset_Handler"), std::string::npos) << m;
+  EXPECT_NE(m.find("itcm"), std::string::npos) << m;
+  EXPECT_NE(m.find("only the copy table fills it"), std::string::npos) << m;
+  EXPECT_NE(errors[0]["fix"].get<std::string>().find("-ffunction-sections"), std::string::npos);
+  // Its fault handlers (Default_Handler) went to ITCM with it.
+  ASSERT_EQ(warnings.size(), 1u) << r.report.dump(2);  // one for the five aliases
+  EXPECT_NE(warnings[0]["message"].get<std::string>().find("NMI, HardFault, MemManage, BusFault and UsageFault vectors"), std::string::npos);
+  // The template's startup built as the learning path builds it stays in MRAM.
+  EXPECT_TRUE(Diagnostics(RunCheck("alif-e8-hp", "alif-e8-hp", "alif_fixed").report, "boot").empty());
+}
+
+TEST(Check, ARunThatExecutesMemoryNothingWroteSaysSo) {
+  REQUIRE_FIXTURES();
+  // ITCM's random reset contents run for a few instructions and fault somewhere else.
+  Completed c = RunCli({"run", "--board", "alif-e8-hp", Fixture("alif-e8-hp", "alif_reset_in_itcm").string()});
+  EXPECT_EQ(c.status, 3) << c.out;
+  EXPECT_NE(c.out.find("note: the core executed memory nothing has written: itcm at 0x00000004 (Reset_Handler)"),
+            std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("error: boot: reset vector"), std::string::npos) << c.out;  // and why
+  // Where the first instruction there cannot execute, that is the fault, named as such.
+  Completed udf = RunCli({"run", "--board", Data("boards/alif_itcm_udf.yaml"),
+                          Fixture("alif-e8-hp", "alif_reset_in_itcm").string()});
+  EXPECT_EQ(udf.status, 3) << udf.out;
+  EXPECT_NE(udf.out.find("UsageFault: executing memory nothing has written: itcm at 0x00000004 (Reset_Handler) "
+                         "holds its reset contents"),
+            std::string::npos) << udf.out;
+  EXPECT_EQ(udf.out.find("cannot decode"), std::string::npos) << udf.out;
+  // A run that never leaves the firmware's code has no such note.
+  Completed ok = RunCli({"run", "--board", "alif-e8-hp", Fixture("alif-e8-hp", "check_ok").string()});
+  EXPECT_EQ(ok.out.find("nothing has written"), std::string::npos) << ok.out;
+}
+
+// (c) The same CMSIS template leaves .bss out of the zero table: newlib's crt0, which
+// __cmsis_start hands over to, zeroes __bss_start__..__bss_end__. The same layout with a
+// startup that calls main itself (no crt0) keeps the warning.
+TEST(Check, BssZeroedByNewlibCrt0IsNotAWarning) {
+  REQUIRE_FIXTURES();
+  CheckRun r = RunCheck("mps3-an547", "mps3-an547", "cmsis_crt0");
+  EXPECT_TRUE(Diagnostics(r.report, "zero-table").empty()) << r.report.dump(2);
+  CheckRun bare = RunCheck("mps3-an547", "mps3-an547", "cmsis_no_crt0");
+  auto d = Diagnostics(bare.report, "zero-table");
+  ASSERT_EQ(d.size(), 1u) << bare.report.dump(2);
+  EXPECT_EQ(d[0]["section"], ".bss");
+  // And it runs: crt0 hands over to main, which reads the GOT the copy table filled.
+  Completed run = RunCli({"run", "--board", "mps3-an547", Fixture("mps3-an547", "cmsis_crt0").string()});
+  EXPECT_EQ(run.status, 0) << run.out;
+  EXPECT_NE(run.out.find("bump 0x0000002a"), std::string::npos) << run.out;
+}
+
 }  // namespace
 }  // namespace faultline::testing

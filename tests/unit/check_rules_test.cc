@@ -131,5 +131,92 @@ TEST(CheckStack, StackOverlappingData) {
   EXPECT_EQ(*r.stack_size, 0xC00u);
 }
 
+// Issue 20 item 8 (a): on a board whose loader writes RAM (load_mode: debugger), a
+// section that runs somewhere other than its load address still needs a copy-table entry.
+TEST(CheckTables, MovedSectionOnARamLoadedBoardNeedsACopyEntry) {
+  Board b = TwoRegions();
+  b.boot.load_mode = LoadMode::kDebugger;
+  b.regions[0].kind = RegionKind::kTcm;  // an ITCM the boot ROM fills, not flash
+  b.regions[0].access.write = true;
+  Image img = WithVectors(0x20010000, 0x9);
+  Segment data;
+  data.load_address = 0x100;
+  data.run_address = 0x20000000;
+  data.bytes.resize(0x20);
+  data.mem_size = 0x20;
+  img.segments.push_back(data);
+  img.sections.push_back({.name = ".data", .address = 0x20000000, .size = 0x10, .alloc = true, .write = true});
+  img.sections.push_back({.name = ".got", .address = 0x20000010, .size = 0x10, .alloc = true, .write = true});
+  auto put = [&](uint32_t at, uint32_t v) {
+    for (int i = 0; i < 4; ++i) img.segments[0].bytes[at + i] = uint8_t(v >> (8 * i));
+  };
+  put(0x40, 0x100); put(0x44, 0x20000000); put(0x48, 4);  // copies .data only
+  img.values = {{"__copy_table_start__", 0x40}, {"__copy_table_end__", 0x4C}};
+  auto d = Rule(Check(b, img), "copy-table");
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].section, ".got");
+  EXPECT_NE(d[0].message.find("no copy-table entry"), std::string::npos) << d[0].message;
+  put(0x48, 8);  // now it covers the .got as well
+  EXPECT_TRUE(Rule(Check(b, img), "copy-table").empty());
+}
+
+// BL T1 from `at` to `to` (Armv8-M ARM: I1 = NOT(J1 EOR S)).
+void PutBl(Image& img, uint32_t at, uint32_t to) {
+  int32_t off = int32_t(to - (at + 4));
+  uint32_t s = (uint32_t(off) >> 24) & 1, i1 = (uint32_t(off) >> 23) & 1, i2 = (uint32_t(off) >> 22) & 1;
+  uint16_t hw1 = uint16_t(0xF000 | s << 10 | ((uint32_t(off) >> 12) & 0x3FF));
+  uint16_t hw2 = uint16_t(0xD000 | ((~i1 ^ s) & 1) << 13 | ((~i2 ^ s) & 1) << 11 | ((uint32_t(off) >> 1) & 0x7FF));
+  std::vector<uint8_t>& b = img.segments[0].bytes;
+  b[at] = uint8_t(hw1); b[at + 1] = uint8_t(hw1 >> 8); b[at + 2] = uint8_t(hw2); b[at + 3] = uint8_t(hw2 >> 8);
+}
+
+// Item 8 (c): .bss outside the zero table is zeroed when the reset path reaches a crt0
+// _start that memsets __bss_start__..__bss_end__ (both in its literal pool).
+TEST(CheckTables, BssZeroedByCrt0IsNotAWarning) {
+  Image img = WithVectors(0x20010000, 0x41);  // Reset_Handler at 0x40
+  img.sections.push_back({.name = ".bss", .address = 0x20000000, .size = 0x40, .alloc = true, .write = true, .nobits = true});
+  img.values = {{"__bss_start__", 0x20000000}, {"__bss_end__", 0x20000040},
+                {"__zero_table_start__", 0xF0}, {"__zero_table_end__", 0xF0},
+                {"__copy_table_start__", 0xF0}, {"__copy_table_end__", 0xF0}};
+  img.symbols = SymbolTable({{.name = "Reset_Handler", .address = 0x40, .size = 0x10, .function = true},
+                             {.name = "__cmsis_start", .address = 0x50, .size = 0x10, .function = true},
+                             {.name = "_start", .address = 0x80, .size = 0, .function = true}});
+  auto put = [&](uint32_t at, uint32_t v) {
+    for (int i = 0; i < 4; ++i) img.segments[0].bytes[at + i] = uint8_t(v >> (8 * i));
+  };
+  put(0xA0, 0x20000000);  // crt0's literal pool: .LC1 __bss_start__, .LC2 __bss_end__
+  put(0xA4, 0x20000040);
+  auto warned = [&] { return !Rule(Check(TwoRegions(), img), "zero-table").empty(); };
+  EXPECT_TRUE(warned()) << "Reset_Handler does not reach _start yet";
+  PutBl(img, 0x44, 0x50);  // Reset_Handler -> __cmsis_start
+  PutBl(img, 0x58, 0x80);  // __cmsis_start -> _start
+  EXPECT_FALSE(warned());
+  put(0xA4, 0x20000020);  // a _start that zeroes something else
+  EXPECT_TRUE(warned());
+}
+
+// Item 8 (b): a reset vector into RAM that only the copy table fills is an error; a
+// fault handler there is a warning (it works once the copy has run).
+TEST(CheckBoot, HandlersInMemoryOnlyTheCopyTableFills) {
+  Image img = WithVectors(0x20010000, 0x20000001);
+  auto put = [&](uint32_t at, uint32_t v) {
+    for (int i = 0; i < 4; ++i) img.segments[0].bytes[at + i] = uint8_t(v >> (8 * i));
+  };
+  put(0x0C, 0x20000041);  // HardFault
+  put(0x40, 0x80); put(0x44, 0x20000000); put(0x48, 0x20);
+  img.values = {{"__copy_table_start__", 0x40}, {"__copy_table_end__", 0x4C}};
+  auto boot = Rule(Check(TwoRegions(), img), "boot");
+  ASSERT_EQ(boot.size(), 2u);
+  EXPECT_EQ(boot[0].severity, Diagnostic::Severity::kError);
+  EXPECT_NE(boot[0].message.find("reset vector 0x20000001"), std::string::npos) << boot[0].message;
+  EXPECT_NE(boot[0].message.find("only the copy table fills it"), std::string::npos) << boot[0].message;
+  EXPECT_EQ(boot[1].severity, Diagnostic::Severity::kWarning);
+  EXPECT_NE(boot[1].message.find("HardFault vector"), std::string::npos) << boot[1].message;
+  put(0x4, 0x9);  // Reset_Handler back in flash: only the warning is left
+  boot = Rule(Check(TwoRegions(), img), "boot");
+  ASSERT_EQ(boot.size(), 1u);
+  EXPECT_EQ(boot[0].severity, Diagnostic::Severity::kWarning);
+}
+
 }  // namespace
 }  // namespace faultline

@@ -300,6 +300,28 @@ TEST(MemoryMapReset, ApplyResetContentsRefillsStorage) {
   EXPECT_EQ(s.data()[31], 0xFF);
 }
 
+// What `run` reports as "memory nothing has written": random contents at any offset
+// (the generator stream is resumed there, also in a region past the pattern-mapped
+// size), a fill, and the first byte anyone changes.
+TEST(MemoryMapReset, HoldsResetContentsUntilAByteIsWritten) {
+  MemoryMap map(MakeBoard({MakeRegion("itcm", 0x0, 256 * 1024, Random(7)),
+                           MakeRegion("ddr", 0x10000000, 32u << 20, Random(9)),
+                           MakeRegion("ram", 0x20000000, 4096, Fill(0xA5))}));
+  EXPECT_TRUE(map.HoldsResetContents(0x0, 1024));
+  EXPECT_TRUE(map.HoldsResetContents(0x12345, 77));  // unaligned start and length
+  EXPECT_TRUE(map.HoldsResetContents(0x10000000 + (5u << 20) + 0x403, 1021));
+  EXPECT_TRUE(map.HoldsResetContents(0x20000400, 1024));
+  const std::array<uint8_t, 1> same = {uint8_t(map.Read32(0x12344) >> 8)}, other = {uint8_t(same[0] ^ 1)};
+  map.Write(0x12345, same);  // the same byte again: still nothing to tell
+  EXPECT_TRUE(map.HoldsResetContents(0x12000, 1024));
+  map.Write(0x12345, other);
+  EXPECT_FALSE(map.HoldsResetContents(0x12000, 1024));
+  EXPECT_TRUE(map.HoldsResetContents(0x12346, 100));
+  map.Write(0x20000500, std::array<uint8_t, 1>{0});
+  EXPECT_FALSE(map.HoldsResetContents(0x20000400, 1024));
+  EXPECT_FALSE(map.HoldsResetContents(0x30000000, 4));  // no region
+}
+
 // --- Raw access --------------------------------------------------------------------
 
 TEST(MemoryMapAccess, WriteReadRoundTripIsLittleEndian) {

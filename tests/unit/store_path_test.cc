@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "cpu/unicorn_build.h"
 #include "cpu/unicorn_store_path.h"
 
 namespace {
@@ -102,6 +103,38 @@ TEST(StorePath, CodeInRamRewrittenByTheGuestRunsAsRewritten) {
   ASSERT_EQ(e.Run(kFlash, kFlash + 10), UC_ERR_OK);
   EXPECT_EQ(e.Get(UC_ARM_REG_R3), 1u) << "the first run of the RAM code";
   EXPECT_EQ(e.Get(UC_ARM_REG_R2), 2u) << "the rewritten instruction";
+}
+
+// Issue 20 item 9: the replacements are enabled for the libunicorn build they were
+// measured against only (its GNU build-id, read from the loaded library's notes).
+TEST(UnicornBuild, TheLoadedLibraryIsTheMeasuredBuild) {
+  if (std::getenv("FAULTLINE_UNICORN_BUILD_ID") != nullptr) GTEST_SKIP() << "FAULTLINE_UNICORN_BUILD_ID is set";
+  const std::string id = faultline::cpu::UnicornBuildId();
+  EXPECT_EQ(id.size(), 40u) << id;  // SHA-1 build-id, as ld --build-id writes it
+  EXPECT_TRUE(faultline::cpu::KnownUnicornBuild())
+      << "libunicorn build-id " << id << " is not Debian 12's libunicorn2 2.0.1.post1-1+b1 (amd64)";
+}
+
+// Any other build (simulated: FAULTLINE_UNICORN_BUILD_ID, read once per process, so in a
+// fresh one) keeps Unicorn's own store path: no page takes the fast path, and the store
+// still lands.
+TEST(UnicornBuild, AnotherBuildRunsUnicornsOwnStorePath) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");  // re-executes the test binary
+  setenv("FAULTLINE_UNICORN_BUILD_ID", "0123", 1);
+  EXPECT_EXIT(
+      {
+        Engine engine;
+        engine.Code(kFlash, {kStrR0R1, kNop});
+        engine.Set(UC_ARM_REG_R0, 5);
+        engine.Set(UC_ARM_REG_R1, kRam + 0x20);
+        const bool ran = engine.Run(kFlash, kFlash + 2) == UC_ERR_OK;
+        std::exit(ran && engine.ram[0x20] == 5 && faultline::cpu::FastStorePages() == 0 &&
+                          !faultline::cpu::KnownUnicornBuild() && faultline::cpu::UnicornBuildId() == "0123"
+                      ? 0
+                      : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
+  unsetenv("FAULTLINE_UNICORN_BUILD_ID");
 }
 
 }  // namespace

@@ -98,6 +98,10 @@ class MemoryMap {
   void Write(uint64_t addr, std::span<const uint8_t> bytes);
   void Read(uint64_t addr, std::span<uint8_t> bytes) const;
   uint32_t Read32(uint64_t addr) const;
+  // Whether [addr, addr + size) (in one window) still holds its region's reset contents:
+  // nothing — the loader, the host or the firmware — has written other bytes there. The
+  // pattern is recomputed on demand (for a report), so writes cost nothing.
+  bool HoldsResetContents(uint64_t addr, uint64_t size) const;
 
   PagePlan PlanPages(uint64_t page_size) const;
 

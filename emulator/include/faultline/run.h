@@ -229,6 +229,10 @@ struct RunResult {
   uint64_t armv81m_loops_relocated = 0;  // LE loops running from a copy next to their test
   uint64_t armv81m_sites_untrapped = 0;  // VSCCLRM/MVE-shift sites left to the M33 model
   uint64_t mve_instructions = 0;         // MVE (Helium) instructions executed (Cortex-M55)
+  // Set when the core ran code from memory that still held its reset contents (never
+  // loaded, never written): where, e.g. "itcm at 0x00000004 (Reset_Handler)". What it did
+  // there is not the firmware's code.
+  std::string unwritten_code;
   LoadMode load_mode = LoadMode::kFlash;
   uint64_t vector_table = 0;  // where reset read the initial SP and PC
   std::string boot_source;    // RunOptions::boot_source, when not the board's
@@ -258,6 +262,11 @@ struct RunResult {
 // Loads `image` on `board` and runs it. Throws InputError for bad input (a segment
 // outside every region, a bad reset vector); guest faults are values in the result.
 RunResult Run(const Board& board, const Image& image, const RunOptions& options);
+
+// Empty when the engine runs with faultline's replacements of libunicorn's internals;
+// otherwise one line saying that the loaded libunicorn is not the build they were
+// measured against, so Unicorn's own (correct, slower) paths run, and how much slower.
+std::string EngineFallbackNote();
 
 // The CLI's exit status for a run: 0 firmware exited 0, 1 exited non-zero, 3 fault or
 // unsupported instruction or lockup, 4 hang or limit. (2 is bad input, raised before a run.)

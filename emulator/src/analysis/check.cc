@@ -133,6 +133,7 @@ class Checker {
       : board_(board), image_(image), options_(options), map_(board), placed_(PlaceSections(image)) {}
 
   CheckResult Run() {
+    BootSource();
     Usage();
     Placement();
     Overlaps();
@@ -317,8 +318,11 @@ class Checker {
 
   void CheckCopied(const Placed& p, const Region& r) {
     const Section& s = *p.section;
-    // RAM-boot boards (remoteproc, a boot ROM copying the image) load RAM themselves.
-    if (!FlashLoaded()) return;
+    // RAM-boot boards (remoteproc, a boot ROM copying the image) write each section at its
+    // load address; one that runs somewhere else still needs the copy table, whatever
+    // memory holds its load image (an orphan .got after .data, stored in ITCM).
+    const bool moved = p.load && *p.load != s.address;
+    if (!FlashLoaded() && !moved) return;
     bool got = s.name == ".got" || s.name == ".got.plt";
     std::string fix = got ? "add `*(.got) *(.got.plt)` to the data section the copy table already copies "
                             "(e.g. after KEEP(*(.jcr*)) in .data.at_dtcm), so startup copies the GOT to RAM"
@@ -327,7 +331,7 @@ class Checker {
                                         "LONG(SIZEOF({0})/4)",
                                         s.name);
     const Region* load = p.load ? Window(*p.load, s.size) : nullptr;
-    if (!p.load || *p.load == s.address || load == nullptr || !IsNonVolatile(load->kind)) {
+    if (FlashLoaded() && (!moved || load == nullptr || !IsNonVolatile(load->kind))) {
       Add(Severity::kError, "copy-table", &p,
           fmt::format("{} ({} bytes) runs from {} at 0x{:08x} but has no load image in non-volatile memory{}: a "
                       "flash programmer never writes it, so it holds {}'s reset contents at boot",
@@ -354,9 +358,70 @@ class Checker {
     Add(Severity::kError, "copy-table", &p,
         fmt::format("{} ({} bytes) runs from {} at 0x{:08x} with its load image at 0x{:08x} in {}, but no copy-table "
                     "entry copies it: at run time it holds {}'s reset contents{}",
-                    s.name, s.size, r.name, s.address, *p.load, load->name, r.name,
+                    s.name, s.size, r.name, s.address, *p.load, load ? load->name : "no region", r.name,
                     got ? " and every access through the GOT (PIC code, C++ virtual calls) reads a bad address" : ""),
         fix);
+  }
+
+  // The first instruction's halfwords at a run address, for following direct calls.
+  std::optional<uint16_t> Half(uint64_t addr) const {
+    auto w = ImageWord(image_, addr & ~uint64_t{3});
+    if (!w) return std::nullopt;
+    return uint16_t(addr & 2 ? *w >> 16 : *w);
+  }
+
+  // Whether the code at `from` reaches `target` through direct BL / B.W (T4) calls, at
+  // most `depth` calls deep: Reset_Handler -> __cmsis_start -> _start. A function is
+  // scanned over its symbol's size (256 bytes when unsized); literal pools decode as
+  // noise, which can only add a call, never hide one.
+  bool Calls(uint64_t from, uint64_t target, int depth) const {
+    if (from == target) return true;
+    if (depth == 0) return false;
+    uint64_t size = 256;
+    if (auto ref = image_.symbols.Lookup(from); ref && ref->offset == 0) {
+      if (auto sym = image_.symbols.Find(ref->name); sym && sym->size) size = sym->size;
+    }
+    for (uint64_t a = from; a + 4 <= from + size;) {
+      auto hw1 = Half(a), hw2 = Half(a + 2);
+      if (!hw1 || !hw2) return false;
+      if ((*hw1 & 0xF800) == 0xF000 && ((*hw2 & 0xD000) == 0xD000 || (*hw2 & 0xD000) == 0x9000)) {
+        // Armv8-M ARM BL T1 / B T4: imm32 = SignExtend(S:I1:I2:imm10:imm11:'0'), Ix = NOT(Jx EOR S).
+        uint32_t sign = (*hw1 >> 10) & 1, j1 = (*hw2 >> 13) & 1, j2 = (*hw2 >> 11) & 1;
+        uint32_t imm = sign << 24 | (~(j1 ^ sign) & 1) << 23 | (~(j2 ^ sign) & 1) << 22 |
+                       uint32_t(*hw1 & 0x3FF) << 12 | uint32_t(*hw2 & 0x7FF) << 1;
+        int32_t offset = int32_t(imm << 7) >> 7;
+        uint64_t dest = uint32_t(a + 4 + offset);
+        if (dest != from && Calls(dest, target, depth - 1)) return true;
+      }
+      a += (*hw1 >> 11) >= 0x1D ? 4 : 2;
+    }
+    return false;
+  }
+
+  // __bss_start__..__bss_end__ when newlib's crt0 zeroes it at boot. crt0's _start
+  // (libgloss/arm/crt0.S) loads both symbols from its literal pool and memsets the range
+  // between them before main; CMSIS 5's startup hands over to it (__cmsis_start ends in
+  // _start) and its zero table leaves .bss out for that reason. Sound rule: the image has
+  // both symbols, the code at _start holds both as literals within 128 bytes (that is
+  // crt0's zeroing, not a user _start that happens to share the name), and the reset
+  // vector reaches _start through direct calls.
+  std::optional<std::pair<uint64_t, uint64_t>> CrtZeroedBss() {
+    if (crt_bss_checked_) return crt_bss_;
+    crt_bss_checked_ = true;
+    auto lo = Value(image_, {"__bss_start__"}), hi = Value(image_, {"__bss_end__"});
+    auto start = image_.symbols.Find("_start");
+    auto reset = LoadedWord(image_, vtor_ + 4);
+    if (!lo || !hi || *hi <= *lo || !start || !start->function || !reset) return std::nullopt;
+    bool has_lo = false, has_hi = false;
+    for (uint64_t a = start->address; a < start->address + 128; a += 2) {
+      auto lo_half = Half(a), hi_half = Half(a + 2);
+      if (!lo_half || !hi_half || a % 4) continue;
+      uint32_t w = uint32_t(*lo_half) | uint32_t(*hi_half) << 16;
+      has_lo |= w == *lo;
+      has_hi |= w == *hi;
+    }
+    if (has_lo && has_hi && Calls(*reset & ~1u, start->address, 3)) crt_bss_ = {*lo, *hi};
+    return crt_bss_;
   }
 
   void CheckZeroed(const Placed& p, const Region& r) {
@@ -370,6 +435,7 @@ class Checker {
     for (const ZeroTableEntry& e : result_.zero_table) {
       if (s.address >= e.destination && s.address + s.size <= e.destination + e.words * 4) return;
     }
+    if (auto bss = CrtZeroedBss(); bss && s.address >= bss->first && s.address + s.size <= bss->second) return;
     Add(Severity::kWarning, "zero-table", &p,
         fmt::format("{} ({} bytes at 0x{:08x} in {}) is not in the zero table: it starts with {}'s reset contents, "
                     "not zeros",
@@ -443,24 +509,23 @@ class Checker {
     }
   }
 
-  void Boot() {
-    // Reset reads the vector table where the board boots, unless a boot config or
-    // --boot-address says where the image is started from.
-    uint64_t vtor = board_.boot.vector_table;
-    std::string from = "the board's boot address", source;
-    std::optional<BootConfig> config;
+  // Reset reads the vector table where the board boots, unless a boot config or
+  // --boot-address says where the image is started from.
+  void BootSource() {
+    vtor_ = board_.boot.vector_table;
     if (options_.boot_config) {
-      config = ReadBootConfig(*options_.boot_config);
-      vtor = config->image_address;
-      from = "the boot address";
-      source = fmt::format(" ({}: {}.mramAddress)", config->path, config->entry);
+      config_ = ReadBootConfig(*options_.boot_config);
+      vtor_ = config_->image_address;
     }
-    if (options_.boot_address) {
-      vtor = *options_.boot_address;
-      from = "the boot address";
-      source = " (--boot-address)";
-    }
-    auto sp = LoadedWord(image_, vtor), reset = LoadedWord(image_, vtor + 4);
+    if (options_.boot_address) vtor_ = *options_.boot_address;
+  }
+
+  void Boot() {
+    std::string from = options_.boot_config || options_.boot_address ? "the boot address" : "the board's boot address";
+    std::string source = options_.boot_address ? " (--boot-address)"
+                         : config_ ? fmt::format(" ({}: {}.mramAddress)", config_->path, config_->entry)
+                                   : "";
+    auto sp = LoadedWord(image_, vtor_), reset = LoadedWord(image_, vtor_ + 4);
     std::string vectors;
     uint64_t vectors_at = 0;
     for (const Placed& p : placed_) {
@@ -474,7 +539,7 @@ class Checker {
     if (!sp || !reset) {
       Add(Severity::kError, "boot", nullptr,
           fmt::format("nothing in the image is loaded at {} 0x{:08x}{}{}: the core would reset from blank memory", from,
-                      vtor, source,
+                      vtor_, source,
                       vectors.empty() ? "" : fmt::format(" (the image's {} is at 0x{:08x})", vectors, vectors_at)),
           "link the image for the address the boot ROM or boot config starts it from (the vector table first)");
     } else {
@@ -497,8 +562,69 @@ class Checker {
             fmt::format("reset vector 0x{:08x} does not point into executable memory", *reset),
             "point the vector table's word 1 at Reset_Handler in executable memory");
       }
+      HandlersWrittenAtReset(vtor_);
     }
-    if (config) BootConfigMatches(*config, vectors_at);
+    if (config_) BootConfigMatches(*config_, vectors_at);
+  }
+
+  // Whether the loader writes `addr` before reset: a segment's load image covers it and,
+  // on a flash-loaded board, lies in non-volatile memory.
+  bool WrittenAtReset(uint64_t addr) const {
+    for (const Segment& seg : image_.segments) {
+      if (addr < seg.load_address || addr >= seg.load_address + seg.bytes.size()) continue;
+      const Region* r = Window(addr, 1);
+      if (!FlashLoaded() || (r && IsNonVolatile(r->kind))) return true;
+    }
+    return false;
+  }
+
+  // The reset handler and the fault handlers must run from memory that holds them at
+  // reset. With -ffunction-sections, Reset_Handler is in .text.Reset_Handler, which a
+  // template's `*startup*(.text)` no longer catches, and lands in the code the copy table
+  // moves to ITCM: the core then starts in memory the copy has not filled. A fault handler
+  // there is only reached correctly once the copy has run (a warning).
+  void HandlersWrittenAtReset(uint64_t vtor) {
+    static const char* const kVectors[] = {"reset", "NMI", "HardFault", "MemManage", "BusFault", "UsageFault"};
+    // Handler address -> the vectors that hold it (CMSIS aliases them to Default_Handler).
+    std::vector<std::pair<uint32_t, std::vector<std::string>>> handlers;
+    for (int n = 1; n <= 6; ++n) {
+      auto v = LoadedWord(image_, vtor + 4 * uint64_t(n));
+      if (!v || *v == 0) continue;
+      auto same = std::find_if(handlers.begin(), handlers.end(), [&](const auto& h) { return h.first == *v; });
+      if (n > 1 && same != handlers.end()) same->second.push_back(kVectors[n - 1]);
+      else handlers.push_back({*v, {kVectors[n - 1]}});
+    }
+    for (const auto& [v, names] : handlers) {
+      uint64_t target = v & ~1u;
+      const Region* code = Window(target, 2);
+      if (code == nullptr || !code->access.execute || WrittenAtReset(target)) continue;
+      auto sym = image_.symbols.Lookup(target);
+      std::string name = sym ? " (" + sym->ToString() + ")" : "";
+      bool copied = std::any_of(result_.copy_table.begin(), result_.copy_table.end(), [&](const CopyTableEntry& e) {
+        return target >= e.destination && target < e.destination + e.words * 4;
+      });
+      std::string fill = copied ? "only the copy table fills it" : "nothing writes it";
+      if (names[0] == "reset") {
+        Add(Severity::kError, "boot", nullptr,
+            fmt::format("reset vector 0x{:08x}{} points into {}, which holds its reset contents when the core starts: "
+                        "{}{}",
+                        v, name, code->name, fill, copied ? ", and the copy is what Reset_Handler itself runs" : ""),
+            "keep Reset_Handler and the startup code in memory the programmer writes: match their input sections "
+            "by name in the output section placed there (`*startup*(.text .text.*)`), or build the startup without "
+            "-ffunction-sections");
+        continue;
+      }
+      std::string list;
+      for (size_t i = 0; i < names.size(); ++i) {
+        list += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+      }
+      Add(Severity::kWarning, "boot", nullptr,
+          fmt::format("{} vector{} 0x{:08x}{} point{} into {}, where {}: a fault taken before the startup code has "
+                      "run executes {}'s reset contents",
+                      list, names.size() > 1 ? "s" : "", v, name, names.size() > 1 ? "" : "s", code->name, fill,
+                      code->name),
+          "keep the fault handlers with the startup code in memory the programmer writes");
+    }
   }
 
   void BootConfigMatches(const BootConfig& c, uint64_t vectors_at) {
@@ -586,6 +712,10 @@ class Checker {
   MemoryMap map_;
   std::vector<Placed> placed_;
   CheckResult result_;
+  uint64_t vtor_ = 0;
+  std::optional<BootConfig> config_;
+  bool crt_bss_checked_ = false;
+  std::optional<std::pair<uint64_t, uint64_t>> crt_bss_;
 };
 
 }  // namespace

@@ -206,6 +206,32 @@ uint32_t MemoryMap::Read32(uint64_t addr) const {
   return uint32_t(b[0]) | uint32_t(b[1]) << 8 | uint32_t(b[2]) << 16 | uint32_t(b[3]) << 24;
 }
 
+bool MemoryMap::HoldsResetContents(uint64_t addr, uint64_t size) const {
+  int i = FindRange(addr, size);
+  if (i < 0 || size == 0) return false;
+  const size_t b = backing_[size_t(i)];
+  const ResetContents& reset = windows_[b].reset;
+  uint64_t offset = backing_offset_[size_t(i)] + (addr - windows_[size_t(i)].base);
+  const uint8_t* now = Host(size_t(i)) + (addr - windows_[size_t(i)].base);
+  if (reset.kind != ResetContents::Kind::kRandom) {
+    const uint8_t byte = reset.kind == ResetContents::Kind::kZero     ? 0
+                         : reset.kind == ResetContents::Kind::kErased ? 0xFF
+                                                                      : reset.fill;
+    return std::all_of(now, now + size, [byte](uint8_t c) { return c == byte; });
+  }
+  // ApplyResetContents' stream: one std::mt19937_64 draw per 8 bytes, repeating every
+  // kPatternChunk in a region MapPattern filled.
+  if (windows_[b].size > kFillDirectlyUpTo && windows_[b].size % kPatternChunk == 0) offset %= kPatternChunk;
+  std::mt19937_64 rng(reset.seed);
+  rng.discard(offset / 8);
+  uint64_t draw = rng();
+  for (uint64_t k = 0, at = offset; k < size; ++k, ++at) {
+    if (at % 8 == 0 && k > 0) draw = rng();
+    if (now[k] != uint8_t(draw >> (8 * (at % 8)))) return false;
+  }
+  return true;
+}
+
 int MemoryMap::FindPeripheral(uint64_t addr) const {
   int window = -1;  // an unimplemented window holding addr: used only if no peripheral in it does
   for (size_t i = 0; i < peripherals_.size(); ++i) {

@@ -31,6 +31,7 @@
 // FAULTLINE_UNICORN_STORE_PATH=stock in the environment turns all three off (Unicorn's own
 // functions run), for A/B measurement.
 #include "unicorn_store_path.h"
+#include "unicorn_build.h"
 #include "unicorn_interpose.h"
 
 #include <dlfcn.h>
@@ -166,7 +167,7 @@ bool KnownUnicornRelease() { return (uc_version(nullptr, nullptr) & 0xFFFFFF00u)
 
 bool TurnedOff(const char* var, const char* value) {
   const char* e = std::getenv(var);
-  return (e != nullptr && std::strcmp(e, value) == 0) || !KnownUnicornRelease();
+  return (e != nullptr && std::strcmp(e, value) == 0) || !KnownUnicornRelease() || !KnownUnicornBuild();
 }
 
 }  // namespace faultline::cpu

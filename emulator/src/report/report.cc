@@ -224,6 +224,11 @@ std::string FormatRunBody(const RunResult& r, const Board& board) {
                        "with -mcpu=cortex-m55+nomve to avoid the shifts.\n",
                        r.armv81m_sites_untrapped);
   }
+  if (!r.unwritten_code.empty()) {
+    out += fmt::format("  note: the core executed memory nothing has written: {} held its reset contents (never "
+                       "loaded, never written by the firmware), so what ran there is not the firmware's code\n",
+                       r.unwritten_code);
+  }
   if (r.armv81m_sites_rewritten > 0) {
     out += fmt::format("  note: {} Armv8.1-M site{} (DLS/WLS/LE loops, CSEL, CLRM...) {} rewritten in place into "
                        "Armv8-M code, which Unicorn's model runs: firmware that reads its own code (a CRC over "
@@ -273,6 +278,7 @@ std::string FormatRunJson(const RunResult& r) {
                   {"loops_relocated", r.armv81m_loops_relocated},
                   {"sites_untrapped", r.armv81m_sites_untrapped}};
   j["mve"] = {{"instructions", r.mve_instructions}};
+  j["unwritten_code"] = r.unwritten_code.empty() ? json(nullptr) : json(r.unwritten_code);
   j["load_mode"] = ToString(r.load_mode);
   j["vector_table"] = r.vector_table;
   if (!r.boot_source.empty()) j["boot_source"] = r.boot_source;

@@ -14,6 +14,7 @@
 #include "../bus/uart.h"
 #include "../cpu/core.h"
 #include "../cpu/thumb.h"
+#include "../cpu/unicorn_build.h"
 #include "faultline/error.h"
 #include "faultline/memory_map.h"
 #include "semihosting.h"
@@ -428,6 +429,22 @@ SessionOutput RunSession(const SessionInput& in) {
 
   uint32_t pc = reset_vector & ~1u;
 
+  // Whether `at` is code in memory that still holds its reset contents: recorded once for
+  // the report. Asked only when the run stops for a fault (and at reset), never per access;
+  // the 1 KiB page around it is compared with the region's reset pattern.
+  auto unwritten = [&](uint64_t at) -> std::optional<std::string> {
+    const int w = map.Find(at);
+    if (w < 0) return std::nullopt;
+    const Region& r = map.regions()[size_t(w)];
+    const uint64_t page = std::max<uint64_t>(at & ~uint64_t{0x3FF}, r.base);
+    if (!map.HoldsResetContents(page, std::min<uint64_t>(page + 0x400, r.end()) - page)) return std::nullopt;
+    auto sym = in.image.symbols.Lookup(at);
+    std::string where = fmt::format("{} at 0x{:08x}{}", r.name, at, sym ? " (" + sym->ToString() + ")" : "");
+    if (res.unwritten_code.empty()) res.unwritten_code = where;
+    return where;
+  };
+  unwritten(pc);  // the reset handler itself (linked where only the copy table puts it)
+
   // --- Exception model (issue 3) ---
   // The first fault the firmware's handler was entered for: reported if the run then
   // ends in a handler that spins.
@@ -563,6 +580,7 @@ SessionOutput RunSession(const SessionInput& in) {
     core.SyncMpu();  // after any exception entry or return above: the privilege it runs at
     Stop s = core.Run(pc, limits);
     auto fault = [&](std::string kind, std::string detail) {
+      unwritten(s.pc);
       Fault f;
       f.kind = std::move(kind);
       f.detail = std::move(detail);
@@ -574,6 +592,7 @@ SessionOutput RunSession(const SessionInput& in) {
       return f;
     };
     auto unsupported = [&](std::string what) {
+      unwritten(s.pc);
       res.outcome = Outcome::kUnsupported;
       auto insn = core.InstructionAt(s.pc);
       res.unsupported = Unsupported{s.pc, insn, std::move(what), in.image.symbols.Lookup(s.pc)};
@@ -752,6 +771,21 @@ SessionOutput RunSession(const SessionInput& in) {
       case Stop::Kind::kInvalidInstruction: {
         auto insn = core.InstructionAt(s.pc);
         auto cls = cpu::Classify(insn);
+        // What the core cannot decode in memory nothing has written (the reset handler
+        // linked where only the copy table puts it, a call through a GOT nobody copied) is
+        // not the firmware's code: say so, and stop there, since whatever the core did
+        // next would be reset contents too.
+        if (auto where = unwritten(s.pc)) {
+          Fault f = fault("UsageFault",
+                          fmt::format("executing memory nothing has written: {} holds its reset contents (never "
+                                      "loaded, never written by the firmware), here [{}], which the core cannot "
+                                      "execute (UNDEFINSTR)",
+                                      *where, cpu::EncodingHex(insn)));
+          f.registers = core.ReadAll();
+          f.registers->pc = s.pc;
+          res.fault = f;
+          return finish();
+        }
         if (cls == cpu::EncodingClass::kUdf) {
           if (vector_fault(fault("UsageFault", "undefined instruction (UNDEFINSTR)"),
                            {.exception = cpu::kUsageFault, .cfsr_bits = cpu::cfsr::kUndefinstr,
@@ -1020,6 +1054,19 @@ RunResult Run(const Board& board, const Image& image, const RunOptions& options)
            second.result.events[i].first_address == first.result.events[i].first_address;
   }
   return same ? second.result : first.result;  // otherwise the event PCs stay approximate
+}
+
+std::string EngineFallbackNote() {
+  if (cpu::KnownUnicornBuild()) return "";
+  std::string id = cpu::UnicornBuildId();
+  // The cost and the differences are those of FAULTLINE_UNICORN_BUILD_ID=0 against the
+  // default on the bench fixtures (docs/performance.md, "Another libunicorn build").
+  return fmt::format("libunicorn {} is not the build faultline's engine patches were measured against (Debian 12 "
+                     "libunicorn2 2.0.1.post1-1+b1, amd64): running Unicorn's own paths, about 10x slower on "
+                     "store-heavy code (1.5x on ALU-bound code); UNALIGNED, DIVBYZERO and NOCP UsageFaults are not "
+                     "raised, a data fault's stacked xPSR may be its block's, and code in an XIP window stops as "
+                     "unsupported",
+                     id.empty() ? "without a build-id" : "build-id " + id);
 }
 
 int ExitStatus(const RunResult& r) {
