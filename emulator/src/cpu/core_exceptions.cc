@@ -316,7 +316,7 @@ Core::Taken Core::TakeException(uint32_t number, uint32_t return_address) {
 }
 
 Core::Taken Core::ReturnFromException(uint32_t value) {
-  const bool v8m = cpu_ == Cpu::kCortexM33 || cpu_ == Cpu::kCortexM55;
+  const bool v8m = IsV8m(cpu_);
   ExcReturnFields r = DecodeExcReturn(value, v8m);
   const uint32_t returning = ipsr();
   if (returning == 0) {

@@ -72,7 +72,7 @@ void Core::PushFpControl() {
   if (w == nullptr) return;
   const uint32_t f = scs_.fpccr();
   const uint32_t followed = fpccr::kAspen | fpccr::kLspen | fpccr::kLspact;
-  const bool v8m = cpu_ == Cpu::kCortexM33 || cpu_ == Cpu::kCortexM55;
+  const bool v8m = IsV8m(cpu_);
   w[0] = f & followed;
   w[1] = (f & followed) | ((v8m ? f : w[1]) & fpccr::kS);
   // The engine's FPSCR has no LTPSIZE (QEMU 5.0): the new context's comes from ltpsize_.
@@ -81,7 +81,7 @@ void Core::PushFpControl() {
 
 void Core::PullFpControl() {
   const uint32_t* w = EngineFpccr();
-  if (w == nullptr || !(cpu_ == Cpu::kCortexM33 || cpu_ == Cpu::kCortexM55)) return;
+  if (w == nullptr || !IsV8m(cpu_)) return;
   scs_.set_fpccr((scs_.fpccr() & ~fpccr::kS) | (w[1] & fpccr::kS));
 }
 
@@ -91,7 +91,7 @@ bool Core::LazyFpPreservation() const { return (scs_.fpccr() & fpccr::kLspen) &&
 // records who owned the context and which faults could be taken, for the preservation.
 void Core::ReserveFpState(uint32_t fpcar, bool thread, bool unprivileged, int execution_priority) {
   using namespace fpccr;
-  const bool v8m = cpu_ == Cpu::kCortexM33 || cpu_ == Cpu::kCortexM55;
+  const bool v8m = IsV8m(cpu_);
   uint32_t f = scs_.fpccr() & ~(kLspact | kUser | kThread | kHfrdy | kMmrdy | kBfrdy | kSfrdy | kMonrdy | kUfrdy);
   f |= kLspact;
   if (thread) f |= kThread;

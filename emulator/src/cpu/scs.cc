@@ -105,7 +105,7 @@ uint32_t CpuidOf(Cpu cpu) {
 
 Scs::Scs(Cpu cpu, uint32_t reset_vtor)
     : cpu_(cpu),
-      v8m_(cpu == Cpu::kCortexM33 || cpu == Cpu::kCortexM55),
+      v8m_(IsV8m(cpu)),
       v81m_(cpu == Cpu::kCortexM55),
       reset_vtor_(reset_vtor) {
   Reset();

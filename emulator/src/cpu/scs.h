@@ -27,6 +27,8 @@ constexpr uint32_t kM55ImpdefBase = 0xE001E000u;  // Cortex-M55 TRM §5: MSCR..P
 uint32_t CpuidOf(Cpu cpu);
 // Every core but the Cortex-M0 and M3 has an FPU (the boards' CPUs).
 inline bool HasFpu(Cpu cpu) { return cpu != Cpu::kCortexM0 && cpu != Cpu::kCortexM3; }
+// Armv8-M (the M33, and the M55 on its model): run Secure, with the Security Extension.
+inline bool IsV8m(Cpu cpu) { return cpu == Cpu::kCortexM33 || cpu == Cpu::kCortexM55; }
 
 // FPCCR fields (Armv7-M ARM §B3.2.20, Armv8-M ARM §D1.2.99).
 namespace fpccr {
