@@ -1,6 +1,7 @@
-// Issue 16 item 7: the System Control Space is privileged only. An RTOS task reading
-// SCB->CPUID or writing ICSR takes a precise BusFault with BFAR, as on QEMU; the report
-// says why.
+// Issue 16 item 7, privilege seen where faultline did not look before: the System
+// Control Space is privileged only (an RTOS task reading SCB->CPUID or writing ICSR takes
+// a precise BusFault with BFAR, as on QEMU; the report says why), and exception stacking
+// is checked by the MPU.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -35,6 +36,21 @@ TEST_P(ScsUnprivileged, TheRecordSaysTheScsIsPrivilegedOnly) {
   EXPECT_EQ(f["access"], "read");
   EXPECT_TRUE(f["pc_precise"].get<bool>());
   EXPECT_NE(f["detail"].get<std::string>().find("System Control Space"), std::string::npos) << f["detail"];
+}
+
+// Issue 16 item 7: the MPU checks exception stacking with the interrupted code's
+// privilege. An unprivileged thread whose stack is privileged-only takes an SVC: its
+// frame is refused, MemManage with MSTKERR, as on QEMU.
+TEST_P(ScsUnprivileged, StackingTheMpuRefusesIsMstkerrAsOnQemu) {
+  REQUIRE_FIXTURES();
+  if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
+  const QemuMachine& m = GetParam();
+  const std::string qemu = QemuSemihostingConsole(m.board, m.cpu, Fixture(m.board, "exc_mstkerr"));
+  Completed cli;
+  auto report = RunJson(m.board, "exc_mstkerr", {}, &cli);
+  EXPECT_EQ(report["outcome"], "exit") << cli.out << cli.err;
+  EXPECT_NE(report["console"].get<std::string>().find("cfsr 0x00000010\n"), std::string::npos) << cli.out;
+  EXPECT_EQ(report["console"], qemu);
 }
 
 INSTANTIATE_TEST_SUITE_P(Machines, ScsUnprivileged,

@@ -447,6 +447,7 @@ class Core {
   bool BusWrite32(uint32_t addr, uint32_t value);
   struct EntryOutcome {
     bool stacking_failed = false;
+    bool stacking_refused_by_mpu = false;  // MSTKERR rather than a bus error (STKERR)
     uint32_t stacking_address = 0;
     bool vector_failed = false;
     std::optional<StackFrame> frame;

@@ -150,10 +150,18 @@ Core::EntryOutcome Core::Enter(uint32_t number, uint32_t return_address) {
     words.push_back(mve_ ? MveStackedFpscr(fpscr) : fpscr);
     if (mve_) words.push_back(MveVpr());  // else the word is reserved: left as it is
   }
+  // The MPU checks the stacking with the interrupted code's privilege (Armv7-M ARM
+  // §B1.5.6 PushStack; QEMU 7.2 v7m_stack_write): a refused word is MSTKERR.
+  const Mpu mpu = scs_.mpu();
+  const bool mpu_checks = mpu.enabled() && !MpuBypassed();
+  const bool privileged = !(thread && (control & 1u));
   for (size_t i = 0; i < words.size(); ++i) {
-    if (!BusWrite32(l.frame_sp + uint32_t(4 * i), words[i])) {
+    const uint32_t at = l.frame_sp + uint32_t(4 * i);
+    const std::optional<MpuPermission> p = mpu_checks ? mpu.Access(at, privileged) : std::nullopt;
+    o.stacking_refused_by_mpu = p && !p->write;
+    if (o.stacking_refused_by_mpu || !BusWrite32(at, words[i])) {
       o.stacking_failed = true;
-      o.stacking_address = l.frame_sp + uint32_t(4 * i);
+      o.stacking_address = at;
       break;
     }
   }
@@ -223,10 +231,12 @@ Core::Taken Core::TakeFault(const FaultRequest& req) {
   t.frame = o.frame;
   if (o.stacking_failed) {
     // A bus error while stacking: STKERR, a derived BusFault that replaces the original
-    // if it may be taken, else HardFault (Armv7-M ARM §B1.5.15, §B1.5.6).
-    scs_.cfsr |= cfsr::kStkerr;
-    Escalation d = EscalateSynchronous(kBusFault, scs_.FaultEnabled(kBusFault),
-                                       GroupPriority(scs_.Priority(kBusFault), scs_.prigroup()), exec);
+    // if it may be taken, else HardFault (Armv7-M ARM §B1.5.15, §B1.5.6); the MPU's
+    // refusal: MSTKERR, a MemManage fault.
+    const uint32_t derived = o.stacking_refused_by_mpu ? uint32_t(kMemManage) : uint32_t(kBusFault);
+    scs_.cfsr |= o.stacking_refused_by_mpu ? cfsr::kMstkerr : cfsr::kStkerr;
+    Escalation d = EscalateSynchronous(derived, scs_.FaultEnabled(derived),
+                                       GroupPriority(scs_.Priority(derived), scs_.prigroup()), exec);
     if (d.escalated) scs_.hfsr |= hfsr::kForced;
     if (d.lockup || (entering_from == kHardFault || entering_from == kNmi)) {
       t.lockup = true;
@@ -299,8 +309,11 @@ Core::Taken Core::TakeException(uint32_t number, uint32_t return_address) {
     }
     // The exception that could not be entered would be retried forever: drop it.
     scs_.SetPending(number, false);
-    FaultRequest f{.exception = o.stacking_failed ? uint32_t(kBusFault) : uint32_t(kHardFault),
-                   .cfsr_bits = o.stacking_failed ? cfsr::kStkerr : 0u,
+    const uint32_t stacking_fault = o.stacking_refused_by_mpu ? uint32_t(kMemManage) : uint32_t(kBusFault);
+    FaultRequest f{.exception = o.stacking_failed ? stacking_fault : uint32_t(kHardFault),
+                   .cfsr_bits = !o.stacking_failed        ? 0u
+                                : o.stacking_refused_by_mpu ? cfsr::kMstkerr
+                                                            : cfsr::kStkerr,
                    .hfsr_bits = o.stacking_failed ? 0u : hfsr::kVecttbl,
                    .return_address = return_address};
     return TakeFault(f);

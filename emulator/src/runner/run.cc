@@ -224,6 +224,11 @@ Fault EntryFault(uint32_t n, uint32_t vector_at, const cpu::Core::Taken& t) {
     f.address = vector_at;
     f.access = AccessType::kRead;
     f.size = 4;
+  } else if (t.cfsr & cpu::cfsr::kMstkerr) {
+    f.kind = "MemManage";
+    f.detail = fmt::format("stacking the frame to enter {} failed (MSTKERR): the MPU does not let the "
+                           "interrupted code write its stack there",
+                           name);
   } else if (t.cfsr & cpu::cfsr::kStkerr) {
     f.kind = "BusFault";
     f.detail = fmt::format("stacking the frame to enter {} failed (STKERR): the stack pointer is outside "
@@ -878,9 +883,16 @@ SessionOutput RunSession(const SessionInput& in) {
       case Stop::Kind::kSupervisorCall: {
         // SVCall; it escalates to HardFault where it cannot preempt (Armv7-M ARM §B1.5.15).
         cpu::Core::Taken t = core.TakeFault({.exception = cpu::kSvCall, .return_address = s.pc});
-        if (t.escalated || t.lockup) {
-          Fault f = fault("HardFault", fmt::format("SVC #{} where SVCall cannot preempt: escalated "
-                                                   "to HardFault (FORCED)", s.imm));
+        const bool stacking = t.exception != cpu::kSvCall && (t.cfsr & (cpu::cfsr::kMstkerr | cpu::cfsr::kStkerr));
+        if (t.escalated || t.lockup || stacking) {
+          Fault f = stacking ? fault((t.cfsr & cpu::cfsr::kMstkerr) ? "MemManage" : "BusFault",
+                                     fmt::format("SVC #{}: its frame could not be stacked at SP 0x{:08x} ({})", s.imm,
+                                                 core.Read(Reg::kSp),
+                                                 (t.cfsr & cpu::cfsr::kMstkerr)
+                                                     ? "MSTKERR: the MPU does not let the interrupted code write there"
+                                                     : "STKERR: no writable memory there"))
+                             : fault("HardFault", fmt::format("SVC #{} where SVCall cannot preempt: escalated "
+                                                              "to HardFault (FORCED)", s.imm));
           f.pc = s.pc - 2;
           f.instruction = core.InstructionAt(f.pc);
           f.pc_symbol = in.image.symbols.Lookup(f.pc);
