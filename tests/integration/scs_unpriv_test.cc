@@ -13,16 +13,20 @@ namespace {
 
 class ScsUnprivileged : public ::testing::TestWithParam<QemuMachine> {};
 
+// The fixture exits normally, its console has `line` and is QEMU's.
+void ExpectQemusConsole(const QemuMachine& m, const std::string& fixture, const std::string& line) {
+  const std::string qemu = QemuSemihostingConsole(m.board, m.cpu, Fixture(m.board, fixture));
+  Completed cli;
+  auto report = RunJson(m.board, fixture, {}, &cli);
+  EXPECT_EQ(report["outcome"], "exit") << cli.out << cli.err;
+  EXPECT_NE(report["console"].get<std::string>().find(line), std::string::npos) << cli.out;
+  EXPECT_EQ(report["console"], qemu);
+}
+
 TEST_P(ScsUnprivileged, IsAPreciseBusFaultAsOnQemu) {
   REQUIRE_FIXTURES();
   if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
-  const QemuMachine& m = GetParam();
-  const std::string qemu = QemuSemihostingConsole(m.board, m.cpu, Fixture(m.board, "scs_unpriv"));
-  Completed cli;
-  auto report = RunJson(m.board, "scs_unpriv", {}, &cli);
-  EXPECT_EQ(report["outcome"], "exit") << cli.out << cli.err;
-  EXPECT_NE(report["console"].get<std::string>().find("bfar 0xe000ed04\n"), std::string::npos) << cli.out;
-  EXPECT_EQ(report["console"], qemu);
+  ExpectQemusConsole(GetParam(), "scs_unpriv", "bfar 0xe000ed04\n");
 }
 
 TEST_P(ScsUnprivileged, TheRecordSaysTheScsIsPrivilegedOnly) {
@@ -44,13 +48,7 @@ TEST_P(ScsUnprivileged, TheRecordSaysTheScsIsPrivilegedOnly) {
 TEST_P(ScsUnprivileged, StackingTheMpuRefusesIsMstkerrAsOnQemu) {
   REQUIRE_FIXTURES();
   if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
-  const QemuMachine& m = GetParam();
-  const std::string qemu = QemuSemihostingConsole(m.board, m.cpu, Fixture(m.board, "exc_mstkerr"));
-  Completed cli;
-  auto report = RunJson(m.board, "exc_mstkerr", {}, &cli);
-  EXPECT_EQ(report["outcome"], "exit") << cli.out << cli.err;
-  EXPECT_NE(report["console"].get<std::string>().find("cfsr 0x00000010\n"), std::string::npos) << cli.out;
-  EXPECT_EQ(report["console"], qemu);
+  ExpectQemusConsole(GetParam(), "exc_mstkerr", "cfsr 0x00000010\n");
 }
 
 INSTANTIATE_TEST_SUITE_P(Machines, ScsUnprivileged,
