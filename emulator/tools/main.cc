@@ -83,6 +83,11 @@ faultline::HostLoad ParseLoad(const std::string& spec) {
 
 // Opened before the run, so an unwritable path is reported before any work is done.
 std::ofstream OpenOutput(const std::string& flag, const std::string& path) {
+  // "-" is standard output to many tools; here it would quietly make a file named "-".
+  if (path == "-") {
+    throw faultline::InputError(flag, "'-' is not an output here: the text report goes to standard output",
+                                "give a file path, e.g. " + flag + " report.json");
+  }
   std::ofstream out(path);
   if (!out) {
     throw faultline::InputError(flag, fmt::format("cannot write '{}': {}", path, std::strerror(errno)),
@@ -91,14 +96,14 @@ std::ofstream OpenOutput(const std::string& flag, const std::string& path) {
   return out;
 }
 
-// Writes a report to an output OpenOutput opened, if any. A write that fails (a full
-// disk) is an error: CI must not take a missing or cut JSON/JUnit file for a result.
 // Standard output is a terminal or a pipe (not a file): text may go there as it comes.
 bool StdoutIsLive() {
   struct stat st {};
   return isatty(STDOUT_FILENO) != 0 || (fstat(STDOUT_FILENO, &st) == 0 && S_ISFIFO(st.st_mode));
 }
 
+// Writes a report to an output OpenOutput opened, if any. A write that fails (a full
+// disk) is an error: CI must not take a missing or cut JSON/JUnit file for a result.
 void WriteOutput(std::ofstream& out, const std::string& flag, const std::string& path, const std::string& text) {
   if (!out.is_open()) return;
   errno = 0;

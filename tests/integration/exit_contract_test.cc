@@ -171,6 +171,25 @@ TEST_F(ExitContract, UnwritableReportFilesFailTheCommand) {
   EXPECT_NE(out.err.find("writing the report to standard output failed"), std::string::npos) << out.err;
 }
 
+// "-" is not standard output here (the text report is): refused, and no file named "-".
+TEST(Outputs, DashIsRefusedNotAFileNamedDash) {
+  REQUIRE_FIXTURES();
+  const auto dir = std::filesystem::temp_directory_path() / ("faultline-dash-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  for (const char* flag : {"--json", "--html"}) {
+    SCOPED_TRACE(flag);
+    Completed c = RunProgram({"sh", "-c", "cd " + ShellQuote(dir.string()) + " && " + ShellQuote(FAULTLINE_CLI) +
+                                              " run --board mps2-an505 " + flag + " - " +
+                                              ShellQuote(Fixture("mps2-an505", "hello").string())});
+    EXPECT_EQ(c.status, 2) << c.out << c.err;
+    EXPECT_NE(c.err.find(std::string(flag) + ": '-' is not an output here"), std::string::npos) << c.err;
+    EXPECT_NE(c.err.find(std::string("fix: give a file path, e.g. ") + flag + " report.json"), std::string::npos)
+        << c.err;
+    EXPECT_FALSE(std::filesystem::exists(dir / "-"));
+  }
+  std::filesystem::remove_all(dir);
+}
+
 // A NUL or escape sequence in a user value is shown escaped: the message keeps its file,
 // line and fix after it, and no control character reaches the terminal.
 TEST_F(ExitContract, ControlCharactersInUserValuesAreEscaped) {
