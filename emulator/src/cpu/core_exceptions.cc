@@ -27,14 +27,14 @@ void RebuildHflags(uc_engine* uc) { RegWrite(uc, UC_ARM_REG_APSR_NZCV, RegRead(u
 
 }  // namespace
 
-// MMIO trampolines for the SCS pages. The PC Unicorn shows in an MMIO callback is the
-// block's start (unicorn.md §5); it only labels unmodelled accesses.
 // The SCS is privileged only: an unprivileged access is a precise BusFault, except a
 // write to STIR with CCR.USERSETMPEND set (Armv7-M ARM §B3.2.2 and §B3.4.3; QEMU 7.2
 // nvic_sysreg_read/write answer MEMTX_ERROR for attrs.user).
 constexpr uint32_t kStir = 0xE000EF00u;
 constexpr uint32_t kCcrUsersetmpend = 1u << 1;
 
+// MMIO trampolines for the SCS pages. The PC Unicorn shows in an MMIO callback is the
+// block's start (unicorn.md §5); it only labels unmodelled accesses.
 struct ScsHooks {
   // FPCCR, FPCAR, FPDSCR: the translator keeps copies (core_fp_context.cc).
   static bool IsFpControl(uint32_t address) { return address >= 0xE000EF34u && address < 0xE000EF40u; }
@@ -152,12 +152,12 @@ Core::EntryOutcome Core::Enter(uint32_t number, uint32_t return_address) {
   }
   // The MPU checks the stacking with the interrupted code's privilege (Armv7-M ARM
   // §B1.5.6 PushStack; QEMU 7.2 v7m_stack_write): a refused word is MSTKERR.
-  const Mpu mpu = scs_.mpu();
-  const bool mpu_checks = mpu.enabled() && !MpuBypassed();
+  std::optional<Mpu> mpu;
+  if (scs_.mpu_enabled() && !MpuBypassed()) mpu = scs_.mpu();
   const bool privileged = !(thread && (control & 1u));
   for (size_t i = 0; i < words.size(); ++i) {
     const uint32_t at = l.frame_sp + uint32_t(4 * i);
-    const std::optional<MpuPermission> p = mpu_checks ? mpu.Access(at, privileged) : std::nullopt;
+    const std::optional<MpuPermission> p = mpu ? mpu->Access(at, privileged) : std::nullopt;
     o.stacking_refused_by_mpu = p && !p->write;
     if (o.stacking_refused_by_mpu || !BusWrite32(at, words[i])) {
       o.stacking_failed = true;
