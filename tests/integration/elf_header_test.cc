@@ -109,5 +109,30 @@ TEST_F(ElfHeader, LoadSegmentPastTheAddressSpace) {
   ExpectRefused("memsz-system", {"ends at 0xe0000001, past 0xe0000000"});
 }
 
+// Found by fuzz_elf (tests/fuzz/corpus/elf/oom-section-offset-past-end): LIEF grows its
+// copy of the file to every section's end, so a section whose bytes lie past the end of a
+// 4 KiB file cost 1.7 GB. Each section's file range is checked first.
+TEST_F(ElfHeader, SectionBytesInsideTheFile) {
+  REQUIRE_FIXTURES();
+  const uint32_t shoff = Get(32, 4);
+  ASSERT_GT(Get(48, 2), 1u);
+  const size_t sh = shoff + 40;  // section 1, the first after SHT_NULL
+  ASSERT_NE(Get(sh + 4, 4), 8u) << "section 1 must have file bytes (not SHT_NOBITS)";
+  Set(sh + 16, 4, 0x34180400u);  // sh_offset, as the fuzzer wrote it
+  ExpectRefused("section-offset",
+                {fmt::format("truncated ELF: section 1 needs file bytes 0x34180400-0x{:x} but the file has {} bytes",
+                             0x34180400u + Get(sh + 20, 4), elf_.size())});
+}
+
+// And a program header of any type (fuzz_elf: a PT_NULL one), which LIEF reserves as well.
+TEST_F(ElfHeader, EverySegmentsBytesInsideTheFile) {
+  REQUIRE_FIXTURES();
+  const size_t load = FirstLoad();
+  Set(load, 4, 4);                // p_type PT_NOTE
+  Set(load + 4, 4, 0x34180400u);  // p_offset
+  ExpectRefused("note-offset", {fmt::format("truncated ELF: segment {} needs file bytes 0x34180400-",
+                                            (load - Get(28, 4)) / 32)});
+}
+
 }  // namespace
 }  // namespace faultline::testing

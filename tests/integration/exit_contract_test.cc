@@ -243,5 +243,14 @@ TEST_F(ExitContract, HugeScenarioFileIsRefusedBeforeItIsRead) {
   ExpectInputError(c, {huge.string() + ": scenario file is 67108864 bytes, more than the 1048576 a scenario may have"});
 }
 
+// A board name too long for a file name is an unknown board (exit 2), not an internal
+// error from std::filesystem (ENAMETOOLONG, exit 3).
+TEST_F(ExitContract, BoardNameTooLongForAPathIsAnUnknownBoard) {
+  REQUIRE_FIXTURES();
+  const std::string name(300, 'a');
+  ExpectInputError(RunCli({"run", "--board", name, Fixture("mps2-an505", "hello").string()}),
+                   {"--board: unknown board 'aaaa", "mps2-an505"});
+}
+
 }  // namespace
 }  // namespace faultline::testing

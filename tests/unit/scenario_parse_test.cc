@@ -136,6 +136,18 @@ TEST_F(ScenarioParse, UnknownBoard) {
               {"unknown board 'stm32f9'", "mps2-an505"});
 }
 
+// Found by fuzz_scenario (tests/fuzz/corpus/scenario/crash-board-name-too-long): a name
+// longer than a path may be made std::filesystem::exists throw (ENAMETOOLONG).
+TEST_F(ScenarioParse, BoardNameTooLongForAPathIsAnUnknownBoard) {
+  const std::string name(300, 'a');
+  ExpectError("name: t\ndescription: d\nboard: " + name + "\nfirmware: fw.elf\nexpect: {outcome: exit}\n", 3,
+              {"unknown board 'aaaa", "mps2-an505"});
+  ExpectError("name: t\ndescription: d\nboard: mps2-an505\nfirmware: " + name + ".elf\nexpect: {outcome: exit}\n",
+              4, {"firmware 'aaaa", "not found"});
+  ExpectError("name: t\ndescription: d\nboard: " + name + "/b.yaml\nfirmware: fw.elf\nexpect: {outcome: exit}\n",
+              3, {"board file 'aaaa", "not found"});
+}
+
 TEST_F(ScenarioParse, BoardFileRelativeToTheScenario) {
   fs::copy_file(fs::path(FAULTLINE_BOARDS_DIR) / "mps2-an505.yaml", dir_ / "mine.yaml");
   Scenario s = Parse("name: t\ndescription: d\nboard: mine.yaml\nfirmware: fw.elf\nexpect: {outcome: exit}\n");

@@ -263,6 +263,8 @@ struct BootConfig {
   std::string cpu_id;          // M55_HP, M55_HE, or empty
 };
 BootConfig ReadBootConfig(const std::string& path);
+// The same for the JSON text; `path` names it in messages.
+BootConfig ParseBootConfig(const std::string& json, const std::string& path);
 
 std::string ToString(Cpu cpu);
 std::string ToString(RegionKind kind);

@@ -60,6 +60,14 @@ class InputError : public std::runtime_error {
   std::string fix_;
 };
 
+// Whether `path` names something. Paths come from user input: one the OS refuses to look
+// up (a name longer than NAME_MAX, a symlink loop) names nothing, and ends as the caller's
+// "not found" InputError instead of a std::filesystem::filesystem_error (exit 3).
+inline bool PathExists(const std::filesystem::path& path) {
+  std::error_code ec;
+  return std::filesystem::exists(path, ec);
+}
+
 // Refuses a path that exists but is not a regular file (or a link to one): a device such
 // as /dev/zero or a FIFO would be read forever, a directory not at all. `where` names it in
 // the message (a flag, or file:line), `what` says what was expected ("firmware ELF").

@@ -71,5 +71,7 @@ struct Image {
 // Reads a 32-bit little-endian ARM ELF executable. Throws InputError naming the file
 // when it is not one, or is truncated.
 Image LoadElf(const std::filesystem::path& path);
+// The same for an ELF already in memory; `path` names it in messages.
+Image ParseElf(std::vector<uint8_t> raw, const std::filesystem::path& path);
 
 }  // namespace faultline

@@ -784,7 +784,7 @@ Board ResolveBoard(const std::string& name_or_path, const std::filesystem::path&
     return LoadBoardFile(p);
   }
   std::filesystem::path builtin = boards_dir / (name_or_path + ".yaml");
-  if (std::filesystem::exists(builtin)) return LoadBoardFile(builtin);
+  if (PathExists(builtin)) return LoadBoardFile(builtin);
   std::vector<std::string> names;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(boards_dir, ec)) {

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "faultline/board.h"
@@ -18,9 +19,13 @@ BootConfig ReadBootConfig(const std::string& path) {
   RequireRegularFile(path, path, "boot config (SE-tools JSON)");
   std::ifstream in(path);
   if (!in) throw InputError(path, "cannot open boot config", "pass the SE-tools JSON, e.g. .alif/M55_HP_cfg.json");
+  return ParseBootConfig(std::string(std::istreambuf_iterator<char>(in), {}), path);
+}
+
+BootConfig ParseBootConfig(const std::string& json, const std::string& path) {
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(in);
+    j = nlohmann::json::parse(json);
   } catch (const nlohmann::json::exception& e) {
     throw InputError(path, std::string("not valid JSON: ") + e.what(), "fix the JSON syntax");
   }

@@ -209,7 +209,7 @@ FAULTLINE_EXPORT void check_exit_request_arm(void* s) {
   fl::Original().check_exit(s);
 }
 
-FAULTLINE_EXPORT [[noreturn]] void cpu_loop_exit_arm(CPUState* cpu) { fl::LeaveBlock(cpu); }
+FAULTLINE_EXPORT __attribute__((noreturn)) void cpu_loop_exit_arm(CPUState* cpu) { fl::LeaveBlock(cpu); }
 
 FAULTLINE_EXPORT int cpu_exec_arm(void* uc, CPUState* cpu) {
   CPUState* outer = fl::running;

@@ -299,14 +299,14 @@ Board ParseBoardRef(const FileParser& p, const Field& f) {
   fs::path as_path(s);
   if (as_path.extension() == ".yaml" || as_path.extension() == ".yml" || s.find('/') != std::string::npos) {
     fs::path file = p.dir / as_path;
-    if (!fs::exists(file)) {
+    if (!PathExists(file)) {
       f.Fail(fmt::format("board file '{}' not found (looked at {})", s, file.string()),
              "the path is relative to the scenario file; or name a built-in board");
     }
     return LoadBoardFile(file);
   }
   fs::path builtin = p.context.boards_dir / (s + ".yaml");
-  if (!fs::exists(builtin)) {
+  if (!PathExists(builtin)) {
     std::set<std::string> known;
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(p.context.boards_dir, ec)) {
@@ -344,7 +344,7 @@ void ApplyOverrides(const FileParser& p, const Field& f, Scenario& s) {
   if (m.Has("boot_config")) {
     Field bf = m.Get("boot_config");
     const fs::path file = p.dir / bf.Scalar();
-    if (!fs::exists(file)) {
+    if (!PathExists(file)) {
       bf.Fail(fmt::format("boot config '{}' not found (looked at {})", bf.Scalar(), file.string()),
               "the path is relative to the scenario file");
     }
@@ -409,7 +409,7 @@ fs::path ParseFirmware(const FileParser& p, const Field& f) {
       fx.Fail(fmt::format("fixture '{}' is not BOARD/NAME", name), "write e.g. fixture: mps2-an505/hello");
     }
     fs::path elf = p.context.fixtures_dir / (name + ".elf");
-    if (!fs::exists(elf)) {
+    if (!PathExists(elf)) {
       fx.Fail(fmt::format("fixture '{}' not found at {}", name, elf.string()),
               "build the fixtures (cmake --build build), or point at them with --fixtures DIR "
               "or FAULTLINE_FIXTURES");
@@ -417,7 +417,7 @@ fs::path ParseFirmware(const FileParser& p, const Field& f) {
     return elf;
   }
   fs::path elf = p.dir / f.Scalar();
-  if (!fs::exists(elf)) {
+  if (!PathExists(elf)) {
     f.Fail(fmt::format("firmware '{}' not found (looked at {})", f.Scalar(), elf.string()),
            "the path is relative to the scenario file; or write firmware: {fixture: BOARD/NAME}");
   }
