@@ -419,7 +419,8 @@ std::optional<Translation> Translate(const Insn& i, uint32_t site, uint32_t tram
 // --- Loop relocation ------------------------------------------------------------------
 
 namespace {
-constexpr uint32_t kN = 8, kZ = 4, kNZ = 12, kNZCV = 15;
+// APSR flag masks as FlowInfo::writes_flags holds them: N = 8, Z = 4, C = 2, V = 1.
+constexpr uint32_t kNZ = 12, kNZCV = 15;
 bool Wide32(uint16_t hw) { return (hw >> 11) >= 0x1D; }
 int32_t SignExtend(uint32_t v, int bits) { return int32_t(v << (32 - bits)) >> (32 - bits); }
 // Data-processing opcodes (Armv8-M ARM §C2.3): which set V and C from the arithmetic.
