@@ -446,13 +446,14 @@ void Core::ControlWritten() {
 bool Core::Unprivileged() const { return ipsr() == 0 && (Read(Reg::kControl) & 1u); }
 
 // Armv7-M ARM §B3.5.7 / Armv8-M ARM §D1.2 MPU_CTRL.HFNMIENA: with it clear, the MPU is
-// disabled while the execution priority is below 0, i.e. in the HardFault and NMI
-// handlers (exceptions 3 and 2). FAULTMASK also makes the priority negative: it is not
-// followed here (CPSID f does not stop the engine).
+// disabled while the execution priority is below 0 (QEMU 7.2
+// armv7m_nvic_neg_prio_requested): in the HardFault and NMI handlers (exceptions 3 and
+// 2, which nothing else preempts) or with FAULTMASK set. Asked before every engine start
+// with the MPU on, so it reads those two rather than computing the priority.
 bool Core::MpuBypassed() const {
-  // Priority -1 or -2: HardFault, NMI, or FAULTMASK set (Armv7-M ARM §B3.5.7 HFNMIENA:
-  // "handlers running at priority -1 or -2"; QEMU 7.2 armv7m_nvic_neg_prio_requested).
-  return ExecutionPriority() < 0 && !scs_.mpu().enabled_at_negative_priority();
+  const uint32_t n = ipsr();
+  const bool negative = n == 2 || n == 3 || masks().faultmask;
+  return negative && !scs_.mpu().enabled_at_negative_priority();
 }
 
 bool Core::ExecutesInPlace(uint64_t addr) const {
