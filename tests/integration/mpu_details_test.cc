@@ -56,6 +56,54 @@ INSTANTIATE_TEST_SUITE_P(Boards, MpuDetails,
                                            Case{"mps3-an547", "cortex-m55", Dregion(16) + Pmsav8(true)}),
                          [](const auto& p) { return BoardTestName(p.param.board); });
 
+// MPU regions smaller than faultline's 1 KiB pages (firmware-fixtures/src/mpu_subpage.c):
+// a store is refused exactly where a 32-byte read-only region (or, on PMSAv7, an enabled
+// 32-byte subregion) covers it, and lands next to it, as on QEMU 7.2.
+struct SubpageStore {
+  uint32_t offset, value;
+  bool refused;
+};
+
+std::string SubpageConsole(bool pmsav7) {
+  std::vector<SubpageStore> stores{{0x0FC, 0xA, false}, {0x100, 0xB, true}, {0x11C, 0xC, true}, {0x120, 0xD, false}};
+  std::string out;
+  auto store = [&](const SubpageStore& s) {
+    out += fmt::format("store at +0x{:08x}\n  cfsr 0x{:08x}\n", s.offset, s.refused ? 0x82 : 0);
+    if (s.refused) out += fmt::format("  mmfar at +0x{:08x}\n", s.offset);
+    // The fixture fills word i of the page with 0x11110000 + i.
+    out += fmt::format("  holds 0x{:08x}\n", s.refused ? 0x11110000u + s.offset / 4 : s.value);
+  };
+  for (const auto& s : stores) store(s);
+  out += "load at +0x00000100\n  cfsr 0x00000000\n  value 0x11110040\n";
+  if (pmsav7) {
+    for (const auto& s : std::vector<SubpageStore>{{0x240, 0xE, true}, {0x260, 0xF, false}, {0x2FC, 0x10, true},
+                                                   {0x300, 0x11, false}}) {
+      store(s);
+    }
+  }
+  return out;
+}
+
+class MpuSubpage : public ::testing::TestWithParam<Case> {};
+
+TEST_P(MpuSubpage, RefusesExactlyTheRegionsBytesAsQemuDoes) {
+  REQUIRE_FIXTURES();
+  const Case& c = GetParam();
+  Completed cli;
+  auto report = RunJson(c.board, "mpu_subpage", {}, &cli);
+  EXPECT_EQ(report["outcome"], "exit") << cli.out << cli.err;
+  EXPECT_EQ(report["console"].get<std::string>(), c.expected);
+  if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
+  EXPECT_EQ(QemuSemihostingConsole(c.board, c.cpu, Fixture(c.board, "mpu_subpage")), c.expected);
+}
+
+INSTANTIATE_TEST_SUITE_P(Boards, MpuSubpage,
+                         ::testing::Values(Case{"mps2-an385", "cortex-m3", SubpageConsole(true)},
+                                           Case{"mps2-an500", "cortex-m7", SubpageConsole(true)},
+                                           Case{"mps2-an505", "cortex-m33", SubpageConsole(false)},
+                                           Case{"mps3-an547", "cortex-m55", SubpageConsole(false)}),
+                         [](const auto& p) { return BoardTestName(p.param.board); });
+
 // With HFNMIENA set, the HardFault handler's store to the read-only region is a MemManage
 // fault at priority -1: a lockup, at the store. QEMU 7.2 stops there too ("Lockup: can't
 // escalate 3 to HardFault (current priority -1)", R15 the store).

@@ -38,6 +38,28 @@ TEST(MpuV7, ReadOnlyRegionWithSubregionsAndPriority) {
   EXPECT_FALSE(Mpu(false, false, 5u, rbar, rasr, 8).Access(0x30000000, true).has_value()) << "PRIVDEFENA";
 }
 
+// The edges inside a 1 KiB page are where Access may change its answer: a 1 KiB PMSAv7
+// region has 128-byte subregions; a 32-byte PMSAv8 region has its base and end.
+TEST(MpuV7, EdgesInAPageAreTheSubregionBoundaries) {
+  Regs rbar{}, rasr{};
+  rbar[1] = 0x20000400;
+  rasr[1] = (6u << 24) | (9u << 1) | 1u;  // 1 KiB
+  Mpu mpu(false, false, 1u, rbar, rasr, 8);
+  EXPECT_EQ(mpu.EdgesIn(0x20000400, 0x20000800),
+            (std::vector<uint64_t>{0x20000480, 0x20000500, 0x20000580, 0x20000600, 0x20000680, 0x20000700, 0x20000780}));
+  EXPECT_TRUE(mpu.EdgesIn(0x20000800, 0x20000C00).empty());
+  EXPECT_TRUE(Mpu(false, false, 0u, rbar, rasr, 8).EdgesIn(0x20000400, 0x20000800).empty()) << "MPU off";
+}
+
+TEST(MpuV8, EdgesInAPageAreARegionsBaseAndEnd) {
+  Regs rbar{}, rlar{};
+  rbar[0] = 0x20000100;
+  rlar[0] = 0x20000100 | 1u;  // 0x20000100-0x2000011F
+  Mpu mpu(true, false, 1u, rbar, rlar, 16);
+  EXPECT_EQ(mpu.EdgesIn(0x20000000, 0x20000400), (std::vector<uint64_t>{0x20000100, 0x20000120}));
+  EXPECT_TRUE(mpu.EdgesIn(0x20000400, 0x20000800).empty());
+}
+
 TEST(MpuV8, BaseLimitAccessAndOverlap) {
   Regs rbar{}, rlar{};
   rbar[0] = 0x38000000 | (3u << 1);          // read-only, executable

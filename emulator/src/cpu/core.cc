@@ -149,9 +149,18 @@ struct Hooks {
     static_cast<Core*>(user)->StopWith({.kind = Stop::Kind::kInvalidInstruction, .pc = uint32_t(address)});
   }
 
-  static bool InvalidMemory(uc_engine*, uc_mem_type type, uint64_t address, int size, int64_t,
+  static bool InvalidMemory(uc_engine* uc, uc_mem_type type, uint64_t address, int size, int64_t value,
                             void* user) {
     Core& c = *static_cast<Core*>(user);
+    // A page cut by MPU regions refuses what any of its pieces refuses: an access the
+    // piece it falls in allows goes on. Unicorn then performs a read; a write it drops
+    // (store_helper sends it to io_writex, the entry not being writable), so it is
+    // written here.
+    if ((type == UC_MEM_READ_PROT || type == UC_MEM_WRITE_PROT) &&
+        c.SplitPageAllows(address, uint32_t(size), type == UC_MEM_WRITE_PROT)) {
+      if (type == UC_MEM_WRITE_PROT) c.Check(uc_mem_write(uc, address, &value, size_t(size)), "uc_mem_write");
+      return true;
+    }
     Stop s{.kind = Stop::Kind::kMemoryFault};
     switch (type) {
       case UC_MEM_WRITE_UNMAPPED:
@@ -468,15 +477,38 @@ bool Core::ExecutesInPlace(uint64_t addr) const {
 uint32_t Core::PagePerms(const Mpu& mpu, size_t w, uint64_t page) const {
   const Region& r = map_.regions()[w];
   if (!mpu.enabled() || mpu_bypassed_) return Perms(r.access);  // HFNMIENA clear in HardFault/NMI
-  // A page that an MPU region boundary cuts (regions not aligned to 1 KiB) gets the
-  // union of both ends' permissions: no access the firmware may make faults.
+  // A page that MPU regions cut (they are 32-byte granular) gets, for data, what every
+  // piece allows: an access the page refuses is then decided at its exact address
+  // (SplitPageAllows, from the invalid-access hook), as QEMU 7.2 does for a sub-page
+  // region (get_phys_addr_pmsav7/8 return a page size of 1: every access is looked up).
+  // For fetches it gets what any piece allows, since Unicorn checks them once per
+  // translated block: execute-never is enforced at 1 KiB.
   const MpuPermission board{r.access.read, r.access.write, r.access.execute};
   const bool privileged = !mpu_unprivileged_;
-  MpuPermission a = mpu.Access(page, privileged).value_or(board),
-                b = mpu.Access(page + kPageSize - 1, privileged).value_or(board);
-  Access allowed{r.access.read && (a.read || b.read), r.access.write && (a.write || b.write),
-                 r.access.execute && (a.execute || b.execute)};
-  return Perms(allowed);
+  MpuPermission all = mpu.Access(page, privileged).value_or(board);
+  for (uint64_t edge : mpu.EdgesIn(page, page + kPageSize)) {
+    const MpuPermission p = mpu.Access(edge, privileged).value_or(board);
+    all.read = all.read && p.read;
+    all.write = all.write && p.write;
+    all.execute = all.execute || p.execute;
+  }
+  return Perms(Access{r.access.read && all.read, r.access.write && all.write, r.access.execute && all.execute});
+}
+
+bool Core::SplitPageAllows(uint64_t addr, uint32_t size, bool write) const {
+  const Mpu mpu = scs_.mpu();
+  if (!mpu.enabled() || mpu_bypassed_ || size == 0) return false;
+  const uint64_t page = addr & ~uint64_t(kPageSize - 1);
+  if (mpu.EdgesIn(page, page + kPageSize).empty()) return false;  // one permission: the page's
+  for (uint64_t a : {addr, addr + size - 1}) {
+    const int w = map_.Find(a);
+    if (w < 0) return false;
+    const Region& r = map_.regions()[size_t(w)];
+    const MpuPermission board{r.access.read, r.access.write, r.access.execute};
+    const MpuPermission p = mpu.Access(a, !mpu_unprivileged_).value_or(board);
+    if (write ? !(p.write && r.access.write) : !(p.read && r.access.read)) return false;
+  }
+  return true;
 }
 
 bool Core::PageAllows(uint32_t addr, bool write) const {

@@ -350,6 +350,9 @@ class Core {
   // Page protections of an enabled window: its own access, narrowed by the MPU.
   void ProtectWindow(size_t window);
   uint32_t PagePerms(const Mpu& mpu, size_t window, uint64_t page) const;  // ProtectWindow's, page by page
+  // Whether the MPU, at the exact address, allows a data access that the protections of
+  // a page cut by MPU regions refused (PagePerms).
+  bool SplitPageAllows(uint64_t addr, uint32_t size, bool write) const;
   void ApplyGate(size_t gate);
   // Counts one more of an event already recorded; false if there is none yet.
   bool CountEvent(const std::string& kind, const std::string& where);

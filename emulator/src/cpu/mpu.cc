@@ -1,5 +1,7 @@
 #include "mpu.h"
 
+#include <algorithm>
+
 namespace faultline::cpu {
 
 namespace {
@@ -38,28 +40,35 @@ Mpu::Mpu(bool v8m, bool v81m, uint32_t ctrl, const std::array<uint32_t, kMaxRegi
          const std::array<uint32_t, kMaxRegions>& rasr, size_t regions)
     : v8m_(v8m), v81m_(v81m), ctrl_(ctrl), rbar_(rbar), rasr_(rasr), regions_(regions < kMaxRegions ? regions : kMaxRegions) {}
 
+std::optional<Mpu::Span> Mpu::RegionSpan(size_t n) const {
+  if (v8m_) {
+    const uint32_t rlar = rasr_[n];
+    if (!(rlar & 1u)) return std::nullopt;
+    return Span{rbar_[n] & ~0x1Fu, uint64_t(rlar & ~0x1Fu) + 0x20u};
+  }
+  const uint32_t rasr = rasr_[n];
+  const uint32_t size_field = (rasr >> 1) & 0x1Fu;
+  if (!(rasr & 1u) || size_field < 4) return std::nullopt;  // UNPREDICTABLE below 32 bytes
+  const uint64_t size = uint64_t{1} << (size_field + 1);
+  const uint64_t base = rbar_[n] & ~uint64_t(size - 1) & 0xFFFFFFE0u;
+  return Span{base, base + size};
+}
+
 std::optional<MpuPermission> Mpu::Access(uint64_t addr, bool privileged) const {
   if (!enabled()) return std::nullopt;
   std::optional<MpuPermission> hit;
   int hits = 0;
   for (size_t n = 0; n < regions_; ++n) {
+    const std::optional<Span> span = RegionSpan(n);
+    if (!span || addr < span->base || addr >= span->end) continue;
     if (v8m_) {
-      uint32_t rlar = rasr_[n];
-      if (!(rlar & 1u)) continue;
-      uint64_t base = rbar_[n] & ~0x1Fu, limit = uint64_t(rlar & ~0x1Fu) | 0x1Fu;
-      if (addr < base || addr > limit) continue;
       ++hits;
-      hit = V8Access((rbar_[n] >> 1) & 3u, rbar_[n] & 1u, v81m_ && (rlar & 0x10u), privileged);
+      hit = V8Access((rbar_[n] >> 1) & 3u, rbar_[n] & 1u, v81m_ && (rasr_[n] & 0x10u), privileged);
     } else {
-      uint32_t rasr = rasr_[n];
-      if (!(rasr & 1u)) continue;
-      uint32_t size_field = (rasr >> 1) & 0x1Fu;
-      if (size_field < 4) continue;  // UNPREDICTABLE below 32 bytes
-      uint64_t size = uint64_t{1} << (size_field + 1);
-      uint64_t base = rbar_[n] & ~uint64_t(size - 1) & 0xFFFFFFE0u;
-      if (addr < base || addr >= base + size) continue;
+      const uint32_t rasr = rasr_[n];
+      const uint64_t size = span->end - span->base;
       if (size >= 256) {  // eight subregions, each disabled by its SRD bit
-        uint32_t sub = uint32_t((addr - base) / (size / 8));
+        uint32_t sub = uint32_t((addr - span->base) / (size / 8));
         if ((rasr >> (8 + sub)) & 1u) continue;
       }
       hit = V7Access((rasr >> 24) & 7u, (rasr >> 28) & 1u, privileged);  // the highest number wins
@@ -72,6 +81,22 @@ std::optional<MpuPermission> Mpu::Access(uint64_t addr, bool privileged) const {
   // §B3.8.1): an unprivileged access that hits no region faults.
   if (privileged && privileged_default()) return std::nullopt;
   return MpuPermission{};
+}
+
+std::vector<uint64_t> Mpu::EdgesIn(uint64_t lo, uint64_t hi) const {
+  std::vector<uint64_t> edges;
+  for (size_t n = 0; enabled() && n < regions_; ++n) {
+    const std::optional<Span> span = RegionSpan(n);
+    if (!span || span->base >= hi || span->end <= lo) continue;
+    const uint64_t size = span->end - span->base;
+    const uint64_t step = !v8m_ && size >= 256 ? size / 8 : size;  // PMSAv7 subregions
+    for (uint64_t e = span->base; e <= span->end; e += step) {
+      if (e > lo && e < hi) edges.push_back(e);
+    }
+  }
+  std::sort(edges.begin(), edges.end());
+  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+  return edges;
 }
 
 }  // namespace faultline::cpu

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 namespace faultline::cpu {
 
@@ -35,7 +36,17 @@ class Mpu {
   // "the default map" (MPU disabled, or a privileged access, no region, PRIVDEFENA set).
   std::optional<MpuPermission> Access(uint64_t addr, bool privileged) const;
 
+  // The addresses in (lo, hi) where an enabled region or subregion starts or ends: where
+  // Access may change its answer. Regions are 32-byte granular, pages 1 KiB.
+  std::vector<uint64_t> EdgesIn(uint64_t lo, uint64_t hi) const;
+
  private:
+  // Region n's address range [base, end), if it is enabled.
+  struct Span {
+    uint64_t base, end;
+  };
+  std::optional<Span> RegionSpan(size_t n) const;
+
   bool v8m_, v81m_;
   uint32_t ctrl_;
   std::array<uint32_t, kMaxRegions> rbar_, rasr_;
