@@ -51,9 +51,39 @@ TEST_P(ScsUnprivileged, StackingTheMpuRefusesIsMstkerrAsOnQemu) {
   ExpectQemusConsole(GetParam(), "exc_mstkerr", "cfsr 0x00000010\n");
 }
 
+class ExceptionReturn : public ::testing::TestWithParam<QemuMachine> {};
+
+// An exception return clears FAULTMASK, and the MPU checks its unstacking with the
+// privilege returned to: an SVC handler moves the unprivileged caller's frame into
+// privileged-only RAM, the return is a MemManage MUNSTKERR on that frame, whose handler
+// makes Thread mode privileged and returns with the same EXC_RETURN
+// (firmware-fixtures/src/exc_unstack.c), as on QEMU.
+TEST_P(ExceptionReturn, ClearsFaultmaskAndTheMpuChecksTheUnstacking) {
+  REQUIRE_FIXTURES();
+  const std::string expected =
+      "faultmask after returning from the handler that set it 0x00000000\n"
+      "frame moved by svc 0x00000001\n"
+      "memmanage cfsr 0x00000008\n"  // MUNSTKERR, no MMARVALID
+      "memmanage exc_return 0xfffffffd\n"
+      "control after the return 0x00000002\n"
+      "psp after the return is the page's end 0x00000001\n";
+  Completed cli;
+  auto report = RunJson(GetParam().board, "exc_unstack", {}, &cli);
+  EXPECT_EQ(report["outcome"], "exit") << cli.out << cli.err;
+  EXPECT_EQ(report["console"], expected);
+  if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
+  EXPECT_EQ(QemuSemihostingConsole(GetParam().board, GetParam().cpu, Fixture(GetParam().board, "exc_unstack")), expected);
+}
+
 INSTANTIATE_TEST_SUITE_P(Machines, ScsUnprivileged,
                          ::testing::Values(QemuMachine{"mps2-an505", "cortex-m33"},
                                            QemuMachine{"mps2-an385", "cortex-m3"}),
+                         BoardParamName());
+
+INSTANTIATE_TEST_SUITE_P(Machines, ExceptionReturn,
+                         ::testing::Values(QemuMachine{"mps2-an385", "cortex-m3"}, QemuMachine{"mps2-an500", "cortex-m7"},
+                                           QemuMachine{"mps2-an505", "cortex-m33"},
+                                           QemuMachine{"mps3-an547", "cortex-m55"}),
                          BoardParamName());
 
 }  // namespace

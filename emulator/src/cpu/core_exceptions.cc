@@ -341,6 +341,11 @@ Core::Taken Core::ReturnFromException(uint32_t value) {
     t.handler = value & ~1u;
     return t;
   }
+  // FAULTMASK clears on a return from anything but NMI; with the Security Extension
+  // (the Armv8-M cores here) only when the raw execution priority is not negative, so a
+  // HardFault handler's return keeps it (Armv8-M ARM §B3.22 R_KBNF; QEMU 7.2
+  // do_v7m_exception_exit, before armv7m_nvic_complete_irq).
+  if (returning != kNmi && (!v8m || scs_.ActiveGroupPriority() >= 0)) RegWrite(uc_, UC_ARM_REG_FAULTMASK, 0);
   scs_.Complete(returning);
   if (!r.valid) {
     // INVPC, taken on the existing frame with the returning exception deactivated first
@@ -358,12 +363,28 @@ Core::Taken Core::ReturnFromException(uint32_t value) {
   // the context and the frame's FP words were never written (core_fp_context.cc).
   const bool fp_in_registers = fp && ReturnWithFpStateInRegisters();
   const uint32_t frame_sp = RegRead(uc_, psp ? UC_ARM_REG_PSP : UC_ARM_REG_MSP);
+  // The MPU checks the unstacking with the privilege returned to (Armv8-M ARM §B3.22
+  // PopStack; QEMU 7.2 do_v7m_exception_exit return_to_priv), at the execution priority
+  // after the returning exception is deactivated. A refused word is MUNSTKERR, a bus
+  // error UNSTKERR: a derived fault taken on the frame still there, whose handler
+  // returns with the same EXC_RETURN (QEMU 7.2: "derived exception on unstacking").
+  std::optional<Mpu> mpu;
+  if (scs_.mpu_enabled() && (ExecutionPriority() >= 0 || scs_.mpu().enabled_at_negative_priority())) {
+    mpu = scs_.mpu();
+  }
+  const bool to_privileged = !r.to_thread || !(RegRead(uc_, UC_ARM_REG_CONTROL) & 1u);
   uint32_t w[26] = {};
   const int n = fp && !fp_in_registers ? 26 : 8;
   for (int i = 0; i < n; ++i) {
-    if (!BusRead32(frame_sp + uint32_t(4 * i), &w[i])) {
-      scs_.SetActive(returning, true);
-      return TakeFault({.exception = kBusFault, .cfsr_bits = cfsr::kUnstkerr, .return_address = value});
+    const uint32_t at = frame_sp + uint32_t(4 * i);
+    const std::optional<MpuPermission> p = mpu ? mpu->Access(at, to_privileged) : std::nullopt;
+    if (p && !p->read) {
+      return TakeFault({.exception = kMemManage, .cfsr_bits = cfsr::kMunstkerr, .return_address = value,
+                        .existing_frame_lr = value});
+    }
+    if (!BusRead32(at, &w[i])) {
+      return TakeFault({.exception = kBusFault, .cfsr_bits = cfsr::kUnstkerr, .return_address = value,
+                        .existing_frame_lr = value});
     }
   }
   const uint32_t xpsr = w[7];

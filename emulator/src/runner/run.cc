@@ -909,12 +909,17 @@ SessionOutput RunSession(const SessionInput& in) {
         cpu::Core::Taken t = core.ReturnFromException(s.imm);
         if (t.fault) {
           // Reported as any fault is: the run ends as it if the handler then spins.
-          const bool invpc = t.cfsr & cpu::cfsr::kInvpc;
-          Fault f = fault(invpc ? "UsageFault" : "BusFault",
+          const bool invpc = t.cfsr & cpu::cfsr::kInvpc, mpu = t.cfsr & cpu::cfsr::kMunstkerr;
+          Fault f = fault(invpc ? "UsageFault" : mpu ? "MemManage" : "BusFault",
                           invpc ? fmt::format("exception return from {} with EXC_RETURN 0x{:08x}, "
                                               "which names no valid mode or stack (INVPC)",
                                               cpu::ExceptionName(returning), s.imm)
-                                : fmt::format("exception return to 0x{:08x} faulted", s.imm));
+                          : mpu ? fmt::format("exception return from {} with EXC_RETURN 0x{:08x}: the MPU does "
+                                              "not let the code returned to read its stacked frame (MUNSTKERR)",
+                                              cpu::ExceptionName(returning), s.imm)
+                                : fmt::format("exception return from {} with EXC_RETURN 0x{:08x}: its stacked "
+                                              "frame is not in readable memory (UNSTKERR)",
+                                              cpu::ExceptionName(returning), s.imm));
           record_taken(f, t);
           if (lockup) return finish();
           if (!first_fault) first_fault = f;
