@@ -206,6 +206,10 @@ struct CpuOptions {
   // Cortex-M7 (Cortex-M7 TRM §2.1.2), 0/4/8/12/16 per security state on the Cortex-M33 and
   // M55 (their TRMs' configuration options). Regions past it read as zero.
   uint32_t mpu_regions = 8;
+  // SAU regions (SAU_TYPE.SREGION) of the Armv8-M cores: 0, 4 or 8 (Cortex-M33 TRM
+  // §2.1.1, Cortex-M55 TRM configuration options); QEMU 7.2's cortex-m33 and cortex-m55
+  // have 8 (the sau_regs fixture reads SAU_TYPE there).
+  uint32_t sau_regions = 8;
 };
 
 struct Board {

@@ -438,7 +438,7 @@ Layer ParseLayer(const std::string& yaml, const std::string& origin, int depth) 
   if (m.Has("description")) layer.description = m.Get("description").Scalar();
   if (m.Has("cpu")) layer.cpu = ParseCpu(m.Get("cpu"));
   if (m.Has("cpu_options")) {
-    Mapping om(m.Get("cpu_options"), {"write_buffer", "nvic_irqs", "mpu_regions"});
+    Mapping om(m.Get("cpu_options"), {"write_buffer", "nvic_irqs", "mpu_regions", "sau_regions"});
     CpuOptions o = layer.cpu_options.value_or(CpuOptions{});
     if (om.Has("write_buffer")) {
       o.write_buffer = om.Get("write_buffer").Choice<bool>("value", {{"true", true}, {"false", false}});
@@ -460,6 +460,15 @@ Layer ParseLayer(const std::string& yaml, const std::string& origin, int depth) 
                "give MPU_TYPE.DREGION of the SoC's core (CMSIS code reads it as MPU->TYPE >> 8)");
       }
       o.mpu_regions = uint32_t(n);
+    }
+    if (om.Has("sau_regions")) {
+      const Field f = om.Get("sau_regions");
+      const uint64_t n = f.Number();
+      if (n != 0 && n != 4 && n != 8) {
+        f.Fail(fmt::format("{} SAU regions: the Cortex-M33 and M55 SAU has 0, 4 or 8", n),
+               "give SAU_TYPE.SREGION of the SoC's core (Secure start-up code reads it as SAU->TYPE)");
+      }
+      o.sau_regions = uint32_t(n);
     }
     layer.cpu_options = o;
   }

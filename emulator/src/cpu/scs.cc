@@ -45,6 +45,9 @@ constexpr uint32_t kMpuRasr = 0xE000EDA0u;  // RLAR on Armv8-M
 constexpr uint32_t kMpuAliasEnd = 0xE000EDBCu;
 constexpr uint32_t kMpuMair0 = 0xE000EDC0u;
 constexpr uint32_t kMpuMair1 = 0xE000EDC4u;
+// SAU (Armv8-M ARM §D1.2 SAU_CTRL ... SFAR), the cores with the Security Extension.
+constexpr uint32_t kSauCtrl = 0xE000EDD0u, kSauType = 0xE000EDD4u, kSauRnr = 0xE000EDD8u, kSauRbar = 0xE000EDDCu,
+                   kSauRlar = 0xE000EDE0u, kSfsr = 0xE000EDE4u, kSfar = 0xE000EDE8u;
 constexpr uint32_t kDemcr = 0xE000EDFCu;
 constexpr uint32_t kStir = 0xE000EF00u;
 // Cache maintenance by address or set/way, write-only: ICIALLU 0xEF50 ... BPIALL 0xEF78
@@ -138,6 +141,8 @@ void Scs::Reset() {
   dwt_ctrl_ = cyccnt_base_value_ = 0;
   cyccnt_base_ = 0;
   mpu_ctrl_ = mpu_rnr_ = mpu_mair0_ = mpu_mair1_ = 0;
+  sau_ctrl_ = sau_rnr_ = sfsr_ = sfar_ = 0;  // the regions' reset values are UNKNOWN; QEMU 7.2 zeroes them
+  sau_rbar_ = sau_rlar_ = {};
   mpu_changed_ = true;
   mpu_rbar_ = {};
   mpu_rasr_ = {};
@@ -430,6 +435,13 @@ uint32_t Scs::ReadWord(uint32_t a, uint64_t now, bool* known) {
     case kMpuRnr: return mpu_rnr_;
     case kMpuMair0: if (v8m_) return mpu_mair0_; break;
     case kMpuMair1: if (v8m_) return mpu_mair1_; break;
+    case kSauCtrl: if (v8m_) return sau_ctrl_; break;
+    case kSauType: if (v8m_) return sau_regions_; break;  // SREGION
+    case kSauRnr: if (v8m_) return sau_rnr_; break;
+    case kSauRbar: if (v8m_) return sau_regions_ ? sau_rbar_[sau_rnr_] : 0; break;
+    case kSauRlar: if (v8m_) return sau_regions_ ? sau_rlar_[sau_rnr_] : 0; break;
+    case kSfsr: if (v8m_) return sfsr_; break;
+    case kSfar: if (v8m_) return sfar_; break;
     case kDemcr: return demcr_;
     case kStir: return 0;
     case kFpccr: return fpccr_;
@@ -556,6 +568,17 @@ void Scs::WriteWord(uint32_t a, uint32_t v, uint64_t now, bool* known) {
     case kMpuRnr: if ((v & 0xFFu) < mpu_regions_) mpu_rnr_ = v & 0xFFu; return;
     case kMpuMair0: if (v8m_) { mpu_mair0_ = v; return; } break;
     case kMpuMair1: if (v8m_) { mpu_mair1_ = v; return; } break;
+    // Stored, not enforced: faultline runs Secure code only, so nothing is attributed
+    // Non-secure. As QEMU 7.2 (hw/intc/armv7m_nvic.c): RNR past SREGION is ignored,
+    // RBAR keeps BADDR, RLAR drops bits 4:2. QEMU stores an SFAR write into SFSR
+    // (nvic_writel case 0xde8); here it is SFAR, as the architecture says.
+    case kSauCtrl: if (v8m_) { sau_ctrl_ = v & 3u; return; } break;  // ALLNS, ENABLE
+    case kSauType: if (v8m_) return; break;
+    case kSauRnr: if (v8m_) { if ((v & 0xFFu) < sau_regions_) sau_rnr_ = v & 0xFFu; return; } break;
+    case kSauRbar: if (v8m_) { if (sau_regions_) sau_rbar_[sau_rnr_] = v & ~0x1Fu; return; } break;
+    case kSauRlar: if (v8m_) { if (sau_regions_) sau_rlar_[sau_rnr_] = v & ~0x1Cu; return; } break;
+    case kSfsr: if (v8m_) { sfsr_ &= ~v; return; } break;  // write one to clear
+    case kSfar: if (v8m_) { sfar_ = v; return; } break;
     case kDemcr: demcr_ = v & 0x010F07F1u; return;
     case kStir:
       if ((v & 0x1FFu) < num_irqs_) pending_[kFirstIrq + (v & 0x1FFu)] = true;

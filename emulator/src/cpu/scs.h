@@ -71,6 +71,8 @@ class Scs {
   void SetInterruptLines(uint32_t n) { num_irqs_ = n < uint32_t(kMaxIrqs) ? n : uint32_t(kMaxIrqs); }
   // The board's MPU regions (cpu_options.mpu_regions): MPU_TYPE.DREGION.
   void SetMpuRegions(uint32_t n) { mpu_regions_ = n < uint32_t(Mpu::kMaxRegions) ? n : uint32_t(Mpu::kMaxRegions); }
+  // The board's SAU regions (cpu_options.sau_regions): SAU_TYPE.SREGION.
+  void SetSauRegions(uint32_t n) { sau_regions_ = n < uint32_t(kMaxSauRegions) ? n : uint32_t(kMaxSauRegions); }
   uint32_t interrupt_lines() const { return num_irqs_; }
 
   // MMIO: `address` is absolute; `now` is the instruction count. Unknown registers read
@@ -200,6 +202,12 @@ class Scs {
   uint32_t mpu_regions_ = 8;  // MPU_TYPE.DREGION (cpu_options.mpu_regions)
   bool mpu_changed_ = false;
   uint32_t mpu_mair0_ = 0, mpu_mair1_ = 0;
+
+  // SAU (Armv8-M): registers only.
+  static constexpr size_t kMaxSauRegions = 8;
+  uint32_t sau_ctrl_ = 0, sau_rnr_ = 0, sfsr_ = 0, sfar_ = 0;
+  uint32_t sau_regions_ = 8;  // SAU_TYPE.SREGION (cpu_options.sau_regions)
+  std::array<uint32_t, kMaxSauRegions> sau_rbar_{}, sau_rlar_{};
 
   // Cortex-M55 implementation-defined registers (0xE001E000 page): stored.
   std::map<uint32_t, uint32_t> m55_impdef_;

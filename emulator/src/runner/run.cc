@@ -343,6 +343,7 @@ SessionOutput RunSession(const SessionInput& in) {
   cpu::Core core(in.board.cpu, map, uint32_t(vtor));
   core.scs().SetInterruptLines(in.board.cpu_options.nvic_irqs);
   core.scs().SetMpuRegions(in.board.cpu_options.mpu_regions);
+  core.scs().SetSauRegions(in.board.cpu_options.sau_regions);
   for (uint64_t block : in.traces) core.TraceRange(block, block + kTraceWindow);
   std::set<uint64_t> break_addresses;  // one hook per address, however many breakpoints
   for (const Breakpoint& b : in.options.breakpoints) {
