@@ -28,9 +28,7 @@
 __attribute__((noipa)) uint32_t mram_scale(uint32_t x) { return x * 3u + 1u; }
 
 /* In the window. noipa: each call runs (none is folded into the one before). long_call:
- * MRAM (0x80000000) is out of a BL's reach from 0xC0000000. No loops, so no Armv8.1-M
- * low-overhead loop (faultline places its rewrite within a branch's reach, which is
- * execute-never space here). */
+ * MRAM (0x80000000) is out of a BL's reach from 0xC0000000. */
 __attribute__((long_call)) uint32_t mram_scale(uint32_t x);
 __attribute__((section(".ospi_text"), noipa)) uint32_t xip_mix(uint32_t a, uint32_t b)
 {
@@ -44,6 +42,19 @@ __attribute__((section(".ospi_text"), noipa)) uint32_t xip_compute(uint32_t seed
 }
 
 __attribute__((long_call)) uint32_t xip_compute(uint32_t seed);
+
+/* A counted loop in the window: GCC closes it with an Armv8.1-M low-overhead loop
+ * (DLS/LE) for the M55. faultline would relocate it to a page within a branch's reach,
+ * but the 512 MiB window fills that reach, so its LE runs on the host each iteration:
+ * right, and slower. */
+__attribute__((section(".ospi_text"), noipa)) uint32_t xip_sum(const volatile uint32_t *v, uint32_t n)
+{
+    uint32_t s = 0;
+    for (uint32_t i = 0; i < n; i++) s += v[i] * (i + 1u);
+    return s;
+}
+__attribute__((long_call)) uint32_t xip_sum(const volatile uint32_t *v, uint32_t n);
+static volatile uint32_t values[10] = {3, 1, 4, 1, 5, 9, 2, 6, 5, 3};
 
 MEMMANAGE_PRINTS_AND_EXITS()
 
@@ -59,6 +70,7 @@ int main(void)
 
     sh_puts_hex("xip_compute at ", (uint32_t)&xip_compute);
     sh_puts_hex("xip_compute(42) = ", xip_compute(42u));
+    sh_puts_hex("xip_sum(values, 10) = ", xip_sum(values, 10u));
 
     MPU_CTRL = 0u;
     __asm__ volatile("dsb\n\tisb" ::: "memory");

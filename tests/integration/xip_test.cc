@@ -44,6 +44,8 @@ TEST(Xip, AlifOspiCodeRunsUnderTheMpuRegionAndFaultsWithoutIt) {
   EXPECT_EQ(report["exit_code"], 0);
   const std::string console = report["console"].get<std::string>();
   EXPECT_NE(console.find("xip_compute(42) = 0x"), std::string::npos) << console;
+  // A DLS/LE loop in the window: sum of v[i] * (i + 1) over {3, 1, 4, 1, 5, 9, 2, 6, 5, 3}.
+  EXPECT_NE(console.find("xip_sum(values, 10) = 0x000000ed\n"), std::string::npos) << console;
   EXPECT_NE(console.find("MPU off\n" + FetchFault(at)), std::string::npos) << console;
   EXPECT_EQ(console.find("not reached"), std::string::npos) << console;
 }
