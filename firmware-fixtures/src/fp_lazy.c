@@ -24,8 +24,10 @@
 #define EXC_RETURN_FTYPE (1u << 4) /* 1: basic frame, 0: extended (FP) frame */
 #define PI_BITS 0x40490FDBu        /* what the handler writes over the stacked S0 */
 
+/* 0: the handler runs no FP code; 1: it writes an FP register; 2: it reads S0. */
 static volatile uint32_t use_fp;
-static volatile uint32_t fpccr_in, fpccr_out, fpcar_offset, slot_in, slot_out, fpscr_in_handler, exc_return;
+static volatile uint32_t fpccr_in, fpccr_out, fpcar_offset, slot_in, slot_out, fpscr_in_handler, exc_return,
+    s0_in_handler;
 
 /* Records what the handler sees; touches an FP register only when use_fp says so. */
 __attribute__((used)) static void svc_body(uint32_t *frame, uint32_t lr)
@@ -35,7 +37,13 @@ __attribute__((used)) static void svc_body(uint32_t *frame, uint32_t lr)
     fpcar_offset = FPCAR - (uint32_t)frame;
     const int extended = !(lr & EXC_RETURN_FTYPE);
     slot_in = extended ? frame[8] : 0; /* S0's word of an extended frame */
-    if (use_fp) {
+    if (use_fp == 2) {
+        /* After an eager entry S0-S15 are UNKNOWN (Armv8-M ARM §B3.20); QEMU 7.2 zeroes
+         * them (v7m_push_stack). After a lazy one they still hold the thread's values. */
+        uint32_t s0;
+        __asm__ volatile("vmov %0, s0" : "=r"(s0) : : "memory");
+        s0_in_handler = s0;
+    } else if (use_fp) {
         uint32_t fpscr;
 #ifdef __ARM_FEATURE_MVE
         __asm__ volatile("vmov.i32 q1, #0\n\tvmrs %0, fpscr" : "=r"(fpscr) : : "s4", "s5", "s6", "s7", "memory");
@@ -90,9 +98,10 @@ static void report(const char *title, uint32_t s0_after)
     if (!(exc_return & EXC_RETURN_FTYPE)) {
         sh_puts_hex("  fpcar - frame ", fpcar_offset);
         sh_puts_hex("  stacked s0 at entry ", slot_in);
-        if (use_fp) sh_puts_hex("  stacked s0 after handler fp ", slot_out);
+        if (use_fp == 1) sh_puts_hex("  stacked s0 after handler fp ", slot_out);
     }
-    if (use_fp) sh_puts_hex("  handler fpscr ", fpscr_in_handler);
+    if (use_fp == 1) sh_puts_hex("  handler fpscr ", fpscr_in_handler);
+    if (use_fp == 2) sh_puts_hex("  handler s0 ", s0_in_handler);
     sh_puts_hex("  thread s0 after ", s0_after);
     sh_puts_hex("  thread fpscr after ", fpscr);
     sh_puts_hex("  thread control after ", control);
@@ -119,9 +128,14 @@ int main(void)
     use_fp = 1;
     report("lazy, handler with fp", svc_with_s0(0x3F800000u));
 
+    use_fp = 2;
+    report("lazy, handler reads s0", svc_with_s0(0x3F800000u));
+
     FPCCR = FPCCR_ASPEN;
     use_fp = 0;
     report("eager", svc_with_s0(0x3F800000u));
+    use_fp = 2;
+    report("eager, handler reads s0", svc_with_s0(0x3F800000u));
 
     /* Without ASPEN nothing sets FPCA: clear it, then run FP code. */
     FPCCR = 0;

@@ -41,6 +41,13 @@ TEST_P(FpContext, LazyEagerAndNoPreservationPrintWhatQemuPrints) {
   const std::string eager = console.substr(console.find("eager"));
   EXPECT_NE(eager.find("  stacked s0 at entry 0x3f800000\n"), std::string::npos) << console;
   EXPECT_NE(eager.find("  thread s0 after 0x40490fdb\n"), std::string::npos) << console;
+  // A handler reading S0: a lazy entry left the thread's value, an eager one zeroed it
+  // (UNKNOWN in the architecture; QEMU's choice).
+  const std::string lazy_reads = console.substr(console.find("lazy, handler reads s0"));
+  EXPECT_EQ(lazy_reads.find("  handler s0 "), lazy_reads.find("  handler s0 0x3f800000\n")) << console;
+  EXPECT_NE(eager.find("eager, handler reads s0\n"), std::string::npos) << console;
+  EXPECT_NE(eager.substr(eager.find("eager, handler reads s0")).find("  handler s0 0x00000000\n"), std::string::npos)
+      << console;
   EXPECT_EQ(console, qemu);
 }
 

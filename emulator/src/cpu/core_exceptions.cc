@@ -166,6 +166,14 @@ Core::EntryOutcome Core::Enter(uint32_t number, uint32_t return_address) {
     }
   }
   if (!o.stacking_failed) o.frame = f;
+  if (fp && !lazy) {
+    // After an eager preservation S0-S15, FPSCR (and VPR) are UNKNOWN (Armv8-M ARM
+    // §B3.20); QEMU 7.2 zeroes them (v7m_push_stack), and so does faultline.
+    const uint64_t zero = 0;
+    for (int i = 0; i < 16; ++i) Check(uc_reg_write(uc_, UC_ARM_REG_S0 + i, &zero), "uc_reg_write(S)");
+    RegWrite(uc_, UC_ARM_REG_FPSCR, 0);
+    if (mve_) MveRestore(0, 0);
+  }
   // FPCCR records the reservation even when stacking failed (QEMU 7.2 v7m_push_stack).
   if (lazy) ReserveFpState(l.frame_sp + 0x20, thread, control & 1u, ExecutionPriority());
   RegWrite(uc_, UC_ARM_REG_SP, l.frame_sp);
