@@ -480,8 +480,19 @@ uint32_t Core::PagePerms(const Mpu& mpu, size_t w, uint64_t page) const {
 }
 
 bool Core::PageAllows(uint32_t addr, bool write) const {
-  const int w = map_.Find(addr);
-  if (w < 0) return false;
+  // The windows are fixed once the map is built: a vector loop asks about the same one
+  // or two (its input and its weights) again and again.
+  const auto in = [&](int w) { return w >= 0 && map_.regions()[size_t(w)].Contains(addr); };
+  int w = page_windows_[0];
+  if (!in(w)) {
+    w = page_windows_[1];
+    if (!in(w)) {
+      w = map_.Find(addr);
+      if (w < 0) return false;
+    }
+    page_windows_[1] = page_windows_[0];
+    page_windows_[0] = w;
+  }
   const uint64_t page = addr & ~uint64_t(kPageSize - 1);
   const uint32_t perms = scs_.mpu_enabled() ? PagePerms(scs_.mpu(), size_t(w), page) : Perms(map_.regions()[w].access);
   return (perms & (write ? UC_PROT_WRITE : UC_PROT_READ)) != 0;

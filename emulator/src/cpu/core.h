@@ -511,6 +511,7 @@ class Core {
   static constexpr size_t kMaxHostSites = 1024;
   uint32_t ltpsize_ = 4;             // FPSCR.LTPSIZE, for the host-executed TP forms
   std::unique_ptr<MveUnit, MveUnitDeleter> mve_;
+  mutable int page_windows_[2] = {-1, -1};  // the windows PageAllows found last, newest first
 
   // Traps (core_traps.cc): CPACR.CP10 off / CCR.UNALIGN_TRP / CCR.DIV_0_TRP as the
   // translated blocks have them (UINT32_MAX: none translated yet), and the instruction
