@@ -394,6 +394,7 @@ void Core::RecordRegisterWrite(size_t p, size_t reg, uint32_t value) {
 // cost per access), served access by access while disabled with reads-as-zero, and
 // not at all while a disabled access must fault.
 void Core::MapWindow(size_t w, bool remap) {
+  ++protection_changes_;
   const Region& r = map_.regions()[w];
   bool enabled = map_.Enabled(w);
   bool served = !enabled && map_.gates()[*map_.GateOf(w)].when_disabled == WhenDisabled::kReadZeroWriteIgnore;
@@ -499,6 +500,7 @@ bool Core::PageAllows(uint32_t addr, bool write) const {
 }
 
 void Core::ProtectWindow(size_t w) {
+  ++protection_changes_;
   const Mpu mpu = scs_.mpu();
   const Region& r = map_.regions()[w];
   const bool mpu_on = mpu.enabled() && !mpu_bypassed_;

@@ -105,7 +105,10 @@ namespace {
 // (TLB_NOTDIRTY, unicorn_store_path.cc) all answer null, and so does a page whose
 // protections (the board's access narrowed by the MPU) refuse the access, which the TLB
 // entry does not show for reads (Core::PageAllows): the element-by-element path then
-// takes the access and any fault exactly as before.
+// takes the access and any fault exactly as before. A load remembers the two pages it
+// was answered for last (a loop reads its input and its weights): a RAM page's host
+// bytes do not move, and what else could change the answer changes the protections
+// first (Core::protection_changes), so the answer stands until then.
 class EngineMemory final : public arm::mve::Memory {
  public:
   EngineMemory(const Core& core, void* env) : core_(core), env_(env) {}
@@ -121,16 +124,37 @@ class EngineMemory final : public arm::mve::Memory {
   }
   uint8_t* Host(uint32_t address, unsigned size, bool store) override {
     constexpr unsigned kPageBits = 10;  // TARGET_PAGE_BITS for M-profile (unicorn.md §6)
-    if (size == 0 || (address >> kPageBits) != ((address + size - 1) >> kPageBits)) return nullptr;
+    constexpr uint32_t kOffset = (1u << kPageBits) - 1;
+    const uint32_t page = address >> kPageBits;
+    if (size == 0 || page != ((address + size - 1) >> kPageBits)) return nullptr;
+    if (!store) {
+      for (const LoadPage& p : loads_) {
+        if (p.page == page && p.mmu_idx == mmu_idx_ && p.protections == core_.protection_changes()) {
+          return p.host + (address & kOffset);
+        }
+      }
+    }
     if (!core_.PageAllows(address, store)) return nullptr;
-    return static_cast<uint8_t*>(tlb_vaddr_to_host_arm(env_, address, store ? 1 : 0, mmu_idx_));
+    auto* host = static_cast<uint8_t*>(tlb_vaddr_to_host_arm(env_, address, store ? 1 : 0, mmu_idx_));
+    if (!store && host != nullptr) {
+      loads_[1] = loads_[0];
+      loads_[0] = {page, mmu_idx_, core_.protection_changes(), host - (address & kOffset)};
+    }
+    return host;
   }
 
  private:
+  struct LoadPage {
+    uint32_t page = UINT32_MAX;
+    int mmu_idx = -1;
+    uint64_t protections = 0;
+    uint8_t* host = nullptr;
+  };
   const Core& core_;
   void* env_;
   uintptr_t ra_ = 0;
   int mmu_idx_ = 0;
+  LoadPage loads_[2];  // newest first
 };
 
 // FPSCR as QEMU 5.0 keeps it for the M33, plus FZ16, which the M33 does not have (its
