@@ -106,6 +106,8 @@ void HostTransfer(uint8_t* d, uint8_t* host, bool load, uint16_t mask) {
       }
       KeepBytes(bytes, LaneMask<T>(mask));
       std::memcpy(d, bytes, 16);
+    } else if (sizeof(M) == sizeof(T) && LaneMask<T>(mask) == 0xFFFF) {
+      std::memcpy(host, d, 16);  // every lane
     } else {
       for (int e = 0; e < n; ++e) {
         if (!Active<T>(mask, e)) continue;
