@@ -147,5 +147,14 @@ int main(void)
     unprivileged(gather_kernel);
     sh_puts_hex("gather unprivileged: mmfar - kernel ", seen_mmfar - k);
     sh_puts_hex("  faults so far ", faults);
+    /* The MPU changes under a page vector loads have read: open_ram's page leaves the
+     * last region and the default map stops applying to privileged code, so the same
+     * load now faults (faultline keeps the host page of a load until the protections
+     * change). */
+    MPU_RNR = 4;
+    MPU_RBAR = (k + 0x800u) | (1u << 1) | 1u;
+    MPU_CTRL = 1u; /* ENABLE without PRIVDEFENA */
+    __asm__ volatile("dsb\n\tisb" ::: "memory");
+    report("vldrw from open ram once no region covers it", load_open, open_ram);
     return 0;
 }

@@ -195,7 +195,8 @@ TEST(Mve, VectorAccessTheMpuRefusesIsAPreciseMemManageFault) {
         "vldrw unprivileged from kernel faults 0x00000001\n  cfsr 0x00000082\n  mmfar - buffer 0x00000010\n",
         "vldrb unprivileged crossing into kernel: mmfar - kernel 0x00000000\n  faults so far 0x00000003\n",
         "vldrb crossing, kernel bytes predicated off: faults so far 0x00000003\n",
-        "vst2 to read-only faults 0x00000002\n", "gather unprivileged: mmfar - kernel 0x00000000\n  faults so far 0x00000006\n"}) {
+        "vst2 to read-only faults 0x00000002\n", "gather unprivileged: mmfar - kernel 0x00000000\n  faults so far 0x00000006\n",
+        "vldrw from open ram once no region covers it faults 0x00000001\n  cfsr 0x00000082\n  mmfar - buffer 0x00000000\n"}) {
     EXPECT_NE(console.find(expected), std::string::npos) << expected << "\n---\n" << console;
   }
   if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";

@@ -403,6 +403,7 @@ void Core::RecordRegisterWrite(size_t p, size_t reg, uint32_t value) {
 // cost per access), served access by access while disabled with reads-as-zero, and
 // not at all while a disabled access must fault.
 void Core::MapWindow(size_t w, bool remap) {
+  ++protection_changes_;
   const Region& r = map_.regions()[w];
   bool enabled = map_.Enabled(w);
   bool served = !enabled && map_.gates()[*map_.GateOf(w)].when_disabled == WhenDisabled::kReadZeroWriteIgnore;
@@ -512,14 +513,26 @@ bool Core::SplitPageAllows(uint64_t addr, uint32_t size, bool write) const {
 }
 
 bool Core::PageAllows(uint32_t addr, bool write) const {
-  const int w = map_.Find(addr);
-  if (w < 0) return false;
+  // The windows are fixed once the map is built: a vector loop asks about the same one
+  // or two (its input and its weights) again and again.
+  const auto in = [&](int w) { return w >= 0 && map_.regions()[size_t(w)].Contains(addr); };
+  int w = page_windows_[0];
+  if (!in(w)) {
+    w = page_windows_[1];
+    if (!in(w)) {
+      w = map_.Find(addr);
+      if (w < 0) return false;
+    }
+    page_windows_[1] = page_windows_[0];
+    page_windows_[0] = w;
+  }
   const uint64_t page = addr & ~uint64_t(kPageSize - 1);
   const uint32_t perms = scs_.mpu_enabled() ? PagePerms(scs_.mpu(), size_t(w), page) : Perms(map_.regions()[w].access);
   return (perms & (write ? UC_PROT_WRITE : UC_PROT_READ)) != 0;
 }
 
 void Core::ProtectWindow(size_t w) {
+  ++protection_changes_;
   const Mpu mpu = scs_.mpu();
   const Region& r = map_.regions()[w];
   const bool mpu_on = mpu.enabled() && !mpu_bypassed_;

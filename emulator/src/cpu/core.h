@@ -253,6 +253,9 @@ class Core {
   // load helper), so code that reaches guest memory through the TLB's host pointer
   // (MVE, core_mve.cc) asks here first.
   bool PageAllows(uint32_t addr, bool write) const;
+  // Changes when a window is mapped or protected again: an answer of PageAllows, or a
+  // host page the engine showed, stands until then.
+  uint64_t protection_changes() const { return protection_changes_; }
 
   // --- Traps the firmware enables, from the translated code (core_traps.cc; issue 16) ---
   // The translator reads the halfword `hw` at `addr` (cpu_lduw_code_arm): returns what
@@ -514,6 +517,8 @@ class Core {
   static constexpr size_t kMaxHostSites = 1024;
   uint32_t ltpsize_ = 4;             // FPSCR.LTPSIZE, for the host-executed TP forms
   std::unique_ptr<MveUnit, MveUnitDeleter> mve_;
+  mutable int page_windows_[2] = {-1, -1};  // the windows PageAllows found last, newest first
+  uint64_t protection_changes_ = 0;  // MapWindow and ProtectWindow calls
 
   // Traps (core_traps.cc): CPACR.CP10 off / CCR.UNALIGN_TRP / CCR.DIV_0_TRP as the
   // translated blocks have them (UINT32_MAX: none translated yet), and the instruction

@@ -41,6 +41,8 @@
 
 #include <cstring>
 #include <map>
+#include <optional>
+#include <tuple>
 #include <vector>
 
 #include "arm/mve/mve.h"
@@ -92,23 +94,115 @@ thread_local Core* running_core = nullptr;
 
 }  // namespace
 
+namespace {
+
+// Guest memory for an instruction executing inside a call from translated code.
+//
+// Host(): the bytes the generated code's own fast path would reach, through the same
+// softmmu TLB entry (QEMU 5.0 tlb_vaddr_to_host: a miss is refilled without faulting).
+// It answers only for a span inside one 1 KiB target page (the M-profile page size)
+// whose entry has no flag: MMIO, a served or gated window, a page with translated code
+// (TLB_NOTDIRTY, unicorn_store_path.cc) all answer null, and so does a page whose
+// protections (the board's access narrowed by the MPU) refuse the access, which the TLB
+// entry does not show for reads (Core::PageAllows): the element-by-element path then
+// takes the access and any fault exactly as before. A load remembers the two pages it
+// was answered for last (a loop reads its input and its weights): a RAM page's host
+// bytes do not move, and what else could change the answer changes the protections
+// first (Core::protection_changes), so the answer stands until then.
+class EngineMemory final : public arm::mve::Memory {
+ public:
+  EngineMemory(const Core& core, void* env) : core_(core), env_(env) {}
+  // Each instruction: its call's return address (a fault leaves the block there) and
+  // the MMU index of the block it is in.
+  void At(uintptr_t ra, int mmu_idx) {
+    ra_ = ra;
+    mmu_idx_ = mmu_idx;
+  }
+  uint32_t Load(uint32_t address, unsigned size) override { return HelperLoad(env_, address, size, ra_); }
+  void Store(uint32_t address, unsigned size, uint32_t value) override {
+    HelperStore(env_, address, size, value, ra_);
+  }
+  uint8_t* Host(uint32_t address, unsigned size, bool store) override {
+    constexpr unsigned kPageBits = 10;  // TARGET_PAGE_BITS for M-profile (unicorn.md §6)
+    constexpr uint32_t kOffset = (1u << kPageBits) - 1;
+    const uint32_t page = address >> kPageBits;
+    if (size == 0 || page != ((address + size - 1) >> kPageBits)) return nullptr;
+    if (!store) {
+      for (const LoadPage& p : loads_) {
+        if (p.page == page && p.mmu_idx == mmu_idx_ && p.protections == core_.protection_changes()) {
+          return p.host + (address & kOffset);
+        }
+      }
+    }
+    if (!core_.PageAllows(address, store)) return nullptr;
+    auto* host = static_cast<uint8_t*>(tlb_vaddr_to_host_arm(env_, address, store ? 1 : 0, mmu_idx_));
+    if (!store && host != nullptr) {
+      loads_[1] = loads_[0];
+      loads_[0] = {page, mmu_idx_, core_.protection_changes(), host - (address & kOffset)};
+    }
+    return host;
+  }
+
+ private:
+  struct LoadPage {
+    uint32_t page = UINT32_MAX;
+    int mmu_idx = -1;
+    uint64_t protections = 0;
+    uint8_t* host = nullptr;
+  };
+  const Core& core_;
+  void* env_;
+  uintptr_t ra_ = 0;
+  int mmu_idx_ = 0;
+  LoadPage loads_[2];  // newest first
+};
+
+// FPSCR as QEMU 5.0 keeps it for the M33, plus FZ16, which the M33 does not have (its
+// vfp_set_fpscr clears it) and the M55 does.
+class EngineFpscr final : public arm::mve::Fpscr {
+ public:
+  EngineFpscr(void* env, bool& fz16) : env_(env), fz16_(fz16) {}
+  uint32_t Read() override { return Original().get_fpscr(env_) | (fz16_ ? arm::mve::fpscr::kFz16 : 0); }
+  void Write(uint32_t value) override {
+    Original().set_fpscr(env_, value);
+    fz16_ = value & arm::mve::fpscr::kFz16;
+  }
+
+ private:
+  void* env_;
+  bool& fz16_;
+};
+
+// APSR as QEMU 5.0 reads it for MRS (SYSm 0: NZCVQ and GE).
+class EngineApsr final : public arm::mve::Apsr {
+ public:
+  explicit EngineApsr(void* env) : env_(env) {}
+  uint32_t Read() override { return Original().mrs(env_, 0); }
+
+ private:
+  void* env_;
+};
+
+}  // namespace
+
 // Per core: the decoded instructions the translated code calls, and the engine layout.
 struct MveUnit {
   Core& core;
   bool usable = false;                // layouts found
   size_t q_offset = 0, fpscr_offset = 0, standard_fp_offset = 0;
-  // FPSCR.QC as MVE sets it. The M33 model has no QC (RES0 without MVE: QEMU 5.0
-  // vfp_set_fpscr masks it for M-profile): VMRS/VMSR FPSCR are executed here.
-  bool qc = false;
-  uint32_t fz16 = 0;  // FPSCR.FZ16
   bool features_set = false;
   struct Decoded {
     uint32_t address;
     arm::mve::Insn insn;
     bool counted;  // not the LCTP a relocated LETP loop's exit runs (core_armv81m.cc)
+    // The core MMU index of the block it was translated into (QEMU 5.0
+    // arm_to_core_mmu_idx: 0-7 on M-profile), which the block's own accesses use: a
+    // block runs only in the privilege and security state its flags were made for.
+    int mmu_idx;
   };
   std::vector<Decoded> insns;
-  std::map<std::pair<uint32_t, uint32_t>, uint32_t> index;  // (address, raw) -> insns
+  // (address, raw, MMU index) -> insns
+  std::map<std::tuple<uint32_t, uint32_t, int>, uint32_t> index;
   // The translation in progress: where the second halfword of the 32-bit instruction
   // fetched last is (a fetch there is never an instruction's start), whether that
   // instruction is shown as the MRS, and the index whose constant comes next.
@@ -116,17 +210,27 @@ struct MveUnit {
   bool replacing = false;
   int32_t pending = -1;
   uint32_t last_index = 0;
-  uint32_t vpr = 0;
   // The interrupted context's VPR while FPCCR.LSPACT says its FP state is still in the
   // registers (core_fp_context.cc): what the preservation writes or the return restores.
   uint32_t lazy_vpr = 0;
   uint64_t executed = 0;
   bool fp_context = false;  // CONTROL.FPCA as this path's instructions set it
+  // What every instruction is handed, made once the engine's env is known (the first
+  // fetch): the State's pointers into the engine and its accessors. Execute fills in
+  // the rest per instruction. VPR, and FPSCR.QC and FZ16, which the M33 model does not
+  // have (RES0 without MVE: QEMU 5.0 vfp_set_fpscr masks them for M-profile), live in
+  // it: VMRS/VMSR FPSCR are executed here.
+  std::optional<EngineMemory> memory;
+  std::optional<EngineFpscr> engine_fpscr;
+  std::optional<EngineApsr> apsr;
+  arm::mve::FloatStatus half{};
+  arm::mve::State state;
 
   explicit MveUnit(Core& c) : core(c) {}
 
   void Calibrate(uc_struct* uc);
   void SetFeatures(void* env);
+  void Bind(void* env);
   uint32_t Fetch(void* env, uint32_t addr, uint32_t hw);
   uint32_t Execute(void* env, uint32_t index, uintptr_t ra);
   void EnterFpContext(void* env);
@@ -227,8 +331,27 @@ void MveUnit::SetFeatures(void* env) {
   found[1] = (found[1] & ~0x0F000000u) | 0x02000000u;  // MVFR1.FPHP: F16 <-> F64 too
 }
 
+void MveUnit::Bind(void* env) {
+  auto* base = static_cast<uint8_t*>(env);
+  memory.emplace(core, env);
+  engine_fpscr.emplace(env, state.fz16);
+  apsr.emplace(env);
+  state.r = static_cast<uint32_t*>(env);
+  state.q = base + q_offset;
+  state.fpscr = &*engine_fpscr;
+  // Half precision: the standard value with flush-to-zero from FZ16 (QEMU 5.0 has no
+  // status for it); its exception flags join the standard status's, which VMRS reads.
+  state.fp = reinterpret_cast<arm::mve::FloatStatus*>(base + standard_fp_offset);
+  state.fp16 = &half;
+  state.memory = &*memory;
+  state.apsr = &*apsr;
+}
+
 uint32_t MveUnit::Fetch(void* env, uint32_t addr, uint32_t hw) {
-  if (!features_set) SetFeatures(env);
+  if (!features_set) {
+    SetFeatures(env);
+    Bind(env);
+  }
   if (addr == second_at) {
     // The second halfword of a BL or any other 32-bit instruction can look like the
     // first of an MVE one (BL's is 0xD000-0xFFFF): it is only ever the second.
@@ -258,129 +381,58 @@ uint32_t MveUnit::Fetch(void* env, uint32_t addr, uint32_t hw) {
   if (hw1 != hw) return hw;
   std::optional<arm::mve::Insn> insn = arm::mve::Decode(hw1, hw2);
   if (!insn) return hw;
-  const auto key = std::make_pair(addr, insn->raw);
+  // The block being translated runs in the state env is in now (its flags were taken
+  // from it).
+  const int mmu_idx = arm_mmu_idx_arm(env) & 7;
+  const auto key = std::make_tuple(addr, insn->raw, mmu_idx);
   auto it = index.find(key);
   if (it == index.end()) {
     it = index.emplace(key, uint32_t(insns.size())).first;
     const bool loop_exit = bytes.empty() && std::strcmp(insn->name, "LCTP") == 0;
-    insns.push_back({addr, *insn, !loop_exit});
+    insns.push_back({addr, *insn, !loop_exit, mmu_idx});
   }
   last_index = it->second;
   replacing = true;
   return kMrsR0;
 }
 
-namespace {
-
-// Guest memory for an instruction executing inside a call from translated code.
-//
-// Host(): the bytes the generated code's own fast path would reach, through the same
-// softmmu TLB entry (QEMU 5.0 tlb_vaddr_to_host: a miss is refilled without faulting).
-// It answers only for a span inside one 1 KiB target page (the M-profile page size)
-// whose entry has no flag: MMIO, a served or gated window, a page with translated code
-// (TLB_NOTDIRTY, unicorn_store_path.cc) all answer null, and so does a page whose
-// protections (the board's access narrowed by the MPU) refuse the access, which the TLB
-// entry does not show for reads (Core::PageAllows): the element-by-element path then
-// takes the access and any fault exactly as before.
-class EngineMemory final : public arm::mve::Memory {
- public:
-  EngineMemory(const Core& core, void* env, uintptr_t ra) : core_(core), env_(env), ra_(ra) {}
-  uint32_t Load(uint32_t address, unsigned size) override { return HelperLoad(env_, address, size, ra_); }
-  void Store(uint32_t address, unsigned size, uint32_t value) override {
-    HelperStore(env_, address, size, value, ra_);
-  }
-  uint8_t* Host(uint32_t address, unsigned size, bool store) override {
-    constexpr unsigned kPageBits = 10;  // TARGET_PAGE_BITS for M-profile (unicorn.md §6)
-    if (size == 0 || (address >> kPageBits) != ((address + size - 1) >> kPageBits)) return nullptr;
-    if (!core_.PageAllows(address, store)) return nullptr;
-    // The core MMU index of the current privilege and security state (QEMU 5.0
-    // arm_to_core_mmu_idx: the M-profile values are 0-7).
-    const int mmu_idx = arm_mmu_idx_arm(env_) & 7;
-    return static_cast<uint8_t*>(tlb_vaddr_to_host_arm(env_, address, store ? 1 : 0, mmu_idx));
-  }
-
- private:
-  const Core& core_;
-  void* env_;
-  uintptr_t ra_;
-};
-
-// FPSCR as QEMU 5.0 keeps it for the M33, plus FZ16, which the M33 does not have (its
-// vfp_set_fpscr clears it) and the M55 does.
-class EngineFpscr final : public arm::mve::Fpscr {
- public:
-  EngineFpscr(void* env, uint32_t& fz16) : env_(env), fz16_(fz16) {}
-  uint32_t Read() override { return Original().get_fpscr(env_) | fz16_; }
-  void Write(uint32_t value) override {
-    Original().set_fpscr(env_, value);
-    fz16_ = value & arm::mve::fpscr::kFz16;
-  }
-
- private:
-  void* env_;
-  uint32_t& fz16_;
-};
-
-// APSR as QEMU 5.0 reads it for MRS (SYSm 0: NZCVQ and GE).
-class EngineApsr final : public arm::mve::Apsr {
- public:
-  explicit EngineApsr(void* env) : env_(env) {}
-  uint32_t Read() override { return Original().mrs(env_, 0); }
-
- private:
-  void* env_;
-};
-
-}  // namespace
-
-uint32_t MveUnit::Execute(void* env, uint32_t i, uintptr_t ra) {
+// Inlined into the call from translated code (helper_v7m_mrs_arm), which runs millions
+// of times a second in a vector loop.
+[[gnu::always_inline]] inline uint32_t MveUnit::Execute(void* env, uint32_t i, uintptr_t ra) {
   auto* base = static_cast<uint8_t*>(env);
-  auto* r = static_cast<uint32_t*>(env);
-  const auto& [address, insn, counted] = insns[i];
-  // CPACR.CP10 off: NOCP UsageFault, as for FP instructions (DDI 0553 §B5.x).
-  if (!insn.scalar && ((core.scs_.cpacr() >> 20) & 3) == 0) {
-    core.StopWith({.kind = Stop::Kind::kCoprocessor, .pc = address});
-    LeaveAtInstruction(ra);
+  const Decoded& d = insns[i];
+  if (!d.insn.scalar) {
+    // CPACR.CP10 off: NOCP UsageFault, as for FP instructions (DDI 0553 §B5.x).
+    if (((core.scs_.cpacr() >> 20) & 3) == 0) {
+      core.StopWith({.kind = Stop::Kind::kCoprocessor, .pc = d.address});
+      LeaveAtInstruction(ra);
+    }
+    const uint32_t f = core.scs_.fpccr();
+    if ((f & fpccr::kLspact) || (!fp_context && (f & fpccr::kAspen))) EnterFpContext(env);
   }
-  if (!insn.scalar) EnterFpContext(env);
   uint32_t fpscr;
   std::memcpy(&fpscr, base + fpscr_offset, 4);
-  EngineMemory memory(core, env, ra);
-  EngineFpscr engine_fpscr(env, fz16);
-  // Half precision: the standard value with flush-to-zero from FZ16 (QEMU 5.0 has no
-  // status for it); its exception flags join the standard status's, which VMRS reads.
-  auto* standard = reinterpret_cast<arm::mve::FloatStatus*>(base + standard_fp_offset);
-  arm::mve::FloatStatus half = *standard;
-  half.flush_to_zero = half.flush_inputs_to_zero = fz16 != 0;
-  half.exception_flags = 0;
-  arm::mve::State s;
-  s.r = r;
-  s.q = base + q_offset;
-  s.vpr = vpr;
+  arm::mve::State& s = state;
+  memory->At(ra, d.mmu_idx);
   s.ltpsize = core.ltpsize_;
-  s.fpscr_nzcv = fpscr & arm::mve::fpscr::kNzcv;
-  s.qc = qc;
-  s.fpscr = &engine_fpscr;
-  s.fp = standard;
-  s.fp16 = &half;
-  s.memory = &memory;
-  EngineApsr apsr(env);
-  s.apsr = &apsr;
-  s.pc = address;
-  arm::mve::Execute(insn, s);
-  vpr = s.vpr;
-  qc = s.qc;
-  // FZ16 flushes without raising Input Denormal (FPSCR.IDC): QEMU 7.2's vfp_get_fpscr
-  // masks it out of the half-precision statuses.
-  standard->exception_flags |= half.exception_flags & ~arm::mve::kInputDenormal;
+  const uint32_t nzcv = fpscr & arm::mve::fpscr::kNzcv;
+  s.fpscr_nzcv = nzcv;
+  s.pc = d.address;
+  arm::mve::Execute(d.insn, s);
   core.ltpsize_ = s.ltpsize;
-  std::memcpy(&fpscr, base + fpscr_offset, 4);  // VMSR FPSCR may have written it
-  if (s.fpscr_nzcv != (fpscr & arm::mve::fpscr::kNzcv)) {
+  if (s.fp16_ready) {
+    // FZ16 flushes without raising Input Denormal (FPSCR.IDC): QEMU 7.2's vfp_get_fpscr
+    // masks it out of the half-precision statuses.
+    s.fp->exception_flags |= half.exception_flags & ~arm::mve::kInputDenormal;
+    s.fp16_ready = false;
+  }
+  if (s.fpscr_nzcv != nzcv) {
+    std::memcpy(&fpscr, base + fpscr_offset, 4);  // VMSR FPSCR may have written it
     fpscr = (fpscr & ~arm::mve::fpscr::kNzcv) | s.fpscr_nzcv;
     std::memcpy(base + fpscr_offset, &fpscr, 4);
   }
-  executed += counted;
-  return r[0];
+  executed += d.counted;
+  return s.r[0];
 }
 
 // What the translator does before an FP instruction (core_fp_context.cc), for a vector
@@ -398,9 +450,9 @@ void MveUnit::EnterFpContext(void* env) {
     Original().msr(env, kControl, control | kFpca | kSfpa);
     const uint32_t fpdscr = core.scs_.fpdscr();
     Original().set_fpscr(env, fpdscr & ~(arm::mve::fpscr::kLtpsize | arm::mve::fpscr::kFz16));
-    fz16 = fpdscr & arm::mve::fpscr::kFz16;
-    qc = false;
-    vpr = 0;
+    state.fz16 = fpdscr & arm::mve::fpscr::kFz16;
+    state.qc = false;
+    state.vpr = 0;
     core.ltpsize_ = 4;
   }
   fp_context = true;
@@ -412,30 +464,31 @@ void MveUnit::EnterFpContext(void* env) {
 // Return restores both from the frame.
 uint32_t Core::MveStackedFpscr(uint32_t engine_fpscr) const {
   return (engine_fpscr & ~(arm::mve::fpscr::kQc | arm::mve::fpscr::kLtpsize | arm::mve::fpscr::kFz16)) |
-         (mve_->qc ? arm::mve::fpscr::kQc : 0) | mve_->fz16 | ltpsize_ << arm::mve::fpscr::kLtpsizeShift;
+         (mve_->state.qc ? arm::mve::fpscr::kQc : 0) |
+         (mve_->state.fz16 ? arm::mve::fpscr::kFz16 : 0) | ltpsize_ << arm::mve::fpscr::kLtpsizeShift;
 }
-uint32_t Core::MveVpr() const { return mve_->vpr; }
+uint32_t Core::MveVpr() const { return mve_->state.vpr; }
 // With lazy preservation the handler's first FP or vector instruction starts a new
 // context with VPR 0 (QEMU 7.2 vfp_access_check_m): VPR reads 0 from then on, which is
 // what clearing it now shows, while the interrupted value waits in lazy_vpr.
 void Core::MveEnterHandler(bool fp_context, bool lazy) {
   if (fp_context) {
-    if (lazy) mve_->lazy_vpr = mve_->vpr;
-    mve_->vpr = 0;
+    if (lazy) mve_->lazy_vpr = mve_->state.vpr;
+    mve_->state.vpr = 0;
   }
   ltpsize_ = 4;
 }
 uint32_t Core::MveLazyVpr() const { return mve_->lazy_vpr; }
-void Core::MveResumeLazyVpr() { mve_->vpr = mve_->lazy_vpr; }
+void Core::MveResumeLazyVpr() { mve_->state.vpr = mve_->lazy_vpr; }
 bool Core::MveFpContext() const { return mve_ && mve_->fp_context; }
 void Core::MveClearFpContext() {
   if (mve_) mve_->fp_context = false;
 }
 void Core::MveRestore(uint32_t fpscr, uint32_t vpr) {
-  mve_->qc = fpscr & arm::mve::fpscr::kQc;
-  mve_->fz16 = fpscr & arm::mve::fpscr::kFz16;
+  mve_->state.qc = fpscr & arm::mve::fpscr::kQc;
+  mve_->state.fz16 = fpscr & arm::mve::fpscr::kFz16;
   ltpsize_ = (fpscr & arm::mve::fpscr::kLtpsize) >> arm::mve::fpscr::kLtpsizeShift;
-  mve_->vpr = vpr;
+  mve_->state.vpr = vpr;
 }
 
 void Core::EnableMve() {

@@ -33,9 +33,20 @@ struct F32 {
   }
   static Bits RoundToInt(Bits v, FloatStatus* s) { return float32_round_to_int_arm(v, s); }
 };
+// The half-precision status of the instruction executing (State::fp16).
+inline FloatStatus* HalfStatus(State& s) {
+  if (!s.fp16_ready) {
+    *s.fp16 = *s.fp;
+    s.fp16->flush_to_zero = s.fp16->flush_inputs_to_zero = s.fz16;
+    s.fp16->exception_flags = 0;
+    s.fp16_ready = true;
+  }
+  return s.fp16;
+}
+
 struct F16 {
   using Bits = uint16_t;
-  static FloatStatus* Status(State& s) { return s.fp16; }
+  static FloatStatus* Status(State& s) { return HalfStatus(s); }
   static constexpr Bits kSign = 0x8000u, kQuiet = 0x0200u, kExponent = 0x7C00u;
   static Bits Add(Bits a, Bits b, FloatStatus* s) { return float16_add_arm(a, b, s); }
   static Bits Sub(Bits a, Bits b, FloatStatus* s) { return float16_sub_arm(a, b, s); }

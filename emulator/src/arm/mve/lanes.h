@@ -46,6 +46,35 @@ constexpr int Lanes() {
   return 16 / int(sizeof(T));
 }
 
+// The predicate widened to whole lanes of T: every byte of an active lane (the lane's
+// lowest byte's bit set) set.
+template <typename T>
+uint16_t LaneMask(uint16_t mask) {
+  if constexpr (sizeof(T) == 1) return mask;
+  if constexpr (sizeof(T) == 2) return uint16_t((mask & 0x5555) * 3);
+  if constexpr (sizeof(T) == 4) return uint16_t((mask & 0x1111) * 15);
+  return uint16_t((mask & 0x0101) * 255);
+}
+
+// Clears the bytes of `bytes` whose mask bit is clear: branch-free predication of a
+// whole vector, eight bytes at a time.
+inline void KeepBytes(uint8_t bytes[16], uint16_t mask) {
+  struct Table {
+    uint64_t of[256] = {};
+    constexpr Table() {
+      for (int m = 0; m < 256; ++m) {
+        for (int b = 0; b < 8; ++b) of[m] |= (m >> b & 1) ? uint64_t(0xFF) << (8 * b) : 0;
+      }
+    }
+  };
+  static constexpr Table kBytes;
+  uint64_t w[2];
+  std::memcpy(w, bytes, 16);
+  w[0] &= kBytes.of[mask & 0xFF];
+  w[1] &= kBytes.of[mask >> 8];
+  std::memcpy(bytes, w, 16);
+}
+
 // Saturates a wide value into T; `sat` is set when it did not fit.
 template <typename T, typename W>
 T Saturate(W v, bool& sat) {

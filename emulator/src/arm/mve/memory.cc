@@ -7,6 +7,7 @@
 #include "lanes.h"
 
 #include <cstring>
+#include <type_traits>
 
 namespace faultline::arm::mve {
 
@@ -81,15 +82,58 @@ void GatherScatter(const Insn& i, State& s, bool load, A address_of, W written) 
   GatherScatter<T>(i, s, load, address_of, written, ByElement{*s.memory});
 }
 
+// A contiguous transfer between T lanes (unsigned) and memory elements M at `host`, M
+// as wide as T or narrower (widening loads: M signed sign-extends; narrowing stores keep
+// the low bits). A load writes every lane, zero where inactive; a store writes the
+// active lanes only. Inactive elements are read but not used: the bytes are plain
+// memory (Memory::Host), where a read has no effect.
+template <typename T, typename M>
+void HostTransfer(uint8_t* d, uint8_t* host, bool load, uint16_t mask) {
+  if constexpr (sizeof(M) <= sizeof(T)) {
+    constexpr int n = Lanes<T>();
+    if (load) {
+      uint8_t bytes[16];
+      if constexpr (sizeof(M) == sizeof(T)) {
+        std::memcpy(bytes, host, 16);
+      } else {
+        T lanes[n];
+        for (int e = 0; e < n; ++e) {
+          M v;
+          std::memcpy(&v, host + e * sizeof(M), sizeof(M));
+          lanes[e] = T(v);
+        }
+        std::memcpy(bytes, lanes, 16);
+      }
+      KeepBytes(bytes, LaneMask<T>(mask));
+      std::memcpy(d, bytes, 16);
+    } else if (sizeof(M) == sizeof(T) && LaneMask<T>(mask) == 0xFFFF) {
+      std::memcpy(host, d, 16);  // every lane
+    } else {
+      for (int e = 0; e < n; ++e) {
+        if (!Active<T>(mask, e)) continue;
+        const M v = M(Lane<T>(d, e));
+        std::memcpy(host + e * sizeof(M), &v, sizeof(M));
+      }
+    }
+  }
+}
+
 // A contiguous transfer of T lanes: straight to the host bytes when the whole span is
 // plain memory (the common case, one lookup instead of one engine access per element).
 template <typename T, typename A>
 void Contiguous(const Insn& i, State& s, bool load, uint32_t address, A address_of) {
   const unsigned span = unsigned(Lanes<T>()) << i.msize;
-  if (uint8_t* host = s.memory->Host(address, span, !load)) {
-    GatherScatter<T>(i, s, load, address_of, NoWriteback, InHost{host, address});
-  } else {
-    GatherScatter<T>(i, s, load, address_of, NoWriteback);
+  uint8_t* host = s.memory->Host(address, span, !load);
+  if (host == nullptr) return GatherScatter<T>(i, s, load, address_of, NoWriteback);
+  using U = std::make_unsigned_t<T>;
+  const uint16_t mask = ElementMask(s);
+  uint8_t* d = Q(s, i.qd);
+  // The memory element is signed when a load widens it by sign extension.
+  const bool extend = !i.u && i.msize < i.size;
+  switch (i.msize) {
+    case 0: extend ? HostTransfer<U, int8_t>(d, host, load, mask) : HostTransfer<U, uint8_t>(d, host, load, mask); break;
+    case 1: extend ? HostTransfer<U, int16_t>(d, host, load, mask) : HostTransfer<U, uint16_t>(d, host, load, mask); break;
+    default: HostTransfer<U, uint32_t>(d, host, load, mask); break;
   }
 }
 

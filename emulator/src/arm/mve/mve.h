@@ -79,7 +79,12 @@ struct State {
   bool qc = false;         // FPSCR.QC: set by a saturating instruction that saturated
   Fpscr* fpscr = nullptr;  // the rest of FPSCR
   FloatStatus* fp = nullptr;    // softfloat status of single-precision MVE arithmetic
-  FloatStatus* fp16 = nullptr;  // and of half precision (flush-to-zero per FPSCR.FZ16)
+  // And of half precision: fp with flush-to-zero per FPSCR.FZ16 and its own exception
+  // flags, made from fp when an instruction first asks for it (HalfStatus, float_lanes.h:
+  // most instructions never do); fp16_ready then says the flags are to be collected.
+  FloatStatus* fp16 = nullptr;
+  bool fz16 = false;
+  bool fp16_ready = false;
   uint32_t fp_flags = 0;   // FPSCR cumulative exception bits raised (IOC..IDC, bits 0-7)
   Memory* memory = nullptr;
   Apsr* apsr = nullptr;
@@ -134,8 +139,22 @@ inline void Execute(const Insn& insn, State& s) { insn.execute(insn, s); }
 
 // The predicate for the current instruction: one bit per byte lane (as VPR.P0), from
 // VPR.P0 inside a VPT block and the loop's remaining elements under tail predication.
-uint16_t ElementMask(const State& s);
+inline uint16_t ElementMask(const State& s) {
+  uint16_t mask = uint16_t(s.vpr & vpr::kP0);
+  // Outside a VPT block (its mask field zero) a half of the vector is not predicated.
+  if (((s.vpr >> vpr::kMask01Shift) & 0xF) == 0) mask |= 0x00FF;
+  if (((s.vpr >> vpr::kMask23Shift) & 0xF) == 0) mask |= 0xFF00;
+  // Tail predication (§B5.7): on the loop's last iteration LR holds the elements left.
+  if (s.ltpsize < 4 && s.r[14] <= (1u << (4 - s.ltpsize))) {
+    const unsigned bytes = s.r[14] << s.ltpsize;
+    mask &= uint16_t(bytes >= 16 ? 0xFFFF : (1u << bytes) - 1);
+  }
+  return mask;
+}
 // After a beat-wise instruction: the VPT block moves on one instruction.
-void AdvanceVpt(State& s);
+void AdvanceVptBlock(State& s);
+inline void AdvanceVpt(State& s) {
+  if ((s.vpr & vpr::kMasks) != 0) AdvanceVptBlock(s);  // else not in a VPT block
+}
 
 }  // namespace faultline::arm::mve

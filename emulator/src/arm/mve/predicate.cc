@@ -5,21 +5,7 @@
 
 namespace faultline::arm::mve {
 
-uint16_t ElementMask(const State& s) {
-  uint16_t mask = uint16_t(s.vpr & vpr::kP0);
-  // Outside a VPT block (its mask field zero) a half of the vector is not predicated.
-  if (((s.vpr >> vpr::kMask01Shift) & 0xF) == 0) mask |= 0x00FF;
-  if (((s.vpr >> vpr::kMask23Shift) & 0xF) == 0) mask |= 0xFF00;
-  // Tail predication (§B5.7): on the loop's last iteration LR holds the elements left.
-  if (s.ltpsize < 4 && s.r[14] <= (1u << (4 - s.ltpsize))) {
-    const unsigned bytes = s.r[14] << s.ltpsize;
-    mask &= uint16_t(bytes >= 16 ? 0xFFFF : (1u << bytes) - 1);
-  }
-  return mask;
-}
-
-void AdvanceVpt(State& s) {
-  if ((s.vpr & vpr::kMasks) == 0) return;  // not in a VPT block
+void AdvanceVptBlock(State& s) {
   const uint32_t mask01 = (s.vpr >> vpr::kMask01Shift) & 0xF, mask23 = (s.vpr >> vpr::kMask23Shift) & 0xF;
   // A mask whose top bit is set and is not 0b1000 says: the next instruction is in the
   // other condition (E): invert that half of P0 (§B5.6, VPTAdvance).

@@ -20,6 +20,17 @@ int64_t DualMultiplyAdd(const Insn& i, State& s, int64_t acc) {
   const uint16_t mask = ElementMask(s);
   const uint8_t* n = Q(s, i.qn);
   const uint8_t* m = Q(s, i.qm);
+  if (!i.exchange && !i.subtract) {
+    // VMLADAV proper, a dot product, inactive lanes of Qn zeroed: sixteen 8-bit
+    // products fit a 32-bit sum.
+    using P = std::conditional_t<sizeof(T) == 1, int32_t, int64_t>;
+    uint8_t active[16];
+    std::memcpy(active, n, 16);
+    KeepBytes(active, LaneMask<T>(mask));
+    P sum = 0;
+    for (int e = 0; e < Lanes<T>(); ++e) sum += P(Lane<T>(active, e)) * P(Lane<T>(m, e));
+    return acc + int64_t(sum);
+  }
   for (int e = 0; e < Lanes<T>(); ++e) {
     if (!Active<T>(mask, e)) continue;
     const int ne = i.exchange ? (e & 1 ? e - 1 : e + 1) : e;
@@ -51,10 +62,11 @@ int64_t MultiplyAdd(const Insn& i, State& s, int64_t acc) {
 void Handlers::AddAcross(const Insn& i, State& s) {
   const uint16_t mask = ElementMask(s);
   uint32_t sum = i.accumulate ? s.r[i.rda] : 0;
+  uint8_t m[16];
+  std::memcpy(m, Q(s, i.qm), 16);
   BySize(i, [&]<typename T>() {
-    for (int e = 0; e < Lanes<T>(); ++e) {
-      if (Active<T>(mask, e)) sum += uint32_t(int64_t(Lane<T>(Q(s, i.qm), e)));
-    }
+    KeepBytes(m, LaneMask<T>(mask));  // an inactive lane adds zero
+    for (int e = 0; e < Lanes<T>(); ++e) sum += uint32_t(int64_t(Lane<T>(m, e)));
   });
   s.r[i.rda] = sum;
   AdvanceVpt(s);
