@@ -57,5 +57,38 @@ INSTANTIATE_TEST_SUITE_P(QemuMachines, FpContext,
                                            QemuMachine{"mps3-an547", "cortex-m55"}),
                          BoardParamName());
 
+// Lazy preservation into words the MPU makes read-only (firmware-fixtures/src/
+// fp_lazy_mpu.c): MemManage MLSPERR, pended behind the SVC handler at its priority and
+// taken when it returns; the words keep their pattern and the return restores S0 from
+// them, as on QEMU.
+class FpLazyMpu : public ::testing::TestWithParam<QemuMachine> {};
+
+TEST_P(FpLazyMpu, APreservationTheMpuRefusesIsMlsperrAsOnQemu) {
+  REQUIRE_FIXTURES();
+  const std::string expected =
+      "handler s0 0x3f800000\n"
+      "fpccr.lspact after the handler's fp 0x00000000\n"
+      "svc done, in order 0x00000001\n"
+      "memmanage, in order 0x00000002\n"
+      "memmanage cfsr 0x00000020\n"  // MLSPERR
+      "memmanage hfsr 0x00000000\n"
+      "stacked s0 word 0xa5a5a5a5\n"
+      "stacked pc word is in code 0x00000001\n"
+      "thread s0 after 0xa5a5a5a5\n";
+  const QemuMachine& m = GetParam();
+  Completed cli;
+  auto report = RunJson(m.board, "fp_lazy_mpu", {}, &cli);
+  EXPECT_EQ(report["outcome"], "exit") << cli.out << cli.err;
+  EXPECT_EQ(report["console"], expected);
+  if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
+  EXPECT_EQ(QemuSemihostingConsole(m.board, m.cpu, Fixture(m.board, "fp_lazy_mpu")), expected);
+}
+
+INSTANTIATE_TEST_SUITE_P(QemuMachines, FpLazyMpu,
+                         ::testing::Values(QemuMachine{"mps2-an505", "cortex-m33"},
+                                           QemuMachine{"mps2-an500", "cortex-m7"},
+                                           QemuMachine{"mps3-an547", "cortex-m55"}),
+                         BoardParamName());
+
 }  // namespace
 }  // namespace faultline::testing

@@ -110,8 +110,14 @@ void Core::ReserveFpState(uint32_t fpcar, bool thread, bool unprivileged, int ex
 }
 
 // PreserveFPState: the first FP instruction after a lazy entry writes S0-S15, FPSCR (and
-// VPR) into the reserved space. A bus error there is LSPERR, a BusFault the runner takes
-// at the next block boundary (QEMU 7.2 takes it at once when its priority allows).
+// VPR) into the reserved space, as the context that owned them would have: the MPU
+// checks the writes with FPCCR.USER's privilege, and is off at a negative priority
+// (HFRDY clear) unless HFNMIENA (QEMU 7.2 v7m_preserve_fp_state, arm_v7m_mmu_idx_all).
+// A refused word is MLSPERR, a MemManage fault; a bus error LSPERR, a BusFault. Either is
+// pended for the next block boundary (QEMU 7.2 takes it at once when its priority lets
+// it preempt), or HardFault if FPCCR says it could not be taken when the context was
+// stacked (armv7m_nvic_set_pending_lazyfp; with HFRDY clear too QEMU stops with a
+// lockup, faultline pends the HardFault).
 void Core::PreserveFpState() {
   const uint32_t f = scs_.fpccr();
   if (!(f & fpccr::kLspact)) return;
@@ -122,12 +128,29 @@ void Core::PreserveFpState() {
   if (mve_) words[16] = MveStackedFpscr(words[16]);
   words[17] = mve_ ? MveLazyVpr() : 0;
   const int n = mve_ ? 18 : 17;
+  std::optional<Mpu> mpu;
+  if (scs_.mpu_enabled() && ((f & fpccr::kHfrdy) || scs_.mpu().enabled_at_negative_priority())) mpu = scs_.mpu();
+  const bool privileged = !(f & fpccr::kUser);
+  auto pend = [&](uint32_t fault, uint32_t cfsr_bit, uint32_t ready) {
+    scs_.cfsr |= cfsr_bit;
+    if (f & ready) {
+      scs_.SetPending(fault, true);
+    } else {
+      scs_.hfsr |= hfsr::kForced;
+      scs_.SetPending(kHardFault, true);
+    }
+    next_event_ = 0;
+    SetCheckAt(0);
+  };
   for (int i = 0; i < n; ++i) {
-    if (!BusWrite32(at + uint32_t(4 * i), words[i])) {
-      scs_.cfsr |= cfsr::kLsperr;
-      scs_.SetPending(kBusFault, true);
-      next_event_ = 0;
-      SetCheckAt(0);
+    const uint32_t word = at + uint32_t(4 * i);
+    const std::optional<MpuPermission> p = mpu ? mpu->Access(word, privileged) : std::nullopt;
+    if (p && !p->write) {
+      pend(kMemManage, cfsr::kMlsperr, fpccr::kMmrdy);
+      break;
+    }
+    if (!BusWrite32(word, words[i])) {
+      pend(kBusFault, cfsr::kLsperr, fpccr::kBfrdy);
       break;
     }
   }
