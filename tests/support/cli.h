@@ -212,6 +212,19 @@ inline std::string QemuSemihostingConsole(const std::string& machine, const std:
   return console;
 }
 
+// Runs `fixture` on `m.board`: it exits having printed `expected` through semihosting, and
+// so does the same ELF on QEMU's machine. Returns false, having checked faultline only,
+// when QEMU is not installed: the caller skips, so the missing oracle shows.
+inline bool ExpectsQemusConsole(const QemuMachine& m, const std::string& fixture, const std::string& expected) {
+  Completed cli;
+  auto report = RunJson(m.board, fixture, {}, &cli);
+  EXPECT_EQ(report["outcome"], "exit") << cli.out << cli.err;
+  EXPECT_EQ(report["console"], expected);
+  if (!HaveQemu()) return false;
+  EXPECT_EQ(QemuSemihostingConsole(m.board, m.cpu, Fixture(m.board, fixture)), expected);
+  return true;
+}
+
 // What `elf` prints on QEMU's first serial port (`-serial stdio`), given `input` on its
 // stdin. Expects QEMU to exit 0 (the firmware ends through semihosting).
 inline std::string QemuSerial(const std::string& machine, const std::filesystem::path& elf,
