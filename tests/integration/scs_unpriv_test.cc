@@ -83,5 +83,20 @@ INSTANTIATE_TEST_SUITE_P(Machines, ExceptionReturn,
                                            QemuMachine{"mps3-an547", "cortex-m55"}),
                          BoardParamName());
 
+// The AN505's Non-secure addresses reach the same memories as the Secure ones for the
+// Secure core (boards/mps2-an505.yaml `aliases:`), as on QEMU: a null pointer reads the
+// vector table, and a store through 0x28... lands in SSRAM2 (firmware-fixtures/src/
+// ns_alias.c).
+TEST(An505, NonSecureAddressesAreTheSameMemoryAsOnQemu) {
+  REQUIRE_FIXTURES();
+  const std::string expected =
+      "0x00000000 reads the initial SP 0x00000001\n"
+      "written through the NS address, read through the S one 0x005ec0de\n"
+      "bus faults 0x00000000\n";
+  if (!ExpectsQemusConsole({"mps2-an505", "cortex-m33"}, "ns_alias", expected)) {
+    GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
+  }
+}
+
 }  // namespace
 }  // namespace faultline::testing
