@@ -164,6 +164,10 @@ struct Fault {
   };
   std::optional<StackedFrame> stacked_frame;  // absent if stacking failed
   std::optional<Registers> registers;         // at the faulting instruction, before it
+  uint64_t instructions = 0;                  // retired before it (the chain's order)
+  // Set when the handler entered for it lies in memory that still holds its reset
+  // contents: what the core then executes is not the firmware's code (issue 17).
+  std::string handler_unwritten;
 };
 
 // An instruction the engine cannot run (Armv8.1-M, MVE, ...).
@@ -244,7 +248,13 @@ struct RunResult {
     std::string setting;  // RunOptions::max_instructions_setting or timeout_setting
   };
   std::optional<Budget> budget;
+  // The run's ending fault, as before the chain existed: the lockup's, the fault whose
+  // handler then spins, or the fault where the run stopped (--stop-at-fault).
   std::optional<Fault> fault;
+  // Every fault of the run in order (issue 17): the first the firmware's handler was
+  // entered for, each its handlers raised in turn, and the one the run ended on. `fault`
+  // is one of them (or the run ended otherwise: a hang, an unsupported instruction).
+  std::vector<Fault> faults;
   std::optional<Unsupported> unsupported;
   std::optional<Hang> hang;
   Registers registers;

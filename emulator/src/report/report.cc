@@ -96,10 +96,62 @@ void AppendFirmwareView(std::string& out, const Fault& f) {
   }
 }
 
+// A fault's record: what happened (the instruction, the access, where the address sits),
+// the registers, and what the firmware sees. `registers`: those to show when the fault
+// has none of its own (the run's last).
+void AppendFaultRecord(std::string& out, const Fault& f, const Registers& registers, const Board& board) {
+  out += fmt::format("  {}: {}\n", f.kind, f.detail);
+  if (f.access) {
+    out += fmt::format("  access:      {} of {} byte{} at {}\n", ToString(*f.access), f.size,
+                       f.size == 1 ? "" : "s", WithSymbol(f.address, f.address_symbol));
+    out += fmt::format("  address is   {}\n", Where(f, board));
+  }
+  out += fmt::format("  instruction: {} [{}]{}\n", WithSymbol(f.pc, f.pc_symbol),
+                     cpu::EncodingHex(f.instruction),
+                     f.pc_precise ? "" : "  (approximate: start of its translation block)");
+  AppendRegisters(out, f.registers ? *f.registers : registers);
+  AppendFirmwareView(out, f);
+  if (!f.handler_unwritten.empty()) out += fmt::format("  handler: {}\n", f.handler_unwritten);
+}
+
+// A later fault of the chain, in two lines: what the handler did.
+void AppendFaultStep(std::string& out, const Fault& f) {
+  out += fmt::format("  then, after {} instructions, {}: {}: {}\n", f.instructions,
+                     f.registers && f.registers->xpsr & 0x1FF
+                         ? std::string("in the firmware's ") + cpu::ExceptionName(f.registers->xpsr & 0x1FF) + " handler"
+                         : "in thread mode",
+                     f.kind, f.detail);
+  out += fmt::format("    instruction {}{}", WithSymbol(f.pc, f.pc_symbol),
+                     f.access ? fmt::format(", {} of {} at {}", ToString(*f.access), f.size,
+                                            WithSymbol(f.address, f.address_symbol))
+                              : "");
+  out += f.exception.empty() ? "\n"
+                             : fmt::format("; {} entered{}\n", f.exception, f.escalated ? " (escalated: HFSR.FORCED)" : "");
+  if (!f.handler_unwritten.empty()) out += fmt::format("    handler: {}\n", f.handler_unwritten);
+}
+
+bool SameFault(const Fault& a, const Fault& b) {
+  return a.instructions == b.instructions && a.pc == b.pc && a.kind == b.kind && a.detail == b.detail;
+}
+
 }  // namespace
 
 std::string FormatOutcomeText(const RunResult& r, const Board& board) {
+  // The chain (issue 17): where the run did not end on its first fault (a handler that
+  // faulted in turn, ran uninitialised memory, hung), the first fault comes first, in
+  // full, then what the handlers did, then the outcome.
+  const std::vector<Fault>& chain = r.faults;
+  size_t ending = chain.size();  // the chain's entry that is r.fault, if any
+  for (size_t i = 0; r.fault && i < chain.size(); ++i) {
+    if (SameFault(chain[i], *r.fault)) ending = i;
+  }
   std::string out;
+  if (!chain.empty() && ending != 0 && r.outcome != Outcome::kExit) {
+    out += fmt::format("first fault, after {} instructions (the firmware's handler was entered for it):\n",
+                       chain[0].instructions);
+    AppendFaultRecord(out, chain[0], r.registers, board);
+    for (size_t i = 1; i < std::min(ending, chain.size()); ++i) AppendFaultStep(out, chain[i]);
+  }
   switch (r.outcome) {
     case Outcome::kExit:
       out += fmt::format("outcome: exit, status {} ({}) after {} instructions\n", r.exit_code,
@@ -110,17 +162,11 @@ std::string FormatOutcomeText(const RunResult& r, const Board& board) {
       const Fault& f = *r.fault;
       out += fmt::format("outcome: {} after {} instructions\n",
                          r.outcome == Outcome::kLockup ? "LOCKUP" : "FAULT", r.instructions);
-      out += fmt::format("  {}: {}\n", f.kind, f.detail);
-      if (f.access) {
-        out += fmt::format("  access:      {} of {} byte{} at {}\n", ToString(*f.access), f.size,
-                           f.size == 1 ? "" : "s", WithSymbol(f.address, f.address_symbol));
-        out += fmt::format("  address is   {}\n", Where(f, board));
-      }
-      out += fmt::format("  instruction: {} [{}]{}\n", WithSymbol(f.pc, f.pc_symbol),
-                         cpu::EncodingHex(f.instruction),
-                         f.pc_precise ? "" : "  (approximate: start of its translation block)");
-      AppendRegisters(out, f.registers && f.handled_by_firmware ? *f.registers : r.registers);
-      AppendFirmwareView(out, f);
+      Fault shown = f;
+      if (!f.handled_by_firmware) shown.registers.reset();  // the run's last: the same, or as the run left them
+      AppendFaultRecord(out, shown, r.registers, board);
+      // The faults its handlers raised before the run ended (ending is 0: f is the first).
+      for (size_t i = ending + 1; ending == 0 && i < chain.size(); ++i) AppendFaultStep(out, chain[i]);
       if (f.handled_by_firmware && r.hang) {
         out += fmt::format("  then: {} at {}\n", r.hang->why, WithSymbol(r.hang->pc, r.hang->pc_symbol));
       }
@@ -290,8 +336,7 @@ std::string FormatRunJson(const RunResult& r) {
   } else {
     j["budget"] = nullptr;
   }
-  if (r.fault) {
-    const Fault& f = *r.fault;
+  auto fault_json = [&](const Fault& f) {
     json fj;
     fj["kind"] = f.kind;
     fj["detail"] = f.detail;
@@ -332,10 +377,14 @@ std::string FormatRunJson(const RunResult& r) {
       fr["xpsr"] = f.registers->xpsr;
       fj["registers"] = fr;
     }
-    j["fault"] = fj;
-  } else {
-    j["fault"] = nullptr;
-  }
+    fj["instructions"] = f.instructions;
+    fj["handler_unwritten"] = f.handler_unwritten.empty() ? json(nullptr) : json(f.handler_unwritten);
+    return fj;
+  };
+  j["fault"] = r.fault ? fault_json(*r.fault) : json(nullptr);
+  json faults = json::array();
+  for (const Fault& f : r.faults) faults.push_back(fault_json(f));
+  j["faults"] = faults;
   if (r.unsupported) {
     j["unsupported"] = {{"pc", r.unsupported->pc},
                         {"encoding", cpu::EncodingHex(r.unsupported->encoding)},

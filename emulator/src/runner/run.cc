@@ -254,6 +254,27 @@ std::string MveUnsupported(std::span<const uint8_t> insn, const std::optional<Sy
                      sym ? sym->name : "this code");
 }
 
+// Why code at `at` (in memory holding its reset contents) was expected there: the image
+// section that runs there from a load image elsewhere, which only a copy at startup puts
+// in place; "" when no section covers it.
+std::string CopiedThereOnly(const MemoryMap& map, const Image& image, uint64_t at) {
+  for (const Segment& seg : image.segments) {
+    if (seg.load_address == seg.run_address) continue;
+    for (const Section& sec : image.sections) {
+      if (at < sec.address || at >= sec.address + sec.size || sec.nobits) continue;
+      if (std::find(seg.sections.begin(), seg.sections.end(), sec.name) == seg.sections.end()) continue;
+      const uint64_t load = seg.load_address + (sec.address - seg.run_address);
+      const int r = map.Find(load);
+      auto sym = image.symbols.Lookup(at);
+      return fmt::format("{}'s code is only placed there by the copy table ({} runs at 0x{:08x}, its load "
+                         "image is at 0x{:08x}{}), and no copy has put it there",
+                         sym ? sym->name : sec.name, sec.name, sec.address, load,
+                         r >= 0 ? " in " + map.regions()[size_t(r)].name : "");
+    }
+  }
+  return "";
+}
+
 void FillLocation(const MemoryMap& map, const Image& image, uint64_t address, Fault& f) {
   int r = map.Find(address);
   if (r >= 0) {
@@ -411,6 +432,12 @@ SessionOutput RunSession(const SessionInput& in) {
     return out;
   };
 
+  // Every fault goes into the chain (RunResult::faults) as it is raised.
+  auto chain = [&](Fault& f) {
+    f.instructions = core.instructions();
+    res.faults.push_back(f);
+  };
+
   // A blank vector table (erased 0xFFFFFFFF or zero): the reset vector's fetch faults,
   // HardFault's vector is blank too, and the core locks up before its first instruction.
   const bool blank = (initial_sp == 0xFFFFFFFF && reset_vector == 0xFFFFFFFF) ||
@@ -426,6 +453,7 @@ SessionOutput RunSession(const SessionInput& in) {
     f.access = AccessType::kRead;
     f.size = 4;
     FillLocation(map, in.image, vtor + 4, f);
+    chain(f);
     res.fault = f;
     return finish();
   }
@@ -449,6 +477,17 @@ SessionOutput RunSession(const SessionInput& in) {
     return where;
   };
   unwritten(pc);  // the reset handler itself (linked where only the copy table puts it)
+  // What executing reset contents at `at` means, for the report: said instead of what the
+  // core makes of the bytes, which are not the firmware's code.
+  auto uninitialised = [&](uint64_t at) -> std::optional<std::string> {
+    if (!unwritten(at)) return std::nullopt;
+    const Region& r = map.regions()[size_t(map.Find(at))];
+    auto sym = in.image.symbols.Lookup(at);
+    std::string why = CopiedThereOnly(map, in.image, at);
+    return fmt::format("executing uninitialised {} at 0x{:08x}{}: {}", r.name, at,
+                       sym ? " <" + sym->ToString() + ">" : "",
+                       why.empty() ? "it holds its reset contents (never loaded, never written by the firmware)" : why);
+  };
 
   // --- Exception model (issue 3) ---
   // The first fault the firmware's handler was entered for: reported if the run then
@@ -468,8 +507,11 @@ SessionOutput RunSession(const SessionInput& in) {
       res.outcome = Outcome::kLockup;
       f.detail += fmt::format("; taken as {} while the core runs at priority {}: lockup",
                               f.exception, core.ExecutionPriority());
-      res.fault = f;
+    } else if (auto where = uninitialised(t.handler)) {
+      f.handler_unwritten = *where;
     }
+    chain(f);
+    if (t.lockup) res.fault = f;
   };
   // Takes a synchronous fault as silicon would; false when the run ends here (the
   // option --stop-at-fault, or lockup), with res.fault set.
@@ -481,6 +523,7 @@ SessionOutput RunSession(const SessionInput& in) {
     f.registers = before;
     if (in.options.stop_at_fault) {
       res.outcome = Outcome::kFault;
+      chain(f);
       res.fault = f;
       return false;
     }
@@ -597,7 +640,7 @@ SessionOutput RunSession(const SessionInput& in) {
       return f;
     };
     auto unsupported = [&](std::string what) {
-      unwritten(s.pc);
+      if (auto where = uninitialised(s.pc)) what = *where + "; the core cannot execute what is there";
       res.outcome = Outcome::kUnsupported;
       auto insn = core.InstructionAt(s.pc);
       res.unsupported = Unsupported{s.pc, insn, std::move(what), in.image.symbols.Lookup(s.pc)};
@@ -781,13 +824,15 @@ SessionOutput RunSession(const SessionInput& in) {
         // not the firmware's code: say so, and stop there, since whatever the core did
         // next would be reset contents too.
         if (auto where = unwritten(s.pc)) {
+          const std::string why = CopiedThereOnly(map, in.image, s.pc);
           Fault f = fault("UsageFault",
                           fmt::format("executing memory nothing has written: {} holds its reset contents (never "
                                       "loaded, never written by the firmware), here [{}], which the core cannot "
-                                      "execute (UNDEFINSTR)",
-                                      *where, cpu::EncodingHex(insn)));
+                                      "execute (UNDEFINSTR){}",
+                                      *where, cpu::EncodingHex(insn), why.empty() ? "" : "; " + why));
           f.registers = core.ReadAll();
           f.registers->pc = s.pc;
+          chain(f);
           res.fault = f;
           return finish();
         }
