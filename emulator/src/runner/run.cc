@@ -194,6 +194,9 @@ struct SessionInput {
   // whether this session is the first (it calls RunOptions::on_loaded).
   ConsoleLog::Stream console_stream;
   bool announce = true;
+  // RunOptions::trace_blocks, with the first block's index in the run (a replay repeats
+  // the blocks before where the run it replays stopped).
+  std::function<void(uint64_t first, const TracedBlock* blocks, size_t n)> trace_blocks;
 };
 
 struct SessionOutput {
@@ -205,6 +208,16 @@ struct SessionOutput {
 // A replay re-runs the session from reset for each distinct block with an imprecise
 // data fault, up to this many.
 constexpr int kMaxReplays = 8;
+
+// The core's road with the image's names.
+std::vector<RoadBlock> Named(const std::vector<cpu::Core::RoadBlock>& blocks, const Image& image) {
+  std::vector<RoadBlock> road;
+  for (const cpu::Core::RoadBlock& b : blocks) {
+    road.push_back({b.address, b.instructions, image.symbols.Lookup(b.address),
+                    b.entered != 0 ? cpu::ExceptionName(b.entered) : "", b.returned});
+  }
+  return road;
+}
 
 Fault::StackedFrame ToReport(const cpu::StackFrame& f) {
   return {f.r0, f.r1, f.r2, f.r3, f.r12, f.lr, f.pc, f.xpsr};
@@ -341,6 +354,7 @@ SessionOutput RunSession(const SessionInput& in) {
 
   MemoryMap map(in.board);
   std::vector<Event> host_events;  // from host actions and semihosting, for the report
+  std::vector<cpu::Core::RoadBlock> latest_road;  // of the latest fault not kept (chain, below)
   res.loaded = LoadImage(in.board, map, in.image, in.mode);
   LoadHostFiles(map, in.options.loads);
   CheckHostActions(map, in.options.before_reset);
@@ -365,6 +379,13 @@ SessionOutput RunSession(const SessionInput& in) {
   core.scs().SetInterruptLines(in.board.cpu_options.nvic_irqs);
   core.scs().SetMpuRegions(in.board.cpu_options.mpu_regions);
   for (uint64_t block : in.traces) core.TraceRange(block, block + kTraceWindow);
+  uint64_t blocks = 0;  // executed so far, for trace_blocks
+  if (in.trace_blocks) {
+    core.TraceBlocks([&](const TracedBlock* b, size_t n) {
+      in.trace_blocks(blocks, b, n);
+      blocks += n;
+    });
+  }
   std::set<uint64_t> break_addresses;  // one hook per address, however many breakpoints
   for (const Breakpoint& b : in.options.breakpoints) {
     if (break_addresses.insert(b.address).second) core.BreakAt(b.address);
@@ -397,6 +418,14 @@ SessionOutput RunSession(const SessionInput& in) {
     res.console_stdout = semihosting.out();
     res.console_stderr = semihosting.err();
     res.pc_symbol = in.image.symbols.Lookup(res.registers.pc);
+    res.road = Named(core.Road(), in.image);
+    if (res.faults_not_kept > 0) {
+      Fault& latest = res.faults.back();
+      latest.road = Named(latest_road, in.image);
+      if (res.fault && res.fault->instructions == latest.instructions && res.fault->pc == latest.pc) {
+        res.fault->road = latest.road;
+      }
+    }
     res.events = core.events();
     res.events.insert(res.events.end(), host_events.begin(), host_events.end());
     for (Event& e : res.events) e.first_pc_symbol = in.image.symbols.Lookup(e.first_pc);
@@ -432,10 +461,20 @@ SessionOutput RunSession(const SessionInput& in) {
     return out;
   };
 
-  // Every fault goes into the chain (RunResult::faults) as it is raised.
+  // Every fault goes into the chain (RunResult::faults) as it is raised: the first
+  // kFaultsKept, then only the latest, whose road is named when the run ends (a storm of
+  // faults must not cost a road each).
   auto chain = [&](Fault& f) {
     f.instructions = core.instructions();
-    res.faults.push_back(f);
+    if (res.faults.size() < RunResult::kFaultsKept) {
+      f.road = Named(core.Road(), in.image);
+      res.faults.push_back(f);
+      return;
+    }
+    if (res.faults.size() == RunResult::kFaultsKept) res.faults.emplace_back();
+    ++res.faults_not_kept;
+    res.faults.back() = f;
+    latest_road = core.Road();
   };
 
   // A blank vector table (erased 0xFFFFFFFF or zero): the reset vector's fetch faults,
@@ -528,6 +567,7 @@ SessionOutput RunSession(const SessionInput& in) {
       return false;
     }
     cpu::Core::Taken t = core.TakeFault(req);
+    if (!t.lockup) core.MarkRoad(t.exception);
     record_taken(f, t);
     if (lockup) return false;
     if (!first_fault) first_fault = f;
@@ -610,6 +650,7 @@ SessionOutput RunSession(const SessionInput& in) {
       if (auto n = scs.PendingToTake(core.ExecutionPriority())) {
         const uint32_t vector_at = scs.vtor() + 4 * *n;
         cpu::Core::Taken t = core.TakeException(*n, pc);
+        if (!t.lockup) core.MarkRoad(t.exception);
         if (t.fault) {  // entering it faulted: reported as any fault is
           Fault f = EntryFault(*n, vector_at, t);
           f.pc = pc;
@@ -928,6 +969,7 @@ SessionOutput RunSession(const SessionInput& in) {
       case Stop::Kind::kSupervisorCall: {
         // SVCall; it escalates to HardFault where it cannot preempt (Armv7-M ARM §B1.5.15).
         cpu::Core::Taken t = core.TakeFault({.exception = cpu::kSvCall, .return_address = s.pc});
+        if (!t.lockup) core.MarkRoad(t.exception);
         const bool stacking = t.exception != cpu::kSvCall && (t.cfsr & (cpu::cfsr::kMstkerr | cpu::cfsr::kStkerr));
         if (t.escalated || t.lockup || stacking) {
           Fault f = stacking ? fault((t.cfsr & cpu::cfsr::kMstkerr) ? "MemManage" : "BusFault",
@@ -952,6 +994,7 @@ SessionOutput RunSession(const SessionInput& in) {
         sync_irqs();  // a handler that cleared its interrupt source in this block
         const uint32_t returning = core.ipsr();
         cpu::Core::Taken t = core.ReturnFromException(s.imm);
+        if (!t.lockup) core.MarkRoad(t.fault ? t.exception : 0);
         if (t.fault) {
           // Reported as any fault is: the run ends as it if the handler then spins.
           const bool invpc = t.cfsr & cpu::cfsr::kInvpc;
@@ -1065,6 +1108,15 @@ RunResult Run(const Board& board, const Image& image, const RunOptions& options)
   // happens before the fault is taken, once per distinct faulting block.
   // A replay prints what the first run printed, up to where that run stopped: only the
   // console past what was streamed already is streamed.
+  uint64_t traced = 0;  // blocks passed to trace_blocks: a replay passes only those after
+  if (options.trace_blocks) {
+    in.trace_blocks = [&options, &traced](uint64_t first, const TracedBlock* b, size_t n) {
+      if (first + n <= traced) return;
+      const size_t skip = size_t(traced > first ? traced - first : 0);
+      options.trace_blocks(b + skip, n - skip);
+      traced = first + n;
+    };
+  }
   uint64_t streamed = 0;
   if (options.console_stream) {
     in.console_stream = [&options, &streamed](uint64_t offset, std::string_view text) {
