@@ -118,5 +118,20 @@ TEST(FaultChain, AHandlerInUncopiedItcmIsNamedAsSuch) {
   EXPECT_NE(shipped.cli.out.find("  handler: " + handler), std::string::npos) << shipped.cli.out;
 }
 
+// A handler that returns to the fault it skips raises a fault per round: the chain keeps
+// the first 16 and then only the latest, so a storm costs neither memory nor time.
+TEST(FaultChain, AFaultStormKeepsTheFirstFaultsAndTheLatest) {
+  REQUIRE_FIXTURES();
+  Completed cli;
+  json r = RunJson("mps2-an505", "budget_fault_skip", {"--timeout", "1"}, &cli);
+  ASSERT_EQ(r["outcome"], "limit") << cli.out;
+  const json& faults = r["faults"];
+  ASSERT_EQ(faults.size(), 17u);
+  EXPECT_GT(r["faults_not_kept"].get<uint64_t>(), 1000u);
+  EXPECT_LT(faults[15]["instructions"].get<uint64_t>(), faults[16]["instructions"].get<uint64_t>());
+  EXPECT_FALSE(faults[16]["road"].empty());
+  EXPECT_NE(cli.out.find("faults after the first 16 are not shown"), std::string::npos) << cli.out;
+}
+
 }  // namespace
 }  // namespace faultline::testing

@@ -62,7 +62,9 @@ std::string FormatHtml(const HtmlReport& report);
 // "0x10000040 5 Reset_Handler+0x8" (address, instructions, symbol), or with kJsonLines
 // {"address", "instructions", "symbol"}. Loops fold: a run of up to 32 entries that repeats
 // at once is written once, then "^P xN" ({"repeat": P, "times": N}): the P entries above
-// (blocks, or ^ lines with what they repeat) ran N more times (report/trace.cc).
+// (blocks, or ^ lines with what they repeat) ran N more times (report/trace.cc). A block's
+// instructions are its size: one a fault stops midway, or the `b .` a hang is detected on,
+// is written whole.
 class BlockTrace {
  public:
   enum class Format { kText, kJsonLines };
