@@ -492,12 +492,35 @@ struct Bench {
   // enables none of them, with the traps and with FAULTLINE_TRAPS=off (Unicorn's
   // behaviour).
   void Traps() {
-    if (!Wanted("traps")) return;
+    if (Wanted("traps")) SwitchOverhead("traps", "FAULTLINE_TRAPS=off", "no-traps", 1.05, "trap checks cost");
+  }
+
+  // The three throughput kernels as faultline runs them by default (engine `group`) and
+  // with the switch `off` in the environment (engine `off_name`).
+  void SwitchOverhead(const std::string& group, const std::string& off, const std::string& off_name, double limit,
+                      const std::string& target) {
     for (const std::string& kernel : {std::string("bench_tinynet"), std::string("bench_alu"), std::string("bench_mem")}) {
       std::string elf = Fixture("mps2-an505", kernel);
-      Series off = FaultlineSeries("no-traps", "mps2-an505", elf);
-      off.argv.insert(off.argv.begin(), {"env", "FAULTLINE_TRAPS=off"});
-      Overhead("traps", kernel, off, FaultlineSeries("traps", "mps2-an505", elf), 1.05, "trap checks cost");
+      Series without = FaultlineSeries(off_name, "mps2-an505", elf);
+      without.argv.insert(without.argv.begin(), {"env", off});
+      Overhead(group, kernel, without, FaultlineSeries(group, "mps2-an505", elf), limit, target);
+    }
+  }
+
+  // The road to the fault (issue 17): every block's code writes its entry into the
+  // last-64 ring, against FAULTLINE_ROAD=off (the ring's ops left out).
+  void RoadHistory() {
+    if (Wanted("road")) SwitchOverhead("road", "FAULTLINE_ROAD=off", "no-road", 1.10, "last-64 block history cost");
+  }
+
+  // `run --trace FILE`: every block executed, loops folded, written to a file.
+  void Trace() {
+    if (!Wanted("trace")) return;
+    for (const std::string& kernel : {std::string("bench_tinynet"), std::string("bench_alu"), std::string("bench_mem")}) {
+      std::string elf = Fixture("mps2-an505", kernel);
+      Overhead("trace", kernel, FaultlineSeries("no-trace", "mps2-an505", elf),
+               FaultlineSeries("trace", "mps2-an505", elf, {"--trace", TempPath(kernel + ".trace")}), 2.0,
+               "full --trace cost");
     }
   }
 
@@ -721,6 +744,8 @@ int main(int argc, char** argv) {
   b.Startup();
   b.Gating();
   b.Traps();
+  b.RoadHistory();
+  b.Trace();
   b.Memory();
   b.M33VersusM55();
   b.Helium();

@@ -205,6 +205,10 @@ int main(int argc, char** argv) {
   run->add_option("--html", html_path,
                   "Also write a self-contained HTML page to this file: the memory map with the sections, "
                   "copy arrows, gates and the fault drawn on it, the fault's views, console and the static check");
+  std::string trace_path;
+  run->add_option("--trace", trace_path,
+                  "Write every basic block executed (address, instruction count, symbol) to this file: "
+                  "compact text, or JSON lines when it ends in .jsonl");
   bool stop_at_fault = false;
   bool strict = false;
   run->add_flag("--strict", strict,
@@ -386,8 +390,17 @@ int main(int argc, char** argv) {
     std::ofstream json_out, html_out;
     if (!json_path.empty()) json_out = OpenOutput("--json", json_path);
     if (!html_path.empty()) html_out = OpenOutput("--html", html_path);
+    std::ofstream trace_out;
+    if (!trace_path.empty()) trace_out = OpenOutput("--trace", trace_path);
     faultline::Board board = faultline::ResolveBoard(board_arg, faultline::DefaultBoardsDir());
     faultline::Image image = faultline::LoadElf(firmware);
+    std::optional<faultline::BlockTrace> trace;
+    if (trace_out.is_open()) {
+      const bool jsonl = trace_path.size() >= 6 && trace_path.substr(trace_path.size() - 6) == ".jsonl";
+      trace.emplace(image.symbols, jsonl ? faultline::BlockTrace::Format::kJsonLines : faultline::BlockTrace::Format::kText,
+                    [&trace_out](std::string_view text) { trace_out.write(text.data(), std::streamsize(text.size())); });
+      options.trace_blocks = [&trace](const faultline::TracedBlock* b, size_t n) { trace->Add(b, n); };
+    }
     if (!load_mode.empty()) options.load_mode = faultline::ParseLoadMode(load_mode);
     options.stop_at_fault = stop_at_fault;
     (void)strict;  // nothing is left for a per-instruction look (docs/fidelity.md)
@@ -436,6 +449,10 @@ int main(int argc, char** argv) {
     if (faultline::ExitStatus(result) != 0 || html_out.is_open()) checked = faultline::Check(board, image, check_options);
     if (faultline::ExitStatus(result) != 0) std::cout << faultline::FormatCheckErrors(*checked);
     WriteOutput(json_out, "--json", json_path, faultline::FormatRunJson(result));
+    if (trace) {
+      trace->Finish();
+      WriteOutput(trace_out, "--trace", trace_path, "");
+    }
     if (html_out.is_open()) {
       faultline::HtmlReport page;
       page.board = &board;

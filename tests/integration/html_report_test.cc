@@ -302,6 +302,29 @@ TEST(HtmlReport, RunPageHasTheViewsConsoleRegistersAndFixes) {
   EXPECT_NE(cli.out.find("static check (faultline check) of this image on this board found:"), std::string::npos);
 }
 
+// A fault chain (issue 17): the views show the first fault in full before the lockup,
+// and the map marks the first fault's address as well as the last.
+TEST(HtmlReport, AFaultChainShowsTheFirstFaultToo) {
+  REQUIRE_FIXTURES();
+  fs::path dir = TempDir("chain");
+  fs::path page = dir / "chain.html";
+  Completed cli = RunCli({"run", "--board", "mps2-an505", Fixture("mps2-an505", "fault_chain").string(), "--html",
+                          page.string()});
+  ASSERT_EQ(cli.status, 3) << cli.out << cli.err;
+  const std::string html = Slurp(page);
+  ExpectSelfContained(html, page.string());
+  const size_t first = html.find("first fault, after");
+  ASSERT_NE(first, std::string::npos);
+  EXPECT_LT(first, html.find("&lt;tensor_load+"));
+  EXPECT_LT(html.find("&lt;tensor_load+"), html.find("outcome: LOCKUP"));
+  auto chain = Tags(html, "line", "data-chain=\"1\"");
+  ASSERT_EQ(chain.size(), 1u);
+  EXPECT_EQ(Attr(chain[0], "data-address"), "0x60000004");
+  EXPECT_NE(html.find("first fault: BusFault: read of 4 at 0x60000004"), std::string::npos);
+  ASSERT_TRUE(FaultMarker(html));
+  EXPECT_EQ(FaultMarker(html)->address, 0x40200000u);  // the lockup's store
+}
+
 // `check --html`: the same map without a run (no fault marker), and the findings.
 TEST(HtmlReport, CheckPageDrawsTheMapWithoutARun) {
   REQUIRE_FIXTURES();

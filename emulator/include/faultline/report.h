@@ -2,9 +2,12 @@
 // module that formats output.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "faultline/board.h"
@@ -27,6 +30,9 @@ std::string FormatRunJson(const RunResult& result);
 // The outcome line and, for a fault, its views (what happened, where the address sits,
 // what the firmware sees): the part of FormatRunText that the HTML report shows too.
 std::string FormatOutcomeText(const RunResult& result, const Board& board);
+// The road to a fault (issue 17): blocks folded into function names with their call and
+// return structure, "main -> rt_execute -> tensor_load -> (BusFault)"; `end` closes it.
+std::string FoldRoad(const std::vector<RoadBlock>& road, const std::string& end);
 std::string FormatBoardList(const std::vector<BoardSummary>& boards);
 // `faultline check`: region usage, the decoded startup tables, then the diagnostics.
 std::string FormatCheckText(const CheckResult& result, const Board& board, const Image& image);
@@ -51,6 +57,35 @@ struct HtmlReport {
   std::vector<std::string> scenario_failures;
 };
 std::string FormatHtml(const HtmlReport& report);
+
+// `run --trace FILE` (issue 17): every block executed, in order, one line per block,
+// "0x10000040 5 Reset_Handler+0x8" (address, instructions, symbol), or with kJsonLines
+// {"address", "instructions", "symbol"}. Loops fold: a run of up to 32 entries that repeats
+// at once is written once, then "^P xN" ({"repeat": P, "times": N}): the P entries above
+// (blocks, or ^ lines with what they repeat) ran N more times (report/trace.cc). A block's
+// instructions are its size: one a fault stops midway, or the `b .` a hang is detected on,
+// is written whole.
+class BlockTrace {
+ public:
+  enum class Format { kText, kJsonLines };
+  // `write` receives the formatted text in pieces of about 1 MiB.
+  BlockTrace(const SymbolTable& symbols, Format format, std::function<void(std::string_view)> write);
+  ~BlockTrace();
+  void Add(const TracedBlock* blocks, size_t n);
+  void Finish();  // writes what is left
+
+ private:
+  struct Entry;
+  class Fold;
+  const std::string& Symbol(uint32_t address);
+  void Line(const Entry& e);
+  const SymbolTable& symbols_;
+  Format format_;
+  std::function<void(std::string_view)> write_;
+  std::string text_;
+  std::unordered_map<uint32_t, std::string> symbols_by_address_;
+  std::vector<std::unique_ptr<Fold>> folds_;  // the blocks go through each in turn
+};
 
 // The memory map as a table: regions, aliases, peripherals, gates, reset contents, boot.
 std::string FormatBoard(const Board& board);

@@ -87,6 +87,12 @@ constexpr uint64_t kNoInstructionBudget = UINT64_MAX;
 constexpr size_t kConsoleKeep = size_t(1) << 20;
 constexpr uint64_t kScenarioInstructionBudget = 1'000'000'000;
 
+// A block as `run --trace` sees it: its address and instruction count.
+struct TracedBlock {
+  uint32_t address = 0;
+  uint32_t instructions = 0;
+};
+
 struct RunResult;
 
 struct RunOptions {
@@ -128,6 +134,18 @@ struct RunOptions {
   // in all of it however long it is (RunResult::console_seen).
   size_t console_keep = kConsoleKeep;
   std::vector<std::string> console_watch;
+  // Every basic block executed, in order, once over every replay (`run --trace`): written
+  // to a ring by ops in the blocks' code, passed on in batches.
+  std::function<void(const TracedBlock* blocks, size_t n)> trace_blocks;
+};
+
+// A basic block the core executed: the road to a fault and `run --trace` (issue 17).
+struct RoadBlock {
+  uint32_t address = 0;
+  uint32_t instructions = 0;
+  std::optional<SymbolRef> symbol;
+  std::string entered;    // the exception entered just before this block, if one was
+  bool returned = false;  // an exception return just before this block
 };
 
 // The core registers as the firmware left them at the stop.
@@ -164,6 +182,11 @@ struct Fault {
   };
   std::optional<StackedFrame> stacked_frame;  // absent if stacking failed
   std::optional<Registers> registers;         // at the faulting instruction, before it
+  uint64_t instructions = 0;                  // retired before it (the chain's order)
+  std::vector<RoadBlock> road;                // the last blocks executed, its own last
+  // Set when the handler entered for it lies in memory that still holds its reset
+  // contents: what the core then executes is not the firmware's code (issue 17).
+  std::string handler_unwritten;
 };
 
 // An instruction the engine cannot run (Armv8.1-M, MVE, ...).
@@ -244,9 +267,21 @@ struct RunResult {
     std::string setting;  // RunOptions::max_instructions_setting or timeout_setting
   };
   std::optional<Budget> budget;
+  // The run's ending fault, as before the chain existed: the lockup's, the fault whose
+  // handler then spins, or the fault where the run stopped (--stop-at-fault).
   std::optional<Fault> fault;
+  // Every fault of the run in order (issue 17): the first the firmware's handler was
+  // entered for, each its handlers raised in turn, and the one the run ended on. `fault`
+  // is one of them (or the run ended otherwise: a hang, an unsupported instruction).
+  std::vector<Fault> faults;
+  // Faults past RunResult::kFaultsKept not kept in `faults` (a handler that returns to its
+  // faulting instruction raises millions): the latest of them is its last entry.
+  static constexpr size_t kFaultsKept = 16;
+  uint64_t faults_not_kept = 0;
   std::optional<Unsupported> unsupported;
   std::optional<Hang> hang;
+  // The last blocks executed before the run ended (at most 64), oldest first.
+  std::vector<RoadBlock> road;
   Registers registers;
   std::optional<SymbolRef> pc_symbol;
   std::vector<LoadedSegment> loaded;

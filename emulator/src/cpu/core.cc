@@ -82,6 +82,7 @@ struct Hooks {
     if (b.key == (address | uint64_t(size) << 32) && through < c.check_at_) {
       c.SetThrough(through);
       c.current_ = &b;
+      c.PushRoad(&b);
       return;
     }
     BlockChecks(c, address, size, b);
@@ -103,12 +104,22 @@ struct Hooks {
     const uint64_t retired = c.Through();  // everything before this block
     c.SetThrough(retired + b.count);
     c.current_ = &b;
+    c.PushRoad(&b);
     Due(c, address, retired);
   }
 
   // The block at `address`, counted in Through() and current_ with `retired`
   // instructions before it, is about to run: stop before it if something is due.
   [[gnu::noinline]] static void Due(Core& c, uint64_t address, uint64_t retired) {
+    const bool stopped = c.stop_.has_value();
+    DueStop(c, address, retired);
+    // The block has not run, so it is not on the road; but `b .` is where a hang is.
+    if (!stopped && c.stop_ && c.stop_->kind != Stop::Kind::kHang) c.UnpushRoad();
+    if (c.trace_) c.FlushTrace();
+    c.RecomputeCheckAt();
+  }
+
+  static void DueStop(Core& c, uint64_t address, uint64_t retired) {
     // Exception model (issue 3): SysTick due, an SCS write, or a mask change while an
     // exception is pending. Checked before the block runs, which then does not count.
     if (retired + c.idle_ >= c.next_event_ ||
@@ -129,7 +140,6 @@ struct Hooks {
         c.StopWith({.kind = Stop::Kind::kTimeout, .pc = uint32_t(address)});
       }
     }
-    c.RecomputeCheckAt();
   }
 
   static void Code(uc_engine*, uint64_t address, uint32_t, void* user) {
@@ -735,7 +745,63 @@ void Core::RecomputeCheckAt() {
   uint64_t event = next_event_ > idle_ ? next_event_ - idle_ : 0;
   uint64_t budget = budget_ == UINT64_MAX ? UINT64_MAX : budget_ + 1;
   uint64_t clock = deadline_ ? clock_at_ : UINT64_MAX;
-  SetCheckAt(std::min({event, budget, clock}));
+  SetCheckAt(std::min({event, budget, clock, trace_flush_at_}));
+}
+
+namespace {
+// A trace's ring holds this many blocks; the block hook's slow path empties it at least
+// every kTraceFlushEvery instructions, and a block has at least one, so it never laps.
+constexpr size_t kTraceRing = size_t(1) << 16;
+constexpr uint64_t kTraceFlushEvery = kTraceRing / 2;
+}  // namespace
+
+std::vector<Core::RoadBlock> Core::Road() const {
+  std::vector<RoadBlock> road;
+  const uint64_t n = std::min<uint64_t>(road_at_ / sizeof(void*), kRoadBlocks);
+  auto mark = road_marks_.begin();
+  for (uint64_t at = road_at_ - n * sizeof(void*); at < road_at_; at += sizeof(void*)) {
+    const BlockInfo* b = road_[(at & road_mask_) / sizeof(void*)];
+    RoadBlock block{OriginalPc(uint32_t(b->address)), b->count};
+    for (; mark != road_marks_.end() && mark->first <= at; ++mark) {
+      if (mark->first < at) continue;  // before the road's first block
+      if (mark->second == 0) {
+        block.returned = true;
+      } else {
+        block.entered = mark->second;
+      }
+    }
+    road.push_back(block);
+  }
+  return road;
+}
+
+void Core::MarkRoad(uint32_t exception) {
+  // Only the road's span matters: keep the marks of its last blocks.
+  if (road_marks_.size() >= 4 * kRoadBlocks) road_marks_.erase(road_marks_.begin(), road_marks_.begin() + kRoadBlocks);
+  road_marks_.emplace_back(road_at_, exception);
+}
+
+void Core::TraceBlocks(TraceSink sink) {
+  trace_ = std::move(sink);
+  road_.reset(new const BlockInfo*[kTraceRing]());
+  road_mask_ = kTraceRing * sizeof(void*) - 1;
+  road_at_ = traced_at_ = 0;
+  trace_flush_at_ = Through() + kTraceFlushEvery;
+}
+
+void Core::FlushTrace() {
+  std::array<TracedBlock, 4096> batch;
+  size_t n = 0;
+  for (; traced_at_ < road_at_; traced_at_ += sizeof(void*)) {
+    const BlockInfo* b = road_[(traced_at_ & road_mask_) / sizeof(void*)];
+    batch[n++] = {OriginalPc(uint32_t(b->address)), b->count};
+    if (n == batch.size()) {
+      trace_(batch.data(), n);
+      n = 0;
+    }
+  }
+  if (n > 0) trace_(batch.data(), n);
+  trace_flush_at_ = Through() + kTraceFlushEvery;
 }
 
 const Core::BlockInfo Core::kNoBlock{};
@@ -882,6 +948,7 @@ Stop Core::Run(uint32_t pc, const Limits& limits) {
       Settle(CountUpTo(s.pc));
       break;
   }
+  if (trace_) FlushTrace();
   // Stopped in a loop copy: continue from, and report, the same instruction in the
   // firmware's code. The copy's code is the original's, so nothing else changes.
   if (!loops_.empty()) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <set>
 #include <cstdint>
@@ -165,6 +166,26 @@ class Core {
   // in the range only: used to replay a run up to a fault, never on the default path.
   void TraceRange(uint64_t begin, uint64_t end);
   std::optional<uint32_t> last_traced_pc() const { return last_traced_; }
+
+  // The road to the fault (issue 17): every block entered is written to a ring by ops in
+  // its own generated code, next to the count (core_block_count.cc); no hook.
+  struct RoadBlock {
+    uint32_t address = 0;
+    uint32_t instructions = 0;
+    uint32_t entered = 0;   // an exception entered just before this block (its number)
+    bool returned = false;  // an exception return just before this block
+  };
+  static constexpr size_t kRoadBlocks = 64;
+  // The last kRoadBlocks blocks executed (a stop's block included), oldest first.
+  std::vector<RoadBlock> Road() const;
+  // Passes every block executed to `sink`, in order, in batches: from the block hook's
+  // slow path, which then runs at least every kTraceFlushEvery instructions, and at each
+  // stop. Requires: called before the first Run (the ring's size is in the generated code).
+  using TraceSink = std::function<void(const TracedBlock* blocks, size_t n)>;
+  void TraceBlocks(TraceSink sink);
+  // Exception entry (`exception`, its number) or return (0) between two blocks of the
+  // road: the runner says so when it takes or returns from one.
+  void MarkRoad(uint32_t exception);
 
   const std::vector<Event>& events() const { return events_; }
   // Reads of a register nobody declared (a word in an unimplemented window, or an offset
@@ -396,6 +417,22 @@ class Core {
   static const BlockInfo kNoBlock;  // current_ while no block executes (core.cc)
   int64_t left_ = 0;                // check_at_ - Through()
   const BlockInfo* current_ = &kNoBlock;
+  // The road: ring of entered blocks' entries. road_at_ counts the bytes of the entries
+  // ever written (8 per block); the slot of the next is road_at_ & road_mask_. A larger
+  // ring when tracing.
+  uint64_t road_at_ = 0;
+  uint64_t road_mask_ = kRoadBlocks * sizeof(void*) - 1;
+  std::unique_ptr<const BlockInfo*[]> road_{new const BlockInfo*[kRoadBlocks]()};
+  uint64_t traced_at_ = 0;  // road_at_ up to which the trace sink has the blocks
+  std::vector<std::pair<uint64_t, uint32_t>> road_marks_;  // (road_at_, MarkRoad's argument)
+  TraceSink trace_;
+  uint64_t trace_flush_at_ = UINT64_MAX;  // Through() by which the ring must be flushed
+  void PushRoad(const BlockInfo* b) {
+    road_[(road_at_ & road_mask_) / sizeof(void*)] = b;
+    road_at_ += sizeof(void*);
+  }
+  void UnpushRoad() { road_at_ -= sizeof(void*); }
+  void FlushTrace();
   uint64_t check_at_ = 0;           // at most INT64_MAX, so that left_ cannot overflow
   BlockInfo held_;  // the current block's entry, when InvalidateCode empties the cache
   // Entries of inline-counted blocks, one per translation: their generated code stores

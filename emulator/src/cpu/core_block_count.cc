@@ -7,6 +7,7 @@
 // the block itself, as TCG ops emitted where Unicorn would emit the call:
 //
 //     left_ -= <instructions in this block>;   current_ = <this block's BlockInfo>;
+//     road_[road_at_ & road_mask_] = current_;  road_at_ += 8;
 //     if (left_ <= 0) Hooks::Block(uc, pc, 0, core);   // the slow path
 //
 // (left_ is check_at_, the count below which nothing can be due, minus the count so
@@ -29,7 +30,8 @@
 // Blocks the callback must see every time stay on Unicorn's path: `b .` (a hang) and the
 // hidden Armv8.1-M trampolines, which are not counted (Core::CountsInline).
 // FAULTLINE_BLOCK_COUNT=hook in the environment leaves every block on Unicorn's path,
-// for A/B measurement.
+// and FAULTLINE_ROAD=off leaves out the road's ring (unless the run traces), for A/B
+// measurement.
 //
 // The layouts below are QEMU 5.0's as built into Debian's libunicorn 2.0.1
 // (2.0.1.post1-1+b1), read off its disassembly: TCGOp.args at 0x18 (translator_loop
@@ -67,6 +69,8 @@ void tcg_gen_op1_arm(TCGContext* s, int opc, uintptr_t a1);
 void tcg_gen_op3_arm(TCGContext* s, int opc, uintptr_t a1, uintptr_t a2, uintptr_t a3);
 TCGLabel* gen_new_label_arm(TCGContext* s);
 void tcg_gen_brcondi_i64_arm(TCGContext* s, int cond, intptr_t a1, int64_t a2, TCGLabel* l);
+void tcg_gen_addi_i64_arm(TCGContext* s, intptr_t ret, intptr_t a1, int64_t a2);
+void tcg_gen_andi_i64_arm(TCGContext* s, intptr_t ret, intptr_t a1, int64_t a2);
 
 }  // extern "C"
 
@@ -104,12 +108,14 @@ using GenCode = int (*)(TCGContext*, TranslationBlockHead*);
 
 struct Unicorn {
   bool hook_only = false;
+  bool no_road = false;
   AddInlineHook add_inline_hook = nullptr;
   FuncStart func_start = nullptr;
   GenIntermediate gen_intermediate = nullptr;
   GenCode gen_code = nullptr;
   Unicorn()
       : hook_only(TurnedOff("FAULTLINE_BLOCK_COUNT", "hook")),
+        no_road(TurnedOff("FAULTLINE_ROAD", "off")),
         add_inline_hook(Unicorns<AddInlineHook>("uc_add_inline_hook_arm")),
         func_start(Unicorns<FuncStart>("tcg_func_start_arm")),
         gen_intermediate(Unicorns<GenIntermediate>("gen_intermediate_code_arm")),
@@ -124,6 +130,7 @@ const Unicorn& Original() {
 std::atomic<uint64_t> inline_blocks{0};
 
 uintptr_t Arg(TCGContext* s, intptr_t v) { return reinterpret_cast<uintptr_t>(s) + uintptr_t(v); }
+uintptr_t TempArg(TCGTemp* v) { return reinterpret_cast<uintptr_t>(v); }  // an op's argument
 
 }  // namespace
 
@@ -139,6 +146,30 @@ struct InlineCount {
   };
   static thread_local Translation translation;
 
+  // A field of the Core as an offset from &c.left_, the base the emitted ops address it by.
+  static uintptr_t FieldOffset(const Core& c, const void* field) {
+    return uintptr_t(reinterpret_cast<const char*>(field) - reinterpret_cast<const char*>(&c.left_));
+  }
+
+  // road_[road_at_ & road_mask_] = info; road_at_ += 8 (`base` holds &core.left_).
+  static void EmitRoad(TCGContext* s, Core& c, intptr_t base, intptr_t info) {
+    const auto at = [&c](const void* field) { return FieldOffset(c, field); };
+    TCGTemp* slot = tcg_temp_new_internal_arm(s, kTypeI64, false);
+    TCGTemp* road_at = tcg_temp_new_internal_arm(s, kTypeI64, false);
+    const auto var = [s](TCGTemp* temp) {  // a TCGv: the temp's offset from s
+      return intptr_t(reinterpret_cast<uintptr_t>(temp) - reinterpret_cast<uintptr_t>(s));
+    };
+    const intptr_t road = tcg_const_i64_arm(s, int64_t(reinterpret_cast<uintptr_t>(c.road_.get())));
+    tcg_gen_op3_arm(s, kOpLdI64, TempArg(road_at), Arg(s, base), at(&c.road_at_));
+    tcg_gen_andi_i64_arm(s, var(slot), var(road_at), int64_t(c.road_mask_));
+    tcg_gen_op3_arm(s, kOpAddI64, TempArg(slot), TempArg(slot), Arg(s, road));
+    tcg_gen_op3_arm(s, kOpStI64, Arg(s, info), TempArg(slot), 0);
+    tcg_gen_addi_i64_arm(s, var(road_at), var(road_at), int64_t(sizeof(void*)));
+    tcg_gen_op3_arm(s, kOpStI64, TempArg(road_at), Arg(s, base), at(&c.road_at_));
+    for (TCGTemp* temp : {slot, road_at}) tcg_temp_free_internal_arm(s, temp);
+    tcg_temp_free_internal_arm(s, reinterpret_cast<TCGTemp*>(Arg(s, road)));
+  }
+
   // Emits the counting ops and the conditional call; false if the block stays on
   // Unicorn's path.
   static bool Emit(uc_struct* uc, Hook* hook) {
@@ -149,9 +180,7 @@ struct InlineCount {
     t.core = &c;
     t.info = c.inline_blocks_.New();
 
-    const auto at = [&](const void* field) {
-      return uintptr_t(reinterpret_cast<const char*>(field) - reinterpret_cast<const char*>(&c.left_));
-    };
+    const auto at = [&c](const void* field) { return FieldOffset(c, field); };
     const intptr_t base = tcg_const_i64_arm(s, int64_t(reinterpret_cast<uintptr_t>(&c.left_)));
     TCGTemp* left = tcg_temp_new_internal_arm(s, kTypeI64, false);
     TCGTemp* count = tcg_temp_new_internal_arm(s, kTypeI64, false);
@@ -159,13 +188,15 @@ struct InlineCount {
     t.count->args[0] = reinterpret_cast<uintptr_t>(count);
     t.count->args[1] = 0;
     const intptr_t info = tcg_const_i64_arm(s, int64_t(reinterpret_cast<uintptr_t>(t.info)));
-    const auto arg = [](TCGTemp* v) { return reinterpret_cast<uintptr_t>(v); };
-    tcg_gen_op3_arm(s, kOpLdI64, arg(left), Arg(s, base), 0);
-    tcg_gen_op3_arm(s, kOpAddI64, arg(left), arg(left), arg(count));
-    tcg_gen_op3_arm(s, kOpStI64, arg(left), Arg(s, base), 0);
+    tcg_gen_op3_arm(s, kOpLdI64, TempArg(left), Arg(s, base), 0);
+    tcg_gen_op3_arm(s, kOpAddI64, TempArg(left), TempArg(left), TempArg(count));
+    tcg_gen_op3_arm(s, kOpStI64, TempArg(left), Arg(s, base), 0);
     tcg_gen_op3_arm(s, kOpStI64, Arg(s, info), Arg(s, base), at(&c.current_));
+    // The road to the fault (core.h): this block's entry into the ring, whose address
+    // and size are fixed before the first translation (TraceBlocks).
+    if (!Original().no_road || c.trace_) EmitRoad(s, c, base, info);
     TCGLabel* skip = gen_new_label_arm(s);
-    tcg_gen_brcondi_i64_arm(s, kCondGt, intptr_t(arg(left) - reinterpret_cast<uintptr_t>(s)), 0, skip);
+    tcg_gen_brcondi_i64_arm(s, kCondGt, intptr_t(TempArg(left) - reinterpret_cast<uintptr_t>(s)), 0, skip);
     for (TCGTemp* v : {left, count}) tcg_temp_free_internal_arm(s, v);
     tcg_temp_free_internal_arm(s, reinterpret_cast<TCGTemp*>(Arg(s, base)));
     tcg_temp_free_internal_arm(s, reinterpret_cast<TCGTemp*>(Arg(s, info)));

@@ -390,6 +390,23 @@ class MapDrawing {
                                      Hex(f.address), f.region.empty() ? "no region" : "in " + Escape(f.region)),
                          "label-fault"});
     }
+    // The chain's earlier faults (issue 17): the first is where the bug is, the rest what
+    // the firmware's handlers did with it.
+    for (size_t i = 0; i < r->faults.size(); ++i) {
+      const Fault& f = r->faults[i];
+      if (!f.access || f.address >= (1ull << 32)) continue;
+      if (r->fault && f.instructions == r->fault->instructions && f.pc == r->fault->pc) continue;
+      double y = Y(f.address);
+      out += fmt::format(
+          "<g class=\"fault chain\"><line class=\"fault-marker chain-marker\" data-chain=\"{4}\" data-address=\"{0}\" "
+          "x1=\"{1}\" y1=\"{2:.2f}\" x2=\"{3}\" y2=\"{2:.2f}\"/><title>fault {4} of the chain: {5}: {6} at {0}</title></g>\n",
+          Hex(f.address), kBandX - 12, y, kBandX + kBandW + 12, i + 1, Escape(f.kind), ToString(*f.access));
+      labels_.push_back({kBandX + kBandW + 12, y,
+                         fmt::format("&#x2716; {} fault: {}: {} of {} at {} ({})", i == 0 ? "first" : fmt::format("#{}", i + 1),
+                                     Escape(f.kind), ToString(*f.access), f.size, Hex(f.address),
+                                     f.region.empty() ? "no region" : "in " + Escape(f.region)),
+                         "label-fault"});
+    }
     // The instruction the run ended at: the faulting one, or where it hung.
     std::optional<std::pair<uint32_t, std::optional<SymbolRef>>> pc;
     if (r->fault) pc = {r->fault->pc, r->fault->pc_symbol};

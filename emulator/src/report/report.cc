@@ -2,6 +2,8 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "../cpu/exceptions.h"
@@ -96,10 +98,146 @@ void AppendFirmwareView(std::string& out, const Fault& f) {
   }
 }
 
+// One step of a folded road: into a function (a call), back to one still on the stack (a
+// return), or into an exception's handler.
+struct RoadStep {
+  enum class Kind { kCall, kReturn, kException } kind = Kind::kCall;
+  std::string function;
+  std::string exception;  // kException
+  bool operator==(const RoadStep&) const = default;
+};
+
+std::string StepText(const RoadStep& s) {
+  switch (s.kind) {
+    case RoadStep::Kind::kCall: return " -> " + s.function;
+    case RoadStep::Kind::kReturn: return " <- " + s.function;
+    case RoadStep::Kind::kException: return " -> (" + s.exception + ") " + s.function;
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string FoldRoad(const std::vector<RoadBlock>& road, const std::string& end) {
+  // Consecutive blocks of one function are one step. A function already on the stack (of
+  // the current exception level: "" separates them) is a return to it, any other a call.
+  std::vector<RoadStep> steps;
+  std::vector<std::string> stack;
+  for (const RoadBlock& b : road) {
+    const std::string f = b.symbol ? b.symbol->name : fmt::format("0x{:08x}", b.address);
+    if (!b.entered.empty()) {
+      stack.push_back("");
+      stack.push_back(f);
+      steps.push_back({RoadStep::Kind::kException, f, b.entered});
+      continue;
+    }
+    if (b.returned) {  // back to the interrupted code: leave the handler's level
+      auto level = std::find(stack.rbegin(), stack.rend(), "");
+      stack.erase(level == stack.rend() ? stack.begin() : std::prev(level.base()), stack.end());
+    }
+    if (!stack.empty() && stack.back() == f) {
+      if (b.returned) steps.push_back({RoadStep::Kind::kReturn, f, ""});
+      continue;
+    }
+    auto level = std::find(stack.rbegin(), stack.rend(), "");
+    auto on = std::find(level.base(), stack.end(), f);
+    if (on != stack.end()) {
+      stack.erase(on + 1, stack.end());
+      steps.push_back({RoadStep::Kind::kReturn, f, ""});
+    } else {
+      stack.push_back(f);
+      steps.push_back({b.returned ? RoadStep::Kind::kReturn : RoadStep::Kind::kCall, f, ""});
+    }
+  }
+  // A loop that calls out and comes back shows once, with its count: [-> f <- main] x3.
+  std::string out = steps.empty() ? "" : StepText(steps[0]).substr(steps[0].kind == RoadStep::Kind::kException ? 3 : 4);
+  for (size_t i = 1; i < steps.size();) {
+    size_t best_period = 0, best_repeats = 1;
+    for (size_t p = 1; p <= 4 && i + 2 * p <= steps.size(); ++p) {
+      size_t k = 1;
+      while (i + (k + 1) * p <= steps.size() &&
+             std::equal(steps.begin() + long(i), steps.begin() + long(i + p), steps.begin() + long(i + k * p))) {
+        ++k;
+      }
+      if (k > 1 && k * p > best_repeats * best_period) best_period = p, best_repeats = k;
+    }
+    if (best_period == 0) {
+      out += StepText(steps[i++]);
+      continue;
+    }
+    std::string body;
+    for (size_t j = i; j < i + best_period; ++j) body += StepText(steps[j]);
+    out += fmt::format(" [{}] x{}", body.substr(1), best_repeats);
+    i += best_period * best_repeats;
+  }
+  if (!end.empty()) out += (out.empty() ? "" : " -> ") + end;
+  return out;
+}
+
+namespace {
+
+// A fault's record: what happened (the instruction, the access, where the address sits),
+// the registers, and what the firmware sees. `registers`: those to show when the fault
+// has none of its own (the run's last).
+void AppendFaultRecord(std::string& out, const Fault& f, const Registers& registers, const Board& board) {
+  out += fmt::format("  {}: {}\n", f.kind, f.detail);
+  if (f.access) {
+    out += fmt::format("  access:      {} of {} byte{} at {}\n", ToString(*f.access), f.size,
+                       f.size == 1 ? "" : "s", WithSymbol(f.address, f.address_symbol));
+    out += fmt::format("  address is   {}\n", Where(f, board));
+  }
+  out += fmt::format("  instruction: {} [{}]{}\n", WithSymbol(f.pc, f.pc_symbol),
+                     cpu::EncodingHex(f.instruction),
+                     f.pc_precise ? "" : "  (approximate: start of its translation block)");
+  if (!f.road.empty()) out += fmt::format("  road:        {}\n", FoldRoad(f.road, "(" + f.kind + ")"));
+  AppendRegisters(out, f.registers ? *f.registers : registers);
+  AppendFirmwareView(out, f);
+  if (!f.handler_unwritten.empty()) out += fmt::format("  handler: {}\n", f.handler_unwritten);
+}
+
+// A later fault of the chain, in two lines: what the handler did.
+void AppendFaultStep(std::string& out, const Fault& f) {
+  out += fmt::format("  then, after {} instructions, {}: {}: {}\n", f.instructions,
+                     f.registers && f.registers->xpsr & 0x1FF
+                         ? std::string("in the firmware's ") + cpu::ExceptionName(f.registers->xpsr & 0x1FF) + " handler"
+                         : "in thread mode",
+                     f.kind, f.detail);
+  out += fmt::format("    instruction {}{}", WithSymbol(f.pc, f.pc_symbol),
+                     f.access ? fmt::format(", {} of {} at {}", ToString(*f.access), f.size,
+                                            WithSymbol(f.address, f.address_symbol))
+                              : "");
+  out += f.exception.empty() ? "\n"
+                             : fmt::format("; {} entered{}\n", f.exception, f.escalated ? " (escalated: HFSR.FORCED)" : "");
+  if (!f.handler_unwritten.empty()) out += fmt::format("    handler: {}\n", f.handler_unwritten);
+  if (!f.road.empty()) out += fmt::format("    road: {}\n", FoldRoad(f.road, "(" + f.kind + ")"));
+}
+
+bool SameFault(const Fault& a, const Fault& b) {
+  return a.instructions == b.instructions && a.pc == b.pc && a.kind == b.kind && a.detail == b.detail;
+}
+
 }  // namespace
 
 std::string FormatOutcomeText(const RunResult& r, const Board& board) {
+  // The chain (issue 17): where the run did not end on its first fault (a handler that
+  // faulted in turn, ran uninitialised memory, hung), the first fault comes first, in
+  // full, then what the handlers did, then the outcome.
+  const std::vector<Fault>& chain = r.faults;
+  size_t ending = chain.size();  // the chain's entry that is r.fault, if any
+  for (size_t i = 0; r.fault && i < chain.size(); ++i) {
+    if (SameFault(chain[i], *r.fault)) ending = i;
+  }
   std::string out;
+  if (!chain.empty() && ending != 0 && r.outcome != Outcome::kExit) {
+    out += fmt::format("first fault, after {} instructions (the firmware's handler was entered for it):\n",
+                       chain[0].instructions);
+    AppendFaultRecord(out, chain[0], r.registers, board);
+    for (size_t i = 1; i < std::min(ending, chain.size()); ++i) AppendFaultStep(out, chain[i]);
+    if (r.faults_not_kept > 0) {
+      out += fmt::format("  ({} faults after the first {} are not shown; the last above is the latest)\n",
+                         r.faults_not_kept - 1, RunResult::kFaultsKept);
+    }
+  }
   switch (r.outcome) {
     case Outcome::kExit:
       out += fmt::format("outcome: exit, status {} ({}) after {} instructions\n", r.exit_code,
@@ -110,17 +248,11 @@ std::string FormatOutcomeText(const RunResult& r, const Board& board) {
       const Fault& f = *r.fault;
       out += fmt::format("outcome: {} after {} instructions\n",
                          r.outcome == Outcome::kLockup ? "LOCKUP" : "FAULT", r.instructions);
-      out += fmt::format("  {}: {}\n", f.kind, f.detail);
-      if (f.access) {
-        out += fmt::format("  access:      {} of {} byte{} at {}\n", ToString(*f.access), f.size,
-                           f.size == 1 ? "" : "s", WithSymbol(f.address, f.address_symbol));
-        out += fmt::format("  address is   {}\n", Where(f, board));
-      }
-      out += fmt::format("  instruction: {} [{}]{}\n", WithSymbol(f.pc, f.pc_symbol),
-                         cpu::EncodingHex(f.instruction),
-                         f.pc_precise ? "" : "  (approximate: start of its translation block)");
-      AppendRegisters(out, f.registers && f.handled_by_firmware ? *f.registers : r.registers);
-      AppendFirmwareView(out, f);
+      Fault shown = f;
+      if (!f.handled_by_firmware) shown.registers.reset();  // the run's last: the same, or as the run left them
+      AppendFaultRecord(out, shown, r.registers, board);
+      // The faults its handlers raised before the run ended (ending is 0: f is the first).
+      for (size_t i = ending + 1; ending == 0 && i < chain.size(); ++i) AppendFaultStep(out, chain[i]);
       if (f.handled_by_firmware && r.hang) {
         out += fmt::format("  then: {} at {}\n", r.hang->why, WithSymbol(r.hang->pc, r.hang->pc_symbol));
       }
@@ -129,6 +261,7 @@ std::string FormatOutcomeText(const RunResult& r, const Board& board) {
     case Outcome::kHang:
       out += fmt::format("outcome: hang at {}: {} after {} instructions\n",
                          WithSymbol(r.hang->pc, r.hang->pc_symbol), r.hang->why, r.instructions);
+      if (!r.road.empty()) out += fmt::format("  road:        {}\n", FoldRoad(r.road, "(hang)"));
       break;
     case Outcome::kLimit:
       out += fmt::format("outcome: limit: {} after {} instructions, pc {}\n", r.stop_detail,
@@ -150,6 +283,7 @@ std::string FormatOutcomeText(const RunResult& r, const Board& board) {
       out += fmt::format("outcome: unsupported instruction at {} after {} instructions\n  {}\n",
                          WithSymbol(r.unsupported->pc, r.unsupported->pc_symbol), r.instructions,
                          r.unsupported->what);
+      if (!r.road.empty()) out += fmt::format("  road:        {}\n", FoldRoad(r.road, "(unsupported)"));
       break;
   }
   return out;
@@ -290,8 +424,16 @@ std::string FormatRunJson(const RunResult& r) {
   } else {
     j["budget"] = nullptr;
   }
-  if (r.fault) {
-    const Fault& f = *r.fault;
+  auto road_json = [&](const std::vector<RoadBlock>& road) {
+    json blocks = json::array();
+    for (const RoadBlock& b : road) {
+      blocks.push_back({{"address", b.address}, {"symbol", sym(b.symbol)}, {"instructions", b.instructions}});
+    }
+    return blocks;
+  };
+  j["road"] = road_json(r.road);
+  j["road_folded"] = FoldRoad(r.road, "");
+  auto fault_json = [&](const Fault& f) {
     json fj;
     fj["kind"] = f.kind;
     fj["detail"] = f.detail;
@@ -332,10 +474,17 @@ std::string FormatRunJson(const RunResult& r) {
       fr["xpsr"] = f.registers->xpsr;
       fj["registers"] = fr;
     }
-    j["fault"] = fj;
-  } else {
-    j["fault"] = nullptr;
-  }
+    fj["instructions"] = f.instructions;
+    fj["road"] = road_json(f.road);
+    fj["road_folded"] = FoldRoad(f.road, "(" + f.kind + ")");
+    fj["handler_unwritten"] = f.handler_unwritten.empty() ? json(nullptr) : json(f.handler_unwritten);
+    return fj;
+  };
+  j["fault"] = r.fault ? fault_json(*r.fault) : json(nullptr);
+  json faults = json::array();
+  for (const Fault& f : r.faults) faults.push_back(fault_json(f));
+  j["faults"] = faults;
+  j["faults_not_kept"] = r.faults_not_kept;
   if (r.unsupported) {
     j["unsupported"] = {{"pc", r.unsupported->pc},
                         {"encoding", cpu::EncodingHex(r.unsupported->encoding)},

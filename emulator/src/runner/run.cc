@@ -194,6 +194,9 @@ struct SessionInput {
   // whether this session is the first (it calls RunOptions::on_loaded).
   ConsoleLog::Stream console_stream;
   bool announce = true;
+  // RunOptions::trace_blocks, with the first block's index in the run (a replay repeats
+  // the blocks before where the run it replays stopped).
+  std::function<void(uint64_t first, const TracedBlock* blocks, size_t n)> trace_blocks;
 };
 
 struct SessionOutput {
@@ -205,6 +208,16 @@ struct SessionOutput {
 // A replay re-runs the session from reset for each distinct block with an imprecise
 // data fault, up to this many.
 constexpr int kMaxReplays = 8;
+
+// The core's road with the image's names.
+std::vector<RoadBlock> Named(const std::vector<cpu::Core::RoadBlock>& blocks, const Image& image) {
+  std::vector<RoadBlock> road;
+  for (const cpu::Core::RoadBlock& b : blocks) {
+    road.push_back({b.address, b.instructions, image.symbols.Lookup(b.address),
+                    b.entered != 0 ? cpu::ExceptionName(b.entered) : "", b.returned});
+  }
+  return road;
+}
 
 Fault::StackedFrame ToReport(const cpu::StackFrame& f) {
   return {f.r0, f.r1, f.r2, f.r3, f.r12, f.lr, f.pc, f.xpsr};
@@ -252,6 +265,27 @@ std::string MveUnsupported(std::span<const uint8_t> insn, const std::optional<Sy
                      "-march) so GCC emits scalar code",
                      mnemonic ? *mnemonic + " " : "", cpu::EncodingHex(insn),
                      sym ? sym->name : "this code");
+}
+
+// Why code at `at` (in memory holding its reset contents) was expected there: the image
+// section that runs there from a load image elsewhere, which only a copy at startup puts
+// in place; "" when no section covers it.
+std::string CopiedThereOnly(const MemoryMap& map, const Image& image, uint64_t at) {
+  for (const Segment& seg : image.segments) {
+    if (seg.load_address == seg.run_address) continue;
+    for (const Section& sec : image.sections) {
+      if (at < sec.address || at >= sec.address + sec.size || sec.nobits) continue;
+      if (std::find(seg.sections.begin(), seg.sections.end(), sec.name) == seg.sections.end()) continue;
+      const uint64_t load = seg.load_address + (sec.address - seg.run_address);
+      const int r = map.Find(load);
+      auto sym = image.symbols.Lookup(at);
+      return fmt::format("{}'s code is only placed there by the copy table ({} runs at 0x{:08x}, its load "
+                         "image is at 0x{:08x}{}), and no copy has put it there",
+                         sym ? sym->name : sec.name, sec.name, sec.address, load,
+                         r >= 0 ? " in " + map.regions()[size_t(r)].name : "");
+    }
+  }
+  return "";
 }
 
 void FillLocation(const MemoryMap& map, const Image& image, uint64_t address, Fault& f) {
@@ -320,6 +354,7 @@ SessionOutput RunSession(const SessionInput& in) {
 
   MemoryMap map(in.board);
   std::vector<Event> host_events;  // from host actions and semihosting, for the report
+  std::vector<cpu::Core::RoadBlock> latest_road;  // of the latest fault not kept (chain, below)
   res.loaded = LoadImage(in.board, map, in.image, in.mode);
   LoadHostFiles(map, in.options.loads);
   CheckHostActions(map, in.options.before_reset);
@@ -345,6 +380,13 @@ SessionOutput RunSession(const SessionInput& in) {
   core.scs().SetMpuRegions(in.board.cpu_options.mpu_regions);
   core.scs().SetSauRegions(in.board.cpu_options.sau_regions);
   for (uint64_t block : in.traces) core.TraceRange(block, block + kTraceWindow);
+  uint64_t blocks = 0;  // executed so far, for trace_blocks
+  if (in.trace_blocks) {
+    core.TraceBlocks([&](const TracedBlock* b, size_t n) {
+      in.trace_blocks(blocks, b, n);
+      blocks += n;
+    });
+  }
   std::set<uint64_t> break_addresses;  // one hook per address, however many breakpoints
   for (const Breakpoint& b : in.options.breakpoints) {
     if (break_addresses.insert(b.address).second) core.BreakAt(b.address);
@@ -377,6 +419,14 @@ SessionOutput RunSession(const SessionInput& in) {
     res.console_stdout = semihosting.out();
     res.console_stderr = semihosting.err();
     res.pc_symbol = in.image.symbols.Lookup(res.registers.pc);
+    res.road = Named(core.Road(), in.image);
+    if (res.faults_not_kept > 0) {
+      Fault& latest = res.faults.back();
+      latest.road = Named(latest_road, in.image);
+      if (res.fault && res.fault->instructions == latest.instructions && res.fault->pc == latest.pc) {
+        res.fault->road = latest.road;
+      }
+    }
     res.events = core.events();
     res.events.insert(res.events.end(), host_events.begin(), host_events.end());
     for (Event& e : res.events) e.first_pc_symbol = in.image.symbols.Lookup(e.first_pc);
@@ -412,6 +462,22 @@ SessionOutput RunSession(const SessionInput& in) {
     return out;
   };
 
+  // Every fault goes into the chain (RunResult::faults) as it is raised: the first
+  // kFaultsKept, then only the latest, whose road is named when the run ends (a storm of
+  // faults must not cost a road each).
+  auto chain = [&](Fault& f) {
+    f.instructions = core.instructions();
+    if (res.faults.size() < RunResult::kFaultsKept) {
+      f.road = Named(core.Road(), in.image);
+      res.faults.push_back(f);
+      return;
+    }
+    if (res.faults.size() == RunResult::kFaultsKept) res.faults.emplace_back();
+    ++res.faults_not_kept;
+    res.faults.back() = f;
+    latest_road = core.Road();
+  };
+
   // A blank vector table (erased 0xFFFFFFFF or zero): the reset vector's fetch faults,
   // HardFault's vector is blank too, and the core locks up before its first instruction.
   const bool blank = (initial_sp == 0xFFFFFFFF && reset_vector == 0xFFFFFFFF) ||
@@ -427,6 +493,7 @@ SessionOutput RunSession(const SessionInput& in) {
     f.access = AccessType::kRead;
     f.size = 4;
     FillLocation(map, in.image, vtor + 4, f);
+    chain(f);
     res.fault = f;
     return finish();
   }
@@ -450,6 +517,17 @@ SessionOutput RunSession(const SessionInput& in) {
     return where;
   };
   unwritten(pc);  // the reset handler itself (linked where only the copy table puts it)
+  // What executing reset contents at `at` means, for the report: said instead of what the
+  // core makes of the bytes, which are not the firmware's code.
+  auto uninitialised = [&](uint64_t at) -> std::optional<std::string> {
+    if (!unwritten(at)) return std::nullopt;
+    const Region& r = map.regions()[size_t(map.Find(at))];
+    auto sym = in.image.symbols.Lookup(at);
+    std::string why = CopiedThereOnly(map, in.image, at);
+    return fmt::format("executing uninitialised {} at 0x{:08x}{}: {}", r.name, at,
+                       sym ? " <" + sym->ToString() + ">" : "",
+                       why.empty() ? "it holds its reset contents (never loaded, never written by the firmware)" : why);
+  };
 
   // --- Exception model (issue 3) ---
   // The first fault the firmware's handler was entered for: reported if the run then
@@ -469,8 +547,11 @@ SessionOutput RunSession(const SessionInput& in) {
       res.outcome = Outcome::kLockup;
       f.detail += fmt::format("; taken as {} while the core runs at priority {}: lockup",
                               f.exception, core.ExecutionPriority());
-      res.fault = f;
+    } else if (auto where = uninitialised(t.handler)) {
+      f.handler_unwritten = *where;
     }
+    chain(f);
+    if (t.lockup) res.fault = f;
   };
   // Takes a synchronous fault as silicon would; false when the run ends here (the
   // option --stop-at-fault, or lockup), with res.fault set.
@@ -482,10 +563,12 @@ SessionOutput RunSession(const SessionInput& in) {
     f.registers = before;
     if (in.options.stop_at_fault) {
       res.outcome = Outcome::kFault;
+      chain(f);
       res.fault = f;
       return false;
     }
     cpu::Core::Taken t = core.TakeFault(req);
+    if (!t.lockup) core.MarkRoad(t.exception);
     record_taken(f, t);
     if (lockup) return false;
     if (!first_fault) first_fault = f;
@@ -568,6 +651,7 @@ SessionOutput RunSession(const SessionInput& in) {
       if (auto n = scs.PendingToTake(core.ExecutionPriority())) {
         const uint32_t vector_at = scs.vtor() + 4 * *n;
         cpu::Core::Taken t = core.TakeException(*n, pc);
+        if (!t.lockup) core.MarkRoad(t.exception);
         if (t.fault) {  // entering it faulted: reported as any fault is
           Fault f = EntryFault(*n, vector_at, t);
           f.pc = pc;
@@ -598,7 +682,7 @@ SessionOutput RunSession(const SessionInput& in) {
       return f;
     };
     auto unsupported = [&](std::string what) {
-      unwritten(s.pc);
+      if (auto where = uninitialised(s.pc)) what = *where + "; the core cannot execute what is there";
       res.outcome = Outcome::kUnsupported;
       auto insn = core.InstructionAt(s.pc);
       res.unsupported = Unsupported{s.pc, insn, std::move(what), in.image.symbols.Lookup(s.pc)};
@@ -782,13 +866,15 @@ SessionOutput RunSession(const SessionInput& in) {
         // not the firmware's code: say so, and stop there, since whatever the core did
         // next would be reset contents too.
         if (auto where = unwritten(s.pc)) {
+          const std::string why = CopiedThereOnly(map, in.image, s.pc);
           Fault f = fault("UsageFault",
                           fmt::format("executing memory nothing has written: {} holds its reset contents (never "
                                       "loaded, never written by the firmware), here [{}], which the core cannot "
-                                      "execute (UNDEFINSTR)",
-                                      *where, cpu::EncodingHex(insn)));
+                                      "execute (UNDEFINSTR){}",
+                                      *where, cpu::EncodingHex(insn), why.empty() ? "" : "; " + why));
           f.registers = core.ReadAll();
           f.registers->pc = s.pc;
+          chain(f);
           res.fault = f;
           return finish();
         }
@@ -884,6 +970,7 @@ SessionOutput RunSession(const SessionInput& in) {
       case Stop::Kind::kSupervisorCall: {
         // SVCall; it escalates to HardFault where it cannot preempt (Armv7-M ARM §B1.5.15).
         cpu::Core::Taken t = core.TakeFault({.exception = cpu::kSvCall, .return_address = s.pc});
+        if (!t.lockup) core.MarkRoad(t.exception);
         const bool stacking = t.exception != cpu::kSvCall && (t.cfsr & (cpu::cfsr::kMstkerr | cpu::cfsr::kStkerr));
         if (t.escalated || t.lockup || stacking) {
           Fault f = stacking ? fault((t.cfsr & cpu::cfsr::kMstkerr) ? "MemManage" : "BusFault",
@@ -908,6 +995,7 @@ SessionOutput RunSession(const SessionInput& in) {
         sync_irqs();  // a handler that cleared its interrupt source in this block
         const uint32_t returning = core.ipsr();
         cpu::Core::Taken t = core.ReturnFromException(s.imm);
+        if (!t.lockup) core.MarkRoad(t.fault ? t.exception : 0);
         if (t.fault) {
           // Reported as any fault is: the run ends as it if the handler then spins.
           const bool invpc = t.cfsr & cpu::cfsr::kInvpc, mpu = t.cfsr & cpu::cfsr::kMunstkerr;
@@ -1026,6 +1114,15 @@ RunResult Run(const Board& board, const Image& image, const RunOptions& options)
   // happens before the fault is taken, once per distinct faulting block.
   // A replay prints what the first run printed, up to where that run stopped: only the
   // console past what was streamed already is streamed.
+  uint64_t traced = 0;  // blocks passed to trace_blocks: a replay passes only those after
+  if (options.trace_blocks) {
+    in.trace_blocks = [&options, &traced](uint64_t first, const TracedBlock* b, size_t n) {
+      if (first + n <= traced) return;
+      const size_t skip = size_t(traced > first ? traced - first : 0);
+      options.trace_blocks(b + skip, n - skip);
+      traced = first + n;
+    };
+  }
   uint64_t streamed = 0;
   if (options.console_stream) {
     in.console_stream = [&options, &streamed](uint64_t offset, std::string_view text) {
