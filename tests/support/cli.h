@@ -226,13 +226,16 @@ inline bool ExpectsQemusConsole(const QemuMachine& m, const std::string& fixture
 }
 
 // What `elf` prints on QEMU's first serial port (`-serial stdio`), given `input` on its
-// stdin. Expects QEMU to exit 0 (the firmware ends through semihosting).
+// stdin. Expects QEMU to exit 0 (the firmware ends through semihosting). -icount: QEMU's
+// timers count instructions, as faultline's do, not host time, so a loaded machine cannot
+// change what a timer-driven firmware prints (or starve it: the sched fixture once ran past
+// the timeout that way).
 inline std::string QemuSerial(const std::string& machine, const std::filesystem::path& elf,
                               const std::string& input = "") {
   std::string cpu = machine == "mps3-an547" ? " -cpu cortex-m55" : "";
   Completed q = RunProgram({"sh", "-c",
                             "printf '%s' " + ShellQuote(input) + " | timeout 30 qemu-system-arm -M " + machine + cpu +
-                                " -nographic -monitor none -serial stdio -semihosting-config enable=on,target=native"
+                                " -icount shift=0 -nographic -monitor none -serial stdio -semihosting-config enable=on,target=native"
                                 " -kernel " + ShellQuote(elf.string())});
   EXPECT_EQ(q.status, 0) << "QEMU: " << q.err;
   return q.out;
