@@ -3,7 +3,8 @@
  * (tests/integration/mve_diff_test.cc). The test generates instructions from every
  * encoding faultline's decoder has, and loads them as a case table at CASES (DDR) before
  * the core starts: with QEMU's generic loader, and with a scenario `load` step on
- * faultline. For each case the harness sets Q0-Q7, R0-R12, LR, VPR and FPSCR from the
+ * faultline. The scalar DSP-extension differential test (same file) runs its cases here
+ * too. For each case the harness sets Q0-Q7, R0-R12, LR, VPR, FPSCR and APSR from the
  * case's seed, runs the one instruction, and prints a hash of everything it can see
  * afterwards (registers, VPR, FPSCR, a scratch buffer the loads and stores use); with
  * the table's verbose flag it prints the registers themselves. QEMU 7.2's
@@ -21,7 +22,8 @@
 #define CASES ((const struct table *)0x60000000u)
 #define MAGIC 0x4345564Du /* "MVEC" */
 
-enum { FLAG_MEMORY = 1, FLAG_PREDICATED = 2, FLAG_TAIL = 4, FLAG_SMALL = 8, FLAG_OFFSETS = 16, FLAG_ADDRESSES = 32 };
+enum { FLAG_MEMORY = 1, FLAG_PREDICATED = 2, FLAG_TAIL = 4, FLAG_SMALL = 8, FLAG_OFFSETS = 16, FLAG_ADDRESSES = 32,
+       FLAG_EXTREMES = 64 };
 
 struct mve_case {
     uint16_t code[4]; /* instruction, pop {pc}, nop */
@@ -38,6 +40,7 @@ struct state {
     uint32_t q[32]; /* Q0-Q7 */
     uint32_t r[13]; /* R0-R12 */
     uint32_t lr, vpr, fpscr;
+    uint32_t apsr; /* NZCVQ and GE: the scalar DSP cases (dsp_diff_test.cc) */
 };
 
 void run_case(const void *code, struct state *st);
@@ -59,6 +62,8 @@ __asm__(
     "  vmsr vpr, r2\n"
     "  ldr r2, [r1, #60]\n"      /* fpscr */
     "  vmsr fpscr, r2\n"
+    "  ldr r2, [r1, #64]\n"      /* apsr */
+    "  msr APSR_nzcvqg, r2\n"
     "  ldr lr, [r1, #52]\n"
     "  ldmia r1, {r0-r12}\n"
     "  pop {pc}\n"
@@ -66,6 +71,8 @@ __asm__(
     "1:\n"
     "  push {r0-r12, lr}\n"
     "  ldr r0, [sp, #56]\n"
+    "  mrs r1, apsr\n"            /* before anything here can set a flag */
+    "  str r1, [r0, #192]\n"
     "  vstmia r0!, {d0-d15}\n"
     "  vmrs r1, vpr\n"
     "  str r1, [r0, #56]\n"
@@ -153,8 +160,21 @@ static uint32_t small_lanes(uint32_t v, uint32_t size)
     return v & keep[size];
 }
 
-/* Operands: random bits; "small" cases (shifts by a register, element counts) get
- * values near zero in the general-purpose registers so the interesting range is hit;
+/* A word of two halfwords each drawn mostly from the edges of the signed and unsigned
+ * ranges, so that saturating and Q-setting DSP instructions saturate in some cases and
+ * not in others (-32768 * -32768 twice, 0x80008000 in both operands, is SMUAD's overflow). */
+static uint32_t extreme(uint32_t *s)
+{
+    static const uint16_t edges[8] = { 0x8000, 0x7FFF, 0x8001, 0xFFFF, 0x0000, 0x4000 };
+    const uint32_t pick = xorshift(s), v = xorshift(s);
+    if ((pick >> 6 & 7) == 0) return 0x80008000u;
+    const uint32_t lo = (pick & 7) < 6 ? edges[pick & 7] : v & 0xFFFF;
+    const uint32_t hi = (pick >> 3 & 7) < 6 ? edges[pick >> 3 & 7] : v >> 16;
+    return hi << 16 | lo;
+}
+
+/* Operands: random bits; DSP cases get extreme() values; "small" cases (shifts by a
+ * register, element counts) get values near zero in the general-purpose registers so the interesting range is hit;
  * gather/scatter cases get offsets or addresses that stay inside the scratch buffer. */
 static void setup(const struct mve_case *c, struct state *st)
 {
@@ -170,10 +190,12 @@ static void setup(const struct mve_case *c, struct state *st)
         uint32_t v = xorshift(&s);
         if (c->flags & FLAG_MEMORY) v = SCRATCH_MIDDLE + (v & 0x1F0) - 0x100;
         else if (c->flags & FLAG_SMALL) v = (v & 0x3F) - 0x20;
+        else if (c->flags & FLAG_EXTREMES) v = extreme(&s);
         st->r[i] = v;
     }
     st->lr = xorshift(&s);
     if (c->flags & FLAG_MEMORY) st->lr = SCRATCH_MIDDLE + (st->lr & 0x1F0) - 0x100;
+    if (c->flags & FLAG_EXTREMES) st->lr = extreme(&s);
     /* VPR: no VPT block, or one predicated instruction (MASK01 = MASK23 = 0b1000). */
     st->vpr = (c->flags & FLAG_PREDICATED) ? (xorshift(&s) & 0xFFFF) | 0x880000u : 0;
     /* FPSCR: random NZCV (VADC/VSBC read C), RMode, FZ, DN and FZ16 (vector code uses
@@ -184,6 +206,8 @@ static void setup(const struct mve_case *c, struct state *st)
         st->fpscr = (st->fpscr & ~(7u << 16)) | (((c->flags >> 8) & 3u) << 16);
         st->lr = xorshift(&s) & 31;
     }
+    /* APSR: random NZCV and GE (SEL reads GE), Q clear so that a case can show it set. */
+    st->apsr = xorshift(&s) & 0xF00F0000u;
 }
 
 int main(void)
@@ -207,6 +231,7 @@ int main(void)
         h = fnv(h, scratch, sizeof scratch);
         print_u32("", i);
         print_u32(" ", h);
+        if (c->flags & FLAG_EXTREMES) print_u32(" apsr=", st.apsr); /* the test counts Q set and clear */
         if (fault_cfsr) {
             print_u32(" fault cfsr=", fault_cfsr);
             fault_cfsr = 0;
@@ -217,6 +242,7 @@ int main(void)
             print_u32(" lr", st.lr);
             print_u32(" vpr", st.vpr);
             print_u32(" fpscr", st.fpscr);
+            print_u32(" apsr", st.apsr);
         }
         sh_write0("\n");
     }

@@ -6,6 +6,10 @@
 // conditions vary, and a third of the cases run predicated (one instruction of a VPT
 // block with a random P0) or tail-predicated (LTPSIZE and LR).
 //
+// The scalar DSP-extension instructions faultline translates itself (DspDiff, issue 19)
+// run through the same harness, with operands at the edges of their ranges and APSR
+// (Q, GE) in the state.
+//
 // FAULTLINE_MVE_DIFF_SEED=N varies the cases; FAULTLINE_MVE_DIFF_PER=N sets the cases
 // per encoding. On a difference the failure names the encoding and shows both states.
 #include <gtest/gtest.h>
@@ -123,16 +127,11 @@ Consoles RunBoth(const std::filesystem::path& table) {
 }
 
 
-TEST(MveDiff, EveryDecodedEncodingLeavesTheStateQemuLeaves) {
-  REQUIRE_FIXTURES();
-  if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
-  const uint32_t seed = EnvOr("FAULTLINE_MVE_DIFF_SEED", 15);
-  const uint32_t per = EnvOr("FAULTLINE_MVE_DIFF_PER", 12);
-  const std::vector<Case> cases = Generate(seed, per);
-  const auto encodings = mve::Encodings();
-  const auto tested = std::count_if(encodings.begin(), encodings.end(), [](const mve::Encoding& e) { return !LoopControl(e.name); });
-  ASSERT_EQ(cases.size(), per * size_t(tested));  // every encoding got its cases
-
+// Runs `cases` on both engines and expects the same line for each; the first differing
+// case of each encoding is rerun alone, verbosely, for the failure message. QEMU's lines
+// go to `qemu_lines` if it is given.
+void ExpectTheStatesQemuLeaves(const std::vector<Case>& cases, uint32_t seed, size_t encodings,
+                               std::vector<std::string>* qemu_lines = nullptr) {
   const auto dir = std::filesystem::temp_directory_path() / ("faultline-mve-diff-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   WriteTable(dir / "cases.bin", cases, false);
@@ -141,8 +140,8 @@ TEST(MveDiff, EveryDecodedEncodingLeavesTheStateQemuLeaves) {
   ASSERT_EQ(q.size(), cases.size()) << "QEMU did not run every case (the next is " << cases[q.size()].name << " "
                                     << Hex(cases[q.size()].raw) << "; table in " << dir << "):\n"
                                     << all.qemu.substr(0, 2000);
+  if (qemu_lines != nullptr) *qemu_lines = q;
 
-  // Every differing case, by encoding; the first of each is rerun alone, verbosely.
   std::map<std::string, std::vector<size_t>> differing;
   for (size_t i = 0; i < cases.size(); ++i) {
     if (i >= f.size() || f[i] != q[i]) differing[cases[i].name].push_back(i);
@@ -160,9 +159,88 @@ TEST(MveDiff, EveryDecodedEncodingLeavesTheStateQemuLeaves) {
         << " flags " << c.flags << "\n  qemu:      " << one.qemu << "  faultline: " << one.faultline << "\n";
   }
   if (std::getenv("FAULTLINE_MVE_DIFF_KEEP") == nullptr) std::filesystem::remove_all(dir);
-  EXPECT_TRUE(differing.empty()) << differing.size() << " of " << mve::Encodings().size()
-                                 << " encodings differ from QEMU (seed " << seed << "):\n"
+  EXPECT_TRUE(differing.empty()) << differing.size() << " of " << encodings << " encodings differ from QEMU (seed "
+                                 << seed << "):\n"
                                  << why.str();
+}
+
+TEST(MveDiff, EveryDecodedEncodingLeavesTheStateQemuLeaves) {
+  REQUIRE_FIXTURES();
+  if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
+  const uint32_t seed = EnvOr("FAULTLINE_MVE_DIFF_SEED", 15);
+  const uint32_t per = EnvOr("FAULTLINE_MVE_DIFF_PER", 12);
+  const std::vector<Case> cases = Generate(seed, per);
+  const auto encodings = mve::Encodings();
+  const auto tested = std::count_if(encodings.begin(), encodings.end(), [](const mve::Encoding& e) { return !LoopControl(e.name); });
+  ASSERT_EQ(cases.size(), per * size_t(tested));  // every encoding got its cases
+  ExpectTheStatesQemuLeaves(cases, seed, encodings.size());
+}
+
+// The scalar DSP-extension instructions whose translation faultline changes
+// (cpu/unicorn_dsp_ops.cc: the add that sets APSR.Q, SXTB16's extension) and their
+// neighbours, as T32 encodings (Armv8-M ARM, C2.4): hw1 << 16 | hw2, with `random` the
+// bits drawn at random; Rn, Ra, Rd and Rm are filled with R0-R12 or LR where the
+// encoding has them. Operands are extreme() values (mve_diff.c), so Q is set in some
+// cases and stays clear in others; APSR (Q, GE) is part of the state compared.
+struct DspEncoding {
+  const char* name;
+  uint32_t value, random;
+  bool rn, ra;  // Rd and Rm: every encoding here has them
+};
+constexpr DspEncoding kDspEncodings[] = {
+    {"SMLAD/SMLADX", 0xFB200000, 0x10, true, true},   {"SMUAD/SMUADX", 0xFB20F000, 0x10, true, false},
+    {"SMLSD/SMLSDX", 0xFB400000, 0x10, true, true},   {"SMUSD/SMUSDX", 0xFB40F000, 0x10, true, false},
+    {"SMLA<x><y>", 0xFB100000, 0x30, true, true},     {"SMUL<x><y>", 0xFB10F000, 0x30, true, false},
+    {"SMLAW<y>", 0xFB300000, 0x10, true, true},       {"SMULW<y>", 0xFB30F000, 0x10, true, false},
+    {"SXTB16", 0xFA2FF080, 0x30, false, false},       {"SXTAB16", 0xFA20F080, 0x30, true, false},
+    {"UXTB16", 0xFA3FF080, 0x30, false, false},       {"UXTAB16", 0xFA30F080, 0x30, true, false},
+    {"QADD/QDADD/QSUB/QDSUB", 0xFA80F080, 0x30, true, false},
+    {"SSAT (LSL)", 0xF3000000, 0x70DF, true, false},  {"USAT (LSL)", 0xF3800000, 0x70DF, true, false},
+    {"SSAT16", 0xF3200000, 0xF, true, false},         {"USAT16", 0xF3A00000, 0xF, true, false},
+};
+constexpr uint32_t kExtremes = 64;  // FLAG_EXTREMES
+
+std::vector<Case> GenerateDsp(uint32_t seed, unsigned per_encoding) {
+  std::mt19937 rng(seed);
+  const auto reg = [&] {
+    const uint32_t r = uint32_t(rng()) % 14;
+    return r == 13 ? 14u : r;  // not SP: the harness's stack
+  };
+  std::vector<Case> cases;
+  for (const DspEncoding& e : kDspEncodings) {
+    for (unsigned i = 0; i < per_encoding; ++i) {
+      uint32_t raw = e.value | (uint32_t(rng()) & e.random) | reg() << 8 | reg();
+      if (e.rn) raw |= reg() << 16;
+      if (e.ra) raw |= reg() << 12;
+      cases.push_back({raw, e.name, uint32_t(rng()), kExtremes});
+    }
+  }
+  return cases;
+}
+
+TEST(DspDiff, EveryChangedDspEncodingLeavesTheStateQemuLeaves) {
+  REQUIRE_FIXTURES();
+  if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
+  const uint32_t seed = EnvOr("FAULTLINE_MVE_DIFF_SEED", 19);
+  const uint32_t per = EnvOr("FAULTLINE_MVE_DIFF_PER", 200);
+  const std::vector<Case> cases = GenerateDsp(seed, per);
+  std::vector<std::string> qemu;
+  ExpectTheStatesQemuLeaves(cases, seed, std::size(kDspEncodings), &qemu);
+  ASSERT_EQ(qemu.size(), cases.size());
+  // Each instruction that can set Q set it in some cases and left it clear in others.
+  std::map<std::string, std::pair<int, int>> q_clear_set;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const size_t at = qemu[i].find("apsr=");
+    ASSERT_NE(at, std::string::npos) << qemu[i];
+    const uint32_t apsr = uint32_t(std::stoul(qemu[i].substr(at + 5, 8), nullptr, 16));
+    auto& [clear, set] = q_clear_set[cases[i].name];
+    ++(apsr & (1u << 27) ? set : clear);
+  }
+  for (const char* name : {"SMLAD/SMLADX", "SMUAD/SMUADX", "SMLSD/SMLSDX", "SMLA<x><y>", "SMLAW<y>",
+                           "QADD/QDADD/QSUB/QDSUB", "SSAT (LSL)", "USAT (LSL)"}) {
+    EXPECT_GT(q_clear_set[name].first, 0) << name << ": Q set in every case";
+    EXPECT_GT(q_clear_set[name].second, 0) << name << ": Q clear in every case";
+  }
 }
 
 }  // namespace

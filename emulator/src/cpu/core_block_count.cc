@@ -43,6 +43,7 @@
 // tcg-opc.h order for ld_i64 (0x49) and st_i64 (0x4d). TCG_COND_GT is 11 (tcg-cond.h;
 // LT, 2, is what gen_tb_start passes to tcg_gen_brcondi_i32 in translator_loop).
 #include "core.h"
+#include "unicorn_dsp_ops.h"
 #include "unicorn_interpose.h"
 
 #include <sys/mman.h>
@@ -271,6 +272,7 @@ extern "C" {
 __attribute__((visibility("default"))) void tcg_func_start_arm(TCGContext* s) {
   fl::InlineCount::translation = {};
   fl::InlineCount::translation.s = s;
+  fl::ForgetDspOps();
   fl::Original().func_start(s);
 }
 

@@ -1,6 +1,6 @@
 // Which libunicorn this process runs on. faultline's replacements of libunicorn's internal
 // functions (unicorn_store_path.cc, core_block_count.cc, core_data_faults.cc,
-// unicorn_xip.cc, core_traps.cc) call them with the signatures and read the struct layouts
+// unicorn_xip.cc, unicorn_dsp_ops.cc, core_traps.cc) call them with the signatures and read the struct layouts
 // of one build, so they are enabled for that build only: the GNU build-id of the loaded
 // library must be one measured here. Any other build — a rebuild of the same 2.0.1
 // source, another distribution, another architecture — runs Unicorn's own paths.

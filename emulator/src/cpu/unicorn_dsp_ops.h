@@ -1,0 +1,16 @@
+// DSP-extension helper calls emitted as TCG ops (unicorn_dsp_ops.cc).
+#pragma once
+
+#include <cstdint>
+
+namespace faultline::cpu {
+
+// How many helper calls this process has emitted as ops instead (for tests: zero means
+// libunicorn's calls do not bind to faultline's tcg_gen_callN_arm).
+uint64_t InlinedDspCalls();
+
+// A translation starts: the ops of the last one are gone (core_block_count.cc's
+// tcg_func_start_arm calls it).
+void ForgetDspOps();
+
+}  // namespace faultline::cpu
