@@ -792,9 +792,10 @@ void Core::TraceBlocks(TraceSink sink) {
 void Core::FlushTrace() {
   std::array<TracedBlock, 4096> batch;
   size_t n = 0;
+  const bool relocated = !loops_.empty();  // OriginalPc is the identity otherwise: no call per block
   for (; traced_at_ < road_at_; traced_at_ += sizeof(void*)) {
     const BlockInfo* b = road_[(traced_at_ & road_mask_) / sizeof(void*)];
-    batch[n++] = {OriginalPc(uint32_t(b->address)), b->count};
+    batch[n++] = {relocated ? OriginalPc(uint32_t(b->address)) : uint32_t(b->address), b->count};
     if (n == batch.size()) {
       trace_(batch.data(), n);
       n = 0;

@@ -51,6 +51,28 @@ class BlockTrace::Fold {
     Hold(e);
   }
 
+  // The first fold's blocks: a block that continues a repeat costs one compare, with
+  // the repeat's position kept in registers (alu's one-block loop is all this).
+  void AddBlocks(const TracedBlock* blocks, size_t n) {
+    for (size_t i = 0; i < n;) {
+      if (period_ > 0) {
+        const Entry* body = body_.data();
+        uint32_t at = at_;
+        uint64_t times = times_;
+        for (; i < n && body[at].period == 0 && blocks[i].address == body[at].address &&
+               blocks[i].instructions == body[at].instructions;
+             ++i) {
+          if (++at == period_) at = 0, ++times;
+        }
+        at_ = at;
+        times_ = times;
+        if (i == n) break;
+      }
+      Add({.address = blocks[i].address, .instructions = blocks[i].instructions});
+      ++i;
+    }
+  }
+
   void Finish() {
     if (period_ > 0) EndRepeat();
     for (size_t i = start_; i < held_.size(); ++i) Pass(held_[i]);
@@ -141,7 +163,7 @@ BlockTrace::BlockTrace(const SymbolTable& symbols, Format format, std::function<
 BlockTrace::~BlockTrace() = default;
 
 void BlockTrace::Add(const TracedBlock* blocks, size_t n) {
-  for (size_t i = 0; i < n; ++i) folds_[0]->Add({.address = blocks[i].address, .instructions = blocks[i].instructions});
+  folds_[0]->AddBlocks(blocks, n);
 }
 
 const std::string& BlockTrace::Symbol(uint32_t address) {
