@@ -189,12 +189,14 @@ std::pair<int, int> MemoryMap::Neighbours(uint64_t addr) const {
 }
 
 void MemoryMap::Write(uint64_t addr, std::span<const uint8_t> bytes) {
+  if (bytes.empty()) return;  // memcpy's pointers may not be null, an empty span's may
   int i = FindRange(addr, bytes.size());
   assert(i >= 0);
   std::memcpy(Host(i) + (addr - windows_[i].base), bytes.data(), bytes.size());
 }
 
 void MemoryMap::Read(uint64_t addr, std::span<uint8_t> bytes) const {
+  if (bytes.empty()) return;
   int i = FindRange(addr, bytes.size());
   assert(i >= 0);
   std::memcpy(bytes.data(), Host(i) + (addr - windows_[i].base), bytes.size());

@@ -150,6 +150,8 @@ void Generating(QemuLdSt gen, void* s, intptr_t val, intptr_t addr, uintptr_t id
 
 }  // namespace
 
+const void* RunningCpu() { return running; }
+
 uint32_t HelperLoad(void* env, uint32_t address, unsigned size, uintptr_t ra) {
   const Access outer = access;
   access = {ra, data_fault_stops};

@@ -37,8 +37,10 @@
 // and double precision stay off and M55 firmware stops as before.
 #include "core.h"
 
+#include <malloc.h>
 #include <unicorn/unicorn.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -320,7 +322,15 @@ void MveUnit::SetFeatures(void* env) {
   features_set = true;
   auto* w = static_cast<uint32_t*>(env);
   uint32_t* found = nullptr;
-  for (size_t i = 0; i + 3 < 0x10000 / 4; ++i) {
+  // Only within the ARMCPU allocation env lies in: past its end is not ours to read
+  // (AddressSanitizer found the scan running off it).
+  size_t words = 0x10000 / 4;
+  if (const void* cpu = RunningCpu()) {
+    const auto* end = static_cast<const uint8_t*>(cpu) + malloc_usable_size(const_cast<void*>(cpu));
+    const auto* begin = static_cast<const uint8_t*>(env);
+    words = end > begin ? std::min(words, size_t(end - begin) / 4) : 0;
+  }
+  for (size_t i = 0; i + 3 < words; ++i) {
     if (w[i] == kM33Mvfr0 && w[i + 1] == kM33Mvfr1 && w[i + 2] == kM33Mvfr2) {
       if (found != nullptr) return;  // ambiguous: leave the model as it is
       found = &w[i];

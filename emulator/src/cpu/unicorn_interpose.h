@@ -19,4 +19,8 @@ F Unicorns(const char* name) {
 // A/B measurement), or the loaded libunicorn is not the release it was written against.
 bool TurnedOff(const char* var, const char* value);
 
+// The CPUState (the start of the ARMCPU allocation CPUARMState lives in) that cpu_exec
+// runs on this thread (core_data_faults.cc), or null outside it.
+const void* RunningCpu();
+
 }  // namespace faultline::cpu
