@@ -185,8 +185,10 @@ TEST(UartVendorInterrupts, BoardShowListsNvicMpuAndEachUartsLine) {
   }
   Completed e7 = RunCli({"board", "show", "alif-e7-hp"});
   EXPECT_NE(e7.out.find("NVIC 480 interrupt lines (IRQ 0-479); MPU 16 regions"), std::string::npos) << e7.out;
+  EXPECT_NE(e7.out.find("MPU 16 regions; SAU 8 regions (registers only)\n"), std::string::npos) << e7.out;
+  EXPECT_NE(e7.out.find("MVE and double precision executed by faultline"), std::string::npos) << e7.out;
   Completed an385 = RunCli({"board", "show", "mps2-an385"});
-  EXPECT_NE(an385.out.find("NVIC 32 interrupt lines (IRQ 0-31); MPU 8 regions"), std::string::npos) << an385.out;
+  EXPECT_NE(an385.out.find("NVIC 32 interrupt lines (IRQ 0-31); MPU 8 regions\n"), std::string::npos) << an385.out;
 }
 
 struct VendorUart {

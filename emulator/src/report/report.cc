@@ -528,13 +528,18 @@ std::string FormatRunJson(const RunResult& r) {
 }
 
 std::string FormatBoard(const Board& b) {
-  std::string out = fmt::format("{}: {}\n  cpu {}{}; reset from vector table 0x{:08x}; load mode {}\n"
-                                "  NVIC {} interrupt lines (IRQ 0-{}); MPU {} regions\n  file {}\n",
-                                b.name, b.description, ToString(b.cpu),
-                                std::string(b.cpu == Cpu::kCortexM55 ? " (Armv8-M mainline model; Armv8.1-M scalar instructions translated, no MVE)" : "") +
-                                    (b.cpu_options.write_buffer ? ", write buffer (store bus errors are imprecise)" : ""),
-                                b.boot.vector_table, ToString(b.boot.load_mode), b.cpu_options.nvic_irqs,
-                                b.cpu_options.nvic_irqs - 1, b.cpu_options.mpu_regions, b.source.string());
+  const bool v8m = b.cpu == Cpu::kCortexM33 || b.cpu == Cpu::kCortexM55;
+  std::string out = fmt::format(
+      "{}: {}\n  cpu {}{}; reset from vector table 0x{:08x}; load mode {}\n"
+      "  NVIC {} interrupt lines (IRQ 0-{}); MPU {} regions{}\n  file {}\n",
+      b.name, b.description, ToString(b.cpu),
+      std::string(b.cpu == Cpu::kCortexM55 ? " (on the Armv8-M mainline model: Armv8.1-M scalar instructions translated, "
+                                             "MVE and double precision executed by faultline)"
+                                           : "") +
+          (b.cpu_options.write_buffer ? ", write buffer (store bus errors are imprecise)" : ""),
+      b.boot.vector_table, ToString(b.boot.load_mode), b.cpu_options.nvic_irqs, b.cpu_options.nvic_irqs - 1,
+      b.cpu_options.mpu_regions, v8m ? fmt::format("; SAU {} regions (registers only)", b.cpu_options.sau_regions) : "",
+      b.source.string());
   struct Row {
     uint64_t base, size;
     std::string name, kind, access, reset, note;
