@@ -45,6 +45,7 @@
 #include "core.h"
 #include "unicorn_dsp_ops.h"
 #include "unicorn_interpose.h"
+#include "unicorn_tcg.h"
 
 #include <sys/mman.h>
 
@@ -56,18 +57,8 @@ extern "C" {
 
 struct uc_struct;
 struct CPUState;
-struct TCGContext;
-struct TCGTemp;
-struct TCGLabel;
 
-// Unicorn's own, resolved from libunicorn at link time.
-TCGTemp* tcg_temp_new_internal_arm(TCGContext* s, int type, bool local);
-void tcg_temp_free_internal_arm(TCGContext* s, TCGTemp* t);
-intptr_t tcg_const_i64_arm(TCGContext* s, int64_t value);  // a TCGv_i64: offset from s
-intptr_t tcg_const_i32_arm(TCGContext* s, int32_t value);
-void* tcg_emit_op_arm(TCGContext* s, int opc);             // a TCGOp*
-void tcg_gen_op1_arm(TCGContext* s, int opc, uintptr_t a1);
-void tcg_gen_op3_arm(TCGContext* s, int opc, uintptr_t a1, uintptr_t a2, uintptr_t a3);
+// Unicorn's own, resolved from libunicorn at link time (the rest: unicorn_tcg.h).
 TCGLabel* gen_new_label_arm(TCGContext* s);
 void tcg_gen_brcondi_i64_arm(TCGContext* s, int cond, intptr_t a1, int64_t a2, TCGLabel* l);
 void tcg_gen_addi_i64_arm(TCGContext* s, intptr_t ret, intptr_t a1, int64_t a2);

@@ -38,6 +38,7 @@
 // bits of the first word, the list link's next at 0x8, args at 0x18.
 #include "unicorn_dsp_ops.h"
 #include "unicorn_interpose.h"
+#include "unicorn_tcg.h"
 
 #include <atomic>
 #include <cstddef>
@@ -45,16 +46,8 @@
 
 extern "C" {
 
-struct TCGContext;
-struct TCGTemp;
-
-// Unicorn's own, resolved from libunicorn at link time. A TCGv_i32 is the temp's offset
-// from the TCGContext (qemu/include/tcg/tcg.h, tcgv_i32_temp).
-TCGTemp* tcg_temp_new_internal_arm(TCGContext* s, int type, bool local);
-void tcg_temp_free_internal_arm(TCGContext* s, TCGTemp* t);
-void* tcg_emit_op_arm(TCGContext* s, int opc);  // a TCGOp*
+// Besides unicorn_tcg.h's, the i32 emitters the DSP ops use.
 void tcg_op_remove_arm(TCGContext* s, void* op);
-void tcg_gen_op3_arm(TCGContext* s, int opc, uintptr_t a1, uintptr_t a2, uintptr_t a3);
 void tcg_gen_setcondi_i32_arm(TCGContext* s, int cond, intptr_t ret, intptr_t a1, int32_t a2);
 void tcg_gen_andc_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, intptr_t a2);
 void tcg_gen_shri_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
