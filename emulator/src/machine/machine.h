@@ -1,0 +1,150 @@
+// A resumable machine: the board's memory map, the core with its exception model,
+// semihosting and the UARTs, loaded with the firmware and reset. `run`, `scenario`, the
+// replay and the debugger drive it: run until something, look at its state, go on.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "../bus/console_log.h"
+#include "../cpu/core.h"
+#include "faultline/board.h"
+#include "faultline/image.h"
+#include "faultline/memory_map.h"
+#include "faultline/run.h"
+
+namespace faultline {
+class Semihosting;
+}
+
+namespace faultline::machine {
+
+// A replay traces this many bytes from the translation block's start: a block never
+// spans more than two of Unicorn's 1 KiB pages.
+constexpr uint64_t kTraceWindow = 2048;
+
+// What one machine is built from: the board, the image, the user's options, and what the
+// replay (runner/run.cc) adds to a run it repeats.
+struct MachineInput {
+  const Board& board;
+  const Image& image;
+  const RunOptions& options;
+  LoadMode mode;
+  std::vector<uint32_t> wall_clock;  // SYS_TIME answers to replay
+  std::vector<uint64_t> traces;      // replay: trace these blocks
+  uint64_t max_instructions;
+  bool allow_trace_requests = true;  // may stop to ask for a replay
+  // RunOptions::timeout_seconds from the start of Run: one budget for every replay.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  // RunOptions::console_stream, passed the console's text once over every replay; and
+  // whether this machine is the first (it calls RunOptions::on_loaded).
+  ConsoleLog::Stream console_stream;
+  bool announce = true;
+  // RunOptions::trace_blocks, with the first block's index in the run (a replay repeats
+  // the blocks before where the run it replays stopped).
+  std::function<void(uint64_t first, const TracedBlock* blocks, size_t n)> trace_blocks;
+};
+
+struct MachineOutput {
+  RunResult result;
+  std::optional<uint64_t> need_trace;  // an imprecise data fault in this untraced block
+  std::vector<uint32_t> wall_clock;
+};
+
+// Where Machine::Run may stop before the run ends.
+struct Until {
+  // Stop at the first translated block that would take the retired count past this
+  // (block-granular, as the instruction budget is).
+  uint64_t instructions = UINT64_MAX;
+};
+
+// Why Machine::Run returned.
+enum class Pause {
+  kEnded,         // the run has an outcome: output() holds it
+  kInstructions,  // Until::instructions reached; Run goes on from here
+};
+
+class Machine {
+ public:
+  // Loaded and reset, before the first instruction. Throws InputError for input that
+  // does not fit the board (a segment, a host file, a boot address).
+  explicit Machine(const MachineInput& in);
+  ~Machine();
+  Machine(const Machine&) = delete;
+  Machine& operator=(const Machine&) = delete;
+
+  // Back to the state the constructor left: memory loaded again, the core reset.
+  void Reset();
+  Pause Run(const Until& until = {});
+
+  bool ended() const { return ended_; }
+  // The run's result, complete once ended().
+  const MachineOutput& output() const { return out_; }
+  MachineOutput TakeOutput() { return std::move(out_); }
+  // Where the core goes on from (its PC between engine runs).
+  uint32_t pc() const { return pc_; }
+  cpu::Core& core() { return *core_; }
+  MemoryMap& map() { return *map_; }
+
+ private:
+  void Load();
+  // One engine run and what its stop means; sets ended_ when the run has its outcome.
+  // True when it stopped at `until`.
+  bool Advance(const Until& until);
+  void Finish();
+  void TimedOut();
+
+  // --- exception model ---
+  void Chain(Fault& f);
+  void RecordTaken(Fault& f, const cpu::Core::Taken& t);
+  bool VectorFault(Fault f, cpu::Core::FaultRequest req, std::optional<uint32_t> faulting_pc = std::nullopt);
+  void SyncIrqs();
+  uint64_t NextEvent();
+  bool SleepUntilWake(bool must_preempt);
+  std::optional<std::string> Unwritten(uint64_t at);
+  std::optional<std::string> Uninitialised(uint64_t at);
+
+  // --- the engine's stops (stops.cc) ---
+  Fault MakeFault(const cpu::Stop& s, std::string kind, std::string detail);
+  void RecordUnsupported(const cpu::Stop& s, std::string what);
+  bool TakeDataFault(const cpu::Stop& s, Fault& f, cpu::Core::FaultRequest req);
+  void OnBreakpoint(const cpu::Stop& s);
+  void OnMemoryFault(const cpu::Stop& s);
+  void OnExecuteNever(const cpu::Stop& s);
+  void OnInvalidInstruction(const cpu::Stop& s);
+  void OnCoprocessor(const cpu::Stop& s);
+  void OnTrap(const cpu::Stop& s);
+  void OnStackLimit(const cpu::Stop& s);
+  void OnSupervisorCall(const cpu::Stop& s);
+  void OnExceptionReturn(const cpu::Stop& s);
+  void OnHang(const cpu::Stop& s);
+  void OnHostBreakpoint(const cpu::Stop& s);
+
+  const MachineInput in_;
+
+  // Everything below is rebuilt by Reset().
+  MachineOutput out_;
+  std::unique_ptr<MemoryMap> map_;
+  std::unique_ptr<cpu::Core> core_;
+  std::unique_ptr<Semihosting> semihosting_;
+  std::vector<Event> host_events_;               // from host actions and semihosting
+  std::vector<cpu::Core::RoadBlock> latest_road_;  // of the latest fault not kept (Chain)
+  uint64_t vtor_ = 0;
+  uint32_t initial_sp_ = 0;
+  uint32_t reset_vector_ = 0;
+  uint32_t pc_ = 0;
+  // The first fault the firmware's handler was entered for: reported if the run then
+  // ends in a handler that spins.
+  std::optional<Fault> first_fault_;
+  bool lockup_ = false;
+  bool ended_ = false;
+  uint64_t blocks_ = 0;  // executed so far, for trace_blocks
+};
+
+}  // namespace faultline::machine

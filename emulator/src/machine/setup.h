@@ -1,0 +1,35 @@
+// Loading the image and the host's files and actions into a machine's memory.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "faultline/board.h"
+#include "faultline/image.h"
+#include "faultline/memory_map.h"
+#include "faultline/run.h"
+#include "../runner/semihosting.h"
+
+namespace faultline::cpu {
+class Core;
+}
+
+namespace faultline::machine {
+
+// Writes the image into memory as `mode` says; throws InputError for a segment that no
+// region can hold.
+std::vector<LoadedSegment> LoadImage(const Board& board, MemoryMap& map, const Image& image, LoadMode mode);
+// `--load FILE@ADDRESS`: each file placed whole inside one region.
+void LoadHostFiles(MemoryMap& map, const std::vector<HostLoad>& loads);
+// Every memory action must land inside one region; checked before anything runs.
+void CheckHostActions(const MemoryMap& map, const std::vector<HostAction>& actions);
+// Applies host actions in order; a write to pc changes where execution continues. What
+// the core changed about a value (sp's low bits) goes to `events`.
+void ApplyHostActions(const std::vector<HostAction>& actions, MemoryMap& map, cpu::Core* core, uint32_t* pc,
+                      std::vector<Event>* events = nullptr);
+std::vector<HostAction> OfKind(const std::vector<HostAction>& actions, HostAction::Kind kind);
+// Heap for SYS_HEAPINFO: from the end of the image's data in the region that holds the
+// initial stack pointer, up to a stack of a quarter of that region (at most 64 KiB).
+HeapInfo ComputeHeapInfo(const MemoryMap& map, const Image& image, uint32_t initial_sp);
+
+}  // namespace faultline::machine
