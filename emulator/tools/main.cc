@@ -20,6 +20,7 @@
 
 #include "faultline/board.h"
 #include "faultline/check.h"
+#include "faultline/debug.h"
 #include "faultline/error.h"
 #include "faultline/image.h"
 #include "faultline/report.h"
@@ -228,6 +229,15 @@ int main(int argc, char** argv) {
                   "named NAME as received bytes");
   run->add_flag("--stop-at-fault", stop_at_fault,
                 "Stop at the faulting instruction instead of entering the firmware's handler");
+  std::string gdb_port, gdb_listen;
+  auto* gdb = run->add_option("--gdb", gdb_port,
+                              "Wait for gdb (target remote :PORT) before the first instruction and let it drive the "
+                              "run; PORT defaults to 3333, 0 picks a free one. Listens on 127.0.0.1 only")
+                  ->expected(0, 1)
+                  ->default_str("3333");
+  run->add_option("--gdb-listen", gdb_listen,
+                  "Like --gdb, listening on ADDR:PORT (e.g. 0.0.0.0:3333 to let other machines connect)")
+      ->excludes(gdb);
   std::string run_boot_config, boot_address;
   auto* run_boot = run->add_option("--boot-config", run_boot_config,
                                    "Boot configuration the image is written with (Alif SE-tools JSON, e.g. "
@@ -437,7 +447,27 @@ int main(int argc, char** argv) {
         streamed_end = std::string(1, text.back());
       };
     }
-    faultline::RunResult result = faultline::Run(board, image, options);
+    std::optional<faultline::GdbListen> listen;
+    if (gdb->count() > 0 || !gdb_listen.empty()) {
+      listen.emplace();
+      const std::string flag = gdb_listen.empty() ? "--gdb" : "--gdb-listen";
+      std::string port = gdb_port.empty() ? "3333" : gdb_port;
+      if (!gdb_listen.empty()) {
+        const size_t colon = gdb_listen.rfind(':');
+        if (colon == std::string::npos) {
+          throw faultline::InputError("--gdb-listen", fmt::format("'{}' has no port", gdb_listen),
+                                      "give ADDR:PORT, e.g. --gdb-listen 0.0.0.0:3333");
+        }
+        listen->host = gdb_listen.substr(0, colon);
+        port = gdb_listen.substr(colon + 1);
+      }
+      listen->port = uint16_t(ParseCount(flag, port, 0, 65535, "a TCP port", flag + " 3333"));
+      listen->origin = flag;
+    }
+    faultline::RunResult result =
+        listen ? faultline::RunUnderGdb(board, image, options, *listen,
+                                        [](std::string_view text) { std::cerr << text << std::flush; })
+               : faultline::Run(board, image, options);
     if (stream) {
       if (!streamed_end.empty()) std::cout << faultline::FormatConsoleEnd(streamed_end);
       std::cout << faultline::FormatRunBody(result, board);

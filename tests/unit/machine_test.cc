@@ -22,6 +22,14 @@ struct Loaded {
   }
 };
 
+Loaded Load(const std::string& fixture);
+
+uint32_t AddressOf(const Loaded& l, const std::string& name) {
+  auto sym = l.image.symbols.Find(name);
+  EXPECT_TRUE(sym.has_value()) << name;
+  return sym ? uint32_t(sym->address & ~uint64_t{1}) : 0;
+}
+
 Loaded Load(const std::string& fixture) {
   Loaded l{LoadBoardFile(std::filesystem::path(FAULTLINE_BOARDS_DIR) / "mps2-an505.yaml"),
            LoadElf(Fixture("mps2-an505", fixture)), RunOptions{}};
@@ -84,6 +92,60 @@ TEST_P(MachineRun, ResetRunsTheSameRunAgain) {
   ASSERT_EQ(m.Run(), Pause::kEnded);
   ExpectSameEnd(m.output().result, first);
   // The same as the library's Run, which drives a machine too.
+  ExpectSameEnd(m.output().result, faultline::Run(l.board, l.image, l.options));
+}
+
+TEST(MachineDebug, StepRunsOneInstructionAtATime) {
+  REQUIRE_FIXTURES();
+  Loaded l = Load("checksum");
+  Machine m(l.Input());
+  for (int i = 1; i <= 40; ++i) {
+    const uint32_t before = m.pc();
+    ASSERT_EQ(m.Step(), Pause::kStep);
+    EXPECT_EQ(m.core().instructions(), uint64_t(i));
+    EXPECT_NE(m.pc(), before);  // the fixture's first 40 instructions hold no `b .`
+  }
+  // And the run goes on from there to the same end.
+  ASSERT_EQ(m.Run(), Pause::kEnded);
+  ExpectSameEnd(m.output().result, faultline::Run(l.board, l.image, l.options));
+}
+
+TEST(MachineDebug, ABreakpointPausesBeforeItsInstructionAndTheRunGoesOnPastIt) {
+  REQUIRE_FIXTURES();
+  Loaded l = Load("checksum");
+  Machine m(l.Input());
+  const uint32_t main = AddressOf(l, "main");
+  m.SetBreakpoint(main, true);
+  ASSERT_EQ(m.Run(), Pause::kBreakpoint);
+  EXPECT_EQ(m.pc(), main);
+  const uint64_t at = m.core().instructions();
+  // Going on from the breakpoint runs its instruction; main is not entered again.
+  ASSERT_EQ(m.Run(), Pause::kEnded);
+  EXPECT_GT(m.core().instructions(), at);
+  ExpectSameEnd(m.output().result, faultline::Run(l.board, l.image, l.options));
+  // A reset keeps the breakpoint.
+  m.Reset();
+  ASSERT_EQ(m.Run(), Pause::kBreakpoint);
+  EXPECT_EQ(m.core().instructions(), at);
+  m.SetBreakpoint(main, false);
+}
+
+TEST(MachineDebug, UnderADebuggerAFaultPausesBeforeTheHandlerAndIsTakenOnResume) {
+  REQUIRE_FIXTURES();
+  Loaded l = Load("exc_busfault");
+  MachineInput in = l.Input();
+  in.debugger = true;
+  in.allow_trace_requests = false;
+  Machine m(in);
+  ASSERT_EQ(m.Run(), Pause::kFault);
+  ASSERT_NE(m.pending_fault(), nullptr);
+  EXPECT_EQ(m.pending_fault()->kind, "BusFault");
+  EXPECT_EQ(m.pending_fault()->address, 0x60000000u);
+  // Precise without a replay: the faulting load itself, in load_unmapped.
+  EXPECT_EQ(m.pc(), AddressOf(l, "exc_busfault_load"));
+  EXPECT_EQ(m.output().result.console.find("BusFault_Handler"), std::string::npos);
+  ASSERT_EQ(m.Run(), Pause::kFault);  // the second load, escalated to HardFault
+  ASSERT_EQ(m.Run(), Pause::kEnded);
   ExpectSameEnd(m.output().result, faultline::Run(l.board, l.image, l.options));
 }
 

@@ -153,6 +153,21 @@ struct Hooks {
     b.core->StopWith({.kind = Stop::Kind::kHostBreakpoint, .pc = uint32_t(address)});
   }
 
+  static void DebugBreak(uc_engine*, uint64_t address, uint32_t, void* user) {
+    Core& c = *static_cast<Core*>(user);
+    if (c.break_skip_ == address) {  // resuming from it: this once, it runs
+      c.break_skip_.reset();
+      return;
+    }
+    c.StopWith({.kind = Stop::Kind::kHostBreakpoint, .pc = uint32_t(address)});
+  }
+
+  static void Step(uc_engine*, uint64_t address, uint32_t, void* user) {
+    Core& c = *static_cast<Core*>(user);
+    if (!c.stepping_ || c.step_seen_++ == 0) return;
+    c.StopWith({.kind = Stop::Kind::kStep, .pc = uint32_t(address)});
+  }
+
   // A VSCCLRM or MVE scalar-shift site (TrapUndecodedArmv81): stop before it, as an
   // undecodable instruction.
   static void HostSite(uc_engine*, uint64_t address, uint32_t, void* user) {
@@ -637,6 +652,7 @@ void Core::StopWith(const Stop& stop) {
 }
 
 int Core::Start(uint32_t pc) {
+  started_ = true;
   TakeRestoredFaultPc();
   FlushStaleTranslations();  // CPACR or CCR changed what the translator is shown (core_traps.cc)
   Core* outer = Running(this);
@@ -843,6 +859,46 @@ void Core::BreakAt(uint64_t address) {
         "uc_hook_add(CODE, one address)");
 }
 
+void Core::SetDebugBreak(uint64_t address, bool on) {
+  auto it = debug_breaks_.find(address);
+  if (on == (it != debug_breaks_.end())) return;
+  if (on) {
+    uc_hook h;
+    Check(uc_hook_add(uc_, &h, UC_HOOK_CODE, reinterpret_cast<void*>(Hooks::DebugBreak), this, address, address),
+          "uc_hook_add(CODE, a debugger's breakpoint)");
+    debug_breaks_[address] = h;
+  } else {
+    Check(uc_hook_del(uc_, it->second), "uc_hook_del");
+    debug_breaks_.erase(it);
+  }
+  InvalidateCode(address, address + 4);
+}
+
+void Core::StepOne(bool on) {
+  stepping_ = on;
+  if (!on || step_hook_) return;
+  // Installed once and kept: dropping every translation costs tens of milliseconds
+  // (Unicorn 2.0.1's tb_flush), too much to pay twice per step.
+  uc_hook h;
+  Check(uc_hook_add(uc_, &h, UC_HOOK_CODE, reinterpret_cast<void*>(Hooks::Step), this, 1, 0),
+        "uc_hook_add(CODE, every instruction)");
+  step_hook_ = h;
+  if (started_) FlushAllCode();
+}
+
+void Core::FlushAllCode() {
+  Check(uc_ctl_flush_tlb(uc_), "uc_ctl_flush_tlb (UC_CTL_TB_FLUSH: every translation)");
+  ForgetBlocks();
+}
+
+uint32_t Core::ReadGeneral(int n) const {
+  assert(n >= 0 && n <= 14);
+  int reg = n <= 12 ? UC_ARM_REG_R0 + n : n == 13 ? UC_ARM_REG_SP : UC_ARM_REG_LR;
+  uint32_t v = 0;
+  uc_reg_read(uc_, reg, &v);
+  return v;
+}
+
 void Core::WriteGeneral(int n, uint32_t value) {
   assert(n >= 0 && n <= 14);
   int reg = n <= 12 ? UC_ARM_REG_R0 + n : n == 13 ? UC_ARM_REG_SP : UC_ARM_REG_LR;
@@ -851,6 +907,10 @@ void Core::WriteGeneral(int n, uint32_t value) {
 
 void Core::InvalidateCode(uint64_t begin, uint64_t end) {
   Check(uc_ctl_remove_cache(uc_, begin, end), "uc_ctl_remove_cache");
+  ForgetBlocks();
+}
+
+void Core::ForgetBlocks() {
   // The block hook's counts were made from the old bytes: a block may keep its address
   // and size and change what it is (`b.w .` patched over an LE). The current block's
   // entry is kept aside: the count of a block stopped in is still needed.
@@ -891,6 +951,7 @@ void Core::TrapUndecodedArmv81(uint64_t address, std::span<const uint8_t> code) 
 
 Stop Core::Run(uint32_t pc, const Limits& limits) {
   stop_.reset();
+  step_seen_ = 0;
   budget_ = limits.max_instructions;
   Settle(0);  // a block left current by an earlier stop is not resumed
   // The wall-clock budget is checked in the block hook rather than with uc_emu_start's
@@ -957,6 +1018,7 @@ Stop Core::Run(uint32_t pc, const Limits& limits) {
     if (uint32_t original = OriginalPc(now); original != now) Write(Reg::kPc, original | 1u);
     s.pc = OriginalPc(s.pc);
   }
+  break_skip_.reset();
   return s;
 }
 

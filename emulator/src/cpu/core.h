@@ -51,7 +51,8 @@ struct Stop {
     kExceptionReturn,     // a branch to EXC_RETURN in handler mode; imm = the value
     kEvent,               // the exception model needs attention (SysTick due, an SCS
                           // write, a mask change); pc is a block that has not run
-    kHostBreakpoint,      // reached an address set with BreakAt; nothing there ran yet
+    kHostBreakpoint,      // reached an address set with BreakAt or SetDebugBreak; nothing there ran yet
+    kStep,                // StepOne: one instruction ran; pc is the next, which has not
   } kind;
   uint32_t pc = 0;
   uint32_t imm = 0;  // BKPT / SVC immediate, or the exception number
@@ -205,8 +206,21 @@ class Core {
   // Stops the run the first time execution reaches `address`, before the instruction
   // there runs (Stop::Kind::kHostBreakpoint). A code hook bounded to that one address.
   void BreakAt(uint64_t address);
+  // The debugger's breakpoints (debug/): stop each time execution reaches `address`,
+  // before the instruction there runs (kHostBreakpoint). Translations of the address are
+  // dropped, so code already translated sees the change.
+  void SetDebugBreak(uint64_t address, bool on);
+  // The next Run does not stop at a debugger's breakpoint at `address` before its first
+  // instruction has run: a resume from a breakpoint goes on past it.
+  void SkipDebugBreakAt(std::optional<uint64_t> address) { break_skip_ = address; }
+  // While on, Run stops (kStep) before the second instruction it would execute: a
+  // debugger's single step. Its code hook on every instruction stays once added, and is
+  // seen only by code translated after it: every translation is dropped then, unless
+  // nothing has run yet (a debugger's machine turns it on and off before it starts).
+  void StepOne(bool on);
   // r0-r12 (0-12), sp (13) or lr (14).
   void WriteGeneral(int n, uint32_t value);
+  uint32_t ReadGeneral(int n) const;
   // The host changed [begin, end) behind the engine's back: drop translated code there.
   void InvalidateCode(uint64_t begin, uint64_t end);
 
@@ -405,6 +419,14 @@ class Core {
   void NoteUnmodelledRead(size_t peripheral, uint64_t word);
   std::vector<RegisterWrite> register_writes_;
   std::vector<std::unique_ptr<HostBreak>> host_breaks_;
+  std::map<uint64_t, size_t> debug_breaks_;  // SetDebugBreak hooks (uc_hook) by address
+  std::optional<uint64_t> break_skip_;
+  std::optional<size_t> step_hook_;  // StepOne's (uc_hook)
+  bool stepping_ = false;
+  bool started_ = false;  // the engine has run: translations may exist
+  int step_seen_ = 0;     // instructions the step hook has let through in this Run
+  void FlushAllCode();
+  void ForgetBlocks();  // the block hook's cache: after translations were dropped
   std::array<BlockInfo, kBlockCacheSize> block_cache_;
 
   // Retired-instruction accounting. A block is counted whole when it starts: Through()

@@ -33,7 +33,9 @@ void Machine::Reset() {
   first_fault_.reset();
   lockup_ = ended_ = false;
   blocks_ = 0;
+  pending_.reset();
   Load();
+  for (uint32_t b : breakpoints_) core_->SetDebugBreak(b, true);
 }
 
 void Machine::Load() {
@@ -42,6 +44,7 @@ void Machine::Load() {
   res.firmware = in_.image.path.string();
   res.load_mode = in_.mode;
 
+  CheckUartInput(in_.board, in_.options.uart_input);
   map_ = std::make_unique<MemoryMap>(in_.board);
   MemoryMap& map = *map_;
   res.loaded = LoadImage(in_.board, map, in_.image, in_.mode);
@@ -69,6 +72,11 @@ void Machine::Load() {
   core.scs().SetMpuRegions(in_.board.cpu_options.mpu_regions);
   core.scs().SetSauRegions(in_.board.cpu_options.sau_regions);
   for (uint64_t block : in_.traces) core.TraceRange(block, block + kTraceWindow);
+  if (in_.debugger) {
+    core.TraceRange(0, uint64_t{1} << 32);
+    core.StepOne(true);  // its hook, before anything is translated
+    core.StepOne(false);
+  }
   if (in_.trace_blocks) {
     core.TraceBlocks([this](const TracedBlock* b, size_t n) {
       in_.trace_blocks(blocks_, b, n);
@@ -139,14 +147,56 @@ void Machine::Load() {
 }
 
 Pause Machine::Run(const Until& until) {
+  Resume();
   while (!ended_) {
-    if (Advance(until)) return Pause::kInstructions;
+    if (auto pause = Advance(until)) return *pause;
   }
   return Pause::kEnded;
 }
 
-bool Machine::Advance(const Until& until) {
+Pause Machine::Step() {
+  Resume();
+  core_->StepOne(true);
+  std::optional<Pause> pause;
+  while (!ended_ && !pause) {
+    pause = Advance({});
+    // A stop that ran the instruction on the host (semihosting, SVC, an exception
+    // return) or entered a handler is a step too.
+    if (!pause && (core_->instructions() != resume_count_ || pc_ != resume_pc_)) pause = Pause::kStep;
+  }
+  core_->StepOne(false);
+  return ended_ ? Pause::kEnded : *pause;
+}
+
+void Machine::SetBreakpoint(uint32_t address, bool on) {
+  address &= ~1u;
+  if (on ? !breakpoints_.insert(address).second : breakpoints_.erase(address) == 0) return;
+  core_->SetDebugBreak(address, on);
+}
+
+void Machine::Detach() {
+  for (uint32_t b : std::set<uint32_t>(breakpoints_)) SetBreakpoint(b, false);
+  in_.debugger = false;
+}
+
+void Machine::Resume() {
+  resume_pc_ = pc_;
+  resume_count_ = core_->instructions();
+}
+
+std::optional<Pause> Machine::Advance(const Until& until) {
   cpu::Core& core = *core_;
+  if (pending_) {  // the fault Pause::kFault stopped before: taken now
+    PendingFault p = std::move(*pending_);
+    pending_.reset();
+    in_debugger_fault_ = true;
+    const bool taken = VectorFault(std::move(p.fault), p.request, p.faulting_pc);
+    in_debugger_fault_ = false;
+    if (!taken) {
+      Finish();
+      return std::nullopt;
+    }
+  }
   // Every engine stop comes back here, and the clock is read at each (a read costs far
   // less than the stop): the timeout holds however often the firmware stops the engine,
   // a handler returning to its faulting load, an exception storm, WFE or semihosting in
@@ -154,7 +204,7 @@ bool Machine::Advance(const Until& until) {
   if (in_.deadline && std::chrono::steady_clock::now() >= *in_.deadline) {
     core.Write(Reg::kPc, pc_ | 1u);  // where the firmware would go on
     TimedOut();
-    return false;
+    return std::nullopt;
   }
   {
     cpu::Scs& scs = core.scs();
@@ -177,7 +227,7 @@ bool Machine::Advance(const Until& until) {
         RecordTaken(f, t);
         if (lockup_) {
           Finish();
-          return false;
+          return std::nullopt;
         }
         if (!first_fault_) first_fault_ = f;
       }
@@ -189,71 +239,83 @@ bool Machine::Advance(const Until& until) {
   const bool pause = until.instructions < in_.max_instructions;
   cpu::Limits limits{.max_instructions = pause ? until.instructions : in_.max_instructions, .deadline = in_.deadline};
   core.SyncMpu();  // after any exception entry or return above: the privilege it runs at
+  const bool resuming = pc_ == resume_pc_ && core.instructions() == resume_count_;
+  core.SkipDebugBreakAt(resuming ? std::optional<uint64_t>(pc_) : std::nullopt);
   const Stop s = core.Run(pc_, limits);
+  std::optional<Pause> pause_at = Handle(s, pause);
+  if (!ended_ && pending_) return Pause::kFault;
+  return pause_at;
+}
+
+std::optional<Pause> Machine::Handle(const Stop& s, bool pause) {
   switch (s.kind) {
     case Stop::Kind::kBreakpoint:
       OnBreakpoint(s);
-      return false;
+      return std::nullopt;
     case Stop::Kind::kMemoryFault:
       OnMemoryFault(s);
-      return false;
+      return std::nullopt;
     case Stop::Kind::kExecuteNever:
       OnExecuteNever(s);
-      return false;
+      return std::nullopt;
     case Stop::Kind::kInvalidInstruction:
       OnInvalidInstruction(s);
-      return false;
+      return std::nullopt;
     case Stop::Kind::kCoprocessor:
       OnCoprocessor(s);
-      return false;
+      return std::nullopt;
     case Stop::Kind::kTrap:
       OnTrap(s);
-      return false;
+      return std::nullopt;
     case Stop::Kind::kStackLimit:
       OnStackLimit(s);
-      return false;
+      return std::nullopt;
     case Stop::Kind::kSupervisorCall:
       OnSupervisorCall(s);
-      return false;
+      return std::nullopt;
     case Stop::Kind::kExceptionReturn:
       OnExceptionReturn(s);
-      return false;
+      return std::nullopt;
     case Stop::Kind::kEvent:
       pc_ = s.pc;
-      return false;
+      return std::nullopt;
     case Stop::Kind::kOtherException:
       RecordUnsupported(s, fmt::format("engine exception {} at this instruction", s.imm));
       Finish();
-      return false;
+      return std::nullopt;
     case Stop::Kind::kWaitForInterrupt:
       if (SleepUntilWake(false)) {
         pc_ = s.pc;
-        return false;
+        return std::nullopt;
       }
       out_.result.outcome = Outcome::kHang;
       out_.result.hang = Hang{s.pc, "WFI with no interrupt source to wake the core", in_.image.symbols.Lookup(s.pc)};
       Finish();
-      return false;
+      return std::nullopt;
     case Stop::Kind::kHang:
       OnHang(s);
-      return false;
+      return std::nullopt;
     case Stop::Kind::kLimit:
       pc_ = s.pc;
-      if (pause) return true;
+      if (pause) return Pause::kInstructions;
       out_.result.outcome = Outcome::kLimit;
       out_.result.stop_detail = fmt::format("instruction budget of {} reached", in_.max_instructions);
       out_.result.budget = RunResult::Budget{"instructions", double(in_.max_instructions),
                                              in_.options.max_instructions_setting};
       Finish();
-      return false;
+      return std::nullopt;
     case Stop::Kind::kHostBreakpoint:
       OnHostBreakpoint(s);
-      return false;
+      if (!ended_ && breakpoints_.count(s.pc)) return Pause::kBreakpoint;
+      return std::nullopt;
+    case Stop::Kind::kStep:
+      pc_ = s.pc;
+      return Pause::kStep;
     case Stop::Kind::kTimeout:
       TimedOut();
-      return false;
+      return std::nullopt;
   }
-  return false;
+  return std::nullopt;
 }
 
 void Machine::TimedOut() {
@@ -397,6 +459,11 @@ bool Machine::VectorFault(Fault f, cpu::Core::FaultRequest req, std::optional<ui
   Registers before = core_->ReadAll();
   before.pc = faulting_pc.value_or(req.return_address);
   f.registers = before;
+  if (in_.debugger && !in_debugger_fault_) {  // the debugger sees it before the handler runs
+    pc_ = before.pc;
+    pending_ = PendingFault{std::move(f), req, before.pc};
+    return true;
+  }
   if (in_.options.stop_at_fault) {
     out_.result.outcome = Outcome::kFault;
     Chain(f);

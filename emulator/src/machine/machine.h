@@ -49,6 +49,10 @@ struct MachineInput {
   // RunOptions::trace_blocks, with the first block's index in the run (a replay repeats
   // the blocks before where the run it replays stopped).
   std::function<void(uint64_t first, const TracedBlock* blocks, size_t n)> trace_blocks;
+  // Driven by a debugger (debug/): every PC precise (a code hook on all code, so no
+  // replays), and a synchronous fault pauses the run (Pause::kFault) before the
+  // firmware's handler is entered.
+  bool debugger = false;
 };
 
 struct MachineOutput {
@@ -68,6 +72,9 @@ struct Until {
 enum class Pause {
   kEnded,         // the run has an outcome: output() holds it
   kInstructions,  // Until::instructions reached; Run goes on from here
+  kBreakpoint,    // at a SetBreakpoint address, before its instruction runs
+  kStep,          // Step ran one instruction (or entered an exception)
+  kFault,         // MachineInput::debugger: a fault is taken when the run goes on
 };
 
 class Machine {
@@ -82,6 +89,19 @@ class Machine {
   // Back to the state the constructor left: memory loaded again, the core reset.
   void Reset();
   Pause Run(const Until& until = {});
+  // Runs one instruction: the one at pc(), or the first of an exception handler entered
+  // before it.
+  Pause Step();
+  // A debugger's breakpoint: Run pauses before the instruction at `address`. A run that
+  // goes on from a breakpoint's address runs its instruction first.
+  void SetBreakpoint(uint32_t address, bool on);
+  // The debugger has gone: no breakpoints, and faults are taken without a pause (a
+  // pending one on the next Run).
+  void Detach();
+  // Where the core goes on from, as a debugger sets it.
+  void SetPc(uint32_t pc) { pc_ = pc & ~1u; }
+  // The fault a Pause::kFault stopped before, as the report records it.
+  const Fault* pending_fault() const { return pending_ ? &pending_->fault : nullptr; }
 
   bool ended() const { return ended_; }
   // The run's result, complete once ended().
@@ -90,13 +110,19 @@ class Machine {
   // Where the core goes on from (its PC between engine runs).
   uint32_t pc() const { return pc_; }
   cpu::Core& core() { return *core_; }
+  const cpu::Core& core() const { return *core_; }
   MemoryMap& map() { return *map_; }
+  const MemoryMap& map() const { return *map_; }
+  // The wall clock the run may use from here on (a debugger's session had none).
+  void SetDeadline(std::optional<std::chrono::steady_clock::time_point> deadline) { in_.deadline = deadline; }
 
  private:
   void Load();
   // One engine run and what its stop means; sets ended_ when the run has its outcome.
-  // True when it stopped at `until`.
-  bool Advance(const Until& until);
+  // A pause when it stopped for `until`, a breakpoint, a step or a fault (debugger).
+  std::optional<Pause> Advance(const Until& until);
+  std::optional<Pause> Handle(const cpu::Stop& s, bool pause);
+  void Resume();
   void Finish();
   void TimedOut();
 
@@ -126,7 +152,7 @@ class Machine {
   void OnHang(const cpu::Stop& s);
   void OnHostBreakpoint(const cpu::Stop& s);
 
-  const MachineInput in_;
+  MachineInput in_;
 
   // Everything below is rebuilt by Reset().
   MachineOutput out_;
@@ -144,6 +170,18 @@ class Machine {
   std::optional<Fault> first_fault_;
   bool lockup_ = false;
   bool ended_ = false;
+  // MachineInput::debugger: the fault Pause::kFault stopped before.
+  struct PendingFault {
+    Fault fault;
+    cpu::Core::FaultRequest request;
+    uint32_t faulting_pc;
+  };
+  std::optional<PendingFault> pending_;
+  bool in_debugger_fault_ = false;  // taking pending_ now
+  std::set<uint32_t> breakpoints_;  // SetBreakpoint's
+  // Where and at which count the latest Run or Step began: a breakpoint there is passed.
+  uint32_t resume_pc_ = 0;
+  uint64_t resume_count_ = 0;
   uint64_t blocks_ = 0;  // executed so far, for trace_blocks
 };
 

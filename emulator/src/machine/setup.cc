@@ -166,4 +166,20 @@ HeapInfo ComputeHeapInfo(const MemoryMap& map, const Image& image, uint32_t init
   return {uint32_t(heap_base), uint32_t(stack_limit), initial_sp, uint32_t(stack_limit)};
 }
 
+// Every UART input names a port the board declares; checked before anything runs.
+void CheckUartInput(const Board& board, const std::vector<UartInput>& inputs) {
+  std::string known;
+  for (const Peripheral& p : board.peripherals) {
+    if (p.uart) known += (known.empty() ? "" : ", ") + p.name;
+  }
+  for (const UartInput& input : inputs) {
+    auto it = std::find_if(board.peripherals.begin(), board.peripherals.end(),
+                           [&](const Peripheral& p) { return p.uart && p.name == input.uart; });
+    if (it != board.peripherals.end()) continue;
+    throw InputError(input.origin, fmt::format("board '{}' has no UART named '{}'", board.name, input.uart),
+                     known.empty() ? "declare one in the board file (peripherals: with model:, docs/boards.md)"
+                                   : "name one of its UARTs: " + known);
+  }
+}
+
 }  // namespace faultline::machine

@@ -21,6 +21,8 @@ namespace faultline::machine {
 std::vector<LoadedSegment> LoadImage(const Board& board, MemoryMap& map, const Image& image, LoadMode mode);
 // `--load FILE@ADDRESS`: each file placed whole inside one region.
 void LoadHostFiles(MemoryMap& map, const std::vector<HostLoad>& loads);
+// Every UART input names a port the board declares; checked before anything runs.
+void CheckUartInput(const Board& board, const std::vector<UartInput>& inputs);
 // Every memory action must land inside one region; checked before anything runs.
 void CheckHostActions(const MemoryMap& map, const std::vector<HostAction>& actions);
 // Applies host actions in order; a write to pc changes where execution continues. What

@@ -31,24 +31,7 @@ MachineOutput RunMachine(const MachineInput& in) {
 
 }  // namespace
 
-// Every UART input names a port the board declares; checked before anything runs.
-void CheckUartInput(const Board& board, const std::vector<UartInput>& inputs) {
-  std::string known;
-  for (const Peripheral& p : board.peripherals) {
-    if (p.uart) known += (known.empty() ? "" : ", ") + p.name;
-  }
-  for (const UartInput& input : inputs) {
-    auto it = std::find_if(board.peripherals.begin(), board.peripherals.end(),
-                           [&](const Peripheral& p) { return p.uart && p.name == input.uart; });
-    if (it != board.peripherals.end()) continue;
-    throw InputError(input.origin, fmt::format("board '{}' has no UART named '{}'", board.name, input.uart),
-                     known.empty() ? "declare one in the board file (peripherals: with model:, docs/boards.md)"
-                                   : "name one of its UARTs: " + known);
-  }
-}
-
 RunResult Run(const Board& board, const Image& image, const RunOptions& options) {
-  CheckUartInput(board, options.uart_input);
   if (!ValidTimeout(options.timeout_seconds)) {
     throw InputError(options.timeout_setting,
                      fmt::format("{} is not a number of seconds from 0 to {}", options.timeout_seconds,

@@ -1,0 +1,483 @@
+#include "gdb_server.h"
+
+#include <arpa/inet.h>
+#include <fmt/core.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include "faultline/debug.h"
+#include "faultline/error.h"
+#include "rsp.h"
+
+namespace faultline::debug {
+
+namespace {
+
+// A continue runs the machine in slices of this many instructions and looks for the
+// client's Ctrl-C between them: a pause costs about what an engine stop does.
+constexpr uint64_t kSlice = 1 << 20;
+
+// The register numbers target.xml gives: the M-profile core feature, then the stack
+// pointers of org.gnu.gdb.arm.m-system.
+constexpr size_t kXpsr = 16, kMsp = 17, kPsp = 18, kRegisters = 19;
+
+// Signals in stop replies (GDB's own numbering, gdb/signals.def).
+constexpr int kSigInt = 2, kSigTrap = 5, kSigSegv = 11;
+
+std::string Split(std::string_view s, char at, std::string_view* rest) {
+  const size_t i = s.find(at);
+  *rest = i == std::string_view::npos ? std::string_view() : s.substr(i + 1);
+  return std::string(s.substr(0, i));
+}
+
+// `addr,length` as m, M, X, Z and qXfer give them.
+std::optional<std::pair<uint64_t, uint64_t>> AddressLength(std::string_view args) {
+  std::string_view rest;
+  auto address = ParseHexNumber(Split(args, ',', &rest));
+  auto length = ParseHexNumber(rest);
+  if (!address || !length) return std::nullopt;
+  return std::pair{*address, *length};
+}
+
+uint32_t LittleEndian(const uint8_t* b) {
+  return uint32_t(b[0]) | uint32_t(b[1]) << 8 | uint32_t(b[2]) << 16 | uint32_t(b[3]) << 24;
+}
+
+// qXfer's `offset,length` window of a document: `m` and a part, or `l` and the last.
+std::string XferWindow(const std::string& doc, std::string_view args) {
+  auto window = AddressLength(args);
+  if (!window) return "E00";
+  const auto [offset, length] = *window;
+  if (offset >= doc.size()) return "l";
+  const std::string part = doc.substr(size_t(offset), size_t(length));
+  return (offset + part.size() >= doc.size() ? "l" : "m") + part;
+}
+
+}  // namespace
+
+GdbStub::GdbStub(machine::Machine& m, const Board& board, const Image& image, std::function<bool()> interrupted)
+    : m_(m), board_(board), image_(image), interrupted_(std::move(interrupted)) {}
+
+std::string GdbStub::StopReply() const {
+  if (m_.ended()) {
+    const RunResult& r = m_.output().result;
+    if (r.outcome == Outcome::kExit) return fmt::format("W{:02x}", uint8_t(r.exit_code));
+    const bool fault = r.outcome == Outcome::kFault || r.outcome == Outcome::kLockup;
+    return fmt::format("S{:02x}", fault ? kSigSegv : kSigTrap);
+  }
+  if (m_.pending_fault() != nullptr) return fmt::format("S{:02x}", kSigSegv);
+  return fmt::format("S{:02x}", why_ == Why::kInterrupt ? kSigInt : kSigTrap);
+}
+
+std::optional<uint32_t> GdbStub::ReadRegister(size_t n) const {
+  if (n >= kRegisters) return std::nullopt;
+  const Registers r = m_.ended() ? m_.output().result.registers : m_.core().ReadAll();
+  if (n < 13) return r.r[n];
+  switch (n) {
+    case 13: return r.sp;
+    case 14: return r.lr;
+    case 15: return m_.ended() ? r.pc : m_.pc();
+    case kXpsr: return r.xpsr;
+    case kMsp: return r.msp;
+    default: return r.psp;
+  }
+}
+
+std::string GdbStub::ReadRegisters() const {
+  std::string out;
+  for (size_t n = 0; n < kRegisters; ++n) out += Word(*ReadRegister(n));
+  return out;
+}
+
+bool GdbStub::WriteRegister(size_t n, uint32_t value) {
+  if (m_.ended() || n >= kRegisters) return false;
+  cpu::Core& core = m_.core();
+  if (n <= 14) {
+    core.WriteGeneral(int(n), value);
+  } else if (n == 15) {
+    m_.SetPc(value);
+  } else {
+    core.Write(n == kXpsr ? cpu::Reg::kXpsr : n == kMsp ? cpu::Reg::kMsp : cpu::Reg::kPsp, value);
+  }
+  return true;
+}
+
+std::string GdbStub::ReadMemory(std::string_view args) const {
+  auto window = AddressLength(args);
+  if (!window) return "E00";
+  const auto [address, length] = *window;
+  const MemoryMap& map = m_.map();
+  const int r = map.Find(address);
+  if (r < 0 || length == 0) return length == 0 ? "" : "E14";
+  // What lies in the region at `address`: the protocol allows a shorter answer.
+  const Region& region = map.regions()[size_t(r)];
+  std::vector<uint8_t> bytes(size_t(std::min<uint64_t>(length, region.end() - address)));
+  map.Read(address, bytes);
+  return ToHex(bytes);
+}
+
+std::string GdbStub::WriteMemory(std::string_view args, bool binary) {
+  std::string_view data;
+  const std::string head = Split(args, ':', &data);
+  auto window = AddressLength(head);
+  if (!window) return "E00";
+  const auto [address, length] = *window;
+  std::vector<uint8_t> bytes;
+  if (binary) {
+    bytes = Unescape(data);
+  } else if (auto hex = FromHex(data)) {
+    bytes = std::move(*hex);
+  } else {
+    return "E00";
+  }
+  if (bytes.size() != length) return "E00";
+  if (length == 0) return "OK";
+  if (m_.ended() || m_.map().FindRange(address, length) < 0) return "E14";
+  m_.map().Write(address, bytes);
+  m_.core().InvalidateCode(address, address + length);
+  return "OK";
+}
+
+// Z0/Z1 (software or hardware breakpoint: the same to the machine, which never writes
+// the firmware's memory for one), z0/z1 to remove.
+std::string GdbStub::Breakpoint(std::string_view args, bool insert) {
+  std::string_view rest;
+  const std::string type = Split(args, ',', &rest);
+  if (type != "0" && type != "1") return "";  // watchpoints: not yet
+  auto at = AddressLength(rest);
+  if (!at || at->first > UINT32_MAX) return "E00";
+  if (m_.ended()) return "E01";
+  m_.SetBreakpoint(uint32_t(at->first), insert);
+  return "OK";
+}
+
+std::string GdbStub::Resume(bool step) {
+  if (m_.ended()) return StopReply();
+  machine::Pause p;
+  if (step) {
+    p = m_.Step();
+  } else {
+    for (;;) {
+      p = m_.Run({.instructions = m_.core().instructions() + kSlice});
+      if (p != machine::Pause::kInstructions) break;
+      if (interrupted_ && interrupted_()) {
+        why_ = Why::kInterrupt;
+        return StopReply();
+      }
+    }
+  }
+  why_ = p == machine::Pause::kFault ? Why::kFault : Why::kTrap;
+  return StopReply();
+}
+
+std::string GdbStub::TargetXml() const {
+  std::string regs;
+  static constexpr const char* kCore[] = {"r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8",
+                                          "r9", "r10", "r11", "r12", "sp", "lr", "pc"};
+  for (size_t n = 0; n < 16; ++n) {
+    const char* type = n == 13 ? "data_ptr" : n == 15 ? "code_ptr" : "uint32";
+    regs += fmt::format("<reg name=\"{}\" bitsize=\"32\" regnum=\"{}\" type=\"{}\" group=\"general\"/>", kCore[n], n,
+                        type);
+  }
+  return fmt::format(
+      "<?xml version=\"1.0\"?><!DOCTYPE target SYSTEM \"gdb-target.dtd\"><target version=\"1.0\">"
+      "<architecture>arm</architecture>"
+      "<feature name=\"org.gnu.gdb.arm.m-profile\">{}"
+      "<reg name=\"xpsr\" bitsize=\"32\" regnum=\"{}\" type=\"uint32\" group=\"general\"/></feature>"
+      "<feature name=\"org.gnu.gdb.arm.m-system\">"
+      "<reg name=\"msp\" bitsize=\"32\" regnum=\"{}\" type=\"data_ptr\" group=\"system\"/>"
+      "<reg name=\"psp\" bitsize=\"32\" regnum=\"{}\" type=\"data_ptr\" group=\"system\"/></feature></target>",
+      regs, kXpsr, kMsp, kPsp);
+}
+
+// The board's regions as GDB's memory map (GDB manual, "Memory Map Format"): flash where
+// the board has memory a programmer writes, so that `load` erases and writes it with
+// vFlash packets, RAM elsewhere.
+std::string GdbStub::MemoryMapXml() const {
+  std::string xml =
+      "<?xml version=\"1.0\"?><!DOCTYPE memory-map PUBLIC \"+//IDN gnu.org//DTD GDB Memory Map V1.0//EN\" "
+      "\"http://sourceware.org/gdb/gdb-memory-map.dtd\"><memory-map>";
+  for (const Region& r : m_.map().regions()) {
+    if (IsNonVolatile(r.kind)) {
+      xml += fmt::format(
+          "<memory type=\"flash\" start=\"0x{:x}\" length=\"0x{:x}\"><property name=\"blocksize\">0x400</property>"
+          "</memory>",
+          r.base, r.size);
+    } else {
+      xml += fmt::format("<memory type=\"ram\" start=\"0x{:x}\" length=\"0x{:x}\"/>", r.base, r.size);
+    }
+  }
+  return xml + "</memory-map>";
+}
+
+std::string GdbStub::Monitor(std::string_view command) {
+  std::string out;
+  if (command == "regions") {
+    const MemoryMap& map = m_.map();
+    for (size_t i = 0; i < map.regions().size(); ++i) {
+      const Region& r = map.regions()[i];
+      out += fmt::format("{:<16} 0x{:08x}-0x{:08x} {:<10} {}{}\n", r.name, r.base, r.end() - 1, ToString(r.kind),
+                         AccessString(r.access), map.Enabled(i) ? "" : "  (disabled: its gate does not hold)");
+    }
+  } else if (command == "fault") {
+    const Fault* f = m_.pending_fault();
+    if (f == nullptr && m_.ended() && m_.output().result.fault) f = &*m_.output().result.fault;
+    if (f == nullptr) {
+      out = "no fault\n";
+    } else {
+      out = fmt::format("{} at pc 0x{:08x}{}: {}\n", f->kind, f->pc, f->pc_symbol ? " <" + f->pc_symbol->ToString() + ">" : "",
+                        f->detail);
+      if (f->access) {
+        out += fmt::format("  {} of {} bytes at 0x{:08x}{}\n", ToString(*f->access), f->size, f->address,
+                           f->region.empty() ? "" : " in " + f->region);
+      }
+    }
+  } else if (command == "reset") {
+    m_.Reset();
+    why_ = Why::kReset;
+    out = fmt::format("reset: pc 0x{:08x}\n", m_.pc());
+  } else {
+    out = fmt::format("faultline monitor commands: regions, fault, reset (not '{}')\n", command);
+  }
+  return ToHex(out);
+}
+
+std::string GdbStub::Query(std::string_view packet) {
+  if (packet.starts_with("qSupported")) {
+    return fmt::format("PacketSize={:x};qXfer:features:read+;qXfer:memory-map:read+", PacketReader::kMaxPacket);
+  }
+  if (packet.starts_with("qXfer:features:read:target.xml:")) {
+    return XferWindow(TargetXml(), packet.substr(std::string_view("qXfer:features:read:target.xml:").size()));
+  }
+  if (packet.starts_with("qXfer:memory-map:read::")) {
+    return XferWindow(MemoryMapXml(), packet.substr(std::string_view("qXfer:memory-map:read::").size()));
+  }
+  if (packet.starts_with("qRcmd,")) {
+    auto command = FromHex(packet.substr(6));
+    if (!command) return "E00";
+    return Monitor(std::string(command->begin(), command->end()));
+  }
+  if (packet == "qAttached") return "1";
+  if (packet == "qC") return "QC1";
+  if (packet == "qfThreadInfo") return "m1";
+  if (packet == "qsThreadInfo") return "l";
+  if (packet.starts_with("qSymbol")) return "OK";
+  return "";
+}
+
+std::string GdbStub::Handle(std::string_view packet) {
+  if (packet.empty()) return "";
+  const std::string_view args = packet.substr(1);
+  switch (packet[0]) {
+    case '?':
+      return StopReply();
+    case 'g':
+      return ReadRegisters();
+    case 'G': {
+      auto bytes = FromHex(args);
+      if (!bytes || bytes->size() != kRegisters * 4) return "E00";
+      for (size_t n = 0; n < kRegisters; ++n) {
+        if (!WriteRegister(n, LittleEndian(bytes->data() + 4 * n))) return "E01";
+      }
+      return "OK";
+    }
+    case 'p': {
+      auto n = ParseHexNumber(args);
+      if (!n) return "E00";
+      auto v = ReadRegister(size_t(*n));
+      return v ? Word(*v) : "E00";
+    }
+    case 'P': {
+      std::string_view value;
+      auto n = ParseHexNumber(Split(args, '=', &value));
+      auto bytes = FromHex(value);
+      if (!n || !bytes || bytes->size() != 4) return "E00";
+      return WriteRegister(size_t(*n), LittleEndian(bytes->data())) ? "OK" : "E00";
+    }
+    case 'm':
+      return ReadMemory(args);
+    case 'M':
+      return WriteMemory(args, false);
+    case 'X':
+      return WriteMemory(args, true);
+    case 'c':
+    case 's':
+    case 'C':
+    case 'S': {
+      // C/S carry a signal first (`C0b;addr`), which a bare-metal target has nowhere to
+      // deliver: the machine goes on as it would (a pending fault is taken).
+      std::string_view at_text = args;
+      if (packet[0] == 'C' || packet[0] == 'S') Split(args, ';', &at_text);
+      if (!at_text.empty()) {  // resume at an address
+        auto at = ParseHexNumber(at_text);
+        if (!at) return "E00";
+        if (!m_.ended()) m_.SetPc(uint32_t(*at));
+      }
+      return Resume(packet[0] == 's' || packet[0] == 'S');
+    }
+    case 'Z':
+    case 'z':
+      return Breakpoint(args, packet[0] == 'Z');
+    case 'H':
+    case 'T':
+      return "OK";  // one thread
+    case 'D':
+      closing_ = true;
+      return "OK";
+    case 'k':
+      closing_ = true;
+      return "";
+    case 'q':
+      return Query(packet);
+    case 'v':
+      if (packet == "vKill;1" || packet.starts_with("vKill")) {
+        closing_ = true;
+        return "OK";
+      }
+      if (packet.starts_with("vFlashErase:")) {
+        auto window = AddressLength(packet.substr(12));
+        if (!window || m_.ended() || m_.map().FindRange(window->first, window->second) < 0) return "E14";
+        m_.map().Write(window->first, std::vector<uint8_t>(size_t(window->second), 0xFF));
+        m_.core().InvalidateCode(window->first, window->first + window->second);
+        return "OK";
+      }
+      if (packet.starts_with("vFlashWrite:")) {
+        std::string_view data;
+        auto address = ParseHexNumber(Split(packet.substr(12), ':', &data));
+        if (!address) return "E00";
+        const std::vector<uint8_t> bytes = Unescape(data);
+        if (m_.ended() || m_.map().FindRange(*address, std::max<size_t>(bytes.size(), 1)) < 0) return "E14";
+        m_.map().Write(*address, bytes);
+        m_.core().InvalidateCode(*address, *address + bytes.size());
+        return "OK";
+      }
+      if (packet == "vFlashDone") return "OK";
+      return "";
+    default:
+      return "";
+  }
+}
+
+namespace {
+
+// Closes a socket when it goes out of scope.
+struct Socket {
+  int fd = -1;
+  ~Socket() {
+    if (fd >= 0) close(fd);
+  }
+};
+
+void SendAll(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    if (n <= 0) return;  // the client went away: the read loop sees it next
+    bytes.remove_prefix(size_t(n));
+  }
+}
+
+}  // namespace
+
+}  // namespace faultline::debug
+
+namespace faultline {
+
+RunResult RunUnderGdb(const Board& board, const Image& image, const RunOptions& options, const GdbListen& listen_at,
+                      const std::function<void(std::string_view)>& say) {
+  machine::MachineInput in{board, image, options, options.load_mode.value_or(board.boot.load_mode), {}, {},
+                           options.max_instructions};
+  in.allow_trace_requests = false;
+  in.debugger = true;
+  if (options.console_stream) {
+    in.console_stream = [&options](uint64_t, std::string_view text) { options.console_stream(text); };
+  }
+  machine::Machine m(in);
+
+  using debug::Frame, debug::GdbStub, debug::PacketReader, debug::Received, debug::Socket, debug::SendAll;
+  Socket listener{socket(AF_INET, SOCK_STREAM, 0)};
+  if (listener.fd < 0) throw std::runtime_error(fmt::format("socket: {}", std::strerror(errno)));
+  const int yes = 1;
+  setsockopt(listener.fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(listen_at.port);
+  if (inet_pton(AF_INET, listen_at.host.c_str(), &addr.sin_addr) != 1) {
+    throw InputError(listen_at.origin, fmt::format("'{}' is not an IPv4 address", listen_at.host),
+                     "give ADDR:PORT with a numeric address, e.g. 127.0.0.1:3333");
+  }
+  if (bind(listener.fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(listener.fd, 1) != 0) {
+    throw InputError(listen_at.origin,
+                     fmt::format("cannot listen on {}:{}: {}", listen_at.host, listen_at.port, std::strerror(errno)),
+                     "choose a free port (--gdb PORT), or stop what listens there");
+  }
+  sockaddr_in bound{};
+  socklen_t bound_size = sizeof bound;
+  getsockname(listener.fd, reinterpret_cast<sockaddr*>(&bound), &bound_size);
+  say(fmt::format("faultline: waiting for gdb on {}:{} (in gdb: target remote {}:{})\n", listen_at.host,
+                  ntohs(bound.sin_port), listen_at.host, ntohs(bound.sin_port)));
+  Socket client{accept(listener.fd, nullptr, nullptr)};
+  close(listener.fd);  // one client: a second one is refused, and the port is free again
+  listener.fd = -1;
+  if (client.fd < 0) throw std::runtime_error(fmt::format("accept: {}", std::strerror(errno)));
+  // Each reply is one small write the client waits for: Nagle's algorithm would hold it
+  // until the client's delayed ACK (tens of ms per packet, seconds per gdb command).
+  setsockopt(client.fd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
+
+  PacketReader reader;
+  // While the machine runs, gdb sends only Ctrl-C; anything else waits in the reader.
+  bool interrupt = false;
+  auto poll_client = [&] {
+    pollfd p{client.fd, POLLIN, 0};
+    if (poll(&p, 1, 0) <= 0) return false;
+    char buf[256];
+    const ssize_t n = recv(client.fd, buf, sizeof buf, 0);
+    if (n <= 0) return true;  // gone: stop running for it, the read loop ends the session
+    for (ssize_t i = 0; i < n; ++i) interrupt = interrupt || buf[i] == 0x03;
+    reader.Feed(std::string_view(buf, size_t(n)));
+    return interrupt;
+  };
+  GdbStub stub(m, board, image, [&] { return std::exchange(interrupt, false) || poll_client(); });
+  std::string last_reply;
+  for (bool open = true; open && !stub.closing();) {
+    while (auto item = reader.Next()) {
+      if (item->kind == Received::Kind::kPacket) {
+        SendAll(client.fd, "+");  // before a continue that may run for long
+        last_reply = Frame(stub.Handle(item->payload));
+        SendAll(client.fd, last_reply);
+        if (stub.closing()) break;
+      } else if (item->kind == Received::Kind::kBadChecksum) {
+        SendAll(client.fd, "-");
+      } else if (item->kind == Received::Kind::kNack && !last_reply.empty()) {
+        SendAll(client.fd, last_reply);
+      }
+    }
+    if (stub.closing()) break;
+    char buf[4096];
+    const ssize_t n = recv(client.fd, buf, sizeof buf, 0);
+    if (n <= 0) {
+      open = false;
+    } else {
+      reader.Feed(std::string_view(buf, size_t(n)));
+    }
+  }
+  // The client detached, was killed or went away: the run goes on to its end, reported
+  // as any run is, with the run's timeout from here.
+  if (!m.ended()) {
+    if (options.timeout_seconds > 0) {
+      m.SetDeadline(std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                           std::chrono::duration<double>(options.timeout_seconds)));
+    }
+    m.Detach();
+    m.Run();
+  }
+  return m.TakeOutput().result;
+}
+
+}  // namespace faultline

@@ -1,0 +1,49 @@
+// A GDB remote-protocol stub for one machine: what gdb-multiarch and arm-none-eabi-gdb
+// use on a Cortex-M (registers, memory, breakpoints, step, continue, the target
+// description and the board's memory map, monitor commands). It talks only to machine/.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "../machine/machine.h"
+
+namespace faultline::debug {
+
+class GdbStub {
+ public:
+  // `interrupted`: polled while the machine runs; true when the client sent Ctrl-C.
+  GdbStub(machine::Machine& m, const Board& board, const Image& image, std::function<bool()> interrupted);
+
+  // The reply to one packet's payload ("" = not supported, as the protocol says).
+  std::string Handle(std::string_view packet);
+  // The stop reply for where the machine is now (`?`).
+  std::string StopReply() const;
+  // The client asked to detach or kill: the connection ends after the reply.
+  bool closing() const { return closing_; }
+
+ private:
+  std::string ReadRegisters() const;
+  std::optional<uint32_t> ReadRegister(size_t n) const;
+  bool WriteRegister(size_t n, uint32_t value);
+  std::string ReadMemory(std::string_view args) const;
+  std::string WriteMemory(std::string_view args, bool binary);
+  std::string Breakpoint(std::string_view args, bool insert);
+  std::string Query(std::string_view packet);
+  std::string Monitor(std::string_view command);
+  std::string Resume(bool step);
+  std::string TargetXml() const;
+  std::string MemoryMapXml() const;
+
+  machine::Machine& m_;
+  const Board& board_;
+  const Image& image_;
+  std::function<bool()> interrupted_;
+  enum class Why { kReset, kTrap, kInterrupt, kFault } why_ = Why::kReset;
+  bool closing_ = false;
+};
+
+}  // namespace faultline::debug

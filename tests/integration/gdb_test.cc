@@ -1,0 +1,287 @@
+// `faultline run --gdb`: gdb-multiarch drives a fixture through the remote protocol
+// (breakpoints, step, registers, memory, a fault stopped before its handler, monitor
+// commands), and a raw client checks what gdb never sends: Ctrl-C of a running
+// firmware, malformed and truncated packets, a second client.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <regex>
+#include <thread>
+
+#include "cli.h"
+
+extern char** environ;
+
+namespace faultline {
+namespace {
+
+using testing::Fixture;
+using testing::RunProgram;
+using testing::Slurp;
+
+bool HaveGdb() { return RunProgram({"sh", "-c", "command -v gdb-multiarch"}).status == 0; }
+
+// `faultline run --gdb 0 ...` in the background: the port it chose, then its exit status
+// and what it printed.
+class Served {
+ public:
+  explicit Served(std::vector<std::string> args) {
+    out_ = std::filesystem::path(::testing::TempDir()) / ("gdb_served_" + std::to_string(getpid()) + ".txt");
+    int err[2];
+    EXPECT_EQ(pipe(err), 0);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, out_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+    posix_spawn_file_actions_addclose(&actions, err[0]);
+    args.insert(args.begin(), FAULTLINE_CLI);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    EXPECT_EQ(posix_spawn(&pid_, FAULTLINE_CLI, &actions, nullptr, argv.data(), environ), 0);
+    posix_spawn_file_actions_destroy(&actions);
+    close(err[1]);
+    err_ = fdopen(err[0], "r");
+    char line[512];
+    if (fgets(line, sizeof line, err_) != nullptr) {
+      banner_ = line;
+      std::smatch m;
+      if (std::regex_search(banner_, m, std::regex(R"(127\.0\.0\.1:(\d+))"))) port_ = std::stoi(m[1]);
+    }
+  }
+  ~Served() {
+    if (pid_ > 0) Wait();
+    if (err_ != nullptr) fclose(err_);
+    std::filesystem::remove(out_);
+  }
+  int port() const { return port_; }
+  const std::string& banner() const { return banner_; }
+  // Waits for faultline to end: its exit status (-1 if a signal ended it).
+  int Wait() {
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, err_)) > 0) stderr_.append(buf, n);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  std::string stdout_text() const { return Slurp(out_); }
+  const std::string& stderr_text() const { return stderr_; }
+
+ private:
+  pid_t pid_ = -1;
+  FILE* err_ = nullptr;
+  std::filesystem::path out_;
+  std::string banner_, stderr_;
+  int port_ = 0;
+};
+
+std::string Gdb(const std::filesystem::path& elf, int port, const std::vector<std::string>& commands) {
+  std::vector<std::string> argv = {"timeout", "120", "gdb-multiarch", "-q", "-batch", "-nx", elf.string(),
+                                   "-ex", "target remote 127.0.0.1:" + std::to_string(port)};
+  for (const auto& c : commands) {
+    argv.push_back("-ex");
+    argv.push_back(c);
+  }
+  auto r = RunProgram(argv);
+  return r.out + r.err;
+}
+
+TEST(Gdb, BreakStepMemoryRegistersAndAFaultStoppedBeforeItsHandler) {
+  REQUIRE_FIXTURES();
+  if (!HaveGdb()) GTEST_SKIP() << "gdb-multiarch is not installed (scripts/setup installs it)";
+  const auto elf = Fixture("mps2-an505", "exc_busfault");
+  Served served({"run", "--board", "mps2-an505", elf.string(), "--gdb", "0"});
+  ASSERT_GT(served.port(), 0) << served.banner();
+  const std::string out = Gdb(elf, served.port(),
+                              {"break main", "continue", "next", "print handled", "set var handled = 5",
+                               "print handled", "print $r3 = 0x1234", "p/x $r3", "stepi", "p/x $pc",
+                               "p/x (unsigned)&Reset_Handler", "x/xw 0x10000004", "continue", "bt",
+                               "monitor fault", "monitor regions", "continue", "continue"});
+  // The breakpoint, then `next` to the following line.
+  EXPECT_NE(out.find("Breakpoint 1, main () at"), std::string::npos) << out;
+  EXPECT_TRUE(std::regex_search(out, std::regex(R"(\n55\s+uint32_t v = load_unmapped)"))) << out;
+  // Memory read and written through the protocol, and a register.
+  EXPECT_NE(out.find("$1 = 0\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("$2 = 5\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("$4 = 0x1234\n"), std::string::npos) << out;
+  // The vector table gdb reads is the image's: its reset vector is Reset_Handler | 1.
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(out, m, std::regex(R"(\$6 = 0x([0-9a-f]+)\n)"))) << out;
+  const unsigned reset = std::stoul(m[1], nullptr, 16);
+  ASSERT_TRUE(std::regex_search(out, m, std::regex(R"(0x10000004[^:]*:\s+0x([0-9a-f]+))"))) << out;
+  EXPECT_EQ(std::stoul(m[1], nullptr, 16), reset | 1u);
+  // The BusFault stops gdb at the faulting load, before BusFault_Handler runs, with the
+  // caller on the stack.
+  EXPECT_NE(out.find("Program received signal SIGSEGV"), std::string::npos) << out;
+  EXPECT_TRUE(std::regex_search(out, std::regex(R"(#0 .*load_unmapped .*\n#1 .* main \(\))"))) << out;
+  EXPECT_NE(out.find("BusFault at pc 0x"), std::string::npos) << out;
+  EXPECT_NE(out.find("read of 4 bytes at 0x60000000"), std::string::npos) << out;
+  EXPECT_NE(out.find("ssram1"), std::string::npos) << out;
+  EXPECT_NE(out.find("exited normally"), std::string::npos) << out;
+  EXPECT_EQ(served.Wait(), 0) << served.stderr_text();
+  // The firmware's handlers ran after the stops, and saw the value gdb wrote (5, plus
+  // the BusFault handler's increment).
+  const std::string console = served.stdout_text();
+  EXPECT_NE(console.find("BusFault_Handler"), std::string::npos) << console;
+  EXPECT_NE(console.find("handled 0x00000006"), std::string::npos) << console;
+}
+
+// A raw client: what gdb's user does with Ctrl-C, and bytes gdb would never send.
+class Client {
+ public:
+  explicit Client(int port) {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(uint16_t(port));
+    inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+    connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+    timeval tv{30, 0};
+    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  }
+  ~Client() { Close(); }
+  bool connected() const { return connected_; }
+  void Close() {
+    if (fd_ >= 0) close(fd_);
+    fd_ = -1;
+  }
+  void Send(std::string_view bytes) { ASSERT_EQ(send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL), ssize_t(bytes.size())); }
+  void SendPacket(std::string_view payload) {
+    unsigned sum = 0;
+    for (char c : payload) sum = (sum + uint8_t(c)) & 0xff;
+    char cs[3];
+    snprintf(cs, sizeof cs, "%02x", sum);
+    Send("$" + std::string(payload) + "#" + cs);
+  }
+  // The next acknowledgement byte ('+' or '-').
+  std::string ReceiveAck() {
+    while (got_.empty()) {
+      char buf[4096];
+      const ssize_t n = recv(fd_, buf, sizeof buf, 0);
+      if (n <= 0) return "<closed>";
+      got_.append(buf, size_t(n));
+    }
+    std::string ack = got_.substr(0, 1);
+    got_.erase(0, 1);
+    return ack;
+  }
+  // Everything up to and including the next complete packet (acks before it included).
+  std::string Receive() {
+    for (;;) {
+      const size_t hash = got_.find('#', got_.find('$') == std::string::npos ? got_.size() : got_.find('$'));
+      if (hash != std::string::npos && got_.size() >= hash + 3) {
+        std::string reply = got_.substr(0, hash + 3);
+        got_.erase(0, hash + 3);
+        return reply;
+      }
+      char buf[4096];
+      const ssize_t n = recv(fd_, buf, sizeof buf, 0);
+      if (n <= 0) return got_.empty() ? "<closed>" : std::exchange(got_, "");
+      got_.append(buf, size_t(n));
+    }
+  }
+
+ private:
+  int fd_ = -1;
+  bool connected_ = false;
+  std::string got_;
+};
+
+TEST(Gdb, CtrlCStopsARunningFirmwareAndBadPacketsAreAnsweredNotFatal) {
+  REQUIRE_FIXTURES();
+  const auto elf = Fixture("mps2-an505", "console_forever");
+  Served served({"run", "--board", "mps2-an505", elf.string(), "--gdb", "0", "--timeout", "1"});
+  ASSERT_GT(served.port(), 0) << served.banner();
+  Client c(served.port());
+  ASSERT_TRUE(c.connected());
+  c.SendPacket("?");
+  EXPECT_NE(c.Receive().find("$S05#"), std::string::npos);
+  {
+    Client second(served.port());  // one client at a time: the port is closed to others
+    EXPECT_FALSE(second.connected());
+  }
+  // A bad checksum is refused with '-', and the packet is not acted on.
+  c.Send("$g#00");
+  EXPECT_EQ(c.ReceiveAck(), "-");
+  // Malformed arguments get an error reply, unknown packets the empty one.
+  c.SendPacket("mzz,4");
+  EXPECT_NE(c.Receive().find("$E00#"), std::string::npos);
+  c.SendPacket("M0,4:zz");
+  EXPECT_NE(c.Receive().find("$E00#"), std::string::npos);
+  c.SendPacket("Pffff=00000000");
+  EXPECT_NE(c.Receive().find("$E00#"), std::string::npos);
+  c.SendPacket("qNoSuchThing");
+  EXPECT_NE(c.Receive().find("$#00"), std::string::npos);
+  c.SendPacket("qXfer:features:read:target.xml:0,ffffffffffffffff");
+  EXPECT_NE(c.Receive().find("org.gnu.gdb.arm.m-profile"), std::string::npos);
+  // Continue, then Ctrl-C: the firmware prints forever, so only the interrupt stops it.
+  c.SendPacket("c");
+  EXPECT_EQ(c.ReceiveAck(), "+");
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  c.Send("\x03");
+  EXPECT_NE(c.Receive().find("$S02#"), std::string::npos);
+  c.SendPacket("p f");  // pc: somewhere in the firmware, which is still there
+  EXPECT_NE(c.Receive().find("$"), std::string::npos);
+  // A packet cut off by the client going away: the run goes on to its end (the timeout
+  // here), reported as any run is.
+  c.Send("$m100000");
+  c.Close();
+  EXPECT_EQ(served.Wait(), 4) << served.stderr_text();  // a limit, as --timeout ends any run
+  EXPECT_EQ(served.stderr_text().find("internal error"), std::string::npos) << served.stderr_text();
+  EXPECT_NE(served.stdout_text().find("wall-clock timeout of 1 s reached"), std::string::npos) << served.stdout_text();
+}
+
+TEST(Gdb, AClientThatGoesAwayAtAFaultWithABreakpointSetLeavesTheRunToEndAsWithoutIt) {
+  REQUIRE_FIXTURES();
+  const auto elf = Fixture("mps2-an505", "exc_busfault");
+  Served served({"run", "--board", "mps2-an505", elf.string(), "--gdb", "0"});
+  ASSERT_GT(served.port(), 0) << served.banner();
+  Client c(served.port());
+  c.SendPacket("c");
+  EXPECT_NE(c.Receive().find("$S0b#"), std::string::npos);  // the first BusFault, not taken yet
+  c.SendPacket("pf");
+  const std::string pc = c.Receive();
+  const size_t at = pc.find('$');
+  ASSERT_NE(at, std::string::npos) << pc;
+  // The faulting load's address (little-endian in the reply) gets a breakpoint: the
+  // firmware executes it again, for its second fault.
+  const std::string le = pc.substr(at + 1, 8);
+  std::string address;
+  for (int i = 3; i >= 0; --i) address += le.substr(size_t(2 * i), 2);
+  c.SendPacket("Z0," + address + ",2");
+  EXPECT_NE(c.Receive().find("$OK#"), std::string::npos);
+  c.Close();  // no D: the connection just drops
+  EXPECT_EQ(served.Wait(), 0) << served.stderr_text();
+  const std::string out = served.stdout_text();
+  EXPECT_NE(out.find("handled 0x00000001"), std::string::npos) << out;
+  EXPECT_NE(out.find("outcome: exit, status 0"), std::string::npos) << out;
+}
+
+TEST(Gdb, ABusyPortIsAnInputError) {
+  REQUIRE_FIXTURES();
+  const auto elf = Fixture("mps2-an505", "hello");
+  Served first({"run", "--board", "mps2-an505", elf.string(), "--gdb", "0"});
+  ASSERT_GT(first.port(), 0);
+  auto r = testing::RunCli({"run", "--board", "mps2-an505", elf.string(), "--gdb", std::to_string(first.port())});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--gdb"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("cannot listen"), std::string::npos) << r.err;
+  Client c(first.port());
+  c.SendPacket("D");
+  EXPECT_NE(c.Receive().find("OK"), std::string::npos);
+  EXPECT_EQ(first.Wait(), 0);
+  EXPECT_NE(first.stdout_text().find("outcome: exit"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace faultline
