@@ -136,6 +136,28 @@ TEST(Gdb, BreakStepMemoryRegistersAndAFaultStoppedBeforeItsHandler) {
   EXPECT_NE(console.find("handled 0x00000006"), std::string::npos) << console;
 }
 
+// On the Cortex-M55 board gdb sees the FP registers, the MVE Q registers it makes of
+// them, and VPR.
+TEST(Gdb, TheM55sQRegistersAndVprAreVisible) {
+  REQUIRE_FIXTURES();
+  if (!HaveGdb()) GTEST_SKIP() << "gdb-multiarch is not installed (scripts/setup installs it)";
+  const auto elf = Fixture("mps3-an547", "mve");
+  Served served({"run", "--board", "mps3-an547", elf.string(), "--gdb", "0"});
+  ASSERT_GT(served.port(), 0) << served.banner();
+  const std::string out = Gdb(elf, served.port(),
+                              {"break mve_fp", "continue", "finish", "set var $q1.u32[2] = 0x11223344", "p/x $s6",
+                               "set var $d1 = 2.5", "p/x $s3",
+                               "p/x $fpscr", "info registers vpr", "detach"});
+  // mve_fp's VCMUL result, returned (soft-float ABI) in r0-r3.
+  EXPECT_NE(out.find("Value returned is $1 = {-3, 3, -3, 3}"), std::string::npos) << out;
+  EXPECT_NE(out.find("$2 = 0x11223344"), std::string::npos) << out;  // q1 is s4-s7
+  EXPECT_NE(out.find("$3 = 0x40040000"), std::string::npos) << out;  // d1's high word is s3
+  EXPECT_TRUE(std::regex_search(out, std::regex(R"(\$4 = 0x[0-9a-f]+)"))) << out;
+  EXPECT_TRUE(std::regex_search(out, std::regex(R"(vpr\s+0x0)"))) << out;
+  served.Wait();
+  EXPECT_NE(served.stdout_text().find("complex ok"), std::string::npos) << served.stdout_text();
+}
+
 // A raw client: what gdb's user does with Ctrl-C, and bytes gdb would never send.
 class Client {
  public:

@@ -899,6 +899,29 @@ uint32_t Core::ReadGeneral(int n) const {
   return v;
 }
 
+uint64_t Core::ReadD(int n) const {
+  assert(n >= 0 && n <= 15);
+  uint64_t v = 0;
+  uc_reg_read(uc_, UC_ARM_REG_D0 + n, &v);
+  return v;
+}
+
+void Core::WriteD(int n, uint64_t value) {
+  assert(n >= 0 && n <= 15);
+  Check(uc_reg_write(uc_, UC_ARM_REG_D0 + n, &value), "uc_reg_write(D)");
+}
+
+uint32_t Core::ReadFpscr() const {
+  uint32_t v = 0;
+  uc_reg_read(uc_, UC_ARM_REG_FPSCR, &v);
+  return mve_ ? MveStackedFpscr(v) : v;
+}
+
+void Core::WriteFpscr(uint32_t value) {
+  Check(uc_reg_write(uc_, UC_ARM_REG_FPSCR, &value), "uc_reg_write(FPSCR)");
+  if (mve_) MveRestore(value, MveVpr());
+}
+
 void Core::WriteGeneral(int n, uint32_t value) {
   assert(n >= 0 && n <= 14);
   int reg = n <= 12 ? UC_ARM_REG_R0 + n : n == 13 ? UC_ARM_REG_SP : UC_ARM_REG_LR;

@@ -221,6 +221,12 @@ class Core {
   // r0-r12 (0-12), sp (13) or lr (14).
   void WriteGeneral(int n, uint32_t value);
   uint32_t ReadGeneral(int n) const;
+  // The FP registers as a debugger sees them: D0-D15 (MVE's Q0-Q7 are pairs of them) and
+  // FPSCR, with the QC, LTPSIZE and FZ16 bits the engine lacks on an MVE core.
+  uint64_t ReadD(int n) const;
+  void WriteD(int n, uint64_t value);
+  uint32_t ReadFpscr() const;
+  void WriteFpscr(uint32_t value);
   // The host changed [begin, end) behind the engine's back: drop translated code there.
   void InvalidateCode(uint64_t begin, uint64_t end);
 

@@ -24,9 +24,6 @@ namespace {
 // client's Ctrl-C between them: a pause costs about what an engine stop does.
 constexpr uint64_t kSlice = 1 << 20;
 
-// The register numbers target.xml gives: the M-profile core feature, then the stack
-// pointers of org.gnu.gdb.arm.m-system.
-constexpr size_t kXpsr = 16, kMsp = 17, kPsp = 18, kRegisters = 19;
 
 // Signals in stop replies (GDB's own numbering, gdb/signals.def).
 constexpr int kSigInt = 2, kSigTrap = 5, kSigSegv = 11;
@@ -63,7 +60,7 @@ std::string XferWindow(const std::string& doc, std::string_view args) {
 }  // namespace
 
 GdbStub::GdbStub(machine::Machine& m, const Board& board, const Image& image, std::function<bool()> interrupted)
-    : m_(m), board_(board), image_(image), interrupted_(std::move(interrupted)) {}
+    : m_(m), board_(board), image_(image), interrupted_(std::move(interrupted)), regs_(Describe(board, m.core())) {}
 
 std::string GdbStub::StopReply() const {
   if (m_.ended()) {
@@ -76,35 +73,101 @@ std::string GdbStub::StopReply() const {
   return fmt::format("S{:02x}", why_ == Why::kInterrupt ? kSigInt : kSigTrap);
 }
 
-std::optional<uint32_t> GdbStub::ReadRegister(size_t n) const {
-  if (n >= kRegisters) return std::nullopt;
-  const Registers r = m_.ended() ? m_.output().result.registers : m_.core().ReadAll();
-  if (n < 13) return r.r[n];
-  switch (n) {
-    case 13: return r.sp;
-    case 14: return r.lr;
-    case 15: return m_.ended() ? r.pc : m_.pc();
-    case kXpsr: return r.xpsr;
-    case kMsp: return r.msp;
-    default: return r.psp;
+// The registers target.xml describes, numbered in order: the M-profile core, the stack
+// pointers of org.gnu.gdb.arm.m-system, then where the core has them the FP registers
+// (org.gnu.gdb.arm.vfp: gdb makes s0-s31 of d0-d15, and on an MVE core q0-q7) and VPR
+// (org.gnu.gdb.arm.m-profile-mve).
+std::vector<GdbStub::RegisterDef> GdbStub::Describe(const Board& board, const cpu::Core& core) {
+  using K = RegisterDef::Kind;
+  std::vector<RegisterDef> regs;
+  static constexpr const char* kCore[] = {"r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8",
+                                          "r9", "r10", "r11", "r12", "sp", "lr", "pc"};
+  const char* profile = "org.gnu.gdb.arm.m-profile";
+  for (int n = 0; n < 16; ++n) {
+    regs.push_back({kCore[n], 32, n == 15 ? K::kPc : K::kGeneral, n, n == 13 ? "data_ptr" : n == 15 ? "code_ptr" : "uint32",
+                    profile});
   }
+  regs.push_back({"xpsr", 32, K::kXpsr, 0, "uint32", profile});
+  regs.push_back({"msp", 32, K::kMsp, 0, "data_ptr", "org.gnu.gdb.arm.m-system"});
+  regs.push_back({"psp", 32, K::kPsp, 0, "data_ptr", "org.gnu.gdb.arm.m-system"});
+  // Cortex-M4, M7, M33 and M55 have an FPU (single precision on M4 and M33, whose
+  // D registers are pairs of S registers as gdb shows them).
+  if (board.cpu != Cpu::kCortexM0 && board.cpu != Cpu::kCortexM3) {
+    for (int n = 0; n < 16; ++n) regs.push_back({fmt::format("d{}", n), 64, K::kD, n, "ieee_double", "org.gnu.gdb.arm.vfp"});
+    regs.push_back({"fpscr", 32, K::kFpscr, 0, "int", "org.gnu.gdb.arm.vfp"});
+  }
+  if (core.mve() != nullptr) regs.push_back({"vpr", 32, K::kVpr, 0, "uint32", "org.gnu.gdb.arm.m-profile-mve"});
+  return regs;
+}
+
+std::optional<uint64_t> GdbStub::ReadRegister(size_t n) const {
+  if (n >= regs_.size()) return std::nullopt;
+  const RegisterDef& d = regs_[n];
+  const cpu::Core& core = m_.core();
+  const Registers r = m_.ended() ? m_.output().result.registers : core.ReadAll();
+  switch (d.kind) {
+    case RegisterDef::Kind::kGeneral:
+      return d.index < 13 ? r.r[d.index] : d.index == 13 ? r.sp : r.lr;
+    case RegisterDef::Kind::kPc:
+      return m_.ended() ? r.pc : m_.pc();
+    case RegisterDef::Kind::kXpsr:
+      return r.xpsr;
+    case RegisterDef::Kind::kMsp:
+      return r.msp;
+    case RegisterDef::Kind::kPsp:
+      return r.psp;
+    case RegisterDef::Kind::kD:
+      return core.ReadD(d.index);
+    case RegisterDef::Kind::kFpscr:
+      return core.ReadFpscr();
+    case RegisterDef::Kind::kVpr:
+      return core.MveVpr();
+  }
+  return std::nullopt;
+}
+
+std::string GdbStub::RegisterHex(size_t n) const {
+  const uint64_t v = *ReadRegister(n);
+  std::string out = Word(uint32_t(v));
+  return regs_[n].bits == 64 ? out + Word(uint32_t(v >> 32)) : out;
 }
 
 std::string GdbStub::ReadRegisters() const {
   std::string out;
-  for (size_t n = 0; n < kRegisters; ++n) out += Word(*ReadRegister(n));
+  for (size_t n = 0; n < regs_.size(); ++n) out += RegisterHex(n);
   return out;
 }
 
-bool GdbStub::WriteRegister(size_t n, uint32_t value) {
-  if (m_.ended() || n >= kRegisters) return false;
+bool GdbStub::WriteRegister(size_t n, std::span<const uint8_t> bytes) {
+  if (m_.ended() || n >= regs_.size() || bytes.size() * 8 != size_t(regs_[n].bits)) return false;
+  const RegisterDef& d = regs_[n];
+  const uint32_t low = LittleEndian(bytes.data());
   cpu::Core& core = m_.core();
-  if (n <= 14) {
-    core.WriteGeneral(int(n), value);
-  } else if (n == 15) {
-    m_.SetPc(value);
-  } else {
-    core.Write(n == kXpsr ? cpu::Reg::kXpsr : n == kMsp ? cpu::Reg::kMsp : cpu::Reg::kPsp, value);
+  switch (d.kind) {
+    case RegisterDef::Kind::kGeneral:
+      core.WriteGeneral(d.index, low);
+      break;
+    case RegisterDef::Kind::kPc:
+      m_.SetPc(low);
+      break;
+    case RegisterDef::Kind::kXpsr:
+      core.Write(cpu::Reg::kXpsr, low);
+      break;
+    case RegisterDef::Kind::kMsp:
+      core.Write(cpu::Reg::kMsp, low);
+      break;
+    case RegisterDef::Kind::kPsp:
+      core.Write(cpu::Reg::kPsp, low);
+      break;
+    case RegisterDef::Kind::kD:
+      core.WriteD(d.index, low | uint64_t(LittleEndian(bytes.data() + 4)) << 32);
+      break;
+    case RegisterDef::Kind::kFpscr:
+      core.WriteFpscr(low);
+      break;
+    case RegisterDef::Kind::kVpr:
+      core.MveRestore(core.ReadFpscr(), low);
+      break;
   }
   return true;
 }
@@ -178,23 +241,20 @@ std::string GdbStub::Resume(bool step) {
 }
 
 std::string GdbStub::TargetXml() const {
-  std::string regs;
-  static constexpr const char* kCore[] = {"r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8",
-                                          "r9", "r10", "r11", "r12", "sp", "lr", "pc"};
-  for (size_t n = 0; n < 16; ++n) {
-    const char* type = n == 13 ? "data_ptr" : n == 15 ? "code_ptr" : "uint32";
-    regs += fmt::format("<reg name=\"{}\" bitsize=\"32\" regnum=\"{}\" type=\"{}\" group=\"general\"/>", kCore[n], n,
-                        type);
-  }
-  return fmt::format(
+  std::string xml =
       "<?xml version=\"1.0\"?><!DOCTYPE target SYSTEM \"gdb-target.dtd\"><target version=\"1.0\">"
-      "<architecture>arm</architecture>"
-      "<feature name=\"org.gnu.gdb.arm.m-profile\">{}"
-      "<reg name=\"xpsr\" bitsize=\"32\" regnum=\"{}\" type=\"uint32\" group=\"general\"/></feature>"
-      "<feature name=\"org.gnu.gdb.arm.m-system\">"
-      "<reg name=\"msp\" bitsize=\"32\" regnum=\"{}\" type=\"data_ptr\" group=\"system\"/>"
-      "<reg name=\"psp\" bitsize=\"32\" regnum=\"{}\" type=\"data_ptr\" group=\"system\"/></feature></target>",
-      regs, kXpsr, kMsp, kPsp);
+      "<architecture>arm</architecture>";
+  std::string_view feature;
+  for (size_t n = 0; n < regs_.size(); ++n) {
+    const RegisterDef& d = regs_[n];
+    if (d.feature != feature) {
+      if (!feature.empty()) xml += "</feature>";
+      feature = d.feature;
+      xml += fmt::format("<feature name=\"{}\">", feature);
+    }
+    xml += fmt::format("<reg name=\"{}\" bitsize=\"{}\" regnum=\"{}\" type=\"{}\"/>", d.name, d.bits, n, d.type);
+  }
+  return xml + "</feature></target>";
 }
 
 // The board's regions as GDB's memory map (GDB manual, "Memory Map Format"): flash where
@@ -282,24 +342,26 @@ std::string GdbStub::Handle(std::string_view packet) {
       return ReadRegisters();
     case 'G': {
       auto bytes = FromHex(args);
-      if (!bytes || bytes->size() != kRegisters * 4) return "E00";
-      for (size_t n = 0; n < kRegisters; ++n) {
-        if (!WriteRegister(n, LittleEndian(bytes->data() + 4 * n))) return "E01";
+      size_t size = 0;
+      for (const RegisterDef& d : regs_) size += size_t(d.bits / 8);
+      if (!bytes || bytes->size() != size) return "E00";
+      size_t at = 0;
+      for (size_t n = 0; n < regs_.size(); at += size_t(regs_[n++].bits / 8)) {
+        if (!WriteRegister(n, std::span<const uint8_t>(bytes->data() + at, size_t(regs_[n].bits / 8)))) return "E01";
       }
       return "OK";
     }
     case 'p': {
       auto n = ParseHexNumber(args);
       if (!n) return "E00";
-      auto v = ReadRegister(size_t(*n));
-      return v ? Word(*v) : "E00";
+      return *n < regs_.size() ? RegisterHex(size_t(*n)) : "E00";
     }
     case 'P': {
       std::string_view value;
       auto n = ParseHexNumber(Split(args, '=', &value));
       auto bytes = FromHex(value);
-      if (!n || !bytes || bytes->size() != 4) return "E00";
-      return WriteRegister(size_t(*n), LittleEndian(bytes->data())) ? "OK" : "E00";
+      if (!n || !bytes) return "E00";
+      return WriteRegister(size_t(*n), *bytes) ? "OK" : "E00";
     }
     case 'm':
       return ReadMemory(args);

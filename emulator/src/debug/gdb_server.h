@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
+#include <vector>
 #include <string>
 #include <string_view>
 
@@ -26,9 +28,19 @@ class GdbStub {
   bool closing() const { return closing_; }
 
  private:
+  struct RegisterDef {
+    std::string name;
+    int bits;
+    enum class Kind { kGeneral, kPc, kXpsr, kMsp, kPsp, kD, kFpscr, kVpr } kind;
+    int index;  // r0-r14, d0-d15
+    const char* type;
+    const char* feature;
+  };
+  static std::vector<RegisterDef> Describe(const Board& board, const cpu::Core& core);
   std::string ReadRegisters() const;
-  std::optional<uint32_t> ReadRegister(size_t n) const;
-  bool WriteRegister(size_t n, uint32_t value);
+  std::optional<uint64_t> ReadRegister(size_t n) const;
+  std::string RegisterHex(size_t n) const;  // target byte order
+  bool WriteRegister(size_t n, std::span<const uint8_t> bytes);
   std::string ReadMemory(std::string_view args) const;
   std::string WriteMemory(std::string_view args, bool binary);
   std::string Breakpoint(std::string_view args, bool insert);
@@ -42,6 +54,7 @@ class GdbStub {
   const Board& board_;
   const Image& image_;
   std::function<bool()> interrupted_;
+  std::vector<RegisterDef> regs_;
   enum class Why { kReset, kTrap, kInterrupt, kFault } why_ = Why::kReset;
   bool closing_ = false;
 };
