@@ -96,12 +96,16 @@ std::string Gdb(const std::filesystem::path& elf, int port, const std::vector<st
   return r.out + r.err;
 }
 
+// What a gdb test starts with: fixtures, gdb-multiarch, and faultline waiting for it.
+#define SERVE_FOR_GDB(served, board, fixture)                                                   \
+  REQUIRE_FIXTURES();                                                                           \
+  if (!HaveGdb()) GTEST_SKIP() << "gdb-multiarch is not installed (scripts/setup installs it)"; \
+  const auto elf = Fixture(board, fixture);                                                     \
+  Served served({"run", "--board", board, elf.string(), "--gdb", "0"});                         \
+  ASSERT_GT(served.port(), 0) << served.banner()
+
 TEST(Gdb, BreakStepMemoryRegistersAndAFaultStoppedBeforeItsHandler) {
-  REQUIRE_FIXTURES();
-  if (!HaveGdb()) GTEST_SKIP() << "gdb-multiarch is not installed (scripts/setup installs it)";
-  const auto elf = Fixture("mps2-an505", "exc_busfault");
-  Served served({"run", "--board", "mps2-an505", elf.string(), "--gdb", "0"});
-  ASSERT_GT(served.port(), 0) << served.banner();
+  SERVE_FOR_GDB(served, "mps2-an505", "exc_busfault");
   const std::string out = Gdb(elf, served.port(),
                               {"break main", "continue", "next", "print handled", "set var handled = 5",
                                "print handled", "print $r3 = 0x1234", "p/x $r3", "stepi", "p/x $pc",
@@ -136,14 +140,27 @@ TEST(Gdb, BreakStepMemoryRegistersAndAFaultStoppedBeforeItsHandler) {
   EXPECT_NE(console.find("handled 0x00000006"), std::string::npos) << console;
 }
 
+// A write watchpoint on a global fires at the line that writes it, a read watchpoint at
+// the one that reads it, and the run then ends as it would without gdb.
+TEST(Gdb, WatchpointsFireAtTheLinesThatAccessTheGlobal) {
+  SERVE_FOR_GDB(served, "mps2-an505", "exc_busfault");
+  const std::string out = Gdb(elf, served.port(),
+                              {"break main", "continue", "watch handled", "continue", "continue", "delete 2",
+                               "rwatch handled", "continue", "continue", "detach"});
+  EXPECT_TRUE(std::regex_search(
+      out, std::regex(R"(Hardware watchpoint 2: handled\s+Old value = 0\s+New value = 1\s+\S+ in busfault_c .*exc_busfault\.c:41)")))
+      << out;
+  EXPECT_TRUE(std::regex_search(
+      out, std::regex(R"(Hardware read watchpoint 3: handled\s+Value = 1\s+\S+ in hardfault_c .*exc_busfault\.c:47)")))
+      << out;
+  EXPECT_EQ(served.Wait(), 0) << served.stderr_text();
+  EXPECT_NE(served.stdout_text().find("handled 0x00000001"), std::string::npos) << served.stdout_text();
+}
+
 // On the Cortex-M55 board gdb sees the FP registers, the MVE Q registers it makes of
 // them, and VPR.
 TEST(Gdb, TheM55sQRegistersAndVprAreVisible) {
-  REQUIRE_FIXTURES();
-  if (!HaveGdb()) GTEST_SKIP() << "gdb-multiarch is not installed (scripts/setup installs it)";
-  const auto elf = Fixture("mps3-an547", "mve");
-  Served served({"run", "--board", "mps3-an547", elf.string(), "--gdb", "0"});
-  ASSERT_GT(served.port(), 0) << served.banner();
+  SERVE_FOR_GDB(served, "mps3-an547", "mve");
   const std::string out = Gdb(elf, served.port(),
                               {"break mve_fp", "continue", "finish", "set var $q1.u32[2] = 0x11223344", "p/x $s6",
                                "set var $d1 = 2.5", "p/x $s3",

@@ -20,6 +20,13 @@ struct Loaded {
   MachineInput Input() const {
     return {board, image, options, board.boot.load_mode, {}, {}, options.max_instructions};
   }
+  // As the GDB server builds it.
+  MachineInput DebuggerInput() const {
+    MachineInput in = Input();
+    in.debugger = true;
+    in.allow_trace_requests = false;
+    return in;
+  }
 };
 
 Loaded Load(const std::string& fixture);
@@ -133,10 +140,7 @@ TEST(MachineDebug, ABreakpointPausesBeforeItsInstructionAndTheRunGoesOnPastIt) {
 TEST(MachineDebug, UnderADebuggerAFaultPausesBeforeTheHandlerAndIsTakenOnResume) {
   REQUIRE_FIXTURES();
   Loaded l = Load("exc_busfault");
-  MachineInput in = l.Input();
-  in.debugger = true;
-  in.allow_trace_requests = false;
-  Machine m(in);
+  Machine m(l.DebuggerInput());
   ASSERT_EQ(m.Run(), Pause::kFault);
   ASSERT_NE(m.pending_fault(), nullptr);
   EXPECT_EQ(m.pending_fault()->kind, "BusFault");
@@ -146,6 +150,30 @@ TEST(MachineDebug, UnderADebuggerAFaultPausesBeforeTheHandlerAndIsTakenOnResume)
   EXPECT_EQ(m.output().result.console.find("BusFault_Handler"), std::string::npos);
   ASSERT_EQ(m.Run(), Pause::kFault);  // the second load, escalated to HardFault
   ASSERT_EQ(m.Run(), Pause::kEnded);
+  ExpectSameEnd(m.output().result, faultline::Run(l.board, l.image, l.options));
+}
+
+TEST(MachineDebug, AWatchpointPausesBeforeEachAccessAndTheRunEndsAsWithoutIt) {
+  REQUIRE_FIXTURES();
+  Loaded l = Load("exc_busfault");
+  Machine m(l.DebuggerInput());
+  const uint32_t handled = AddressOf(l, "handled");
+  m.SetWatchpoint(handled, 4, cpu::Core::WatchKind::kWrite, true);
+  // The startup's zeroing of .bss writes it first, then BusFault_Handler's increment.
+  std::vector<std::string> where;
+  for (Pause p; (p = m.Run()) != Pause::kEnded;) {
+    if (p == Pause::kWatchpoint) {
+      ASSERT_TRUE(m.watch_hit());
+      EXPECT_EQ(m.watch_hit()->address, handled);
+      auto sym = l.image.symbols.Lookup(m.pc());
+      where.push_back(sym ? sym->name : "?");
+      // As gdb does on Arm: the watchpoint off for one step, which does the access.
+      m.SetWatchpoint(handled, 4, cpu::Core::WatchKind::kWrite, false);
+      ASSERT_EQ(m.Step(), Pause::kStep);
+      m.SetWatchpoint(handled, 4, cpu::Core::WatchKind::kWrite, true);
+    }
+  }
+  EXPECT_EQ(where, (std::vector<std::string>{"Reset_Handler", "busfault_c"}));
   ExpectSameEnd(m.output().result, faultline::Run(l.board, l.image, l.options));
 }
 

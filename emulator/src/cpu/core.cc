@@ -181,6 +181,13 @@ struct Hooks {
     // piece it falls in allows goes on. Unicorn then performs a read; a write it drops
     // (store_helper sends it to io_writex, the entry not being writable), so it is
     // written here.
+    if ((type == UC_MEM_READ_PROT || type == UC_MEM_WRITE_PROT) && !c.watches_.empty()) {
+      switch (c.WatchedAccess(address, uint32_t(size), type == UC_MEM_WRITE_PROT, uint64_t(value))) {
+        case Core::WatchOutcome::kPerformed: return true;
+        case Core::WatchOutcome::kStopped: return false;
+        case Core::WatchOutcome::kNotWatched: break;
+      }
+    }
     if ((type == UC_MEM_READ_PROT || type == UC_MEM_WRITE_PROT) &&
         c.SplitPageAllows(address, uint32_t(size), type == UC_MEM_WRITE_PROT)) {
       if (type == UC_MEM_WRITE_PROT) c.Check(uc_mem_write(uc, address, &value, size_t(size)), "uc_mem_write");
@@ -501,6 +508,10 @@ bool Core::ExecutesInPlace(uint64_t addr) const {
 }
 
 uint32_t Core::PagePerms(const Mpu& mpu, size_t w, uint64_t page) const {
+  return Watched(page, MpuPagePerms(mpu, w, page));
+}
+
+uint32_t Core::MpuPagePerms(const Mpu& mpu, size_t w, uint64_t page) const {
   const Region& r = map_.regions()[w];
   if (!mpu.enabled() || mpu_bypassed_) return Perms(r.access);  // HFNMIENA clear in HardFault/NMI
   // A page that MPU regions cut (they are 32-byte granular) gets, for data, what every
@@ -564,7 +575,7 @@ void Core::ProtectWindow(size_t w) {
   auto perms_at = [&](uint64_t page) { return PagePerms(mpu, w, page); };  // one MPU copy per window
   for (const DirectSpan& span : plan_.direct) {
     if (span.region != w) continue;
-    if (!mpu_on) {  // one call, not a walk over every page of a DDR-sized span
+    if (!mpu_on && watches_.empty()) {  // one call, not a walk over every page of a DDR-sized span
       Check(uc_mem_protect(uc_, span.base, span.size, Perms(r.access)), "uc_mem_protect");
       continue;
     }
@@ -646,7 +657,12 @@ void Core::Check(int err, const char* what) const {
 void Core::StopWith(const Stop& stop) {
   if (!stop_) {  // the first reason wins
     stop_ = stop;
-    if (stop.kind == Stop::Kind::kMemoryFault && stop.access != AccessType::kFetch) NoteDataFaultStop();
+    // A data access stopped in its memory helper leaves the block at its instruction
+    // (core_data_faults.cc): a fault, or a watchpoint, which leaves it undone too.
+    if ((stop.kind == Stop::Kind::kMemoryFault && stop.access != AccessType::kFetch) ||
+        stop.kind == Stop::Kind::kWatchpoint) {
+      NoteDataFaultStop();
+    }
   }
   uc_emu_stop(uc_);
 }
@@ -659,7 +675,8 @@ int Core::Start(uint32_t pc) {
   const uc_err err = uc_emu_start(uc_, pc | 1u, kNoUntil, 0, 0);
   Running(outer);
   // A data fault left the block at its instruction (core_data_faults.cc): the PC is exact.
-  if (TakeRestoredFaultPc() && stop_ && stop_->kind == Stop::Kind::kMemoryFault) {
+  if (TakeRestoredFaultPc() && stop_ &&
+      (stop_->kind == Stop::Kind::kMemoryFault || stop_->kind == Stop::Kind::kWatchpoint)) {
     stop_->pc = Read(Reg::kPc);
     stop_->imprecise_pc = false;
   }
@@ -876,7 +893,11 @@ void Core::SetDebugBreak(uint64_t address, bool on) {
 
 void Core::StepOne(bool on) {
   stepping_ = on;
-  if (!on || step_hook_) return;
+  if (on) InstallStepHook();
+}
+
+void Core::InstallStepHook() {
+  if (step_hook_) return;
   // Installed once and kept: dropping every translation costs tens of milliseconds
   // (Unicorn 2.0.1's tb_flush), too much to pay twice per step.
   uc_hook h;
@@ -884,6 +905,58 @@ void Core::StepOne(bool on) {
         "uc_hook_add(CODE, every instruction)");
   step_hook_ = h;
   if (started_) FlushAllCode();
+}
+
+void Core::SetWatch(uint64_t address, uint64_t length, WatchKind kind, bool on) {
+  const Watch w{address, address + std::max<uint64_t>(length, 1), kind};
+  auto same = [&](const Watch& x) { return x.begin == w.begin && x.end == w.end && x.kind == w.kind; };
+  auto it = std::find_if(watches_.begin(), watches_.end(), same);
+  if (on == (it != watches_.end())) return;
+  if (on) {
+    watches_.push_back(w);
+  } else {
+    watches_.erase(it);
+  }
+  for (size_t r = 0; r < map_.regions().size(); ++r) {
+    const Region& region = map_.regions()[r];
+    if (map_.Enabled(r) && region.base < w.end && w.begin < region.end()) ProtectWindow(r);
+  }
+}
+
+uint32_t Core::Watched(uint64_t page, uint32_t perms) const {
+  for (const Watch& w : watches_) {
+    if (w.end <= page || w.begin >= page + kPageSize) continue;
+    if (w.Watches(true)) perms &= ~uint32_t(UC_PROT_WRITE);
+    if (w.Watches(false)) perms &= ~uint32_t(UC_PROT_READ);
+  }
+  return perms;
+}
+
+Core::WatchOutcome Core::WatchedAccess(uint64_t addr, uint32_t size, bool write, uint64_t value) {
+  const uint64_t end = addr + std::max<uint32_t>(size, 1);
+  const Mpu mpu = scs_.mpu();
+  for (uint64_t a : {addr, end - 1}) {
+    const int w = map_.Find(a);
+    if (w < 0) return WatchOutcome::kNotWatched;
+    const uint64_t page = a & ~uint64_t(kPageSize - 1);
+    if (Watched(page, ~0u) == ~0u) return WatchOutcome::kNotWatched;  // refused for another reason
+    const uint32_t perms = scs_.mpu_enabled() ? MpuPagePerms(mpu, size_t(w), page) : Perms(map_.regions()[w].access);
+    const bool allowed = (perms & (write ? UC_PROT_WRITE : UC_PROT_READ)) != 0;
+    if (!allowed && !SplitPageAllows(a, 1, write)) return WatchOutcome::kNotWatched;
+  }
+  for (const Watch& w : watches_) {
+    if (!w.Watches(write) || addr >= w.end || w.begin >= end) continue;
+    // GDB on Arm expects a watchpoint to stop before the access (its
+    // have_nonsteppable_watchpoint): it then steps the instruction with the watchpoint
+    // removed. So the instruction is left undone, as a data fault leaves it.
+    Stop s{.kind = Stop::Kind::kWatchpoint, .pc = Read(Reg::kPc), .imm = uint32_t(w.kind),
+           .access = write ? AccessType::kWrite : AccessType::kRead, .address = addr, .size = size};
+    if (TracedInBlock()) s.pc = *last_traced_;
+    StopWith(s);
+    return WatchOutcome::kStopped;
+  }
+  if (write) Check(uc_mem_write(uc_, addr, &value, size), "uc_mem_write");
+  return WatchOutcome::kPerformed;
 }
 
 void Core::FlushAllCode() {

@@ -53,6 +53,7 @@ struct Stop {
                           // write, a mask change); pc is a block that has not run
     kHostBreakpoint,      // reached an address set with BreakAt or SetDebugBreak; nothing there ran yet
     kStep,                // StepOne: one instruction ran; pc is the next, which has not
+    kWatchpoint,          // SetWatch: the instruction at pc would access `address` (not done); imm = the WatchKind
   } kind;
   uint32_t pc = 0;
   uint32_t imm = 0;  // BKPT / SVC immediate, or the exception number
@@ -218,6 +219,13 @@ class Core {
   // seen only by code translated after it: every translation is dropped then, unless
   // nothing has run yet (a debugger's machine turns it on and off before it starts).
   void StepOne(bool on);
+  // A debugger's watchpoint (GDB's Z2/Z3/Z4 numbering). The pages it touches refuse the
+  // kinds of access it watches, so that only accesses to them reach the invalid-access
+  // hook, which performs those outside the watched range and stops the run before an
+  // instruction that would access it (kWatchpoint): nothing is paid elsewhere. Not on
+  // peripheral pages served by callback, nor for vector (MVE) loads and stores.
+  enum class WatchKind : uint32_t { kWrite = 2, kRead = 3, kAccess = 4 };
+  void SetWatch(uint64_t address, uint64_t length, WatchKind kind, bool on);
   // r0-r12 (0-12), sp (13) or lr (14).
   void WriteGeneral(int n, uint32_t value);
   uint32_t ReadGeneral(int n) const;
@@ -394,6 +402,7 @@ class Core {
   // Page protections of an enabled window: its own access, narrowed by the MPU.
   void ProtectWindow(size_t window);
   uint32_t PagePerms(const Mpu& mpu, size_t window, uint64_t page) const;  // ProtectWindow's, page by page
+  uint32_t MpuPagePerms(const Mpu& mpu, size_t window, uint64_t page) const;  // the same, without watchpoints
   // Whether the MPU, at the exact address, allows a data access that the protections of
   // a page cut by MPU regions refused (PagePerms).
   bool SplitPageAllows(uint64_t addr, uint32_t size, bool write) const;
@@ -428,6 +437,19 @@ class Core {
   std::map<uint64_t, size_t> debug_breaks_;  // SetDebugBreak hooks (uc_hook) by address
   std::optional<uint64_t> break_skip_;
   std::optional<size_t> step_hook_;  // StepOne's (uc_hook)
+  struct Watch {
+    uint64_t begin, end;
+    WatchKind kind;
+    bool Watches(bool write) const { return kind == WatchKind::kAccess || (kind == WatchKind::kWrite) == write; }
+  };
+  std::vector<Watch> watches_;
+  void InstallStepHook();
+  // A page's protection with the watchpoints' pages refusing what they watch.
+  uint32_t Watched(uint64_t page, uint32_t perms) const;
+  // From the invalid-access hook: an access refused only because a watchpoint's page
+  // refuses it is performed (a write by the hook), or stops the run if it touches one.
+  enum class WatchOutcome { kNotWatched, kPerformed, kStopped };
+  WatchOutcome WatchedAccess(uint64_t addr, uint32_t size, bool write, uint64_t value);
   bool stepping_ = false;
   bool started_ = false;  // the engine has run: translations may exist
   int step_seen_ = 0;     // instructions the step hook has let through in this Run

@@ -70,6 +70,13 @@ std::string GdbStub::StopReply() const {
     return fmt::format("S{:02x}", fault ? kSigSegv : kSigTrap);
   }
   if (m_.pending_fault() != nullptr) return fmt::format("S{:02x}", kSigSegv);
+  if (why_ == Why::kWatch && m_.watch_hit()) {
+    const cpu::Stop& hit = *m_.watch_hit();
+    const char* name = cpu::Core::WatchKind(hit.imm) == cpu::Core::WatchKind::kWrite  ? "watch"
+                       : cpu::Core::WatchKind(hit.imm) == cpu::Core::WatchKind::kRead ? "rwatch"
+                                                                                      : "awatch";
+    return fmt::format("T{:02x}{}:{:x};", kSigTrap, name, hit.address);
+  }
   return fmt::format("S{:02x}", why_ == Why::kInterrupt ? kSigInt : kSigTrap);
 }
 
@@ -209,15 +216,19 @@ std::string GdbStub::WriteMemory(std::string_view args, bool binary) {
 }
 
 // Z0/Z1 (software or hardware breakpoint: the same to the machine, which never writes
-// the firmware's memory for one), z0/z1 to remove.
+// the firmware's memory for one), Z2/Z3/Z4 (write, read, access watchpoint); z to remove.
 std::string GdbStub::Breakpoint(std::string_view args, bool insert) {
   std::string_view rest;
   const std::string type = Split(args, ',', &rest);
-  if (type != "0" && type != "1") return "";  // watchpoints: not yet
+  if (type.size() != 1 || type[0] < '0' || type[0] > '4') return "";
   auto at = AddressLength(rest);
-  if (!at || at->first > UINT32_MAX) return "E00";
+  if (!at || at->first > UINT32_MAX || at->second > UINT32_MAX) return "E00";
   if (m_.ended()) return "E01";
-  m_.SetBreakpoint(uint32_t(at->first), insert);
+  if (type[0] <= '1') {
+    m_.SetBreakpoint(uint32_t(at->first), insert);
+  } else {
+    m_.SetWatchpoint(uint32_t(at->first), uint32_t(at->second), cpu::Core::WatchKind(type[0] - '0'), insert);
+  }
   return "OK";
 }
 
@@ -236,7 +247,7 @@ std::string GdbStub::Resume(bool step) {
       }
     }
   }
-  why_ = p == machine::Pause::kFault ? Why::kFault : Why::kTrap;
+  why_ = p == machine::Pause::kFault ? Why::kFault : p == machine::Pause::kWatchpoint ? Why::kWatch : Why::kTrap;
   return StopReply();
 }
 

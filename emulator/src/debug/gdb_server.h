@@ -55,7 +55,7 @@ class GdbStub {
   const Image& image_;
   std::function<bool()> interrupted_;
   std::vector<RegisterDef> regs_;
-  enum class Why { kReset, kTrap, kInterrupt, kFault } why_ = Why::kReset;
+  enum class Why { kReset, kTrap, kInterrupt, kFault, kWatch } why_ = Why::kReset;
   bool closing_ = false;
 };
 

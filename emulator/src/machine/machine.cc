@@ -36,6 +36,8 @@ void Machine::Reset() {
   pending_.reset();
   Load();
   for (uint32_t b : breakpoints_) core_->SetDebugBreak(b, true);
+  for (const Watchpoint& w : watchpoints_) core_->SetWatch(w.address, w.length, w.kind, true);
+  watch_hit_.reset();
 }
 
 void Machine::Load() {
@@ -174,8 +176,15 @@ void Machine::SetBreakpoint(uint32_t address, bool on) {
   core_->SetDebugBreak(address, on);
 }
 
+void Machine::SetWatchpoint(uint32_t address, uint32_t length, cpu::Core::WatchKind kind, bool on) {
+  const Watchpoint w{address, length, kind};
+  if (on ? !watchpoints_.insert(w).second : watchpoints_.erase(w) == 0) return;
+  core_->SetWatch(address, length, kind, on);
+}
+
 void Machine::Detach() {
   for (uint32_t b : std::set<uint32_t>(breakpoints_)) SetBreakpoint(b, false);
+  for (const Watchpoint& w : std::set<Watchpoint>(watchpoints_)) SetWatchpoint(w.address, w.length, w.kind, false);
   in_.debugger = false;
 }
 
@@ -311,6 +320,10 @@ std::optional<Pause> Machine::Handle(const Stop& s, bool pause) {
     case Stop::Kind::kStep:
       pc_ = s.pc;
       return Pause::kStep;
+    case Stop::Kind::kWatchpoint:
+      pc_ = s.pc;
+      watch_hit_ = s;
+      return Pause::kWatchpoint;
     case Stop::Kind::kTimeout:
       TimedOut();
       return std::nullopt;

@@ -75,6 +75,7 @@ enum class Pause {
   kBreakpoint,    // at a SetBreakpoint address, before its instruction runs
   kStep,          // Step ran one instruction (or entered an exception)
   kFault,         // MachineInput::debugger: a fault is taken when the run goes on
+  kWatchpoint,    // after an instruction that accessed a SetWatchpoint range: watch_hit()
 };
 
 class Machine {
@@ -95,6 +96,11 @@ class Machine {
   // A debugger's breakpoint: Run pauses before the instruction at `address`. A run that
   // goes on from a breakpoint's address runs its instruction first.
   void SetBreakpoint(uint32_t address, bool on);
+  // A debugger's watchpoint: Run pauses after an instruction that accesses
+  // [address, address + length) as `kind` says. Costs nothing outside its pages.
+  void SetWatchpoint(uint32_t address, uint32_t length, cpu::Core::WatchKind kind, bool on);
+  // What the latest Pause::kWatchpoint stopped for: the access (address, kind in imm).
+  const std::optional<cpu::Stop>& watch_hit() const { return watch_hit_; }
   // The debugger has gone: no breakpoints, and faults are taken without a pause (a
   // pending one on the next Run).
   void Detach();
@@ -179,6 +185,13 @@ class Machine {
   std::optional<PendingFault> pending_;
   bool in_debugger_fault_ = false;  // taking pending_ now
   std::set<uint32_t> breakpoints_;  // SetBreakpoint's
+  struct Watchpoint {
+    uint32_t address, length;
+    cpu::Core::WatchKind kind;
+    auto operator<=>(const Watchpoint&) const = default;
+  };
+  std::set<Watchpoint> watchpoints_;
+  std::optional<cpu::Stop> watch_hit_;
   // Where and at which count the latest Run or Step began: a breakpoint there is passed.
   uint32_t resume_pc_ = 0;
   uint64_t resume_count_ = 0;
