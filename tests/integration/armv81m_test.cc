@@ -178,6 +178,31 @@ TEST(Mve, ExceptionKeepsTheInterruptedCodesVprAndFpscr) {
   EXPECT_EQ(console, qemu_console);
 }
 
+// Issue 15: FPSCR.FZ16 of an FP context created lazily (FPCCR.ASPEN, CONTROL.FPCA
+// clear) comes from FPDSCR whichever instruction creates it: a single-precision one the
+// engine runs as well as a half-precision or vector one the MVE unit runs; then both
+// the scalar and the vector VADD.F16 flush (or keep) the smallest denormals.
+TEST(Mve, LazilyCreatedFpContextTakesFz16FromFpdscr) {
+  REQUIRE_FIXTURES();
+  Completed cli;
+  auto report = RunJson("mps3-an547", "mve_fz16", {"--load-mode", "debugger"}, &cli);
+  EXPECT_EQ(report["outcome"], "exit") << cli.out << cli.err;
+  const std::string console = report["console"];
+  for (const char* expected :
+       {"fpdscr.fz16 0x00000001\nthread, first vmov.f32: fz16 0x00000001\n"
+        "  vadd.f16 s 0x0001+0x0001 = 0x00000000\n  vadd.f16 q 0x0001+0x0001 = 0x00000000\n"
+        "handler, first vmov.f32: fz16 0x00000001\n"
+        "  vadd.f16 s 0x0001+0x0001 = 0x00000000\n  vadd.f16 q 0x0001+0x0001 = 0x00000000\n",
+        "fpdscr.fz16 0x00000000\nthread, first vmov.f32: fz16 0x00000000\n"
+        "  vadd.f16 s 0x0001+0x0001 = 0x00000002\n  vadd.f16 q 0x0001+0x0001 = 0x00000002\n"
+        "handler, first vmov.f32: fz16 0x00000000\n"
+        "  vadd.f16 s 0x0001+0x0001 = 0x00000002\n  vadd.f16 q 0x0001+0x0001 = 0x00000002\n"}) {
+    EXPECT_NE(console.find(expected), std::string::npos) << expected << "\n---\n" << console;
+  }
+  if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
+  EXPECT_EQ(console, QemuConsole(Fixture("mps3-an547", "mve_fz16"), "mve_fz16"));
+}
+
 // Issue 15: a vector load or store the MPU refuses is a precise MemManage fault at the
 // instruction, MMFAR the first element refused, as on QEMU: stores to a read-only
 // buffer, unprivileged loads of a privileged buffer, a load straddling into it (and the

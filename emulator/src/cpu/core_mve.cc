@@ -236,6 +236,7 @@ struct MveUnit {
   uint32_t Fetch(void* env, uint32_t addr, uint32_t hw);
   uint32_t Execute(void* env, uint32_t index, uintptr_t ra);
   void EnterFpContext(void* env);
+  void NewFpContext(uint32_t fpdscr);
 };
 
 void MveUnitDeleter::operator()(MveUnit* u) const { delete u; }
@@ -460,11 +461,18 @@ void MveUnit::EnterFpContext(void* env) {
     Original().msr(env, kControl, control | kFpca | kSfpa);
     const uint32_t fpdscr = core.scs_.fpdscr();
     Original().set_fpscr(env, fpdscr & ~(arm::mve::fpscr::kLtpsize | arm::mve::fpscr::kFz16));
-    state.fz16 = fpdscr & arm::mve::fpscr::kFz16;
-    state.qc = false;
-    state.vpr = 0;
-    core.ltpsize_ = 4;
+    NewFpContext(fpdscr);
   }
+  fp_context = true;
+}
+
+// The rest of a new context's state, which lives here: FPSCR.FZ16 from FPDSCR, QC
+// clear, LTPSIZE 4 and VPR 0 (QEMU 7.2 vfp_access_check_m).
+void MveUnit::NewFpContext(uint32_t fpdscr) {
+  state.fz16 = fpdscr & arm::mve::fpscr::kFz16;
+  state.qc = false;
+  state.vpr = 0;
+  core.ltpsize_ = 4;
   fp_context = true;
 }
 
@@ -564,6 +572,18 @@ __attribute__((visibility("default"))) void helper_v7m_msr_arm(void* env, uint32
   // CONTROL (20) may drop privilege; FAULTMASK (19, also CPSID/CPSIE f) moves the
   // execution priority to or from -1, where HFNMIENA decides whether the MPU applies.
   if (c != nullptr && ((maskreg & 0x7Fu) == 20 || (maskreg & 0x7Fu) == 19)) c->ControlWritten();
+}
+
+// The translator's FPSCR write when an FP instruction the engine runs (single or double
+// precision) starts a new context (QEMU 5.0 full_vfp_access_check: FPCCR.ASPEN set,
+// CONTROL.FPCA clear), with the value of its FPDSCR copy (Core::PushFpControl). While
+// the engine runs nothing else calls it: VMSR FPSCR is the MVE unit's, exception entry
+// and return are faultline's. The new context's FZ16, QC, LTPSIZE and VPR are the MVE
+// unit's to set, or a half-precision instruction after it would see the old context's.
+__attribute__((visibility("default"))) void helper_vfp_set_fpscr_arm(void* env, uint32_t value) {
+  fl::Original().set_fpscr(env, value);
+  fl::Core* c = fl::running_core;
+  if (c != nullptr && c->mve() != nullptr) c->mve()->NewFpContext(value);
 }
 
 // The translator's call before an FP instruction while FPCCR.LSPACT is set: the lazy
