@@ -178,6 +178,31 @@ TEST(Mve, ExceptionKeepsTheInterruptedCodesVprAndFpscr) {
   EXPECT_EQ(console, qemu_console);
 }
 
+// Issue 15: with MVE an LE (not LETP) while LTPSIZE is not 4 and an FP context is active
+// is an INVSTATE UsageFault at the LE (DDI 0553B LE; QEMU 7.2 trans_LE), whether the
+// LE runs for the first time or was translated before, LTPSIZE came from VMSR FPSCR or
+// from an exception return, and for the loop-forever form; with no FP context active
+// (CONTROL.FPCA clear under FPCCR.ASPEN, or CP10 off) LTPSIZE reads 4 and the loop runs.
+TEST(Mve, LeWhileLtpsizeIsNotFourIsInvstate) {
+  REQUIRE_FIXTURES();
+  Completed cli;
+  auto report = RunJson("mps3-an547", "mve_le_ltpsize", {"--load-mode", "debugger"}, &cli);
+  EXPECT_EQ(report["outcome"], "exit") << cli.out << cli.err;
+  const std::string console = report["console"];
+  const std::string invstate = "  UsageFault cfsr 0x00020000\n  at the LE\n";
+  for (const std::string& expected :
+       {"le, ltpsize 4: body ran 0x00000003\nle forever, ltpsize 4: body ran 0x00000003\n" + invstate,
+        invstate + "le, ltpsize 2: body ran 0x00000001\n" + invstate + "le forever, ltpsize 2: body ran 0x00000001\n" +
+            invstate + "le, ltpsize 5: body ran 0x00000001\nle, ltpsize 4 again: body ran 0x00000003\n",
+        invstate + "le after a return restoring ltpsize 1: body ran 0x00000001\n",
+        std::string("le, ltpsize 2, no fp context: body ran 0x00000003\nle, ltpsize 3, cp10 off: body ran 0x00000003\n"
+                    "faults 0x00000004\n")}) {
+    EXPECT_NE(console.find(expected), std::string::npos) << expected << "\n---\n" << console;
+  }
+  if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
+  EXPECT_EQ(console, QemuConsole(Fixture("mps3-an547", "mve_le_ltpsize"), "mve_le_ltpsize"));
+}
+
 // Issue 15: FPSCR.FZ16 of an FP context created lazily (FPCCR.ASPEN, CONTROL.FPCA
 // clear) comes from FPDSCR whichever instruction creates it: a single-precision one the
 // engine runs as well as a half-precision or vector one the MVE unit runs; then both

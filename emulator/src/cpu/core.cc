@@ -957,6 +957,12 @@ Stop Core::Run(uint32_t pc, const Limits& limits) {
     if (uint32_t original = OriginalPc(now); original != now) Write(Reg::kPc, original | 1u);
     s.pc = OriginalPc(s.pc);
   }
+  // A VMSR left LTPSIZE other than 4 (LtpsizeWritten): now that the PC is in the
+  // firmware's code, the LE sites stop again.
+  if (loop_ends_to_stop_) {
+    if (ltpsize_ != 4) LoopEndsStop();
+    loop_ends_to_stop_ = false;
+  }
   return s;
 }
 

@@ -425,12 +425,21 @@ uint32_t MveUnit::Fetch(void* env, uint32_t addr, uint32_t hw) {
   std::memcpy(&fpscr, base + fpscr_offset, 4);
   arm::mve::State& s = state;
   memory->At(ra, d.mmu_idx);
-  s.ltpsize = core.ltpsize_;
+  const uint32_t ltpsize = core.ltpsize_;
+  s.ltpsize = ltpsize;
   const uint32_t nzcv = fpscr & arm::mve::fpscr::kNzcv;
   s.fpscr_nzcv = nzcv;
   s.pc = d.address;
   arm::mve::Execute(d.insn, s);
   core.ltpsize_ = s.ltpsize;
+  if (s.ltpsize != ltpsize) {
+    // A DLSTP's LTPSIZE is its loop's; another (VMSR FPSCR) makes LE sites check it.
+    if (std::strcmp(d.insn.name, "DLSTP") == 0) {
+      core.loop_ltpsize_ = s.ltpsize;
+    } else {
+      core.LtpsizeWritten(/*in_engine=*/true);
+    }
+  }
   if (s.fp16_ready) {
     // FZ16 flushes without raising Input Denormal (FPSCR.IDC): QEMU 7.2's vfp_get_fpscr
     // masks it out of the half-precision statuses.
