@@ -206,7 +206,10 @@ TEST(MveDiff, EveryDecodedEncodingLeavesTheStateQemuLeaves) {
 // faultline's last 58,255 lines with QEMU's first.
 TEST(MveDiff, ACaseTableOverAMebibyteOfConsoleComesBackWhole) {
   REQUIRE_FIXTURES();
-  const std::vector<Case> cases = Generate(15, 375);  // 60,000 cases
+  std::vector<Case> cases = Generate(15, 375);  // 60,000 cases
+  // Not tail-predicated: the VMSR that sets LTPSIZE for one makes the harness's LEs stop
+  // (core_armv81m.cc, LtpsizeWritten), which only costs time here.
+  for (Case& c : cases) c.flags &= ~uint32_t(kTail);
   ASSERT_GT(cases.size() * 18, size_t(1) << 20);      // "%08x %08x\n" each
   const auto dir = std::filesystem::temp_directory_path() / ("faultline-mve-long-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);

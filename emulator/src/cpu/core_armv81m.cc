@@ -236,6 +236,12 @@ bool Core::HandleArmv81(uint32_t pc) {
   // An LE is translated only while LTPSIZE is 4: its translation does not check it.
   if (armv81_mode_ == Armv81Mode::kTranslate && !(le && ltpsize_ != 4)) {
     if (insn->op == v81m::Op::kLe && RelocateLoop(pc, insn->target, 1)) return true;
+    // An LE that LoopEndsStop gave back: its trampoline is still there.
+    if (auto p = patches_.find(pc); le && p != patches_.end() && std::equal(bytes.begin(), bytes.end(), p->second.original.begin())) {
+      PatchSite(pc, p->second.patched);
+      ++armv81_stats_.sites_translated;
+      return true;
+    }
     if (insn->op == v81m::Op::kLetp) {
       if (const uint32_t step = LetpStep(insn->target); step != 0 && RelocateLoop(pc, insn->target, step)) return true;
     }
