@@ -9,7 +9,10 @@
  * prints CFSR and whether the stacked PC is the LE, clears CFSR and steps over the LE
  * (the loop ends), and the case prints how many times the body ran. The loop runs once
  * with LTPSIZE 4 first, so the LE a case tests has run (and been translated) before.
- * Compared with QEMU's console.
+ * Last, an exception taken with LTPSIZE 2 under lazy preservation (FPCCR.LSPEN, its
+ * reset value): the return gives the interrupted code its LTPSIZE back, whether the
+ * handler ran no FP instruction (the state never left the registers) or one (the
+ * preservation stacked it). Compared with QEMU's console.
  */
 #include <stdint.h>
 
@@ -36,17 +39,18 @@ FRAME_HANDLER(UsageFault_Handler, usage_c)
 
 PRINTS_AND_EXITS(HardFault_Handler, 1)
 
-/* The SVC handler returns into the thread with LTPSIZE `svc_ltpsize` in its restored
- * FPSCR: the frame's FPSCR word (after S0-S15), written once the handler's own FP
- * instruction has made the lazy preservation fill the frame. */
-static volatile uint32_t svc_ltpsize;
+/* With `svc_fp` the SVC handler runs an FP instruction, which makes the lazy
+ * preservation fill the frame; with `svc_ltpsize` too it returns into the thread with
+ * that LTPSIZE in its restored FPSCR (the frame's FPSCR word, after S0-S15). */
+static volatile uint32_t svc_fp, svc_ltpsize;
 void svc_c(uint32_t *frame);
 void svc_c(uint32_t *frame)
 {
+    if (!svc_fp) return;
     uint32_t f;
     __asm__ volatile("vmrs %0, fpscr" : "=r"(f)::"memory");
     (void)f;
-    frame[24] = (frame[24] & ~(7u << LTPSIZE_SHIFT)) | svc_ltpsize << LTPSIZE_SHIFT;
+    if (svc_ltpsize) frame[24] = (frame[24] & ~(7u << LTPSIZE_SHIFT)) | svc_ltpsize << LTPSIZE_SHIFT;
 }
 FRAME_HANDLER(SVC_Handler, svc_c)
 
@@ -90,6 +94,13 @@ __attribute__((noinline)) static uint32_t le_forever(void)
     return body;
 }
 
+static uint32_t ltpsize(void)
+{
+    uint32_t f;
+    __asm__ volatile("vmrs %0, fpscr" : "=r"(f));
+    return (f >> LTPSIZE_SHIFT) & 7;
+}
+
 static uint32_t control(void)
 {
     uint32_t c;
@@ -120,6 +131,7 @@ int main(void)
     report("le, ltpsize 4 again", le_loop(1));
 
     /* An exception return that restores LTPSIZE 1 into code that runs an LE. */
+    svc_fp = 1;
     svc_ltpsize = 1;
     __asm__ volatile("svc #0" ::: "memory");
     report("le after a return restoring ltpsize 1", le_loop(1));
@@ -138,6 +150,16 @@ int main(void)
     __asm__ volatile("dsb\n isb" ::: "memory");
     set_ltpsize(4);
     report("le, ltpsize 3, cp10 off", body);
+
+    for (uint32_t fp = 0; fp < 2; ++fp) {
+        svc_fp = fp;
+        svc_ltpsize = 0;
+        set_ltpsize(2);
+        __asm__ volatile("svc #0" ::: "memory");
+        const uint32_t after = ltpsize();
+        set_ltpsize(4);
+        sh_puts_hex(fp ? "ltpsize after a handler with fp " : "ltpsize after a handler without fp ", after);
+    }
 
     sh_puts_hex("faults ", faults);
     return 0;

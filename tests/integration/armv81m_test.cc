@@ -183,6 +183,7 @@ TEST(Mve, ExceptionKeepsTheInterruptedCodesVprAndFpscr) {
 // LE runs for the first time or was translated before, LTPSIZE came from VMSR FPSCR or
 // from an exception return, and for the loop-forever form; with no FP context active
 // (CONTROL.FPCA clear under FPCCR.ASPEN, or CP10 off) LTPSIZE reads 4 and the loop runs.
+// And a lazily stacked exception gives the interrupted code its LTPSIZE back.
 TEST(Mve, LeWhileLtpsizeIsNotFourIsInvstate) {
   REQUIRE_FIXTURES();
   Completed cli;
@@ -195,7 +196,8 @@ TEST(Mve, LeWhileLtpsizeIsNotFourIsInvstate) {
         invstate + "le, ltpsize 2: body ran 0x00000001\n" + invstate + "le forever, ltpsize 2: body ran 0x00000001\n" +
             invstate + "le, ltpsize 5: body ran 0x00000001\nle, ltpsize 4 again: body ran 0x00000003\n",
         invstate + "le after a return restoring ltpsize 1: body ran 0x00000001\n",
-        std::string("le, ltpsize 2, no fp context: body ran 0x00000003\nle, ltpsize 3, cp10 off: body ran 0x00000003\n"
+        std::string("le, ltpsize 2, no fp context: body ran 0x00000003\nle, ltpsize 3, cp10 off: body ran 0x00000003\n"),
+        std::string("ltpsize after a handler without fp 0x00000002\nltpsize after a handler with fp 0x00000002\n"
                     "faults 0x00000004\n")}) {
     EXPECT_NE(console.find(expected), std::string::npos) << expected << "\n---\n" << console;
   }

@@ -497,13 +497,17 @@ uint32_t Core::MveStackedFpscr(uint32_t engine_fpscr) const {
 uint32_t Core::MveVpr() const { return mve_->state.vpr; }
 // With lazy preservation the handler's first FP or vector instruction starts a new
 // context with VPR 0 (QEMU 7.2 vfp_access_check_m): VPR reads 0 from then on, which is
-// what clearing it now shows, while the interrupted value waits in lazy_vpr.
+// what clearing it now shows, while the interrupted value waits in lazy_vpr. LTPSIZE
+// stays in FPSCR for that instruction's preservation to stack (PreserveFpState) or the
+// return to find there: until then no FP context is active and LTPSIZE() reads 4 (DDI
+// 0553B; QEMU 7.2 keeps v7m.ltpsize). Setting 4 here lost a tail-predicated loop's
+// LTPSIZE to every lazily stacked exception.
 void Core::MveEnterHandler(bool fp_context, bool lazy) {
   if (fp_context) {
     if (lazy) mve_->lazy_vpr = mve_->state.vpr;
     mve_->state.vpr = 0;
   }
-  ltpsize_ = 4;
+  if (!(fp_context && lazy)) ltpsize_ = 4;
 }
 uint32_t Core::MveLazyVpr() const { return mve_->lazy_vpr; }
 void Core::MveResumeLazyVpr() { mve_->state.vpr = mve_->lazy_vpr; }
