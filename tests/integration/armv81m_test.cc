@@ -178,6 +178,58 @@ TEST(Mve, ExceptionKeepsTheInterruptedCodesVprAndFpscr) {
   EXPECT_EQ(console, qemu_console);
 }
 
+// Issue 15: with MVE an LE (not LETP) while LTPSIZE is not 4 and an FP context is active
+// is an INVSTATE UsageFault at the LE (DDI 0553B LE; QEMU 7.2 trans_LE), whether the
+// LE runs for the first time or was translated before, LTPSIZE came from VMSR FPSCR or
+// from an exception return, and for the loop-forever form; with no FP context active
+// (CONTROL.FPCA clear under FPCCR.ASPEN, or CP10 off) LTPSIZE reads 4 and the loop runs.
+// And a lazily stacked exception gives the interrupted code its LTPSIZE back.
+TEST(Mve, LeWhileLtpsizeIsNotFourIsInvstate) {
+  REQUIRE_FIXTURES();
+  Completed cli;
+  auto report = RunJson("mps3-an547", "mve_le_ltpsize", {"--load-mode", "debugger"}, &cli);
+  EXPECT_EQ(report["outcome"], "exit") << cli.out << cli.err;
+  const std::string console = report["console"];
+  const std::string invstate = "  UsageFault cfsr 0x00020000\n  at the LE\n";
+  for (const std::string& expected :
+       {"le, ltpsize 4: body ran 0x00000003\nle forever, ltpsize 4: body ran 0x00000003\n" + invstate,
+        invstate + "le, ltpsize 2: body ran 0x00000001\n" + invstate + "le forever, ltpsize 2: body ran 0x00000001\n" +
+            invstate + "le, ltpsize 5: body ran 0x00000001\nle, ltpsize 4 again: body ran 0x00000003\n",
+        invstate + "le after a return restoring ltpsize 1: body ran 0x00000001\n",
+        std::string("le, ltpsize 2, no fp context: body ran 0x00000003\nle, ltpsize 3, cp10 off: body ran 0x00000003\n"),
+        std::string("ltpsize after a handler without fp 0x00000002\nltpsize after a handler with fp 0x00000002\n"
+                    "faults 0x00000004\n")}) {
+    EXPECT_NE(console.find(expected), std::string::npos) << expected << "\n---\n" << console;
+  }
+  if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
+  EXPECT_EQ(console, QemuConsole(Fixture("mps3-an547", "mve_le_ltpsize"), "mve_le_ltpsize"));
+}
+
+// Issue 15: FPSCR.FZ16 of an FP context created lazily (FPCCR.ASPEN, CONTROL.FPCA
+// clear) comes from FPDSCR whichever instruction creates it: a single-precision one the
+// engine runs as well as a half-precision or vector one the MVE unit runs; then both
+// the scalar and the vector VADD.F16 flush (or keep) the smallest denormals.
+TEST(Mve, LazilyCreatedFpContextTakesFz16FromFpdscr) {
+  REQUIRE_FIXTURES();
+  Completed cli;
+  auto report = RunJson("mps3-an547", "mve_fz16", {"--load-mode", "debugger"}, &cli);
+  EXPECT_EQ(report["outcome"], "exit") << cli.out << cli.err;
+  const std::string console = report["console"];
+  for (const char* expected :
+       {"fpdscr.fz16 0x00000001\nthread, first vmov.f32: fz16 0x00000001\n"
+        "  vadd.f16 s 0x0001+0x0001 = 0x00000000\n  vadd.f16 q 0x0001+0x0001 = 0x00000000\n"
+        "handler, first vmov.f32: fz16 0x00000001\n"
+        "  vadd.f16 s 0x0001+0x0001 = 0x00000000\n  vadd.f16 q 0x0001+0x0001 = 0x00000000\n",
+        "fpdscr.fz16 0x00000000\nthread, first vmov.f32: fz16 0x00000000\n"
+        "  vadd.f16 s 0x0001+0x0001 = 0x00000002\n  vadd.f16 q 0x0001+0x0001 = 0x00000002\n"
+        "handler, first vmov.f32: fz16 0x00000000\n"
+        "  vadd.f16 s 0x0001+0x0001 = 0x00000002\n  vadd.f16 q 0x0001+0x0001 = 0x00000002\n"}) {
+    EXPECT_NE(console.find(expected), std::string::npos) << expected << "\n---\n" << console;
+  }
+  if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
+  EXPECT_EQ(console, QemuConsole(Fixture("mps3-an547", "mve_fz16"), "mve_fz16"));
+}
+
 // Issue 15: a vector load or store the MPU refuses is a precise MemManage fault at the
 // instruction, MMFAR the first element refused, as on QEMU: stores to a read-only
 // buffer, unprivileged loads of a privileged buffer, a load straddling into it (and the

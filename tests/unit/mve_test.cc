@@ -6,6 +6,7 @@
 #include <map>
 
 #include "arm/mve/mve.h"
+#include "arm/mve/softfloat.h"
 
 namespace faultline::arm::mve {
 namespace {
@@ -107,6 +108,37 @@ TEST(MveExecute, MultiplyAccumulateAcrossVectorUsesOnlyActiveLanes) {
   m.r[14] = 3;
   m.Run(0xEEF6, 0x2F26);  // vmlava.s8 r2, q3, q3 -> 10 + 3 * 4
   EXPECT_EQ(m.r[2], 22u);
+}
+
+// FPSCR with AHP clear (IEEE half precision) and nothing else the conversion reads.
+struct PlainFpscr : Fpscr {
+  uint32_t Read() override { return 0; }
+  void Write(uint32_t) override {}
+};
+
+// A predicated VCVTT.F32.F16 of a signalling NaN raises Invalid Operation (FPSCR.IOC)
+// as the predicate bit of the half it reads says (byte 2 of the 32-bit lane), not as
+// the bit its result is merged by (byte 0): QEMU 7.2 do_vcvt_hs, found by the
+// differential test (seed 1, case 21273).
+TEST(MveExecute, PredicatedVcvttRaisesInvalidByTheHalfItReads) {
+  for (const bool read_half_active : {false, true}) {
+    Machine m;
+    PlainFpscr fpscr;
+    FloatStatus standard{.detect_tininess = 1, .rounding_mode = kRoundNearestEven, .exception_flags = 0,
+                         .floatx80_rounding_precision = 0, .flush_to_zero = 1, .flush_inputs_to_zero = 1,
+                         .default_nan_mode = 1, .snan_bit_is_one = 0};
+    FloatStatus half{};
+    m.s.fpscr = &fpscr;
+    m.s.fp = &standard;
+    m.s.fp16 = &half;
+    const uint16_t one = 0x3C00, snan = 0x7D00;
+    for (int h = 0; h < 8; ++h) std::memcpy(m.q + 16 * 7 + 2 * h, h == 7 ? &snan : &one, 2);
+    // One instruction of a VPT block: lanes 0-2 whole, lane 3 byte 0 and byte 2 or not.
+    m.s.vpr = 0x00880000u | 0x1FFFu | (read_half_active ? 0x4000u : 0);
+    m.Run(0xFE3F, 0x3E0F);  // vcvtt.f32.f16 q1, q7
+    EXPECT_EQ((standard.exception_flags & kInvalid) != 0, read_half_active) << read_half_active;
+    EXPECT_EQ(m.S32(1, 0), 0x3F800000);
+  }
 }
 
 }  // namespace

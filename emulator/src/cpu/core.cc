@@ -1115,6 +1115,12 @@ Stop Core::Run(uint32_t pc, const Limits& limits) {
     s.pc = OriginalPc(s.pc);
   }
   break_skip_.reset();
+  // A VMSR left LTPSIZE other than 4 (LtpsizeWritten): now that the PC is in the
+  // firmware's code, the LE sites stop again.
+  if (loop_ends_to_stop_) {
+    if (ltpsize_ != 4) LoopEndsStop();
+    loop_ends_to_stop_ = false;
+  }
   return s;
 }
 

@@ -582,6 +582,9 @@ class Core {
     uint32_t copy = 0, size = 0, exit = 0;  // the copy of [first, site) and its exit (counted page)
     uint32_t first = 0, site = 0;           // firmware code: the loop's start or its DLS; the LE
     uint32_t dls = 0;                       // the DLS site, when it branches to the copy
+    uint32_t entry = 0;                     // where the LE site branches (uncounted page)
+    std::array<uint8_t, 4> test{};          // the copy's first LE-test instruction (CMP.W)
+    bool stops = false;                     // the test branches to the LE site instead
   };
   // Executes or translates the Armv8.1-M instruction the engine stopped on at `pc`;
   // false if it is none (the stop stands).
@@ -603,6 +606,16 @@ class Core {
   std::map<uint64_t, size_t> host_sites_;  // TrapUndecodedArmv81 hooks (uc_hook) by address
   static constexpr size_t kMaxHostSites = 1024;
   uint32_t ltpsize_ = 4;             // FPSCR.LTPSIZE, for the host-executed TP forms
+  // LE and LTPSIZE (core_armv81m.cc): an LE is an INVSTATE UsageFault while LTPSIZE is
+  // not 4 and an FP context is active, which its translation does not check. The
+  // LTPSIZE the last DLSTP/WLSTP set (a tail-predicated loop's own), and whether LE sites
+  // are to stop again at the next stop (a VMSR set another).
+  uint32_t loop_ltpsize_ = 4;
+  bool loop_ends_to_stop_ = false;
+  bool LtpsizeFaultsLe() const;
+  void LoopEndsStop();
+  void LtpsizeWritten(bool in_engine);
+  void SetLoopTest(RelocatedLoop& loop, bool stops);
   std::unique_ptr<MveUnit, MveUnitDeleter> mve_;
   mutable int page_windows_[2] = {-1, -1};  // the windows PageAllows found last, newest first
   uint64_t protection_changes_ = 0;  // MapWindow and ProtectWindow calls

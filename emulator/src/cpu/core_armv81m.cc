@@ -133,6 +133,15 @@ uint32_t Core::OriginalPc(uint32_t pc) const {
 // or strict mode watches addresses in the firmware's own code.
 bool Core::RelocateLoop(uint32_t site, uint32_t start, uint32_t step) {
   if (tracing_ || start >= site) return false;
+  // Made before, and stopped by LoopEndsStop: the copy runs its own test again.
+  for (RelocatedLoop& l : loops_) {
+    if (l.site != site || !l.stops) continue;
+    SetLoopTest(l, false);
+    v81m::Insn b{.op = v81m::Op::kLeForever, .target = l.entry};  // B.W to the entry
+    PatchSite(site, v81m::Translate(b, site, 0)->site);
+    ++armv81_stats_.sites_translated;
+    return true;
+  }
   v81m::Fetch fetch = [this](uint32_t a) { return InstructionAt(a); };
   if (!v81m::RelocatableBody(start, site, fetch) || !v81m::FlagsDeadAt(site + 4, fetch)) return false;
   // The loop's DLS, already rewritten in place (it ran before this first LE), if
@@ -163,8 +172,10 @@ bool Core::RelocateLoop(uint32_t site, uint32_t start, uint32_t step) {
   std::copy(c.weights.begin(), c.weights.end(), cp.weights.begin() + (block - cp.base) / 2);
   InvalidateCode(entry, entry + c.entry.size());
   InvalidateCode(block, block + c.loop.size());
-  loops_.push_back({.copy = block, .size = uint32_t(code.size()), .exit = block + c.exit_offset,
-                    .first = first, .site = site, .dls = dls});
+  RelocatedLoop made{.copy = block, .size = uint32_t(code.size()), .exit = block + c.exit_offset,
+                     .first = first, .site = site, .dls = dls, .entry = entry};
+  std::copy_n(c.loop.begin() + code.size(), 4, made.test.begin());
+  loops_.push_back(made);
 
   // The LE site branches to the entry (its first iteration ran in place); the DLS site
   // straight to the copy's lead.
@@ -216,9 +227,21 @@ bool Core::HandleArmv81(uint32_t pc) {
   if (!insn) return false;
   // Inside an IT block these are UNPREDICTABLE and QEMU UNDEFs them: leave the stop.
   if (Read(Reg::kXpsr) & 0x0600FC00u) return false;
+  const bool le = insn->op == v81m::Op::kLe || insn->op == v81m::Op::kLeForever;
+  if (le && LtpsizeFaultsLe()) {
+    stop_ = Stop{.kind = Stop::Kind::kTrap, .pc = pc, .imm = cfsr::kInvstate};
+    return false;
+  }
 
-  if (armv81_mode_ == Armv81Mode::kTranslate) {
+  // An LE is translated only while LTPSIZE is 4: its translation does not check it.
+  if (armv81_mode_ == Armv81Mode::kTranslate && !(le && ltpsize_ != 4)) {
     if (insn->op == v81m::Op::kLe && RelocateLoop(pc, insn->target, 1)) return true;
+    // An LE that LoopEndsStop gave back: its trampoline is still there.
+    if (auto p = patches_.find(pc); le && p != patches_.end() && std::equal(bytes.begin(), bytes.end(), p->second.original.begin())) {
+      PatchSite(pc, p->second.patched);
+      ++armv81_stats_.sites_translated;
+      return true;
+    }
     if (insn->op == v81m::Op::kLetp) {
       if (const uint32_t step = LetpStep(insn->target); step != 0 && RelocateLoop(pc, insn->target, step)) return true;
     }
@@ -268,10 +291,71 @@ bool Core::HandleArmv81(uint32_t pc) {
     }
   }
   ltpsize_ = st.ltpsize;
+  if (insn->op == v81m::Op::kDlstp || insn->op == v81m::Op::kWlstp) loop_ltpsize_ = ltpsize_;
   Write(Reg::kPc, next | 1u);
   SetThrough(Through() + 1);  // no block is current here (Run settled it)
   ++armv81_stats_.executed_by_host;
   return true;
+}
+
+// DDI 0553B LE: with MVE, an LE (not LETP) while LTPSIZE() is not 4 is an INVSTATE
+// UsageFault at the LE. LTPSIZE() reads 4 while no FP context is active: CP10 denied to
+// the current privilege, lazy preservation pending (FPCCR.LSPACT), or a new context due
+// (FPCCR.ASPEN with CONTROL.FPCA clear). QEMU 7.2 trans_LE checks the same (fp_excp_el,
+// v7m_lspact, v7m_new_fp_ctxt_needed).
+bool Core::LtpsizeFaultsLe() const {
+  if (mve_ == nullptr || ltpsize_ == 4) return false;
+  const uint32_t cp10 = (scs_.cpacr() >> 20) & 3;
+  if (cp10 == 0 || (cp10 == 1 && Unprivileged())) return false;
+  const uint32_t f = scs_.fpccr();
+  if (f & fpccr::kLspact) return false;
+  return !(f & fpccr::kAspen) || (Read(Reg::kControl) & 4u) || MveFpContext();
+}
+
+// LTPSIZE was written other than by a loop start: by VMSR FPSCR (`in_engine`, from the
+// MVE unit) or by an exception return. If it is not 4 and not the LTPSIZE of the
+// tail-predicated loop that last started (an interrupted loop's own), every translated
+// LE is made to stop again so that the host checks it (LtpsizeFaultsLe) until LTPSIZE is
+// 4 again: at once after a return, at the next block boundary from inside the engine.
+void Core::LtpsizeWritten(bool in_engine) {
+  if (ltpsize_ == 4 || ltpsize_ == loop_ltpsize_) return;
+  if (!in_engine) return LoopEndsStop();
+  loop_ends_to_stop_ = true;
+  next_event_ = 0;
+  SetCheckAt(0);
+}
+
+// The LE sites rewritten in place or to a trampoline get the firmware's LE back; a
+// relocated loop's copy branches from its test to the LE site, which then stops (the
+// copy's first test instruction stands for the LE in the count: it counts nothing now).
+// Each is translated again when it next stops with LTPSIZE 4 (the copy reused).
+void Core::LoopEndsStop() {
+  loop_ends_to_stop_ = false;
+  for (auto& [at, p] : patches_) {
+    const std::optional<v81m::Insn> insn = v81m::Decode(p.original, at);
+    if (!insn || (insn->op != v81m::Op::kLe && insn->op != v81m::Op::kLeForever)) continue;
+    std::array<uint8_t, 4> now;
+    map_.Read(at, now);
+    if (now != p.patched) continue;  // not ours any more (code loaded over it)
+    map_.Write(at, p.original);
+    InvalidateCode(at, at + 4);
+  }
+  for (RelocatedLoop& l : loops_) {
+    const std::optional<v81m::Insn> insn = v81m::Decode(InstructionAt(l.site), l.site);
+    if (!l.stops && insn && insn->op == v81m::Op::kLe) SetLoopTest(l, true);
+  }
+}
+
+// The copy's LE test: its own (CMP.W ...), or a B.W to the LE site.
+void Core::SetLoopTest(RelocatedLoop& l, bool stops) {
+  const uint32_t test = l.copy + l.size;
+  TrampolinePage& page = *PageOf(test);
+  std::array<uint8_t, 4> bytes = l.test;
+  if (stops) bytes = v81m::Translate(v81m::Insn{.op = v81m::Op::kLeForever, .target = l.site}, test, 0)->site;
+  std::memcpy(page.host.get() + (test - page.base), bytes.data(), 4);
+  page.weights[(test - page.base) / 2] = stops ? 0 : 1;
+  l.stops = stops;
+  InvalidateCode(test, test + 4);
 }
 
 }  // namespace faultline::cpu

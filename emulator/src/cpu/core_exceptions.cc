@@ -408,7 +408,10 @@ Core::Taken Core::ReturnFromException(uint32_t value) {
   if (fp && !fp_in_registers) {
     for (int i = 0; i < 16; ++i) RegWrite(uc_, UC_ARM_REG_S0 + i, w[8 + i]);
     RegWrite(uc_, UC_ARM_REG_FPSCR, w[24]);
-    if (mve_) MveRestore(w[24], w[25]);
+    if (mve_) {
+      MveRestore(w[24], w[25]);
+      LtpsizeWritten(/*in_engine=*/false);  // a frame the handler rewrote: LE sites check it
+    }
   }
   // The whole xPSR: NZCV, Q, GE (where the core has the DSP extension), the IT/ICI bits
   // and IPSR. XPSR_NZCVQG writes all of them (unicorn.md §2; docs/fidelity.md); T stays

@@ -236,6 +236,7 @@ struct MveUnit {
   uint32_t Fetch(void* env, uint32_t addr, uint32_t hw);
   uint32_t Execute(void* env, uint32_t index, uintptr_t ra);
   void EnterFpContext(void* env);
+  void NewFpContext(uint32_t fpdscr);
 };
 
 void MveUnitDeleter::operator()(MveUnit* u) const { delete u; }
@@ -424,12 +425,21 @@ uint32_t MveUnit::Fetch(void* env, uint32_t addr, uint32_t hw) {
   std::memcpy(&fpscr, base + fpscr_offset, 4);
   arm::mve::State& s = state;
   memory->At(ra, d.mmu_idx);
-  s.ltpsize = core.ltpsize_;
+  const uint32_t ltpsize = core.ltpsize_;
+  s.ltpsize = ltpsize;
   const uint32_t nzcv = fpscr & arm::mve::fpscr::kNzcv;
   s.fpscr_nzcv = nzcv;
   s.pc = d.address;
   arm::mve::Execute(d.insn, s);
   core.ltpsize_ = s.ltpsize;
+  if (s.ltpsize != ltpsize) {
+    // A DLSTP's LTPSIZE is its loop's; another (VMSR FPSCR) makes LE sites check it.
+    if (std::strcmp(d.insn.name, "DLSTP") == 0) {
+      core.loop_ltpsize_ = s.ltpsize;
+    } else {
+      core.LtpsizeWritten(/*in_engine=*/true);
+    }
+  }
   if (s.fp16_ready) {
     // FZ16 flushes without raising Input Denormal (FPSCR.IDC): QEMU 7.2's vfp_get_fpscr
     // masks it out of the half-precision statuses.
@@ -460,11 +470,18 @@ void MveUnit::EnterFpContext(void* env) {
     Original().msr(env, kControl, control | kFpca | kSfpa);
     const uint32_t fpdscr = core.scs_.fpdscr();
     Original().set_fpscr(env, fpdscr & ~(arm::mve::fpscr::kLtpsize | arm::mve::fpscr::kFz16));
-    state.fz16 = fpdscr & arm::mve::fpscr::kFz16;
-    state.qc = false;
-    state.vpr = 0;
-    core.ltpsize_ = 4;
+    NewFpContext(fpdscr);
   }
+  fp_context = true;
+}
+
+// The rest of a new context's state, which lives here: FPSCR.FZ16 from FPDSCR, QC
+// clear, LTPSIZE 4 and VPR 0 (QEMU 7.2 vfp_access_check_m).
+void MveUnit::NewFpContext(uint32_t fpdscr) {
+  state.fz16 = fpdscr & arm::mve::fpscr::kFz16;
+  state.qc = false;
+  state.vpr = 0;
+  core.ltpsize_ = 4;
   fp_context = true;
 }
 
@@ -480,13 +497,17 @@ uint32_t Core::MveStackedFpscr(uint32_t engine_fpscr) const {
 uint32_t Core::MveVpr() const { return mve_->state.vpr; }
 // With lazy preservation the handler's first FP or vector instruction starts a new
 // context with VPR 0 (QEMU 7.2 vfp_access_check_m): VPR reads 0 from then on, which is
-// what clearing it now shows, while the interrupted value waits in lazy_vpr.
+// what clearing it now shows, while the interrupted value waits in lazy_vpr. LTPSIZE
+// stays in FPSCR for that instruction's preservation to stack (PreserveFpState) or the
+// return to find there: until then no FP context is active and LTPSIZE() reads 4 (DDI
+// 0553B; QEMU 7.2 keeps v7m.ltpsize). Setting 4 here lost a tail-predicated loop's
+// LTPSIZE to every lazily stacked exception.
 void Core::MveEnterHandler(bool fp_context, bool lazy) {
   if (fp_context) {
     if (lazy) mve_->lazy_vpr = mve_->state.vpr;
     mve_->state.vpr = 0;
   }
-  ltpsize_ = 4;
+  if (!(fp_context && lazy)) ltpsize_ = 4;
 }
 uint32_t Core::MveLazyVpr() const { return mve_->lazy_vpr; }
 void Core::MveResumeLazyVpr() { mve_->state.vpr = mve_->lazy_vpr; }
@@ -564,6 +585,18 @@ __attribute__((visibility("default"))) void helper_v7m_msr_arm(void* env, uint32
   // CONTROL (20) may drop privilege; FAULTMASK (19, also CPSID/CPSIE f) moves the
   // execution priority to or from -1, where HFNMIENA decides whether the MPU applies.
   if (c != nullptr && ((maskreg & 0x7Fu) == 20 || (maskreg & 0x7Fu) == 19)) c->ControlWritten();
+}
+
+// The translator's FPSCR write when an FP instruction the engine runs (single or double
+// precision) starts a new context (QEMU 5.0 full_vfp_access_check: FPCCR.ASPEN set,
+// CONTROL.FPCA clear), with the value of its FPDSCR copy (Core::PushFpControl). While
+// the engine runs nothing else calls it: VMSR FPSCR is the MVE unit's, exception entry
+// and return are faultline's. The new context's FZ16, QC, LTPSIZE and VPR are the MVE
+// unit's to set, or a half-precision instruction after it would see the old context's.
+__attribute__((visibility("default"))) void helper_vfp_set_fpscr_arm(void* env, uint32_t value) {
+  fl::Original().set_fpscr(env, value);
+  fl::Core* c = fl::running_core;
+  if (c != nullptr && c->mve() != nullptr) c->mve()->NewFpContext(value);
 }
 
 // The translator's call before an FP instruction while FPCCR.LSPACT is set: the lazy
