@@ -244,6 +244,34 @@ INSTANTIATE_TEST_SUITE_P(Boards, UartVendor,
                            return s;
                          });
 
+// The DesignWare UART's status as a vendor driver polls it (firmware-fixtures/src/
+// uart_dw_status.c; DW_apb_uart databook register descriptions): LSR THRE|TEMT, USR
+// TFNF|TFE and IIR "no interrupt" at reset; IIR's FIFO bits and the FCR shadows SFE, SRT,
+// STET once FCR is written; a send that waits on USR.TFNF; with IER.PTIME and the FIFOs on,
+// LSR.THRE means "transmit FIFO full" and reads 0, so the send that waits while it is set
+// goes out (it spun forever when THRE kept its reset meaning); PTIME no longer applies
+// with the FIFOs off.
+TEST(UartDw, StatusRegistersAsTheDatabookSays) {
+  REQUIRE_FIXTURES();
+  for (const char* board : {"alif-e8-hp", "alif-e7-hp"}) {
+    Completed cli;
+    auto report = RunJson(board, "uart_dw_status", {"--max-instructions", "1000000"}, &cli);
+    EXPECT_EQ(report["outcome"], "exit") << board << "\n" << cli.out << cli.err;
+    EXPECT_EQ(report["console"].get<std::string>(),
+              "reset lsr 0x00000060\nreset usr 0x00000006\nreset iir 0x00000001\n"
+              "fifo iir 0x000000c1\nfifo sfe 0x00000001\nfifo srt 0x00000001\nfifo stet 0x00000003\n"
+              "after usr-polled send lsr 0x00000060\n"
+              "ptime lsr 0x00000040\nptime etbei iir 0x000000c2\n  then iir 0x000000c1\n"
+              "stet after write 0x00000000\n"
+              "fifos off ptime lsr 0x00000060\nfifos off iir 0x00000001\nfifos off sfe 0x00000000\n")
+        << board;
+    EXPECT_EQ(report["uart"]["UART4"].get<std::string>(), "usr\r\nptime\r\n") << board;
+    for (const auto& e : report["events"]) {
+      EXPECT_NE(e["kind"], "unmodelled-register") << board << ": " << e["message"];
+    }
+  }
+}
+
 // Flags a vendor HAL clears by writing a register (issue 16 item 1): the STM32 USART's ICR
 // clear bits and RQR.RXFRQ (RM0433 §48.8), the NXP LPUART's write-1-to-clear STAT flags
 // (i.MX93 RM, LPUART STAT). firmware-fixtures/src/uart_flags.c reads a burst of input until
