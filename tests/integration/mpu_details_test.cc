@@ -153,6 +153,23 @@ INSTANTIATE_TEST_SUITE_P(Boards, MpuLdrt,
                                            Case{"mps3-an547", "cortex-m55", LdrtConsole()}),
                          [](const auto& p) { return BoardTestName(p.param.board); });
 
+// Stopped at it, the first refused LDRT is reported as what it is: a MemManage read of its
+// four bytes at the privileged-only word, at the LDRT (encoding T1, F85n nE00) in main.
+TEST(MpuLdrtStop, TheReportNamesTheLdrtAndItsAccess) {
+  REQUIRE_FIXTURES();
+  Completed cli;
+  auto report = RunJson("mps2-an385", "mpu_ldrt", {"--stop-at-fault"}, &cli);
+  EXPECT_EQ(report["outcome"], "fault") << cli.out << cli.err;
+  const auto& f = report["fault"];
+  EXPECT_EQ(f["kind"], "MemManage") << f.dump(2);
+  EXPECT_EQ(f["access"], "read");
+  EXPECT_EQ(f["size"], 4);
+  EXPECT_EQ(f["address_symbol"], "pages+0x4");
+  EXPECT_EQ(f["pc_precise"], true);
+  EXPECT_EQ(f["instruction"].get<std::string>().rfind("f85", 0), 0u) << f["instruction"];
+  EXPECT_EQ(f["symbol"].get<std::string>().rfind("main+", 0), 0u) << f["symbol"];
+}
+
 // With HFNMIENA set, the HardFault handler's store to the read-only region is a MemManage
 // fault at priority -1: a lockup, at the store. QEMU 7.2 stops there too ("Lockup: can't
 // escalate 3 to HardFault (current priority -1)", R15 the store).

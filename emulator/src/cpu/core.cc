@@ -232,6 +232,10 @@ struct Hooks {
           s = *c.unprivileged_refusal_;
           s.pc = pc;
           c.unprivileged_refusal_.reset();
+          // The access's bytes from the "T" form's size field, hw1 bits 6:5 (LDRBT F81n,
+          // LDRHT F83n, LDRT F85n, STRBT F80n ...: Armv7-M ARM §A7.7.52 ff.).
+          const std::vector<uint8_t> insn = c.InstructionAt(pc);
+          s.size = insn.empty() ? 0 : 1u << ((insn[0] >> 5) & 3);
           break;
         }
         s.kind = Stop::Kind::kTrap;
@@ -504,10 +508,10 @@ bool Core::MpuRefuses(uint64_t addr, bool privileged, bool write) const {
   return p && !(write ? p->write : p->read);  // nullopt: the default map, or no MPU
 }
 
-bool Core::RefusesUnprivileged(uint64_t addr, uint32_t size, bool write) {
+bool Core::RefusesUnprivileged(uint64_t addr, bool write) {
   if (mpu_unprivileged_ || !MpuRefuses(addr, false, write)) return false;
   unprivileged_refusal_ = Stop{.kind = Stop::Kind::kMemoryFault, .access = write ? AccessType::kWrite : AccessType::kRead,
-                               .address = addr, .size = size, .permission = true};
+                               .address = addr, .permission = true};
   return true;
 }
 

@@ -79,9 +79,6 @@ bool TakeRestoredFaultPc();
 // that instruction as the translated code's own accesses do (core_data_faults.cc).
 uint32_t HelperLoad(void* env, uint32_t address, unsigned size, uintptr_t ra);
 void HelperStore(void* env, uint32_t address, unsigned size, uint32_t value, uintptr_t ra);
-// The bytes of the guest access in progress through a memory helper on this thread
-// (core_data_faults.cc), 0 outside one.
-uint32_t AccessSizeInProgress();
 // Leaves the translated code at the instruction whose call returns to `ra` (its PC
 // restored), after a stop was recorded.
 [[noreturn]] void LeaveAtInstruction(uintptr_t ra);
@@ -277,9 +274,9 @@ class Core {
   // MPU's unprivileged view, while the page protections are the privileged one
   // (ApplyMpu). unicorn_xip.cc asks, on the engine's TLB fill for such an access, whether
   // that view refuses it: then the access must fault and the MemManage stop is kept for
-  // the engine's data abort that follows (Interrupt 4). `size`: the access's bytes.
+  // the engine's data abort that follows (Interrupt 4).
   bool PrivilegedView() const { return !mpu_unprivileged_; }
-  bool RefusesUnprivileged(uint64_t addr, uint32_t size, bool write);
+  bool RefusesUnprivileged(uint64_t addr, bool write);
 
   // Whether the page protections of `addr` (ProtectWindow) let a data read or write
   // through. The engine's TLB does not carry them for reads (Unicorn checks them in its

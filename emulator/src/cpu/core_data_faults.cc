@@ -87,7 +87,6 @@ thread_local bool restored = false;          // the PC was moved to the faulting
 struct Access {
   uintptr_t ra = 0;
   uint64_t stops_before = 0;
-  uint32_t size = 0;  // bytes
 };
 thread_local Access access;
 thread_local CPUState* running = nullptr;  // the CPU in cpu_exec on this thread
@@ -120,16 +119,13 @@ void AlignmentFirst(uint32_t addr, uint32_t oi, int access_type, uintptr_t ra) {
   arm_cpu_do_unaligned_access_arm(running, addr, access_type, int(oi & 15), ra);  // does not return
 }
 
-// The bytes an access moves: QEMU 5.0 TCGMemOpIdx MemOp << 4 | mmu_idx, MO_SIZE bits 1:0.
-uint32_t SizeOf(uint32_t oi) { return 1u << ((oi >> 4) & 3); }
-
 // Unicorn leaves the block itself for a read that faults (load_helper calls
 // cpu_loop_exit, which comes to LeaveBlock) but returns from a write that faults: then
 // the wrapper leaves it.
 uint64_t Loaded(Load load, void* env, uint32_t addr, uint32_t oi, uintptr_t ra) {
   AlignmentFirst(addr, oi, 0, ra);  // MMU_DATA_LOAD
   const Access outer = access;
-  access = {ra, data_fault_stops, SizeOf(oi)};
+  access = {ra, data_fault_stops};
   const uint64_t value = load(env, addr, oi, ra);
   if (FaultedHere()) LeaveBlock(running);
   access = outer;
@@ -140,7 +136,7 @@ template <typename T>
 void Stored(Store<T> store, void* env, uint32_t addr, T value, uint32_t oi, uintptr_t ra) {
   AlignmentFirst(addr, oi, 1, ra);  // MMU_DATA_STORE
   const Access outer = access;
-  access = {ra, data_fault_stops, SizeOf(oi)};
+  access = {ra, data_fault_stops};
   store(env, addr, value, oi, ra);
   if (FaultedHere()) LeaveBlock(running);
   access = outer;
@@ -156,11 +152,9 @@ void Generating(QemuLdSt gen, void* s, intptr_t val, intptr_t addr, uintptr_t id
 
 const void* RunningCpu() { return running; }
 
-uint32_t AccessSizeInProgress() { return access.size; }
-
 uint32_t HelperLoad(void* env, uint32_t address, unsigned size, uintptr_t ra) {
   const Access outer = access;
-  access = {ra, data_fault_stops, size};
+  access = {ra, data_fault_stops};
   const uint32_t v = size == 1   ? cpu_ldub_data_ra_arm(env, address, ra)
                      : size == 2 ? cpu_lduw_data_ra_arm(env, address, ra)
                                  : cpu_ldl_data_ra_arm(env, address, ra);
@@ -171,7 +165,7 @@ uint32_t HelperLoad(void* env, uint32_t address, unsigned size, uintptr_t ra) {
 
 void HelperStore(void* env, uint32_t address, unsigned size, uint32_t value, uintptr_t ra) {
   const Access outer = access;
-  access = {ra, data_fault_stops, size};
+  access = {ra, data_fault_stops};
   if (size == 1) {
     cpu_stb_data_ra_arm(env, address, value, ra);
   } else if (size == 2) {

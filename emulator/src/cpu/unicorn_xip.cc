@@ -95,14 +95,16 @@ __attribute__((visibility("default"))) bool get_phys_addr_arm(CPUARMState* env, 
                                                               ARMCacheAttrs* cacheattrs) {
   const Unicorn& u = Original();
   const bool faults = u.get_phys_addr(env, address, access_type, mmu_idx, phys, attrs, prot, page_size, fi, cacheattrs);
-  faultline::cpu::Core* core = faultline::cpu::Core::Current();
-  if (u.foreign || core == nullptr) return faults;
-  if (access_type != kMmuInstFetch) {
-    if (faults || !Unprivileged(mmu_idx) || !core->PrivilegedView()) return faults;
+  if (access_type != kMmuInstFetch) {  // the common case first: a data fill with a privileged index
+    if (faults || !Unprivileged(mmu_idx) || u.foreign) return faults;
+    faultline::cpu::Core* core = faultline::cpu::Core::Current();
+    if (core == nullptr || !core->PrivilegedView()) return faults;
     *page_size = 1;
-    return core->RefusesUnprivileged(address, faultline::cpu::AccessSizeInProgress(), access_type == kMmuDataStore);
+    return core->RefusesUnprivileged(address, access_type == kMmuDataStore);
   }
-  if (!faults || u.stock || *phys != address || !core->ExecutesInPlace(address)) return faults;
+  if (!faults || u.stock) return faults;
+  const faultline::cpu::Core* core = faultline::cpu::Core::Current();
+  if (core == nullptr || *phys != address || !core->ExecutesInPlace(address)) return faults;
   *prot |= kPageExec;
   return false;
 }
