@@ -87,4 +87,19 @@ static inline void print_clear_and_step(const char *what, uint32_t *frame, uint3
 
 #define MEMMANAGE_PRINTS_AND_EXITS() PRINTS_AND_EXITS(MemManage_Handler, 0)
 
+/* Defines MemManage_Handler for fixtures that resume after a refused access: records CFSR
+ * and MMFAR in mm_cfsr and mm_mmfar, clears CFSR (write one to clear) and steps the
+ * stacked PC over the access, an instruction of `size` bytes. */
+#define MEMMANAGE_RECORDS_AND_STEPS(size)                \
+    static volatile uint32_t mm_cfsr, mm_mmfar;          \
+    __attribute__((used)) void memmanage_c(uint32_t *frame); \
+    void memmanage_c(uint32_t *frame)                    \
+    {                                                    \
+        mm_cfsr = SCB_CFSR;                              \
+        mm_mmfar = SCB_MMFAR;                            \
+        SCB_CFSR = SCB_CFSR;                             \
+        frame[6] += (size);                              \
+    }                                                    \
+    FRAME_HANDLER(MemManage_Handler, memmanage_c)
+
 #endif

@@ -8,27 +8,11 @@
  * Privileged Thread mode with PRIVDEFENA: everything outside the regions is the default
  * map. Each store prints the MemManage status it got and the word the page then holds.
  */
-#include "exc_common.h"
-
-#define MPU_CTRL REG32(0xE000ED94u)
-#define MPU_RNR REG32(0xE000ED98u)
-#define MPU_RBAR REG32(0xE000ED9Cu)
-#define MPU_RASR REG32(0xE000EDA0u) /* MPU_RLAR on Armv8-M */
-#define MPU_CTRL_ENABLE (1u << 0)
-#define MPU_CTRL_PRIVDEFENA (1u << 2)
+#include "mpu_regs.h"
 
 static volatile uint32_t page[256] __attribute__((aligned(1024)));
-static volatile uint32_t mm_cfsr, mm_mmfar;
 
-void memmanage_c(uint32_t *frame);
-void memmanage_c(uint32_t *frame)
-{
-    mm_cfsr = SCB_CFSR;
-    mm_mmfar = SCB_MMFAR;
-    SCB_CFSR = SCB_CFSR;
-    frame[6] += 2; /* the 16-bit STR or LDR */
-}
-FRAME_HANDLER(MemManage_Handler, memmanage_c)
+MEMMANAGE_RECORDS_AND_STEPS(2) /* the 16-bit STR or LDR */
 
 /* A 16-bit STR (T1, offset 0), so the handler steps over two bytes. */
 static void store(uint32_t offset, uint32_t v)

@@ -101,6 +101,75 @@ INSTANTIATE_TEST_SUITE_P(Boards, MpuSubpage,
                                            Case{"mps3-an547", "cortex-m55", SubpageConsole(false)}),
                          [](const auto& p) { return BoardTestName(p.param.board); });
 
+// LDRT, STRT and the other unprivileged forms executed by privileged code
+// (firmware-fixtures/src/mpu_ldrt.c) get the MPU's unprivileged view, as on QEMU 7.2: each
+// one to the privileged-only page, and one to memory in no region (the privileged default
+// map is not theirs), is a MemManage DACCVIOL with MMFAR (CFSR 0x82) that loads nothing
+// or leaves the word as it was; the plain LDR/STR there and the "T" forms to the page
+// anyone may use go through, as they all do with the MPU off.
+struct LdrtAccess {
+  const char* what;
+  bool refused;
+  uint32_t offset, value;  // the word loaded, or the word the page then holds
+};
+
+std::string LdrtConsole() {
+  constexpr uint32_t kNone = 0xeeeeeeee;
+  const LdrtAccess accesses[] = {
+      {"ldr privileged-only", false, 0x000, 0x11110000},  {"ldrt privileged-only", true, 0x004, kNone},
+      {"ldrbt privileged-only", true, 0x009, kNone},      {"ldrht privileged-only", true, 0x00a, kNone},
+      {"ldrsbt privileged-only", true, 0x00b, kNone},     {"ldrsht privileged-only", true, 0x00e, kNone},
+      {"strt privileged-only", true, 0x010, 0x11150404},  {"strbt privileged-only", true, 0x015, 0x11160505},
+      {"strht privileged-only", true, 0x01a, 0x11170606}, {"str privileged-only", false, 0x01c, 0x600dda7a},
+      {"ldrt any", false, 0x404, 0x12130201},             {"ldrsbt any", false, 0x407, 0x00000012},
+      {"strt any", false, 0x408, 0x12345678},             {"strbt any", false, 0x40d, 0x12159a03},
+  };
+  std::string out;
+  for (const LdrtAccess& a : accesses) {
+    out += fmt::format("{}\n  cfsr 0x{:08x}\n", a.what, a.refused ? 0x82 : 0);
+    if (a.refused) out += fmt::format("  mmfar at +0x{:08x}\n", a.offset);
+    out += fmt::format("  value 0x{:08x}\n", a.value);
+  }
+  return out +
+         "ldrt outside the regions\n  cfsr 0x00000082\n  mmfar is the variable 0x00000001\n  value 0xeeeeeeee\n"
+         "ldrt privileged-only, mpu off\n  cfsr 0x00000000\n  value 0x11120101\n"
+         "strt privileged-only, mpu off\n  cfsr 0x00000000\n  value 0x5a5a5a5a\n";
+}
+
+class MpuLdrt : public ::testing::TestWithParam<Case> {};
+
+TEST_P(MpuLdrt, PrivilegedCodeGetsTheUnprivilegedViewAsOnQemu) {
+  REQUIRE_FIXTURES();
+  const Case& c = GetParam();
+  if (!ExpectsQemusConsole({c.board, c.cpu}, "mpu_ldrt", c.expected)) {
+    GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Boards, MpuLdrt,
+                         ::testing::Values(Case{"mps2-an385", "cortex-m3", LdrtConsole()},
+                                           Case{"mps2-an500", "cortex-m7", LdrtConsole()},
+                                           Case{"mps2-an505", "cortex-m33", LdrtConsole()},
+                                           Case{"mps3-an547", "cortex-m55", LdrtConsole()}),
+                         [](const auto& p) { return BoardTestName(p.param.board); });
+
+// Stopped at it, the first refused LDRT is reported as what it is: a MemManage read of its
+// four bytes at the privileged-only word, at the LDRT (encoding T1, F85n nE00) in main.
+TEST(MpuLdrtStop, TheReportNamesTheLdrtAndItsAccess) {
+  REQUIRE_FIXTURES();
+  Completed cli;
+  auto report = RunJson("mps2-an385", "mpu_ldrt", {"--stop-at-fault"}, &cli);
+  EXPECT_EQ(report["outcome"], "fault") << cli.out << cli.err;
+  const auto& f = report["fault"];
+  EXPECT_EQ(f["kind"], "MemManage") << f.dump(2);
+  EXPECT_EQ(f["access"], "read");
+  EXPECT_EQ(f["size"], 4);
+  EXPECT_EQ(f["address_symbol"], "pages+0x4");
+  EXPECT_EQ(f["pc_precise"], true);
+  EXPECT_EQ(f["instruction"].get<std::string>().rfind("f85", 0), 0u) << f["instruction"];
+  EXPECT_EQ(f["symbol"].get<std::string>().rfind("main+", 0), 0u) << f["symbol"];
+}
+
 // With HFNMIENA set, the HardFault handler's store to the read-only region is a MemManage
 // fault at priority -1: a lockup, at the store. QEMU 7.2 stops there too ("Lockup: can't
 // escalate 3 to HardFault (current priority -1)", R15 the store).

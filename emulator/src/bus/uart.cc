@@ -54,9 +54,9 @@ constexpr uint32_t kLpWaterRxOne = 1u << 24;
 // drivers/include/uart.h).
 constexpr uint32_t kDwDlab = 1u << 7;                                     // LCR
 constexpr uint32_t kDwDr = 1u << 0, kDwThre = 1u << 5, kDwTemt = 1u << 6;  // LSR
-constexpr uint32_t kDwTfnf = 1u << 1, kDwTfe = 1u << 2, kDwRfne = 1u << 3;  // USR
-constexpr uint32_t kDwErbfi = 1u << 0, kDwEtbei = 1u << 1;                 // IER
-constexpr uint32_t kDwFcrFifoEnable = 0x01, kDwFcrRxTriggerShift = 6;      // FCR.FIFOE, FCR.RT
+constexpr uint32_t kDwTfnf = 1u << 1, kDwTfe = 1u << 2, kDwRfne = 1u << 3, kDwRff = 1u << 4;  // USR
+constexpr uint32_t kDwErbfi = 1u << 0, kDwEtbei = 1u << 1, kDwPtime = 1u << 7;  // IER
+constexpr uint32_t kDwFcrFifoEnable = 0x01, kDwFcrTxTriggerShift = 4, kDwFcrRxTriggerShift = 6;  // FCR.FIFOE, TET, RT
 constexpr uint32_t kDwFifoDepth = 32;  // UART_FIFO_DEPTH
 // IIR.IID (DW_apb_uart databook, "Interrupt Identity Register" and its interrupt
 // priority table), with IIR.FIFOSE (bits 7:6) 0b11 while FCR.FIFOE is set.
@@ -382,10 +382,11 @@ void UartPort::WriteLpuart(size_t reg, uint32_t value, std::vector<uint32_t>& va
 
 // --- DesignWare APB UART (16550) ----------------------------------------------------------
 // No enable bit: THR always sends. With LCR.DLAB set, offsets 0x00/0x04 are the divisor
-// latch. LSR.THRE/TEMT and USR.TFNF/TFE read 1; LSR.DR, USR.RFNE and RFL follow the bytes
-// waiting (all of them are in the receive FIFO, up to its depth); IIR (a read of offset
+// latch. LSR.THRE (but see PTIME below), LSR.TEMT and USR.TFNF/TFE read 1; LSR.DR,
+// USR.RFNE/RFF and RFL follow the bytes waiting (all of them are in the receive FIFO, up
+// to its depth); LSR's error bits (OE, PE, FE, BI, RFE) read 0. IIR (a read of offset
 // 0x08) identifies the interrupt, with the FIFO-enabled bits while FCR.FIFOE is set. The
-// shadow registers SFE and SRT write FCR.FIFOE and FCR.RT.
+// shadow registers SFE, SRT and STET read and write FCR.FIFOE, FCR.RT and FCR.TET.
 //
 // Interrupts, by the databook's priority (DW_apb_uart databook, "Interrupt Identity
 // Register" interrupt table), on the UART's one line:
@@ -402,8 +403,16 @@ void UartPort::WriteLpuart(size_t reg, uint32_t value, std::vector<uint32_t>& va
 // Not raised: receiver line status (IID 0x6; LSR.OE/PE/FE/BI are never set: no line errors,
 // no overrun (uart.h), so the LSR read that clears them has nothing to clear), modem status
 // (IID 0x0; no modem lines), busy detect (IID 0x7; USR.BUSY never reads 1: a byte is sent
-// at once). IER.PTIME is stored; its switch of LSR.THRE to "transmit FIFO full" is not
-// modelled (the FIFO is never full).
+// at once).
+//
+// Programmable THRE interrupt mode (IER.PTIME, with the FIFOs on; DW_apb_uart databook,
+// "Programmable THRE Interrupt"): LSR.THRE then reads as "transmit FIFO full" instead of
+// "THR/transmit FIFO empty", so it reads 0 here (the FIFO never holds a byte), and a driver
+// that waits while it is set writes at once; LSR.TEMT keeps its meaning. The THR-empty
+// interrupt then fires at or below the FCR.TET threshold rather than at empty: the FIFO
+// is always empty, so it is raised as without PTIME. Without the FIFOs PTIME changes
+// nothing. The UART is taken as configured with the mode (the databook's THRE_MODE_USER
+// parameter); a board cannot declare one without it.
 
 uint32_t UartPort::DwRxLevel() const { return uint32_t(std::min<size_t>(rx_.size() - rx_next_, kDwFifoDepth)); }
 
@@ -430,11 +439,16 @@ uint32_t UartPort::ReadDw(size_t reg, std::vector<uint32_t>& values) {
     }
     return iid | ((values[fcr_] & kDwFcrFifoEnable) ? kDwIirFifos : 0);
   }
-  if (reg == lsr_) return (values[lsr_] & ~kDwDr) | kDwThre | kDwTemt | (HasInput() ? kDwDr : 0);
-  if (reg == usr_) return kDwTfnf | kDwTfe | (HasInput() ? kDwRfne : 0);
+  if (reg == lsr_) {
+    // PTIME with the FIFOs on: THRE says "transmit FIFO full", never so here.
+    const bool ptime = (values[ier_] & kDwPtime) && (values[fcr_] & kDwFcrFifoEnable);
+    return (values[lsr_] & ~(kDwDr | kDwThre)) | (ptime ? 0 : kDwThre) | kDwTemt | (HasInput() ? kDwDr : 0);
+  }
+  if (reg == usr_) return kDwTfnf | kDwTfe | (HasInput() ? kDwRfne : 0) | (DwRxLevel() == kDwFifoDepth ? kDwRff : 0);
   if (reg == rfl_) return DwRxLevel();
   if (registers_[reg] == "SFE") return values[fcr_] & kDwFcrFifoEnable;
   if (registers_[reg] == "SRT") return (values[fcr_] >> kDwFcrRxTriggerShift) & 3;
+  if (registers_[reg] == "STET") return (values[fcr_] >> kDwFcrTxTriggerShift) & 3;
   return values[reg];
 }
 
@@ -458,8 +472,9 @@ void UartPort::WriteDw(size_t reg, uint32_t value, std::vector<uint32_t>& values
     values[fcr_] = (values[fcr_] & ~kDwFcrFifoEnable) | (value & kDwFcrFifoEnable);
     return;
   }
-  if (registers_[reg] == "SRT") {
-    values[fcr_] = (values[fcr_] & ~(3u << kDwFcrRxTriggerShift)) | ((value & 3) << kDwFcrRxTriggerShift);
+  for (const auto& [shadow, shift] : {std::pair{"SRT", kDwFcrRxTriggerShift}, std::pair{"STET", kDwFcrTxTriggerShift}}) {
+    if (registers_[reg] != shadow) continue;
+    values[fcr_] = (values[fcr_] & ~(3u << shift)) | ((value & 3) << shift);
     return;
   }
   // Status registers are read-only; SRR (software reset) is write-only and self-clearing.

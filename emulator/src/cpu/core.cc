@@ -248,7 +248,18 @@ struct Hooks {
         s.access = AccessType::kFetch;
         s.address = pc;
         break;
-      case 4:  // EXCP_DATA_ABORT: only an alignment fault here (core_traps.cc), PC restored
+      case 4:  // EXCP_DATA_ABORT, PC restored: an alignment fault (core_traps.cc), or an
+               // unprivileged access the MPU refused (RefusesUnprivileged)
+        if (c.unprivileged_refusal_) {
+          s = *c.unprivileged_refusal_;
+          s.pc = pc;
+          c.unprivileged_refusal_.reset();
+          // The access's bytes from the "T" form's size field, hw1 bits 6:5 (LDRBT F81n,
+          // LDRHT F83n, LDRT F85n, STRBT F80n ...: Armv7-M ARM §A7.7.52 ff.).
+          const std::vector<uint8_t> insn = c.InstructionAt(pc);
+          s.size = insn.empty() ? 0 : 1u << ((insn[0] >> 5) & 3);
+          break;
+        }
         s.kind = Stop::Kind::kTrap;
         s.imm = cfsr::kUnaligned;
         break;
@@ -291,9 +302,9 @@ void BlockHookCallback(uc_engine* uc, uint64_t address, uint32_t size, void* use
 // A bus error on an access an MMIO callback serves: the engine stops at the end of the
 // access's block with the block's start as PC unless that block is traced (the runner
 // replays the run to pin the instruction). The access reads 0 / is dropped.
-uint64_t Core::ServedAccessFault(uint64_t addr, unsigned size, AccessType type) {
+uint64_t Core::ServedAccessFault(uint64_t addr, unsigned size, AccessType type, bool permission) {
   StopWith({.kind = Stop::Kind::kMemoryFault, .pc = Read(Reg::kPc), .access = type,
-            .address = addr, .size = size, .imprecise_pc = !TracedInBlock()});
+            .address = addr, .size = size, .permission = permission, .imprecise_pc = !TracedInBlock()});
   if (TracedInBlock()) stop_->pc = *last_traced_;
   return 0;
 }
@@ -301,6 +312,10 @@ uint64_t Core::ServedAccessFault(uint64_t addr, unsigned size, AccessType type) 
 uint64_t Core::ServeAccess(uint64_t addr, unsigned size, bool write, uint64_t value) {
   const AccessType type = write ? AccessType::kWrite : AccessType::kRead;
   auto fault = [&] { return ServedAccessFault(addr, size, type); };
+  // Before the device sees it: a refused write to a transmit register sends nothing.
+  if (scs_.mpu_enabled() && MpuRefuses(addr, !mpu_unprivileged_, write)) {
+    return ServedAccessFault(addr, size, type, true);
+  }
   if (int w = map_.FindRange(addr, size); w >= 0) {
     const Region& r = map_.regions()[w];
     if (!map_.Enabled(w)) {
@@ -507,6 +522,21 @@ bool Core::ExecutesInPlace(uint64_t addr) const {
   return p && p->execute;
 }
 
+bool Core::MpuRefuses(uint64_t addr, bool privileged, bool write) const {
+  // The PPB is never under the MPU (Armv7-M ARM §B3.5.1, Armv8-M ARM §B3.8.1).
+  const bool ppb = addr >= 0xE0000000u && addr < 0xE0100000u;
+  if (mpu_bypassed_ || ppb) return false;
+  const std::optional<MpuPermission> p = scs_.mpu().Access(addr, privileged);
+  return p && !(write ? p->write : p->read);  // nullopt: the default map, or no MPU
+}
+
+bool Core::RefusesUnprivileged(uint64_t addr, bool write) {
+  if (mpu_unprivileged_ || !MpuRefuses(addr, false, write)) return false;
+  unprivileged_refusal_ = Stop{.kind = Stop::Kind::kMemoryFault, .access = write ? AccessType::kWrite : AccessType::kRead,
+                               .address = addr, .permission = true};
+  return true;
+}
+
 uint32_t Core::PagePerms(const Mpu& mpu, size_t w, uint64_t page) const {
   return Watched(page, MpuPagePerms(mpu, w, page));
 }
@@ -670,6 +700,7 @@ void Core::StopWith(const Stop& stop) {
 int Core::Start(uint32_t pc) {
   started_ = true;
   TakeRestoredFaultPc();
+  unprivileged_refusal_.reset();  // a fill that failed without its data abort (a probe)
   FlushStaleTranslations();  // CPACR or CCR changed what the translator is shown (core_traps.cc)
   Core* outer = Running(this);
   const uc_err err = uc_emu_start(uc_, pc | 1u, kNoUntil, 0, 0);

@@ -289,13 +289,22 @@ class Core {
   // previous one.
   static Core* Running(Core* core);
   // The core running on this thread, or null.
-  static const Core* Current();
+  static Core* Current();
 
   // Whether an instruction fetch from `addr`, which the default memory map makes
   // execute-never, runs as silicon runs it: the board marks the region executable (`x`)
   // and the firmware's MPU is on with a region that covers `addr` with XN clear
   // (unicorn_xip.cc lets such fetches through the engine).
   bool ExecutesInPlace(uint64_t addr) const;
+
+  // LDRT/STRT and the other unprivileged loads and stores (Armv7-M ARM §A7.7.52 and the
+  // other "T" forms: MemU_unpriv) executed by privileged code access memory with the
+  // MPU's unprivileged view, while the page protections are the privileged one
+  // (ApplyMpu). unicorn_xip.cc asks, on the engine's TLB fill for such an access, whether
+  // that view refuses it: then the access must fault and the MemManage stop is kept for
+  // the engine's data abort that follows (Interrupt 4).
+  bool PrivilegedView() const { return !mpu_unprivileged_; }
+  bool RefusesUnprivileged(uint64_t addr, bool write);
 
   // Whether the page protections of `addr` (ProtectWindow) let a data read or write
   // through. The engine's TLB does not carry them for reads (Unicorn checks them in its
@@ -397,7 +406,12 @@ class Core {
   // An access to a page served access by access: a partly covered page, a disabled
   // region that reads as zero, or a peripheral. Returns the value read.
   uint64_t ServeAccess(uint64_t addr, unsigned size, bool write, uint64_t value);
-  uint64_t ServedAccessFault(uint64_t addr, unsigned size, AccessType type);
+  // `permission`: the MPU refused it (MemManage), not the bus.
+  uint64_t ServedAccessFault(uint64_t addr, unsigned size, AccessType type, bool permission = false);
+  // Whether the MPU refuses a data access to `addr` at a privilege. Served pages carry no
+  // protections (MapWindow maps them with uc_mmio_map), so ServeAccess asks at each
+  // access; RefusesUnprivileged asks for LDRT/STRT.
+  bool MpuRefuses(uint64_t addr, bool privileged, bool write) const;
   void MapWindow(size_t window, bool remap);
   // Page protections of an enabled window: its own access, narrowed by the MPU.
   void ProtectWindow(size_t window);
@@ -526,6 +540,7 @@ class Core {
   uint64_t next_event_ = UINT64_MAX;
   bool mpu_unprivileged_ = false;  // the privilege the MPU's page protections are for
   bool mpu_bypassed_ = false;      // ... or none: they are the board's (MpuBypassed)
+  std::optional<Stop> unprivileged_refusal_;  // RefusesUnprivileged's, until its data abort
   bool watch_masks_ = false;
   uint64_t masks_snapshot_ = 0;
   struct SystemPage {

@@ -536,7 +536,7 @@ Core* Core::Running(Core* core) {
   return outer;
 }
 
-const Core* Core::Current() { return running_core; }
+Core* Core::Current() { return running_core; }
 
 }  // namespace faultline::cpu
 

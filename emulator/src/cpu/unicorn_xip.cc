@@ -22,7 +22,23 @@
 // per access. The engine's TLB keeps what a fill returned: Core::ApplyMpu flushes it.
 //
 // FAULTLINE_UNICORN_XIP=stock turns it off (fetches there end the run as `unsupported`).
+//
+// The same fill carries the privilege of the access: QEMU 5.0's translator gives LDRT,
+// STRT and the other unprivileged forms the unprivileged MMU index (translate.c
+// get_a32_user_mem_index: MPriv -> MUser), but Unicorn's protections are those of the
+// page (uc_mem_protect) for every index, and faultline sets them for the privilege the
+// core runs at (Core::ApplyMpu). So a data fill whose index is unprivileged while the
+// core is privileged — only these instructions make one — asks the core whether the
+// MPU's unprivileged view refuses it (Core::RefusesUnprivileged). Refused, the fill
+// fails: arm_cpu_tlb_fill restores the PC to the instruction and raises a data abort,
+// which the core turns into the MemManage stop (DACCVIOL, MMFAR), as QEMU 7.2 does
+// (get_phys_addr_pmsav7/8 with the unprivileged index). Either way the page is given a
+// size of 1: QEMU then fills again at every access (tlb_set_page_with_attrs,
+// TLB_INVALID_MASK), as it does for an MPU region smaller than a page, so the next
+// access through that index is asked about too. Unprivileged code and the normal
+// privileged accesses never come here; a privileged LDRT costs one fill per access.
 #include "core.h"
+#include "unicorn_build.h"
 #include "unicorn_interpose.h"
 
 #include <cstdint>
@@ -40,14 +56,20 @@ struct MemTxAttrs {  // QEMU 5.0: 32 bits of bit-fields
 
 namespace {
 
-constexpr int kMmuInstFetch = 2;  // QEMU's MMU_INST_FETCH (include/hw/core/cpu.h)
+constexpr int kMmuDataStore = 1, kMmuInstFetch = 2;  // QEMU's MMUAccessType (include/hw/core/cpu.h)
 constexpr int kPageExec = 0x0004; // QEMU's PAGE_EXEC
+// QEMU 5.0 target/arm/cpu.h ARMMMUIdx: ARM_MMU_IDX_M (0x40) marks an M-profile index,
+// ARM_MMU_IDX_M_PRIV (0x1) a privileged one.
+constexpr int kMmuIdxM = 0x40, kMmuIdxMPriv = 0x1;
+
+bool Unprivileged(int mmu_idx) { return (mmu_idx & kMmuIdxM) && !(mmu_idx & kMmuIdxMPriv); }
 
 using GetPhysAddr = bool (*)(CPUARMState*, uint32_t, int, int, uint64_t*, MemTxAttrs*, int*, uint32_t*,
                              ARMMMUFaultInfo*, ARMCacheAttrs*);
 
 struct Unicorn {
   bool stock = faultline::cpu::TurnedOff("FAULTLINE_UNICORN_XIP", "stock");
+  bool foreign = !faultline::cpu::KnownUnicornBuild();  // another build's MMU indexes may differ
   GetPhysAddr get_phys_addr = faultline::cpu::Unicorns<GetPhysAddr>("get_phys_addr_arm");
 };
 
@@ -73,7 +95,14 @@ __attribute__((visibility("default"))) bool get_phys_addr_arm(CPUARMState* env, 
                                                               ARMCacheAttrs* cacheattrs) {
   const Unicorn& u = Original();
   const bool faults = u.get_phys_addr(env, address, access_type, mmu_idx, phys, attrs, prot, page_size, fi, cacheattrs);
-  if (!faults || access_type != kMmuInstFetch || u.stock) return faults;
+  if (access_type != kMmuInstFetch) {  // the common case first: a data fill with a privileged index
+    if (faults || !Unprivileged(mmu_idx) || u.foreign) return faults;
+    faultline::cpu::Core* core = faultline::cpu::Core::Current();
+    if (core == nullptr || !core->PrivilegedView()) return faults;
+    *page_size = 1;
+    return core->RefusesUnprivileged(address, access_type == kMmuDataStore);
+  }
+  if (!faults || u.stock) return faults;
   const faultline::cpu::Core* core = faultline::cpu::Core::Current();
   if (core == nullptr || *phys != address || !core->ExecutesInPlace(address)) return faults;
   *prot |= kPageExec;
