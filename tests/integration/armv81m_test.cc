@@ -201,6 +201,9 @@ TEST(Mve, LeWhileLtpsizeIsNotFourIsInvstate) {
                     "faults 0x00000004\n")}) {
     EXPECT_NE(console.find(expected), std::string::npos) << expected << "\n---\n" << console;
   }
+  // The report names the rule, not NOCP (the trap's CFSR bit is INVSTATE).
+  auto stopped = RunJson("mps3-an547", "mve_le_ltpsize", {"--load-mode", "debugger", "--stop-at-fault"}, &cli);
+  EXPECT_NE(stopped["fault"]["detail"].get<std::string>().find("LTPSIZE is not 4"), std::string::npos) << cli.out;
   if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
   EXPECT_EQ(console, QemuConsole(Fixture("mps3-an547", "mve_le_ltpsize"), "mve_le_ltpsize"));
 }

@@ -110,7 +110,7 @@ TEST_P(UartMpu, AnUnprivilegedTasksByteNeverLeavesTheUart) {
 // takes a refusal at a peripheral's address as the MPU's: it now reports MemManage only
 // where a memory region of the board allows the access, so this one is a BusFault ("no
 // memory answers") and the fixture's HardFault handler spins.
-TEST_P(UartMpu, DISABLED_MemManageOnEachRefusedAccessAsOnQemu) {
+TEST_P(UartMpu, MemManageOnEachRefusedAccessAsOnQemu) {
   REQUIRE_FIXTURES();
   const std::string console =
       "unprivileged read of STATE, privileged-only region\n  cfsr 0x00000082\n  mmfar at UART0 +0x00000004\n"

@@ -110,11 +110,14 @@ void Machine::OnMemoryFault(const Stop& s) {
   const Region* region = nullptr;
   if (int r = map.Find(s.address); r >= 0) region = &map.regions()[r];
   // The board's own permissions allow it, so the page protection that refused it
-  // is the MPU's: MemManage (Armv7-M ARM §B3.5.x), not a bus error.
-  const bool board_allows = region != nullptr && map.Enabled(map.Find(s.address)) &&
-                            (s.access == AccessType::kWrite   ? region->access.write
-                             : s.access == AccessType::kFetch ? region->access.execute
-                                                              : region->access.read);
+  // is the MPU's: MemManage (Armv7-M ARM §B3.5.x), not a bus error. A peripheral page
+  // served by callback has no region here; its accesses reach this stop only when the
+  // MPU refused them (ServeAccess).
+  const bool board_allows = (region != nullptr && map.Enabled(map.Find(s.address)) &&
+                             (s.access == AccessType::kWrite   ? region->access.write
+                              : s.access == AccessType::kFetch ? region->access.execute
+                                                               : region->access.read)) ||
+                            (region == nullptr && map.FindPeripheral(s.address) >= 0);
   if (s.permission && board_allows && core.scs().mpu_enabled()) {
     bool fetch = s.access == AccessType::kFetch;
     const char* who = core.Unprivileged() ? "unprivileged " : "";
@@ -311,7 +314,10 @@ void Machine::OnTrap(const Stop& s) {
   const char* what = s.imm == cpu::cfsr::kDivbyzero   ? "divide by zero with CCR.DIV_0_TRP set (DIVBYZERO)"
                      : s.imm == cpu::cfsr::kUnaligned ? "unaligned access: LDRD/STRD/LDM/STM/LDREX/STREX/VLDR/VSTR, "
                                                         "or any with CCR.UNALIGN_TRP set (UNALIGNED)"
-                                                      : "FP instruction while CPACR denies CP10/CP11 (NOCP)";
+                     : s.imm == cpu::cfsr::kInvstate
+                         ? "LE while FPSCR.LTPSIZE is not 4 and an FP context is active (INVSTATE): a loop end "
+                           "reached with tail predication left on (Armv8.1-M ARM, LE)"
+                         : "FP instruction while CPACR denies CP10/CP11 (NOCP)";
   if (VectorFault(MakeFault(s, "UsageFault", what),
                   {.exception = cpu::kUsageFault, .cfsr_bits = s.imm, .return_address = s.pc})) {
     return;

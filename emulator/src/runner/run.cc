@@ -117,8 +117,8 @@ std::string EngineFallbackNote() {
   return fmt::format("libunicorn {} is not the build faultline's engine patches were measured against (Debian 12 "
                      "libunicorn2 2.0.1.post1-1+b1, amd64): running Unicorn's own paths, about 10x slower on "
                      "store-heavy code (1.5x on ALU-bound code); UNALIGNED, DIVBYZERO and NOCP UsageFaults are not "
-                     "raised, a data fault's stacked xPSR may be its block's, and code in an XIP window stops as "
-                     "unsupported",
+                     "raised, a data fault's stacked xPSR may be its block's, code in an XIP window stops as "
+                     "unsupported, and LDRT/STRT in privileged code see the privileged view of the MPU",
                      id.empty() ? "without a build-id" : "build-id " + id);
 }
 
