@@ -60,6 +60,28 @@ uint64_t ParseCount(const std::string& flag, const std::string& text, uint64_t m
   return v;
 }
 
+// `--gdb [PORT]` or `--gdb-listen ADDR:PORT`: where to wait for gdb, if asked.
+std::optional<faultline::GdbListen> ParseGdbListen(bool gdb, const std::string& gdb_port,
+                                                   const std::string& gdb_listen) {
+  if (!gdb && gdb_listen.empty()) return std::nullopt;
+  faultline::GdbListen listen;
+  const std::string flag = gdb_listen.empty() ? "--gdb" : "--gdb-listen";
+  std::string port = gdb_port.empty() ? "3333" : gdb_port;
+  if (!gdb_listen.empty()) {
+    const size_t colon = gdb_listen.rfind(':');
+    if (colon == std::string::npos) {
+      throw faultline::InputError("--gdb-listen", fmt::format("'{}' has no port", gdb_listen),
+                                  "give ADDR:PORT, e.g. --gdb-listen 0.0.0.0:3333");
+    }
+    listen.host = gdb_listen.substr(0, colon);
+    port = gdb_listen.substr(colon + 1);
+  }
+  listen.port = uint16_t(ParseCount(flag, port, 0, 65535, "a TCP port", flag + " 3333"));
+  listen.origin = flag;
+  listen.say = [](std::string_view text) { std::cerr << text << std::flush; };
+  return listen;
+}
+
 // Seconds of wall clock as --timeout gives them: a finite number from 0 (no timeout).
 double ParseSeconds(const std::string& flag, const std::string& text) {
   double v = -1;
@@ -292,6 +314,15 @@ int main(int argc, char** argv) {
                        "index.html with pass/fail");
   scenario->add_option("--shard", shard, "Run only shard I of N (I/N, 1-based; split by sorted path)");
   scenario->add_option("--filter", filter, "Run only scenarios whose name, BOARD/NAME or path matches this glob");
+  std::string scenario_gdb_port, scenario_gdb_listen;
+  auto* scenario_gdb =
+      scenario->add_option("--gdb", scenario_gdb_port,
+                           "Wait for gdb before the scenario's first instruction and let it drive the run "
+                           "(one scenario: narrow with --filter); PORT defaults to 3333, 0 picks a free one")
+          ->expected(0, 1)
+          ->default_str("3333");
+  scenario->add_option("--gdb-listen", scenario_gdb_listen, "Like --gdb, listening on ADDR:PORT")
+      ->excludes(scenario_gdb);
 
   // CLI11's own messages name the flag; the value in them is the user's, so escaped.
   app.failure_message([](const CLI::App*, const CLI::Error& e) {
@@ -352,6 +383,7 @@ int main(int argc, char** argv) {
       options.jobs = int(ParseCount("-j", jobs, 1, 4096, "a number of parallel runs", "-j 2"));
       if (!shard.empty()) options.shard = faultline::ParseShard(shard);
       options.filter = filter;
+      options.gdb = ParseGdbListen(scenario_gdb->count() > 0, scenario_gdb_port, scenario_gdb_listen);
       std::ofstream junit_out, json_file;
       if (!junit_path.empty()) junit_out = OpenOutput("--junit", junit_path);
       if (!scenario_json.empty()) json_file = OpenOutput("--json", scenario_json);
@@ -447,27 +479,8 @@ int main(int argc, char** argv) {
         streamed_end = std::string(1, text.back());
       };
     }
-    std::optional<faultline::GdbListen> listen;
-    if (gdb->count() > 0 || !gdb_listen.empty()) {
-      listen.emplace();
-      const std::string flag = gdb_listen.empty() ? "--gdb" : "--gdb-listen";
-      std::string port = gdb_port.empty() ? "3333" : gdb_port;
-      if (!gdb_listen.empty()) {
-        const size_t colon = gdb_listen.rfind(':');
-        if (colon == std::string::npos) {
-          throw faultline::InputError("--gdb-listen", fmt::format("'{}' has no port", gdb_listen),
-                                      "give ADDR:PORT, e.g. --gdb-listen 0.0.0.0:3333");
-        }
-        listen->host = gdb_listen.substr(0, colon);
-        port = gdb_listen.substr(colon + 1);
-      }
-      listen->port = uint16_t(ParseCount(flag, port, 0, 65535, "a TCP port", flag + " 3333"));
-      listen->origin = flag;
-    }
-    faultline::RunResult result =
-        listen ? faultline::RunUnderGdb(board, image, options, *listen,
-                                        [](std::string_view text) { std::cerr << text << std::flush; })
-               : faultline::Run(board, image, options);
+    options.gdb = ParseGdbListen(gdb->count() > 0, gdb_port, gdb_listen);
+    faultline::RunResult result = faultline::Run(board, image, options);
     if (stream) {
       if (!streamed_end.empty()) std::cout << faultline::FormatConsoleEnd(streamed_end);
       std::cout << faultline::FormatRunBody(result, board);

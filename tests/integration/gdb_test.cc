@@ -306,6 +306,37 @@ TEST(Gdb, AClientThatGoesAwayAtAFaultWithABreakpointSetLeavesTheRunToEndAsWithou
   EXPECT_NE(out.find("outcome: exit, status 0"), std::string::npos) << out;
 }
 
+// `scenario FILE --gdb`: the scenario's run is gdb's, and its expectations are checked
+// on the run gdb let go; more than one scenario selected is bad input.
+TEST(Gdb, AScenarioRunsUnderGdbAndIsCheckedAfterTheDetach) {
+  REQUIRE_FIXTURES();
+  const std::string scenario = std::string(FAULTLINE_TEST_DATA_DIR) + "/../../scenarios/alif-e8-hp/got_broken.yaml";
+  Served served({"scenario", scenario, "--gdb", "0"});
+  ASSERT_GT(served.port(), 0) << served.banner();
+  Client c(served.port());
+  c.SendPacket("c");
+  EXPECT_NE(c.Receive().find("$S0b#"), std::string::npos);  // the pitfall's BusFault, before its handler
+  c.SendPacket("qRcmd," + std::string("6661756c74"));          // monitor fault
+  const std::string fault = c.Receive();
+  const size_t at = fault.find('$');
+  ASSERT_NE(at, std::string::npos);
+  std::string text;
+  for (size_t i = at + 1; i + 1 < fault.size() && fault[i] != '#'; i += 2) {
+    text += char(std::stoi(fault.substr(i, 2), nullptr, 16));
+  }
+  EXPECT_NE(text.find("BusFault at pc"), std::string::npos) << text;
+  EXPECT_NE(text.find("rt_execute"), std::string::npos) << text;
+  c.SendPacket("D");
+  EXPECT_NE(c.Receive().find("$OK#"), std::string::npos);
+  EXPECT_EQ(served.Wait(), 0) << served.stderr_text();
+  EXPECT_NE(served.stdout_text().find("PASS   alif-e8-hp/got_broken"), std::string::npos) << served.stdout_text();
+
+  auto many = RunProgram({FAULTLINE_CLI, "scenario", std::string(FAULTLINE_TEST_DATA_DIR) + "/../../scenarios/alif-e8-hp",
+                          "--gdb", "0"});
+  EXPECT_EQ(many.status, 2);
+  EXPECT_NE(many.err.find("gdb drives one scenario"), std::string::npos) << many.err;
+}
+
 TEST(Gdb, ABusyPortIsAnInputError) {
   REQUIRE_FIXTURES();
   const auto elf = Fixture("mps2-an505", "hello");

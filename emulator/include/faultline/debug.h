@@ -12,19 +12,13 @@
 
 namespace faultline {
 
-struct GdbListen {
-  std::string host = "127.0.0.1";  // loopback unless the user says otherwise
-  uint16_t port = 3333;            // 0: any free port (said through `say`)
-  std::string origin = "--gdb";    // the flag an error names
-};
-
 // Loads and resets the machine, then waits for one gdb client at `listen` before the
-// first instruction (`say` tells the user where). The client drives it; a fault stops
+// first instruction (`listen.say` tells the user where). Run() calls it when
+// RunOptions::gdb is set. The client drives it; a fault stops
 // it with SIGSEGV before the firmware's handler is entered. When the client detaches or
 // goes away, the run goes on to its end (with RunOptions::timeout_seconds from there),
 // and its result is returned as Run's is. No wall-clock budget holds while a client is
 // attached.
-RunResult RunUnderGdb(const Board& board, const Image& image, const RunOptions& options, const GdbListen& listen,
-                      const std::function<void(std::string_view)>& say);
+RunResult RunUnderGdb(const Board& board, const Image& image, const RunOptions& options, const GdbListen& listen);
 
 }  // namespace faultline

@@ -95,7 +95,17 @@ struct TracedBlock {
 
 struct RunResult;
 
+// Where `run --gdb` / `scenario --gdb` wait for gdb (faultline/debug.h).
+struct GdbListen {
+  std::string host = "127.0.0.1";  // loopback unless the user says otherwise
+  uint16_t port = 3333;            // 0: any free port (said through `say`)
+  std::string origin = "--gdb";    // the flag an error names
+  std::function<void(std::string_view)> say;  // where "waiting for gdb on ..." goes
+};
+
 struct RunOptions {
+  // Driven by a gdb client instead of run to its end (RunUnderGdb, faultline/debug.h).
+  std::optional<GdbListen> gdb;
   std::optional<LoadMode> load_mode;         // default: the board's
   uint64_t max_instructions = kNoInstructionBudget;
   // Wall clock for the whole run, replays included; 0 = none. It holds within a fraction

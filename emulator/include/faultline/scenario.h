@@ -147,7 +147,8 @@ struct ScenarioResult {
 // Loads, prepares, runs and checks one scenario. Input errors during preparation or
 // the run become Status::kError. With `html`, also formats the scenario's HTML page
 // (the run, the static check of its image, the expectations that failed).
-ScenarioResult RunScenario(const Scenario& scenario, bool html = false);
+ScenarioResult RunScenario(const Scenario& scenario, bool html = false,
+                           const std::optional<GdbListen>& gdb = std::nullopt);
 
 struct Shard {
   int index = 1;  // 1-based
@@ -167,6 +168,8 @@ struct SuiteOptions {
   Shard shard;
   std::string filter;  // fnmatch glob on the scenario's name, board/name or path
   bool html = false;   // format each scenario's HTML page (ScenarioResult::html)
+  // The one scenario selected runs driven by gdb (RunOptions::gdb); more is an InputError.
+  std::optional<GdbListen> gdb;
   // Called as each scenario starts (index from 1), from worker threads, serialised.
   std::function<void(size_t index, size_t total, const std::string& label)> on_start;
 };

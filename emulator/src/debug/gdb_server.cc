@@ -462,8 +462,7 @@ void SendAll(int fd, std::string_view bytes) {
 
 namespace faultline {
 
-RunResult RunUnderGdb(const Board& board, const Image& image, const RunOptions& options, const GdbListen& listen_at,
-                      const std::function<void(std::string_view)>& say) {
+RunResult RunUnderGdb(const Board& board, const Image& image, const RunOptions& options, const GdbListen& listen_at) {
   machine::MachineInput in{board, image, options, options.load_mode.value_or(board.boot.load_mode), {}, {},
                            options.max_instructions};
   in.allow_trace_requests = false;
@@ -493,7 +492,7 @@ RunResult RunUnderGdb(const Board& board, const Image& image, const RunOptions& 
   sockaddr_in bound{};
   socklen_t bound_size = sizeof bound;
   getsockname(listener.fd, reinterpret_cast<sockaddr*>(&bound), &bound_size);
-  say(fmt::format("faultline: waiting for gdb on {}:{} (in gdb: target remote {}:{})\n", listen_at.host,
+  if (listen_at.say) listen_at.say(fmt::format("faultline: waiting for gdb on {}:{} (in gdb: target remote {}:{})\n", listen_at.host,
                   ntohs(bound.sin_port), listen_at.host, ntohs(bound.sin_port)));
   Socket client{accept(listener.fd, nullptr, nullptr)};
   close(listener.fd);  // one client: a second one is refused, and the port is free again

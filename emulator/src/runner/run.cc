@@ -9,6 +9,7 @@
 
 #include "../cpu/unicorn_build.h"
 #include "../machine/machine.h"
+#include "faultline/debug.h"
 #include "faultline/error.h"
 
 namespace faultline {
@@ -32,6 +33,7 @@ MachineOutput RunMachine(const MachineInput& in) {
 }  // namespace
 
 RunResult Run(const Board& board, const Image& image, const RunOptions& options) {
+  if (options.gdb) return RunUnderGdb(board, image, options, *options.gdb);
   if (!ValidTimeout(options.timeout_seconds)) {
     throw InputError(options.timeout_setting,
                      fmt::format("{} is not a number of seconds from 0 to {}", options.timeout_seconds,

@@ -362,7 +362,7 @@ std::vector<std::string> CheckExpectations(const Scenario& s, const PreparedScen
   return out;
 }
 
-ScenarioResult RunScenario(const Scenario& s, bool html) {
+ScenarioResult RunScenario(const Scenario& s, bool html, const std::optional<GdbListen>& gdb) {
   ScenarioResult result;
   result.path = s.path;
   result.name = s.name;
@@ -373,6 +373,7 @@ ScenarioResult RunScenario(const Scenario& s, bool html) {
   auto start = std::chrono::steady_clock::now();
   try {
     PreparedScenario prepared = PrepareScenario(s);
+    prepared.options.gdb = gdb;
     RunResult run = Run(s.board, prepared.image, prepared.options);
     result.failures = CheckExpectations(s, prepared, run);
     result.status = result.failures.empty() ? ScenarioResult::Status::kPass : ScenarioResult::Status::kFail;

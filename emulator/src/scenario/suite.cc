@@ -109,6 +109,11 @@ SuiteResult RunScenarioSuite(const SuiteOptions& options) {
     if (int(i % size_t(options.shard.count)) == options.shard.index - 1) shard.push_back(selected[i]);
   }
 
+  if (options.gdb && shard.size() != 1) {
+    throw InputError(options.gdb->origin,
+                     fmt::format("gdb drives one scenario, and {} are selected", shard.size()),
+                     "select one with --filter NAME (or BOARD/NAME), or give one scenario file");
+  }
   SuiteResult result;
   result.scenarios.resize(shard.size());
   std::atomic<size_t> next{0};
@@ -119,7 +124,7 @@ SuiteResult RunScenarioSuite(const SuiteOptions& options) {
         std::lock_guard lock(progress);
         options.on_start(i + 1, shard.size(), shard[i]->Board() + "/" + shard[i]->Name());
       }
-      result.scenarios[i] = shard[i]->scenario ? RunScenario(*shard[i]->scenario, options.html) : shard[i]->error;
+      result.scenarios[i] = shard[i]->scenario ? RunScenario(*shard[i]->scenario, options.html, options.gdb) : shard[i]->error;
     }
   };
   size_t jobs = std::clamp<size_t>(size_t(std::max(options.jobs, 1)), 1, std::max<size_t>(shard.size(), 1));
