@@ -157,6 +157,23 @@ TEST(Gdb, WatchpointsFireAtTheLinesThatAccessTheGlobal) {
   EXPECT_NE(served.stdout_text().find("handled 0x00000001"), std::string::npos) << served.stdout_text();
 }
 
+// gdb's `load` programs the board's flash through the memory map (vFlash packets) and
+// `monitor reset` boots what it loaded; `monitor check` and `monitor events` answer.
+TEST(Gdb, LoadProgramsFlashAndAWarmResetBootsIt) {
+  SERVE_FOR_GDB(served, "mps2-an505", "exit_error");
+  const auto hello = Fixture("mps2-an505", "hello");
+  const std::string out = Gdb(hello, served.port(),
+                              {"set debug remote 1", "load", "set debug remote 0", "monitor check", "monitor events",
+                               "monitor reset", "continue"});
+  EXPECT_NE(out.find("$vFlashErase:10000000"), std::string::npos) << out;
+  EXPECT_NE(out.find("$vFlashDone"), std::string::npos) << out;
+  EXPECT_NE(out.find("region"), std::string::npos) << out;     // the check's table of regions
+  EXPECT_NE(out.find("no events"), std::string::npos) << out;
+  EXPECT_NE(out.find("exited normally"), std::string::npos) << out;
+  EXPECT_EQ(served.Wait(), 0) << served.stderr_text();  // exit_error alone exits 1
+  EXPECT_NE(served.stdout_text().find("hello from faultline"), std::string::npos) << served.stdout_text();
+}
+
 // On the Cortex-M55 board gdb sees the FP registers, the MVE Q registers it makes of
 // them, and VPR.
 TEST(Gdb, TheM55sQRegistersAndVprAreVisible) {

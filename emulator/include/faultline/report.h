@@ -30,6 +30,8 @@ std::string FormatRunJson(const RunResult& result);
 // The outcome line and, for a fault, its views (what happened, where the address sits,
 // what the firmware sees): the part of FormatRunText that the HTML report shows too.
 std::string FormatOutcomeText(const RunResult& result, const Board& board);
+// The report's `events:` section ("" for none).
+std::string FormatEventsText(const std::vector<Event>& events);
 // The road to a fault (issue 17): blocks folded into function names with their call and
 // return structure, "main -> rt_execute -> tensor_load -> (BusFault)"; `end` closes it.
 std::string FoldRoad(const std::vector<RoadBlock>& road, const std::string& end);

@@ -12,7 +12,9 @@
 #include <cstring>
 #include <utility>
 
+#include "faultline/check.h"
 #include "faultline/debug.h"
+#include "faultline/report.h"
 #include "faultline/error.h"
 #include "rsp.h"
 
@@ -310,12 +312,24 @@ std::string GdbStub::Monitor(std::string_view command) {
                            f->region.empty() ? "" : " in " + f->region);
       }
     }
-  } else if (command == "reset") {
-    m_.Reset();
+  } else if (command == "events") {
+    out = FormatEventsText(m_.ended() ? m_.output().result.events : m_.Events());
+    if (out.empty()) out = "no events\n";
+  } else if (command == "check") {
+    CheckOptions options;
+    options.map_file = MapFileBeside(image_.path);
+    const CheckResult check = Check(board_, image_, options);
+    out = FormatCheckText(check, board_, image_);
+  } else if (command == "reset" || command == "reload") {
+    if (command == "reset") {
+      m_.WarmReset();
+    } else {
+      m_.Reset();
+    }
     why_ = Why::kReset;
-    out = fmt::format("reset: pc 0x{:08x}\n", m_.pc());
+    out = fmt::format("{}: pc 0x{:08x}\n", command, m_.pc());
   } else {
-    out = fmt::format("faultline monitor commands: regions, fault, reset (not '{}')\n", command);
+    out = fmt::format("faultline monitor commands: regions, fault, events, check, reset, reload (not '{}')\n", command);
   }
   return ToHex(out);
 }

@@ -40,6 +40,15 @@ void Machine::Reset() {
   watch_hit_.reset();
 }
 
+void Machine::WarmReset() {
+  if (ended_) return Reset();
+  initial_sp_ = map_->Read32(vtor_);
+  reset_vector_ = map_->Read32(vtor_ + 4);
+  core_->ResetRegisters(initial_sp_);
+  pc_ = reset_vector_ & ~1u;
+  pending_.reset();
+}
+
 void Machine::Load() {
   RunResult& res = out_.result;
   res.board = in_.board.name;
@@ -367,19 +376,32 @@ void Machine::Finish() {
       res.fault->road = latest.road;
     }
   }
-  res.events = core.events();
-  res.events.insert(res.events.end(), host_events_.begin(), host_events_.end());
-  for (Event& e : res.events) e.first_pc_symbol = in_.image.symbols.Lookup(e.first_pc);
-  if (res.outcome == Outcome::kLimit && res.stop_detail.rfind("reached stop_at", 0) != 0) {
-    if (auto poll = PollingEvent(core, map, in_.image)) res.events.push_back(std::move(*poll));
-  }
+  res.events = Events();
   res.register_writes = core.register_writes();
   for (const auto& port : map.uarts()) {
     res.uart.push_back({port->name(), ToString(port->model()), port->transmitted(), port->transmitted_bytes()});
   }
   out_.wall_clock = semihosting.wall_clock();
-  for (const auto& [address, u] : core.scs().unmodelled()) {
-    res.events.push_back(
+  for (const MemoryCapture& c : in_.options.captures) {
+    std::vector<uint8_t> bytes;
+    if (c.size > 0 && map.FindRange(c.address, c.size) >= 0) {
+      bytes.resize(c.size);
+      map.Read(c.address, bytes);
+    }
+    res.captured.push_back(std::move(bytes));
+  }
+}
+
+std::vector<Event> Machine::Events() const {
+  std::vector<Event> events = core_->events();
+  events.insert(events.end(), host_events_.begin(), host_events_.end());
+  for (Event& e : events) e.first_pc_symbol = in_.image.symbols.Lookup(e.first_pc);
+  const RunResult& res = out_.result;
+  if (ended_ && res.outcome == Outcome::kLimit && res.stop_detail.rfind("reached stop_at", 0) != 0) {
+    if (auto poll = PollingEvent(*core_, *map_, in_.image)) events.push_back(std::move(*poll));
+  }
+  for (const auto& [address, u] : core_->scs().unmodelled()) {
+    events.push_back(
         {.kind = "scs-unmodelled",
          .where = fmt::format("SCS 0x{:08x}", address),
          .first_address = address,
@@ -391,14 +413,7 @@ void Machine::Finish() {
                                 "(pc is its basic block's start)",
                                 u.write ? "wrote" : "read", address)});
   }
-  for (const MemoryCapture& c : in_.options.captures) {
-    std::vector<uint8_t> bytes;
-    if (c.size > 0 && map.FindRange(c.address, c.size) >= 0) {
-      bytes.resize(c.size);
-      map.Read(c.address, bytes);
-    }
-    res.captured.push_back(std::move(bytes));
-  }
+  return events;
 }
 
 // Every fault goes into the chain (RunResult::faults) as it is raised: the first

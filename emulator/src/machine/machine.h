@@ -89,6 +89,10 @@ class Machine {
 
   // Back to the state the constructor left: memory loaded again, the core reset.
   void Reset();
+  // A warm reset (as AIRCR.SYSRESETREQ): the core and the SCS reset, memory kept, the
+  // vector table read as it is now (after a debugger's `load`, the loaded image's).
+  // A run that has ended is loaded again instead.
+  void WarmReset();
   Pause Run(const Until& until = {});
   // Runs one instruction: the one at pc(), or the first of an exception handler entered
   // before it.
@@ -106,6 +110,9 @@ class Machine {
   void Detach();
   // Where the core goes on from, as a debugger sets it.
   void SetPc(uint32_t pc) { pc_ = pc & ~1u; }
+  // The events so far, as the report lists them (a register polled when a budget ended
+  // the run: only once it has).
+  std::vector<Event> Events() const;
   // The fault a Pause::kFault stopped before, as the report records it.
   const Fault* pending_fault() const { return pending_ ? &pending_->fault : nullptr; }
 

@@ -324,6 +324,17 @@ std::string FormatRunText(const RunResult& r, const Board& board) {
   return out + FormatRunBody(r, board);
 }
 
+std::string FormatEventsText(const std::vector<Event>& events) {
+  if (events.empty()) return "";
+  std::string out = "events:\n";
+  for (const Event& e : events) {
+    out += fmt::format("  {}\n    {} time{}, first by the instruction at {}{}\n", e.message, e.count,
+                       e.count == 1 ? "" : "s", WithSymbol(e.first_pc, e.first_pc_symbol),
+                       e.pc_precise ? "" : " (approximate: start of its translation block)");
+  }
+  return out;
+}
+
 std::string FormatRunBody(const RunResult& r, const Board& board) {
   std::string out;
   for (const UartOutput& u : r.uart) {
@@ -337,14 +348,7 @@ std::string FormatRunBody(const RunResult& r, const Board& board) {
     out += std::string(title.size(), '-') + "\n";
   }
   out += FormatOutcomeText(r, board);
-  if (!r.events.empty()) {
-    out += "events:\n";
-    for (const Event& e : r.events) {
-      out += fmt::format("  {}\n    {} time{}, first by the instruction at {}{}\n", e.message, e.count,
-                         e.count == 1 ? "" : "s", WithSymbol(e.first_pc, e.first_pc_symbol),
-                         e.pc_precise ? "" : " (approximate: start of its translation block)");
-    }
-  }
+  out += FormatEventsText(r.events);
   if (!r.register_writes.empty()) {
     out += "peripheral registers written (last value):\n";
     for (const RegisterWrite& w : r.register_writes) {
