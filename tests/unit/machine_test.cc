@@ -142,14 +142,30 @@ TEST(MachineDebug, UnderADebuggerAFaultPausesBeforeTheHandlerAndIsTakenOnResume)
   Loaded l = Load("exc_busfault");
   Machine m(l.DebuggerInput());
   ASSERT_EQ(m.Run(), Pause::kFault);
-  ASSERT_NE(m.pending_fault(), nullptr);
-  EXPECT_EQ(m.pending_fault()->kind, "BusFault");
-  EXPECT_EQ(m.pending_fault()->address, 0x60000000u);
+  ASSERT_NE(m.stopped_fault(), nullptr);
+  EXPECT_EQ(m.stopped_fault()->kind, "BusFault");
+  EXPECT_EQ(m.stopped_fault()->address, 0x60000000u);
   // Precise without a replay: the faulting load itself, in load_unmapped.
   EXPECT_EQ(m.pc(), AddressOf(l, "exc_busfault_load"));
   EXPECT_EQ(m.output().result.console.find("BusFault_Handler"), std::string::npos);
   ASSERT_EQ(m.Run(), Pause::kFault);  // the second load, escalated to HardFault
   ASSERT_EQ(m.Run(), Pause::kEnded);
+  ExpectSameEnd(m.output().result, faultline::Run(l.board, l.image, l.options));
+}
+
+TEST(MachineDebug, AFaultTheCoreTakesItselfPausesAtTheHandlerItEnters) {
+  REQUIRE_FIXTURES();
+  Loaded l = Load("exc_bad_return_handler");  // an exception return with a bad EXC_RETURN
+  Machine m(l.DebuggerInput());
+  ASSERT_EQ(m.Run(), Pause::kFault);
+  ASSERT_NE(m.stopped_fault(), nullptr);
+  EXPECT_EQ(m.stopped_fault()->kind, "UsageFault");
+  EXPECT_NE(m.stopped_fault()->detail.find("INVPC"), std::string::npos) << m.stopped_fault()->detail;
+  auto sym = l.image.symbols.Lookup(m.pc());
+  ASSERT_TRUE(sym);
+  EXPECT_NE(sym->name.find("Fault_Handler"), std::string::npos) << sym->name;  // entered, not yet run
+  ASSERT_EQ(m.Run(), Pause::kEnded);
+  EXPECT_EQ(m.stopped_fault(), nullptr);
   ExpectSameEnd(m.output().result, faultline::Run(l.board, l.image, l.options));
 }
 

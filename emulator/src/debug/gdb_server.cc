@@ -71,7 +71,7 @@ std::string GdbStub::StopReply() const {
     const bool fault = r.outcome == Outcome::kFault || r.outcome == Outcome::kLockup;
     return fmt::format("S{:02x}", fault ? kSigSegv : kSigTrap);
   }
-  if (m_.pending_fault() != nullptr) return fmt::format("S{:02x}", kSigSegv);
+  if (m_.stopped_fault() != nullptr) return fmt::format("S{:02x}", kSigSegv);
   if (why_ == Why::kWatch && m_.watch_hit()) {
     const cpu::Stop& hit = *m_.watch_hit();
     const char* name = cpu::Core::WatchKind(hit.imm) == cpu::Core::WatchKind::kWrite  ? "watch"
@@ -300,7 +300,7 @@ std::string GdbStub::Monitor(std::string_view command) {
                          AccessString(r.access), map.Enabled(i) ? "" : "  (disabled: its gate does not hold)");
     }
   } else if (command == "fault") {
-    const Fault* f = m_.pending_fault();
+    const Fault* f = m_.stopped_fault();
     if (f == nullptr && m_.ended() && m_.output().result.fault) f = &*m_.output().result.fault;
     if (f == nullptr) {
       out = "no fault\n";

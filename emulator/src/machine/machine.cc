@@ -34,6 +34,7 @@ void Machine::Reset() {
   lockup_ = ended_ = false;
   blocks_ = 0;
   pending_.reset();
+  fault_stop_.reset();
   Load();
   for (uint32_t b : breakpoints_) core_->SetDebugBreak(b, true);
   for (const Watchpoint& w : watchpoints_) core_->SetWatch(w.address, w.length, w.kind, true);
@@ -47,6 +48,7 @@ void Machine::WarmReset() {
   core_->ResetRegisters(initial_sp_);
   pc_ = reset_vector_ & ~1u;
   pending_.reset();
+  fault_stop_.reset();
 }
 
 void Machine::Load() {
@@ -198,6 +200,7 @@ void Machine::Detach() {
 }
 
 void Machine::Resume() {
+  fault_stop_.reset();
   resume_pc_ = pc_;
   resume_count_ = core_->instructions();
 }
@@ -250,6 +253,7 @@ std::optional<Pause> Machine::Advance(const Until& until) {
         if (!first_fault_) first_fault_ = f;
       }
       pc_ = t.handler;
+      if (fault_stop_) return Pause::kFault;
     }
     core.SetNextEvent(NextEvent(), scs.AnythingPending());
   }
@@ -261,7 +265,7 @@ std::optional<Pause> Machine::Advance(const Until& until) {
   core.SkipDebugBreakAt(resuming ? std::optional<uint64_t>(pc_) : std::nullopt);
   const Stop s = core.Run(pc_, limits);
   std::optional<Pause> pause_at = Handle(s, pause);
-  if (!ended_ && pending_) return Pause::kFault;
+  if (!ended_ && (pending_ || fault_stop_)) return Pause::kFault;
   return pause_at;
 }
 
@@ -478,6 +482,8 @@ void Machine::RecordTaken(Fault& f, const cpu::Core::Taken& t) {
   }
   Chain(f);
   if (t.lockup) out_.result.fault = f;
+  // A debugger sees the faults the core takes itself too, at the handler they enter.
+  if (in_.debugger && !in_debugger_fault_) fault_stop_ = f;
 }
 
 // Takes a synchronous fault as silicon would; false when the run ends here (the option

@@ -74,7 +74,7 @@ enum class Pause {
   kInstructions,  // Until::instructions reached; Run goes on from here
   kBreakpoint,    // at a SetBreakpoint address, before its instruction runs
   kStep,          // Step ran one instruction (or entered an exception)
-  kFault,         // MachineInput::debugger: a fault is taken when the run goes on
+  kFault,         // MachineInput::debugger: a fault (stopped_fault())
   kWatchpoint,    // after an instruction that accessed a SetWatchpoint range: watch_hit()
 };
 
@@ -113,8 +113,10 @@ class Machine {
   // The events so far, as the report lists them (a register polled when a budget ended
   // the run: only once it has).
   std::vector<Event> Events() const;
-  // The fault a Pause::kFault stopped before, as the report records it.
-  const Fault* pending_fault() const { return pending_ ? &pending_->fault : nullptr; }
+  // The fault a Pause::kFault stopped for, as the report records it: one the run takes
+  // when it goes on (a synchronous fault, stopped before), or one the core took itself
+  // (exception entry, SVC, exception return: stopped at the handler it entered).
+  const Fault* stopped_fault() const { return pending_ ? &pending_->fault : fault_stop_ ? &*fault_stop_ : nullptr; }
 
   bool ended() const { return ended_; }
   // The run's result, complete once ended().
@@ -190,6 +192,7 @@ class Machine {
     uint32_t faulting_pc;
   };
   std::optional<PendingFault> pending_;
+  std::optional<Fault> fault_stop_;  // MachineInput::debugger: taken by the core, stopped after
   bool in_debugger_fault_ = false;  // taking pending_ now
   std::set<uint32_t> breakpoints_;  // SetBreakpoint's
   struct Watchpoint {
