@@ -179,9 +179,13 @@ TEST(Gdb, LoadProgramsFlashAndAWarmResetBootsIt) {
 TEST(Gdb, TheM55sQRegistersAndVprAreVisible) {
   SERVE_FOR_GDB(served, "mps3-an547", "mve");
   const std::string out = Gdb(elf, served.port(),
-                              {"break mve_fp", "continue", "finish", "set var $q1.u32[2] = 0x11223344", "p/x $s6",
+                              {"rwatch mve_b[4]", "continue", "delete 1", "break mve_fp", "continue", "finish",
+                               "set var $q1.u32[2] = 0x11223344", "p/x $s6",
                                "set var $d1 = 2.5", "p/x $s3",
                                "p/x $fpscr", "info registers vpr", "detach"});
+  // A read watchpoint sees the vector load (VLDRB) that reads the watched byte.
+  EXPECT_TRUE(std::regex_search(out, std::regex(R"(Hardware read watchpoint 1: mve_b\[4\]\s+Value = 2 [^\n]*\s+mve_dot \()")))
+      << out;
   // mve_fp's VCMUL result, returned (soft-float ABI) in r0-r3.
   EXPECT_NE(out.find("Value returned is $1 = {-3, 3, -3, 3}"), std::string::npos) << out;
   EXPECT_NE(out.find("$2 = 0x11223344"), std::string::npos) << out;  // q1 is s4-s7

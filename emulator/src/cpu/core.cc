@@ -593,7 +593,8 @@ bool Core::PageAllows(uint32_t addr, bool write) const {
     page_windows_[0] = w;
   }
   const uint64_t page = addr & ~uint64_t(kPageSize - 1);
-  const uint32_t perms = scs_.mpu_enabled() ? PagePerms(scs_.mpu(), size_t(w), page) : Perms(map_.regions()[w].access);
+  const uint32_t perms =
+      scs_.mpu_enabled() ? PagePerms(scs_.mpu(), size_t(w), page) : Watched(page, Perms(map_.regions()[w].access));
   return (perms & (write ? UC_PROT_WRITE : UC_PROT_READ)) != 0;
 }
 

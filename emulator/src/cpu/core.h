@@ -222,8 +222,9 @@ class Core {
   // A debugger's watchpoint (GDB's Z2/Z3/Z4 numbering). The pages it touches refuse the
   // kinds of access it watches, so that only accesses to them reach the invalid-access
   // hook, which performs those outside the watched range and stops the run before an
-  // instruction that would access it (kWatchpoint): nothing is paid elsewhere. Not on
-  // peripheral pages served by callback, nor for vector (MVE) loads and stores.
+  // instruction that would access it (kWatchpoint): nothing is paid elsewhere. MVE
+  // accesses see the same protections (PageAllows). Not on peripheral pages served by
+  // callback.
   enum class WatchKind : uint32_t { kWrite = 2, kRead = 3, kAccess = 4 };
   void SetWatch(uint64_t address, uint64_t length, WatchKind kind, bool on);
   // r0-r12 (0-12), sp (13) or lr (14).

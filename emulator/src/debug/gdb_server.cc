@@ -225,7 +225,7 @@ std::string GdbStub::Breakpoint(std::string_view args, bool insert) {
   if (type.size() != 1 || type[0] < '0' || type[0] > '4') return "";
   auto at = AddressLength(rest);
   if (!at || at->first > UINT32_MAX || at->second > UINT32_MAX) return "E00";
-  if (m_.ended()) return "E01";
+  if (m_.ended()) return insert ? "E01" : "OK";  // nothing left to stop: removing is fine
   if (type[0] <= '1') {
     m_.SetBreakpoint(uint32_t(at->first), insert);
   } else {
