@@ -72,6 +72,21 @@ TEST_P(ExceptionReturn, ClearsFaultmaskAndTheMpuChecksTheUnstacking) {
   }
 }
 
+// --stop-at-fault stops at a fault the core raises on its own too: the MUNSTKERR of that
+// return ends the run, its handler never runs, and the registers are those before it.
+TEST(ExceptionReturnStop, StopAtFaultEndsTheRunAtTheUnstackingFault) {
+  REQUIRE_FIXTURES();
+  Completed cli;
+  auto report = RunJson("mps2-an505", "exc_unstack", {"--stop-at-fault"}, &cli);
+  EXPECT_EQ(report["outcome"], "fault") << cli.out;
+  EXPECT_EQ(report["fault"]["kind"], "MemManage");
+  EXPECT_NE(report["fault"]["detail"].get<std::string>().find("MUNSTKERR"), std::string::npos);
+  EXPECT_EQ(report["faults"].size(), 1u);
+  const std::string console = report["console"];
+  EXPECT_EQ(console.find("memmanage cfsr"), std::string::npos) << console;  // the handler did not run
+  EXPECT_EQ(report["registers"]["lr"], 0xfffffffdu);  // still the handler's, returning
+}
+
 INSTANTIATE_TEST_SUITE_P(Machines, ScsUnprivileged,
                          ::testing::Values(QemuMachine{"mps2-an505", "cortex-m33"},
                                            QemuMachine{"mps2-an385", "cortex-m3"}),

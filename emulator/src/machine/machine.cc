@@ -35,6 +35,7 @@ void Machine::Reset() {
   blocks_ = 0;
   pending_.reset();
   fault_stop_.reset();
+  stop_at_registers_.reset();
   Load();
   for (uint32_t b : breakpoints_) core_->SetDebugBreak(b, true);
   for (const Watchpoint& w : watchpoints_) core_->SetWatch(w.address, w.length, w.kind, true);
@@ -237,6 +238,7 @@ std::optional<Pause> Machine::Advance(const Until& until) {
     }
     if (auto n = scs.PendingToTake(core.ExecutionPriority())) {
       const uint32_t vector_at = scs.vtor() + 4 * *n;
+      const Registers before = core.ReadAll();
       cpu::Core::Taken t = core.TakeException(*n, pc_);
       if (!t.lockup) core.MarkRoad(t.exception);
       if (t.fault) {  // entering it faulted: reported as any fault is
@@ -246,7 +248,7 @@ std::optional<Pause> Machine::Advance(const Until& until) {
         f.pc_symbol = in_.image.symbols.Lookup(pc_);
         if (f.access) FillLocation(*map_, in_.image, f.address, f);
         RecordTaken(f, t);
-        if (lockup_) {
+        if (lockup_ || StopAtTakenFault(f, before, pc_)) {
           Finish();
           return std::nullopt;
         }
@@ -358,7 +360,7 @@ void Machine::Finish() {
   cpu::Core& core = *core_;
   MemoryMap& map = *map_;
   const Semihosting& semihosting = *semihosting_;
-  res.registers = core.ReadAll();
+  res.registers = stop_at_registers_.value_or(core.ReadAll());
   res.instructions = core.instructions();
   res.armv81m_sites_translated = core.armv81_stats().sites_translated;
   res.armv81m_sites_rewritten = core.armv81_stats().sites_rewritten;
@@ -484,6 +486,21 @@ void Machine::RecordTaken(Fault& f, const cpu::Core::Taken& t) {
   if (t.lockup) out_.result.fault = f;
   // A debugger sees the faults the core takes itself too, at the handler they enter.
   if (in_.debugger && !in_debugger_fault_) fault_stop_ = f;
+}
+
+// --stop-at-fault for a fault the core raised itself (an exception entry, an SVC, an
+// exception return), which is taken before the machine sees it: the run ends there, and
+// the report shows the registers before it, at the instruction that raised it (`pc`).
+// True when the run ends here (the caller finishes it).
+bool Machine::StopAtTakenFault(Fault& f, Registers before, uint32_t pc) {
+  if (!in_.options.stop_at_fault) return false;
+  before.pc = pc;
+  f.registers = before;
+  RunResult& res = out_.result;
+  res.outcome = Outcome::kFault;
+  res.fault = f;
+  stop_at_registers_ = before;
+  return true;
 }
 
 // Takes a synchronous fault as silicon would; false when the run ends here (the option

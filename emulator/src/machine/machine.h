@@ -145,6 +145,7 @@ class Machine {
   void Chain(Fault& f);
   void RecordTaken(Fault& f, const cpu::Core::Taken& t);
   bool VectorFault(Fault f, cpu::Core::FaultRequest req, std::optional<uint32_t> faulting_pc = std::nullopt);
+  bool StopAtTakenFault(Fault& f, Registers before, uint32_t pc);
   void SyncIrqs();
   uint64_t NextEvent();
   bool SleepUntilWake(bool must_preempt);
@@ -194,6 +195,7 @@ class Machine {
   std::optional<PendingFault> pending_;
   std::optional<Fault> fault_stop_;  // MachineInput::debugger: taken by the core, stopped after
   bool in_debugger_fault_ = false;  // taking pending_ now
+  std::optional<Registers> stop_at_registers_;  // StopAtTakenFault's: what the report shows
   std::set<uint32_t> breakpoints_;  // SetBreakpoint's
   struct Watchpoint {
     uint32_t address, length;

@@ -347,6 +347,7 @@ void Machine::OnStackLimit(const Stop& s) {
 void Machine::OnSupervisorCall(const Stop& s) {
   cpu::Core& core = *core_;
   // SVCall; it escalates to HardFault where it cannot preempt (Armv7-M ARM §B1.5.15).
+  const Registers before = core.ReadAll();
   cpu::Core::Taken t = core.TakeFault({.exception = cpu::kSvCall, .return_address = s.pc});
   if (!t.lockup) core.MarkRoad(t.exception);
   const bool stacking = t.exception != cpu::kSvCall && (t.cfsr & (cpu::cfsr::kMstkerr | cpu::cfsr::kStkerr));
@@ -365,7 +366,7 @@ void Machine::OnSupervisorCall(const Stop& s) {
     f.instruction = core.InstructionAt(f.pc);
     f.pc_symbol = in_.image.symbols.Lookup(f.pc);
     RecordTaken(f, t);
-    if (lockup_) return Finish();
+    if (lockup_ || StopAtTakenFault(f, before, f.pc)) return Finish();
     if (!first_fault_) first_fault_ = f;
   }
   pc_ = t.handler;
@@ -375,6 +376,7 @@ void Machine::OnExceptionReturn(const Stop& s) {
   cpu::Core& core = *core_;
   SyncIrqs();  // a handler that cleared its interrupt source in this block
   const uint32_t returning = core.ipsr();
+  const Registers before = core.ReadAll();
   cpu::Core::Taken t = core.ReturnFromException(s.imm);
   if (!t.lockup) core.MarkRoad(t.fault ? t.exception : 0);
   if (t.fault) {
@@ -394,7 +396,7 @@ void Machine::OnExceptionReturn(const Stop& s) {
                                             "frame is not in readable memory (UNSTKERR)",
                                             cpu::ExceptionName(returning), s.imm));
     RecordTaken(f, t);
-    if (lockup_) return Finish();
+    if (lockup_ || StopAtTakenFault(f, before, s.pc)) return Finish();
     if (!first_fault_) first_fault_ = f;
   }
   pc_ = t.handler;
