@@ -128,8 +128,11 @@ TEST(Gdb, BreakStepMemoryRegistersAndAFaultStoppedBeforeItsHandler) {
   // caller on the stack.
   EXPECT_NE(out.find("Program received signal SIGSEGV"), std::string::npos) << out;
   EXPECT_TRUE(std::regex_search(out, std::regex(R"(#0 .*load_unmapped .*\n#1 .* main \(\))"))) << out;
-  EXPECT_NE(out.find("BusFault at pc 0x"), std::string::npos) << out;
+  // monitor fault: the report's record of it, with its place in the map and the road.
+  EXPECT_NE(out.find("BusFault: precise data bus error"), std::string::npos) << out;
   EXPECT_NE(out.find("read of 4 bytes at 0x60000000"), std::string::npos) << out;
+  EXPECT_NE(out.find("address is   in no region"), std::string::npos) << out;
+  EXPECT_NE(out.find("road:        Reset_Handler -> main -> load_unmapped -> (BusFault)"), std::string::npos) << out;
   EXPECT_NE(out.find("ssram1"), std::string::npos) << out;
   EXPECT_NE(out.find("exited normally"), std::string::npos) << out;
   EXPECT_EQ(served.Wait(), 0) << served.stderr_text();
@@ -345,7 +348,7 @@ TEST(Gdb, AScenarioRunsUnderGdbAndIsCheckedAfterTheDetach) {
   for (size_t i = at + 1; i + 1 < fault.size() && fault[i] != '#'; i += 2) {
     text += char(std::stoi(fault.substr(i, 2), nullptr, 16));
   }
-  EXPECT_NE(text.find("BusFault at pc"), std::string::npos) << text;
+  EXPECT_NE(text.find("BusFault: precise data bus error"), std::string::npos) << text;
   EXPECT_NE(text.find("rt_execute"), std::string::npos) << text;
   c.SendPacket("D");
   EXPECT_NE(c.Receive().find("$OK#"), std::string::npos);

@@ -30,6 +30,10 @@ std::string FormatRunJson(const RunResult& result);
 // The outcome line and, for a fault, its views (what happened, where the address sits,
 // what the firmware sees): the part of FormatRunText that the HTML report shows too.
 std::string FormatOutcomeText(const RunResult& result, const Board& board);
+// One fault as the report shows it: the fault's view, the access's place in the board's
+// map, the instruction, the road, the registers (`registers` where the fault has none)
+// and what the firmware sees.
+std::string FormatFaultRecord(const Fault& fault, const Registers& registers, const Board& board);
 // The report's `events:` section ("" for none).
 std::string FormatEventsText(const std::vector<Event>& events);
 // The road to a fault (issue 17): blocks folded into function names with their call and

@@ -302,16 +302,7 @@ std::string GdbStub::Monitor(std::string_view command) {
   } else if (command == "fault") {
     const Fault* f = m_.stopped_fault();
     if (f == nullptr && m_.ended() && m_.output().result.fault) f = &*m_.output().result.fault;
-    if (f == nullptr) {
-      out = "no fault\n";
-    } else {
-      out = fmt::format("{} at pc 0x{:08x}{}: {}\n", f->kind, f->pc, f->pc_symbol ? " <" + f->pc_symbol->ToString() + ">" : "",
-                        f->detail);
-      if (f->access) {
-        out += fmt::format("  {} of {} bytes at 0x{:08x}{}\n", ToString(*f->access), f->size, f->address,
-                           f->region.empty() ? "" : " in " + f->region);
-      }
-    }
+    out = f == nullptr ? "no fault\n" : FormatFaultRecord(*f, m_.core().ReadAll(), board_);
   } else if (command == "events") {
     out = FormatEventsText(m_.ended() ? m_.output().result.events : m_.Events());
     if (out.empty()) out = "no events\n";

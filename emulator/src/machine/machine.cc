@@ -512,6 +512,7 @@ bool Machine::VectorFault(Fault f, cpu::Core::FaultRequest req, std::optional<ui
   f.registers = before;
   if (in_.debugger && !in_debugger_fault_) {  // the debugger sees it before the handler runs
     pc_ = before.pc;
+    f.road = Named(core_->Road(), in_.image);
     pending_ = PendingFault{std::move(f), req, before.pc};
     return true;
   }

@@ -218,6 +218,12 @@ bool SameFault(const Fault& a, const Fault& b) {
 
 }  // namespace
 
+std::string FormatFaultRecord(const Fault& f, const Registers& registers, const Board& board) {
+  std::string out;
+  AppendFaultRecord(out, f, registers, board);
+  return out;
+}
+
 std::string FormatOutcomeText(const RunResult& r, const Board& board) {
   // The chain (issue 17): where the run did not end on its first fault (a handler that
   // faulted in turn, ran uninitialised memory, hung), the first fault comes first, in
