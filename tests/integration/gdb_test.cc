@@ -285,6 +285,12 @@ TEST(Gdb, CtrlCStopsARunningFirmwareAndBadPacketsAreAnsweredNotFatal) {
   EXPECT_NE(c.Receive().find("$E00#"), std::string::npos);
   c.SendPacket("qNoSuchThing");
   EXPECT_NE(c.Receive().find("$#00"), std::string::npos);
+  // A read of 4 GiB gets what fits in a packet (gdb asks again for the rest), never an
+  // allocation of the whole.
+  c.SendPacket("m80000000,ffffffff");
+  const std::string big = c.Receive();
+  EXPECT_GT(big.size(), 1000u) << big.substr(0, 80);
+  EXPECT_LE(big.size(), 0x4000u + 8) << big.substr(0, 80);
   c.SendPacket("qXfer:features:read:target.xml:0,ffffffffffffffff");
   EXPECT_NE(c.Receive().find("org.gnu.gdb.arm.m-profile"), std::string::npos);
   // Continue, then Ctrl-C: the firmware prints forever, so only the interrupt stops it.

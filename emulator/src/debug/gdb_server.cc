@@ -188,9 +188,10 @@ std::string GdbStub::ReadMemory(std::string_view args) const {
   const MemoryMap& map = m_.map();
   const int r = map.Find(address);
   if (r < 0 || length == 0) return length == 0 ? "" : "E14";
-  // What lies in the region at `address`: the protocol allows a shorter answer.
+  // What lies in the region at `address`, and what fits in a packet: the protocol
+  // allows a shorter answer, and gdb asks again for the rest.
   const Region& region = map.regions()[size_t(r)];
-  std::vector<uint8_t> bytes(size_t(std::min<uint64_t>(length, region.end() - address)));
+  std::vector<uint8_t> bytes(size_t(std::min<uint64_t>({length, region.end() - address, PacketReader::kMaxPacket / 2})));
   map.Read(address, bytes);
   return ToHex(bytes);
 }
@@ -422,7 +423,11 @@ std::string GdbStub::Handle(std::string_view packet) {
       if (packet.starts_with("vFlashErase:")) {
         auto window = AddressLength(packet.substr(12));
         if (!window || m_.ended() || m_.map().FindRange(window->first, window->second) < 0) return "E14";
-        m_.map().Write(window->first, std::vector<uint8_t>(size_t(window->second), 0xFF));
+        // Erased flash reads 0xFF; an XSPI window is large, so a block at a time.
+        const std::vector<uint8_t> erased(0x10000, 0xFF);
+        for (uint64_t at = window->first, end = window->first + window->second; at < end; at += erased.size()) {
+          m_.map().Write(at, std::span(erased).first(size_t(std::min<uint64_t>(erased.size(), end - at))));
+        }
         m_.core().InvalidateCode(window->first, window->first + window->second);
         return "OK";
       }
