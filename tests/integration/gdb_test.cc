@@ -367,6 +367,22 @@ TEST(Gdb, AScenarioRunsUnderGdbAndIsCheckedAfterTheDetach) {
   EXPECT_NE(many.err.find("gdb drives one scenario"), std::string::npos) << many.err;
 }
 
+// `kill` ends the run where it is: a firmware that would print forever is reported
+// stopped by gdb, at once, not after its timeout.
+TEST(Gdb, KillEndsTheRunWhereItIs) {
+  REQUIRE_FIXTURES();
+  const auto elf = Fixture("mps2-an505", "console_forever");
+  Served served({"run", "--board", "mps2-an505", elf.string(), "--gdb", "0", "--timeout", "60"});
+  ASSERT_GT(served.port(), 0) << served.banner();
+  Client c(served.port());
+  c.SendPacket("vKill;1");
+  EXPECT_NE(c.Receive().find("$OK#"), std::string::npos);
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(served.Wait(), 4) << served.stderr_text();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+  EXPECT_NE(served.stdout_text().find("stopped by gdb (kill)"), std::string::npos) << served.stdout_text();
+}
+
 TEST(Gdb, ABusyPortIsAnInputError) {
   REQUIRE_FIXTURES();
   const auto elf = Fixture("mps2-an505", "hello");

@@ -410,14 +410,16 @@ std::string GdbStub::Handle(std::string_view packet) {
     case 'D':
       closing_ = true;
       return "OK";
-    case 'k':
+    case 'k':  // kill: the run ends where it is, reported as stopped by gdb
       closing_ = true;
+      m_.End("stopped by gdb (kill)");
       return "";
     case 'q':
       return Query(packet);
     case 'v':
-      if (packet == "vKill;1" || packet.starts_with("vKill")) {
+      if (packet.starts_with("vKill")) {
         closing_ = true;
+        m_.End("stopped by gdb (kill)");
         return "OK";
       }
       if (packet.starts_with("vFlashErase:")) {

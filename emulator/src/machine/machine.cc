@@ -194,6 +194,15 @@ void Machine::SetWatchpoint(uint32_t address, uint32_t length, cpu::Core::WatchK
   core_->SetWatch(address, length, kind, on);
 }
 
+void Machine::End(const std::string& why) {
+  if (ended_) return;
+  out_.result.outcome = Outcome::kLimit;
+  out_.result.stop_detail = why;
+  core_->Write(Reg::kPc, pc_ | 1u);  // where the firmware would go on
+  pending_.reset();
+  Finish();
+}
+
 void Machine::Detach() {
   for (uint32_t b : std::set<uint32_t>(breakpoints_)) SetBreakpoint(b, false);
   for (const Watchpoint& w : std::set<Watchpoint>(watchpoints_)) SetWatchpoint(w.address, w.length, w.kind, false);

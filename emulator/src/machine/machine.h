@@ -105,6 +105,8 @@ class Machine {
   void SetWatchpoint(uint32_t address, uint32_t length, cpu::Core::WatchKind kind, bool on);
   // What the latest Pause::kWatchpoint stopped for: the access (address, kind in imm).
   const std::optional<cpu::Stop>& watch_hit() const { return watch_hit_; }
+  // Ends the run where it is (a debugger's kill): outcome limit, `why` as its detail.
+  void End(const std::string& why);
   // The debugger has gone: no breakpoints, and faults are taken without a pause (a
   // pending one on the next Run).
   void Detach();
