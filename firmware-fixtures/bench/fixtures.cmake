@@ -6,7 +6,7 @@
 #   mps2-an505/bench_tinynet_m33s.elf  and its M33 twin at the same size
 #   mps3-an547/bench_tinynet_mve.elf   the M55 build with MVE, hard float, -O3
 #   <board>/bench_dsp.elf              the DSP-intrinsic int8 layers (issue 19) on the M3
-#                                      (C fallback), M7, M33 and M55; bench_dsp_mve on
+#                                      (C fallback), M4, M7, M33 and M55; bench_dsp_mve on
 #                                      the M55 with MVE; dsp_check.elf: the same, small,
 #                                      for the tests (host reference in the test)
 # Sizes (BENCH_N) must match the host builds in bench/CMakeLists.txt.
@@ -54,7 +54,7 @@ fx_bench(mps3-an547 bench_tinynet_mve 3 12 -mcpu=cortex-m55 -mfloat-abi=hard -O3
 # DSP-extension kernels (issue 19): the same C on every core, its checksum the host's.
 set(FX_DSP_BENCH_N 40)
 set(FX_DSP_CHECK_N 2)
-foreach(board mps2-an385 mps2-an500 mps2-an505 mps3-an547)
+foreach(board mps2-an385 mps2-an386 mps2-an500 mps2-an505 mps3-an547)
   fx_bench(${board} bench_dsp 4 ${FX_DSP_BENCH_N} ${FX_CPU_FLAGS_${board}})
   fx_bench(${board} dsp_check 4 ${FX_DSP_CHECK_N} ${FX_CPU_FLAGS_${board}})
 endforeach()

@@ -1,5 +1,5 @@
 // Issue 19: the DSP-extension int8 layers (firmware-fixtures/bench/dsp_kernels.c), built
-// for the Cortex-M3 (C fallback), M7, M33 and M55 (with and without MVE), print the host
+// for the Cortex-M3 (C fallback), M4, M7, M33 and M55 (with and without MVE), print the host
 // build's checksum on faultline: the benchmark's `dsp-*` rows measure code that is right.
 // And a plain run has no instruction budget that could cut a long inference short.
 #include <gtest/gtest.h>
@@ -21,7 +21,8 @@ constexpr uint32_t kCheckRepeats = 2;  // FX_DSP_CHECK_N, firmware-fixtures/benc
 TEST(DspKernels, EveryCorePrintsTheHostsChecksum) {
   REQUIRE_FIXTURES();
   const std::string expected = fmt::format("bench: checksum 0x{:08x}\n", bench_dsp(kCheckRepeats));
-  for (const auto& [board, name] : {std::pair{"mps2-an385", "dsp_check"}, {"mps2-an500", "dsp_check"},
+  for (const auto& [board, name] : {std::pair{"mps2-an385", "dsp_check"}, {"mps2-an386", "dsp_check"},
+                                    {"mps2-an500", "dsp_check"},
                                     {"mps2-an505", "dsp_check"}, {"mps3-an547", "dsp_check"},
                                     {"mps3-an547", "dsp_check_mve"}}) {
     Completed cli;
@@ -35,7 +36,7 @@ TEST(DspKernels, EveryCorePrintsTheHostsChecksum) {
 // extension and runs the C fallback.
 TEST(DspKernels, DspBuildsUseTheSimd32Instructions) {
   REQUIRE_FIXTURES();
-  for (const char* board : {"mps2-an385", "mps2-an500", "mps2-an505", "mps3-an547"}) {
+  for (const char* board : {"mps2-an385", "mps2-an386", "mps2-an500", "mps2-an505", "mps3-an547"}) {
     Completed d = RunProgram({"arm-none-eabi-objdump", "-d", Fixture(board, "dsp_check").string()});
     ASSERT_EQ(d.status, 0) << d.err;
     const bool dsp = std::string(board) != "mps2-an385";
