@@ -742,6 +742,8 @@ int main(int argc, char** argv) {
   b.Throughput("dsp-m33", dsp_what, "bench_dsp", "bench_native_dsp", "mps2-an505", "cortex-m33");
   b.Throughput("dsp-m55", dsp_what, "bench_dsp", "bench_native_dsp", "mps3-an547", "cortex-m55");
   b.Throughput("dsp-m55-mve", dsp_what, "bench_dsp_mve", "bench_native_dsp", "mps3-an547", "cortex-m55");
+  b.Throughput("simd-m4", "q15 add/sub/butterfly, q7 ReLU/max, u8 blend (QADD16, SHADD16, QASX, QSUB8, SEL...) x900",
+               "bench_simd", "bench_native_simd", "mps2-an386", "cortex-m4");
   b.Startup();
   b.Gating();
   b.Traps();

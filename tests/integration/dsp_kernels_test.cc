@@ -11,6 +11,7 @@
 #include "cli.h"
 
 extern "C" uint32_t bench_dsp(uint32_t repeat);
+extern "C" uint32_t bench_simd(uint32_t repeat);
 extern "C" uint32_t bench_alu(uint32_t iterations);
 
 namespace faultline::testing {
@@ -43,6 +44,22 @@ TEST(DspKernels, DspBuildsUseTheSimd32Instructions) {
     for (const char* mnemonic : {"\tsmlad\t", "\tsxtb16\t", "\tssat\t"}) {
       EXPECT_EQ(d.out.find(mnemonic) != std::string::npos, dsp) << board << " " << mnemonic;
     }
+  }
+}
+
+// The parallel add/subtract loops (dsp_simd.c) on the Cortex-M4: the host's checksum on
+// faultline and on QEMU 7.2 (-M mps2-an386), built from the instructions they are about.
+TEST(SimdKernels, TheM4BuildPrintsTheHostsChecksumAsQemuDoes) {
+  REQUIRE_FIXTURES();
+  constexpr uint32_t kSimdCheckRepeats = 2;  // FX_SIMD_CHECK_N, firmware-fixtures/bench/fixtures.cmake
+  const std::string expected = fmt::format("bench: checksum 0x{:08x}\n", bench_simd(kSimdCheckRepeats));
+  ExpectsQemusConsole(QemuMachine{"mps2-an386", "cortex-m4"}, "simd_check", expected);
+  Completed d = RunProgram({"arm-none-eabi-objdump", "-d", Fixture("mps2-an386", "simd_check").string()});
+  ASSERT_EQ(d.status, 0) << d.err;
+  // (a conditional form, in an IT block, counts: "qasxmi")
+  for (const char* mnemonic : {"\tqadd16", "\tqsub16", "\tshadd16", "\tshsub16", "\tqasx", "\tqsax", "\tqsub8",
+                               "\tssub8", "\tsel", "\tuhadd8", "\tuqadd8"}) {
+    EXPECT_NE(d.out.find(mnemonic), std::string::npos) << mnemonic;
   }
 }
 
