@@ -265,6 +265,7 @@ constexpr DspEncoding kDspEncodings[] = {
     {"UHADD8", 0xFA80F060, 0, true, false},   {"UHADD16", 0xFA90F060, 0, true, false},
     {"UHASX", 0xFAA0F060, 0, true, false},    {"UHSUB8", 0xFAC0F060, 0, true, false},
     {"UHSUB16", 0xFAD0F060, 0, true, false},  {"UHSAX", 0xFAE0F060, 0, true, false},
+    {"SEL", 0xFAA0F080, 0, true, false},  // reads the random GE of the case's APSR
 };
 constexpr uint32_t kExtremes = 64;  // FLAG_EXTREMES
 

@@ -14,7 +14,8 @@
 // and the 36 parallel add/subtract instructions (SADD8...UHSAX: helper_sadd8_arm...
 // helper_uhsubaddx_arm, op_addsub.h), which CMSIS-DSP's q15/q7 vector and FFT code and
 // CMSIS-NN's ReLU and pooling use (__QADD16, __SHADD16, __QASX, __QSUB8...): calls
-// without flags too, and the S and U forms write APSR.GE through a pointer.
+// without flags too, and the S and U forms write APSR.GE through a pointer; SEL
+// (helper_sel_flags_arm), which picks bytes by GE after them.
 //
 // (QEMU 7.2 generates SMLAD without a call, which is most of its lead on the dsp rows.)
 // The translator reaches tcg_gen_callN_arm through libunicorn's PLT (837 call sites in
@@ -77,7 +78,7 @@ namespace {
 
 constexpr int kTypeI32 = 0;  // TCG_TYPE_I32
 constexpr int kOpMovI32 = 0x5, kOpLdI32 = 0xd, kOpStI32 = 0x10, kOpAddI32 = 0x11, kOpSubI32 = 0x12,
-              kOpOrI32 = 0x1b, kOpXorI32 = 0x1c;
+              kOpAndI32 = 0x1a, kOpOrI32 = 0x1b, kOpXorI32 = 0x1c;
 constexpr int kCondEq = 8, kCondGe = 3;  // TCG_COND_EQ, TCG_COND_GE (tcg-cond.h)
 constexpr uintptr_t kQfOffset = 0x218;  // offsetof(CPUARMState, QF)
 struct TcgOp {
@@ -110,13 +111,15 @@ struct Unicorn {
   CallN call_n = nullptr;
   void* add_setq = nullptr;
   void* sxtb16 = nullptr;
+  void* sel = nullptr;
   std::array<PasHelper, 36> pas{};
   Unicorn()
       : stock(TurnedOff("FAULTLINE_DSP_INLINE", "stock")),
         call_n(Unicorns<CallN>("tcg_gen_callN_arm")),
         // The addresses the translator passes: what its GOT holds, the global definition.
         add_setq(dlsym(RTLD_DEFAULT, "helper_add_setq_arm")),
-        sxtb16(dlsym(RTLD_DEFAULT, "helper_sxtb16_arm")) {
+        sxtb16(dlsym(RTLD_DEFAULT, "helper_sxtb16_arm")),
+        sel(dlsym(RTLD_DEFAULT, "helper_sel_flags_arm")) {
     for (size_t p = 0; p < 6; ++p) {
       for (size_t op = 0; op < 6; ++op) {
         const std::string name = std::string("helper_") + kPasPrefix[p] + kPasOp[op] + "_arm";
@@ -283,6 +286,21 @@ void ParallelAddSub(const Ops& o, const PasHelper& h, uintptr_t ret, uintptr_t a
   }
 }
 
+// helper_sel_flags (SEL): each byte from `a` where its GE bit is set, else from `b`.
+// Multiplying GE by 0x00204081 moves bit n to bit 8n (the other products land on bits
+// that are not multiples of 8, none on the same bit: no carries); masked to 0x01010101
+// and multiplied by 0xFF, that is the byte mask.
+void Sel(const Ops& o, uintptr_t ret, uintptr_t ge, uintptr_t a, uintptr_t b) {
+  const uintptr_t mask = o.New(), t = o.New();
+  tcg_gen_muli_i32_arm(o.s, o.V(mask), o.V(ge), 0x00204081);
+  tcg_gen_andi_i32_arm(o.s, o.V(mask), o.V(mask), 0x01010101);
+  tcg_gen_muli_i32_arm(o.s, o.V(mask), o.V(mask), 0xFF);
+  o.Op(kOpAndI32, t, a, mask);
+  tcg_gen_andc_i32_arm(o.s, o.V(mask), o.V(b), o.V(mask));
+  o.Op(kOpOrI32, ret, t, mask);
+  for (uintptr_t v : {mask, t}) o.Free(v);
+}
+
 const PasHelper* FindPas(const Unicorn& u, void* func) {
   for (const PasHelper& h : u.pas) {
     if (h.func == func && func != nullptr) return &h;
@@ -300,6 +318,8 @@ bool EmitInline(TCGContext* s, void* func, TCGTemp* ret, int nargs, TCGTemp** ar
     AddSetQ(o, reinterpret_cast<uintptr_t>(ret), arg(0), arg(1), arg(2));
   } else if (func == u.sxtb16 && nargs == 1) {
     Sxtb16(o, reinterpret_cast<uintptr_t>(ret), arg(0));
+  } else if (func == u.sel && nargs == 3) {
+    Sel(o, reinterpret_cast<uintptr_t>(ret), arg(0), arg(1), arg(2));
   } else if (const PasHelper* h = FindPas(u, func);
              h != nullptr && nargs == ((h->pas == Pas::kS || h->pas == Pas::kU) ? 3 : 2)) {
     ParallelAddSub(o, *h, reinterpret_cast<uintptr_t>(ret), arg(0), arg(1), nargs == 3 ? arg(2) : 0);
