@@ -737,10 +737,13 @@ int main(int argc, char** argv) {
   // core, the same C; the M3 has no DSP extension and runs its C fallback.
   const char* dsp_what = "int8 conv (im2col, SMLAD/SXTB16), depthwise, FC, requantisation x40";
   b.Throughput("dsp-m3", dsp_what, "bench_dsp", "bench_native_dsp", "mps2-an385", "cortex-m3");
+  b.Throughput("dsp-m4", dsp_what, "bench_dsp", "bench_native_dsp", "mps2-an386", "cortex-m4");
   b.Throughput("dsp-m7", dsp_what, "bench_dsp", "bench_native_dsp", "mps2-an500", "cortex-m7");
   b.Throughput("dsp-m33", dsp_what, "bench_dsp", "bench_native_dsp", "mps2-an505", "cortex-m33");
   b.Throughput("dsp-m55", dsp_what, "bench_dsp", "bench_native_dsp", "mps3-an547", "cortex-m55");
   b.Throughput("dsp-m55-mve", dsp_what, "bench_dsp_mve", "bench_native_dsp", "mps3-an547", "cortex-m55");
+  b.Throughput("simd-m4", "q15 add/sub/butterfly, q7 ReLU/max, u8 blend (QADD16, SHADD16, QASX, QSUB8, SEL...) x900",
+               "bench_simd", "bench_native_simd", "mps2-an386", "cortex-m4");
   b.Startup();
   b.Gating();
   b.Traps();

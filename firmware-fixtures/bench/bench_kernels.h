@@ -26,8 +26,11 @@ uint32_t bench_tinynet(const void *model, uint32_t repeat);
  * on inputs that change each time. */
 uint32_t bench_dsp(uint32_t repeat);
 
+/* dsp_simd.c: CMSIS-DSP/NN-style q15 and q7 loops of parallel add/subtract instructions. */
+uint32_t bench_simd(uint32_t repeat);
+
 #ifdef BENCH_KERNEL
-/* The kernel a program was built for (BENCH_KERNEL: 1 alu, 2 mem, 3 tinynet, 4 dsp), run with
+/* The kernel a program was built for (BENCH_KERNEL: 1 alu, 2 mem, 3 tinynet, 4 dsp, 5 simd), run with
  * size n: the one place the firmware and host mains choose it. */
 static inline uint32_t bench_selected(uint32_t n, const void *model)
 {
@@ -38,6 +41,8 @@ static inline uint32_t bench_selected(uint32_t n, const void *model)
   return bench_mem(n);
 #elif BENCH_KERNEL == 4
   return bench_dsp(n);
+#elif BENCH_KERNEL == 5
+  return bench_simd(n);
 #else
   return bench_tinynet(model, n);
 #endif

@@ -6,17 +6,20 @@
 #   mps2-an505/bench_tinynet_m33s.elf  and its M33 twin at the same size
 #   mps3-an547/bench_tinynet_mve.elf   the M55 build with MVE, hard float, -O3
 #   <board>/bench_dsp.elf              the DSP-intrinsic int8 layers (issue 19) on the M3
-#                                      (C fallback), M7, M33 and M55; bench_dsp_mve on
+#                                      (C fallback), M4, M7, M33 and M55; bench_dsp_mve on
 #                                      the M55 with MVE; dsp_check.elf: the same, small,
 #                                      for the tests (host reference in the test)
+#   mps2-an386/bench_simd.elf          the parallel add/subtract loops (dsp_simd.c) on
+#                                      the M4; simd_check.elf the same, small
 # Sizes (BENCH_N) must match the host builds in bench/CMakeLists.txt.
 set(FX_BENCH_DIR ${CMAKE_CURRENT_LIST_DIR})
 
-# fx_bench(<board> <name> <kernel 1|2|3> <n> <cpu flags...>)
+# fx_bench(<board> <name> <kernel 1-5> <n> <cpu flags...>)
 function(fx_bench board name kernel n)
   set(flags ${ARGN})
   set(objs ${board}_${name}_objs)
-  add_library(${objs} OBJECT ${FX_BENCH_DIR}/bench_kernels.c ${FX_BENCH_DIR}/dsp_kernels.c ${FX_ML_DIR}/src/tinynet.c)
+  add_library(${objs} OBJECT ${FX_BENCH_DIR}/bench_kernels.c ${FX_BENCH_DIR}/dsp_kernels.c ${FX_BENCH_DIR}/dsp_simd.c
+                             ${FX_ML_DIR}/src/tinynet.c)
   target_include_directories(${objs} PRIVATE ${FX_BENCH_DIR} ${FX_ML_DIR}/include)
   # No libc: keep loops as loops (no memset/memcpy calls).
   # The caller's flags last: -O3 there overrides the common -O2.
@@ -54,12 +57,17 @@ fx_bench(mps3-an547 bench_tinynet_mve 3 12 -mcpu=cortex-m55 -mfloat-abi=hard -O3
 # DSP-extension kernels (issue 19): the same C on every core, its checksum the host's.
 set(FX_DSP_BENCH_N 40)
 set(FX_DSP_CHECK_N 2)
-foreach(board mps2-an385 mps2-an500 mps2-an505 mps3-an547)
+foreach(board mps2-an385 mps2-an386 mps2-an500 mps2-an505 mps3-an547)
   fx_bench(${board} bench_dsp 4 ${FX_DSP_BENCH_N} ${FX_CPU_FLAGS_${board}})
   fx_bench(${board} dsp_check 4 ${FX_DSP_CHECK_N} ${FX_CPU_FLAGS_${board}})
 endforeach()
 fx_bench(mps3-an547 bench_dsp_mve 4 ${FX_DSP_BENCH_N} -mcpu=cortex-m55 -mfloat-abi=hard -O3)
 fx_bench(mps3-an547 dsp_check_mve 4 ${FX_DSP_CHECK_N} -mcpu=cortex-m55 -mfloat-abi=hard -O3)
+# The parallel add/subtract loops (dsp_simd.c) on the Cortex-M4: bench_simd, simd_check.
+set(FX_SIMD_BENCH_N 900)
+set(FX_SIMD_CHECK_N 2)
+fx_bench(mps2-an386 bench_simd 5 ${FX_SIMD_BENCH_N} ${FX_CPU_FLAGS_mps2-an386})
+fx_bench(mps2-an386 simd_check 5 ${FX_SIMD_CHECK_N} ${FX_CPU_FLAGS_mps2-an386})
 
 # A legitimate run of more than 1e9 instructions (bench_alu, ~10 a step): a plain `run`
 # must finish it, with no instruction budget by default (issue 19; tests/integration).

@@ -21,6 +21,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "arm/mve/mve.h"
@@ -232,6 +233,7 @@ struct DspEncoding {
   const char* name;
   uint32_t value, random;
   bool rn, ra;  // Rd and Rm: every encoding here has them
+  bool sets_ge = false;
 };
 constexpr DspEncoding kDspEncodings[] = {
     {"SMLAD/SMLADX", 0xFB200000, 0x10, true, true},   {"SMUAD/SMUADX", 0xFB20F000, 0x10, true, false},
@@ -243,6 +245,27 @@ constexpr DspEncoding kDspEncodings[] = {
     {"QADD/QDADD/QSUB/QDSUB", 0xFA80F080, 0x30, true, false},
     {"SSAT (LSL)", 0xF3000000, 0x70DF, true, false},  {"USAT (LSL)", 0xF3800000, 0x70DF, true, false},
     {"SSAT16", 0xF3200000, 0xF, true, false},         {"USAT16", 0xF3A00000, 0xF, true, false},
+    // Parallel add/subtract (C2.4.2: op1 in hw1[6:4], U in hw2[6], H:S in hw2[5:4]),
+    // whose helpers are emitted as ops too; the S and U forms set GE.
+    {"SADD8", 0xFA80F000, 0, true, false, true},    {"SADD16", 0xFA90F000, 0, true, false, true},
+    {"SASX", 0xFAA0F000, 0, true, false, true},     {"SSUB8", 0xFAC0F000, 0, true, false, true},
+    {"SSUB16", 0xFAD0F000, 0, true, false, true},   {"SSAX", 0xFAE0F000, 0, true, false, true},
+    {"QADD8", 0xFA80F010, 0, true, false},    {"QADD16", 0xFA90F010, 0, true, false},
+    {"QASX", 0xFAA0F010, 0, true, false},     {"QSUB8", 0xFAC0F010, 0, true, false},
+    {"QSUB16", 0xFAD0F010, 0, true, false},   {"QSAX", 0xFAE0F010, 0, true, false},
+    {"SHADD8", 0xFA80F020, 0, true, false},   {"SHADD16", 0xFA90F020, 0, true, false},
+    {"SHASX", 0xFAA0F020, 0, true, false},    {"SHSUB8", 0xFAC0F020, 0, true, false},
+    {"SHSUB16", 0xFAD0F020, 0, true, false},  {"SHSAX", 0xFAE0F020, 0, true, false},
+    {"UADD8", 0xFA80F040, 0, true, false, true},    {"UADD16", 0xFA90F040, 0, true, false, true},
+    {"UASX", 0xFAA0F040, 0, true, false, true},     {"USUB8", 0xFAC0F040, 0, true, false, true},
+    {"USUB16", 0xFAD0F040, 0, true, false, true},   {"USAX", 0xFAE0F040, 0, true, false, true},
+    {"UQADD8", 0xFA80F050, 0, true, false},   {"UQADD16", 0xFA90F050, 0, true, false},
+    {"UQASX", 0xFAA0F050, 0, true, false},    {"UQSUB8", 0xFAC0F050, 0, true, false},
+    {"UQSUB16", 0xFAD0F050, 0, true, false},  {"UQSAX", 0xFAE0F050, 0, true, false},
+    {"UHADD8", 0xFA80F060, 0, true, false},   {"UHADD16", 0xFA90F060, 0, true, false},
+    {"UHASX", 0xFAA0F060, 0, true, false},    {"UHSUB8", 0xFAC0F060, 0, true, false},
+    {"UHSUB16", 0xFAD0F060, 0, true, false},  {"UHSAX", 0xFAE0F060, 0, true, false},
+    {"SEL", 0xFAA0F080, 0, true, false},  // reads the random GE of the case's APSR
 };
 constexpr uint32_t kExtremes = 64;  // FLAG_EXTREMES
 
@@ -287,6 +310,17 @@ TEST(DspDiff, EveryChangedDspEncodingLeavesTheStateQemuLeaves) {
     EXPECT_GT(q_clear_set[name].first, 0) << name << ": Q set in every case";
     EXPECT_GT(q_clear_set[name].second, 0) << name << ": Q clear in every case";
   }
+  // The S and U parallel add/subtracts wrote at least three different GE values.
+  std::map<std::string, std::set<uint32_t>> ge_seen;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const auto e = std::find_if(std::begin(kDspEncodings), std::end(kDspEncodings),
+                                [&](const DspEncoding& d) { return d.name == cases[i].name; });
+    if (!e->sets_ge) continue;
+    const size_t at = qemu[i].find("apsr=");
+    ge_seen[e->name].insert(uint32_t(std::stoul(qemu[i].substr(at + 5, 8), nullptr, 16)) >> 16 & 0xF);
+  }
+  EXPECT_EQ(ge_seen.size(), 12u);
+  for (const auto& [name, values] : ge_seen) EXPECT_GE(values.size(), 3u) << name << ": GE hardly varies";
 }
 
 }  // namespace

@@ -17,8 +17,8 @@ namespace {
 
 // The boards fixtures are built for (firmware-fixtures/CMakeLists.txt FX_BOARDS).
 const std::vector<std::string> kBoards = {
-    "alif-e7-hp", "alif-e8-hp",    "imx93-cm33", "mps2-an385", "mps2-an500",
-    "mps2-an505", "mps3-an547",    "stm32h747-cm7", "stm32n657"};
+    "alif-e7-hp", "alif-e8-hp",    "imx93-cm33", "mps2-an385", "mps2-an386",
+    "mps2-an500", "mps2-an505",    "mps3-an547", "stm32h747-cm7", "stm32n657"};
 
 std::string TestName(const ::testing::TestParamInfo<std::string>& param) {
   std::string s = param.param;
@@ -127,6 +127,7 @@ TEST_P(BoardAgainstQemu, SameConsoleAndExitStatus) {
 INSTANTIATE_TEST_SUITE_P(
     Boards, BoardAgainstQemu,
     ::testing::Combine(::testing::Values(QemuMachine{"mps2-an385", "cortex-m3"},
+                                         QemuMachine{"mps2-an386", "cortex-m4"},
                                          QemuMachine{"mps2-an500", "cortex-m7"},
                                          QemuMachine{"mps3-an547", "cortex-m55"}),
                        ::testing::Values("hello", "checksum")),

@@ -1,5 +1,5 @@
 // Issue 19: the DSP-extension int8 layers (firmware-fixtures/bench/dsp_kernels.c), built
-// for the Cortex-M3 (C fallback), M7, M33 and M55 (with and without MVE), print the host
+// for the Cortex-M3 (C fallback), M4, M7, M33 and M55 (with and without MVE), print the host
 // build's checksum on faultline: the benchmark's `dsp-*` rows measure code that is right.
 // And a plain run has no instruction budget that could cut a long inference short.
 #include <gtest/gtest.h>
@@ -11,6 +11,7 @@
 #include "cli.h"
 
 extern "C" uint32_t bench_dsp(uint32_t repeat);
+extern "C" uint32_t bench_simd(uint32_t repeat);
 extern "C" uint32_t bench_alu(uint32_t iterations);
 
 namespace faultline::testing {
@@ -21,7 +22,8 @@ constexpr uint32_t kCheckRepeats = 2;  // FX_DSP_CHECK_N, firmware-fixtures/benc
 TEST(DspKernels, EveryCorePrintsTheHostsChecksum) {
   REQUIRE_FIXTURES();
   const std::string expected = fmt::format("bench: checksum 0x{:08x}\n", bench_dsp(kCheckRepeats));
-  for (const auto& [board, name] : {std::pair{"mps2-an385", "dsp_check"}, {"mps2-an500", "dsp_check"},
+  for (const auto& [board, name] : {std::pair{"mps2-an385", "dsp_check"}, {"mps2-an386", "dsp_check"},
+                                    {"mps2-an500", "dsp_check"},
                                     {"mps2-an505", "dsp_check"}, {"mps3-an547", "dsp_check"},
                                     {"mps3-an547", "dsp_check_mve"}}) {
     Completed cli;
@@ -35,13 +37,29 @@ TEST(DspKernels, EveryCorePrintsTheHostsChecksum) {
 // extension and runs the C fallback.
 TEST(DspKernels, DspBuildsUseTheSimd32Instructions) {
   REQUIRE_FIXTURES();
-  for (const char* board : {"mps2-an385", "mps2-an500", "mps2-an505", "mps3-an547"}) {
+  for (const char* board : {"mps2-an385", "mps2-an386", "mps2-an500", "mps2-an505", "mps3-an547"}) {
     Completed d = RunProgram({"arm-none-eabi-objdump", "-d", Fixture(board, "dsp_check").string()});
     ASSERT_EQ(d.status, 0) << d.err;
     const bool dsp = std::string(board) != "mps2-an385";
     for (const char* mnemonic : {"\tsmlad\t", "\tsxtb16\t", "\tssat\t"}) {
       EXPECT_EQ(d.out.find(mnemonic) != std::string::npos, dsp) << board << " " << mnemonic;
     }
+  }
+}
+
+// The parallel add/subtract loops (dsp_simd.c) on the Cortex-M4: the host's checksum on
+// faultline and on QEMU 7.2 (-M mps2-an386), built from the instructions they are about.
+TEST(SimdKernels, TheM4BuildPrintsTheHostsChecksumAsQemuDoes) {
+  REQUIRE_FIXTURES();
+  constexpr uint32_t kSimdCheckRepeats = 2;  // FX_SIMD_CHECK_N, firmware-fixtures/bench/fixtures.cmake
+  const std::string expected = fmt::format("bench: checksum 0x{:08x}\n", bench_simd(kSimdCheckRepeats));
+  ExpectsQemusConsole(QemuMachine{"mps2-an386", "cortex-m4"}, "simd_check", expected);
+  Completed d = RunProgram({"arm-none-eabi-objdump", "-d", Fixture("mps2-an386", "simd_check").string()});
+  ASSERT_EQ(d.status, 0) << d.err;
+  // (a conditional form, in an IT block, counts: "qasxmi")
+  for (const char* mnemonic : {"\tqadd16", "\tqsub16", "\tshadd16", "\tshsub16", "\tqasx", "\tqsax", "\tqsub8",
+                               "\tssub8", "\tsel", "\tuhadd8", "\tuqadd8"}) {
+    EXPECT_NE(d.out.find(mnemonic), std::string::npos) << mnemonic;
   }
 }
 

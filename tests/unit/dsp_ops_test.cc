@@ -1,11 +1,13 @@
 // emulator/src/cpu/unicorn_dsp_ops.cc emits the DSP-extension helpers SMLAD and SXTB16
-// call (add_setq, sxtb16) as TCG ops. That only happens if libunicorn's translator calls
-// bind to faultline's tcg_gen_callN_arm; this pins down that they do, on a DSP build
+// call (add_setq, sxtb16), and the parallel add/subtract helpers, as TCG ops. That only
+// happens if libunicorn's translator calls bind to faultline's tcg_gen_callN_arm; this
+// pins down that they do, on DSP builds
 // (what the ops compute is compared with QEMU in tests/cpu/mve_diff_test.cc, DspDiff).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "cli.h"
 #include "cpu/unicorn_dsp_ops.h"
@@ -16,16 +18,35 @@
 namespace faultline {
 namespace {
 
+bool Stock() {
+  const char* e = std::getenv("FAULTLINE_DSP_INLINE");
+  return e != nullptr && std::strcmp(e, "stock") == 0;
+}
+
+// Runs the fixture in this process, to its exit.
+void RunToExit(const char* board_name, const char* fixture) {
+  Board board = LoadBoardFile(std::filesystem::path(FAULTLINE_BOARDS_DIR) / (std::string(board_name) + ".yaml"));
+  Image image = LoadElf(testing::Fixture(board_name, fixture));
+  EXPECT_EQ(faultline::Run(board, image, RunOptions{}).outcome, Outcome::kExit) << board_name << " " << fixture;
+}
+
 TEST(DspOps, SmladAndSxtb16CallsAreEmittedAsOps) {
   REQUIRE_FIXTURES();
-  const char* e = std::getenv("FAULTLINE_DSP_INLINE");
-  if (e != nullptr && std::strcmp(e, "stock") == 0) GTEST_SKIP() << "FAULTLINE_DSP_INLINE=stock";
-  Board board = LoadBoardFile(std::filesystem::path(FAULTLINE_BOARDS_DIR) / "mps2-an500.yaml");
-  Image image = LoadElf(testing::Fixture("mps2-an500", "dsp_check"));
+  if (Stock()) GTEST_SKIP() << "FAULTLINE_DSP_INLINE=stock";
   const uint64_t before = cpu::InlinedDspCalls();
-  RunResult r = faultline::Run(board, image, RunOptions{});
-  EXPECT_EQ(r.outcome, Outcome::kExit);
+  RunToExit("mps2-an500", "dsp_check");
   EXPECT_GT(cpu::InlinedDspCalls(), before) << "libunicorn did not call faultline's tcg_gen_callN_arm";
+}
+
+// The parallel add/subtract helpers too (QADD16, SHADD16, QASX, QSUB8, SSUB8, UHADD8...),
+// on the M4 build of the SIMD loops.
+TEST(DspOps, ParallelAddSubtractCallsAreEmittedAsOps) {
+  REQUIRE_FIXTURES();
+  if (Stock()) GTEST_SKIP() << "FAULTLINE_DSP_INLINE=stock";
+  const uint64_t before = cpu::InlinedParallelAddSubCalls();
+  RunToExit("mps2-an386", "simd_check");
+  // bench_simd's loops hold 12 of them (objdump); each block is translated at least once.
+  EXPECT_GE(cpu::InlinedParallelAddSubCalls() - before, 10u);
 }
 
 }  // namespace
