@@ -588,7 +588,8 @@ struct Bench {
     // where the M33 build needs SUBS and BNE), so time, not MIPS, compares the speed.
     if (mips.size() == 2) {
       double r = seconds[1] / seconds[0];
-      Target("M55 build's time within 10% of the M33 build's", std::abs(r - 1) <= 0.10,
+      // Issue 19's concern is the M55 build running slower (it was 1.28x); faster passes.
+      Target("M55 build's time within 10% of the M33 build's", r <= 1.10,
              fmt::format("time M55/M33 = {:.2f} (MIPS M55/M33 = {:.2f})", r, mips[1] / mips[0]));
     } else {
       Target("M55 build's time within 10% of the M33 build's", std::nullopt, m55.note);
