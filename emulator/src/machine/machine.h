@@ -75,7 +75,7 @@ enum class Pause {
   kBreakpoint,    // at a SetBreakpoint address, before its instruction runs
   kStep,          // Step ran one instruction (or entered an exception)
   kFault,         // MachineInput::debugger: a fault (stopped_fault())
-  kWatchpoint,    // after an instruction that accessed a SetWatchpoint range: watch_hit()
+  kWatchpoint,    // before an instruction that would access a SetWatchpoint range: watch_hit()
 };
 
 class Machine {
@@ -100,8 +100,10 @@ class Machine {
   // A debugger's breakpoint: Run pauses before the instruction at `address`. A run that
   // goes on from a breakpoint's address runs its instruction first.
   void SetBreakpoint(uint32_t address, bool on);
-  // A debugger's watchpoint: Run pauses after an instruction that accesses
-  // [address, address + length) as `kind` says. Costs nothing outside its pages.
+  // A debugger's watchpoint: Run pauses before an instruction that would access
+  // [address, address + length) as `kind` says (the access undone, as gdb on Arm
+  // expects: it steps the instruction with the watchpoint off). Costs nothing outside
+  // its pages.
   void SetWatchpoint(uint32_t address, uint32_t length, cpu::Core::WatchKind kind, bool on);
   // What the latest Pause::kWatchpoint stopped for: the access (address, kind in imm).
   const std::optional<cpu::Stop>& watch_hit() const { return watch_hit_; }
