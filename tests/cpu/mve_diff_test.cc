@@ -212,12 +212,12 @@ TEST(MveDiff, ACaseTableOverAMebibyteOfConsoleComesBackWhole) {
   // (core_armv81m.cc, LtpsizeWritten), which only costs time here.
   for (Case& c : cases) c.flags &= ~uint32_t(kTail);
   ASSERT_GT(cases.size() * 18, size_t(1) << 20);      // "%08x %08x\n" each
-  const auto dir = std::filesystem::temp_directory_path() / ("faultline-mve-long-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  WriteTable(dir / "cases.bin", cases, false);
   Consoles c;
-  RunFaultline(dir / "cases.bin", c);
-  std::filesystem::remove_all(dir);
+  {
+    const TempDir dir;
+    WriteTable(dir / "cases.bin", cases, false);
+    RunFaultline(dir / "cases.bin", c);
+  }
   const std::vector<std::string> lines = Lines(c.faultline);
   ASSERT_EQ(lines.size(), cases.size()) << c.faultline_outcome;
   for (size_t i : {size_t(0), cases.size() / 2, cases.size() - 1}) EXPECT_EQ(lines[i].substr(0, 8), Hex(uint32_t(i)));

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -16,8 +17,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 int main(int argc, char** argv) {
   // The fuzzers run with -malloc_limit_mb: here a parser that allocates hundreds of MB
   // for a few KB of input meets std::bad_alloc, which is not an InputError, and fails too.
-  const rlimit address_space{512ul << 20, 512ul << 20};
-  setrlimit(RLIMIT_AS, &address_space);
+  // AddressSanitizer has reserved terabytes of shadow already: there scripts/sanitize
+  // caps each allocation instead (ASAN_OPTIONS max_allocation_size_mb).
+  // A target that builds machines (fuzz_gdb) cannot have it: each engine reserves a board's
+  // memory and a 1 GiB translation buffer, kept until exit. FAULTLINE_REPLAY_NO_ADDRESS_LIMIT
+  // (tests/CMakeLists.txt) leaves it to the target's own bounds (a reply's size).
+#if !defined(__SANITIZE_ADDRESS__)
+  if (std::getenv("FAULTLINE_REPLAY_NO_ADDRESS_LIMIT") == nullptr) {
+    const rlimit address_space{512ul << 20, 512ul << 20};
+    setrlimit(RLIMIT_AS, &address_space);
+  }
+#endif
   std::vector<std::filesystem::path> files;
   for (int i = 1; i < argc; ++i) {
     if (std::filesystem::is_directory(argv[i])) {

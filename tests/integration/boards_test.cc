@@ -93,15 +93,13 @@ TEST_P(EveryBoard, ChecksumSeesCopiedDataAndZeroedBssAndExits63) {
 // Same invocation as qemu_diff_test.cc: semihosting into a chardev file keeps stdout and
 // stderr writes in order, as faultline's `console` does.
 Completed RunQemu(const QemuMachine& m, const std::filesystem::path& elf, std::string* console) {
-  auto out = std::filesystem::temp_directory_path() /
-             ("faultline-qemu-" + std::to_string(getpid()) + "-" + m.board + ".txt");
-  std::filesystem::remove(out);
+  const TempDir dir("qemu");
+  const auto out = dir / "semihosting.txt";
   Completed c = RunProgram({"timeout", "30", "qemu-system-arm", "-M", m.board, "-cpu", m.cpu,
                             "-nographic", "-monitor", "none", "-serial", "none", "-chardev",
                             "file,id=sh0,path=" + out.string(), "-semihosting-config",
                             "enable=on,target=native,chardev=sh0", "-kernel", elf.string()});
   *console = Slurp(out);
-  std::filesystem::remove(out);
   return c;
 }
 

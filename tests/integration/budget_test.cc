@@ -21,9 +21,8 @@ struct TimedRun {
 };
 
 TimedRun RunTimed(const std::string& fixture, std::vector<std::string> flags) {
-  const auto json = std::filesystem::temp_directory_path() /
-                    ("faultline-budget-" + std::to_string(getpid()) + "-" + fixture + ".json");
-  std::filesystem::remove(json);
+  const TempDir dir;
+  const auto json = dir / (fixture + ".json");
   std::vector<std::string> args = {"timeout", "60", FAULTLINE_CLI, "run", "--board", "mps2-an505", "--json",
                                    json.string()};
   args.insert(args.end(), flags.begin(), flags.end());
@@ -33,7 +32,6 @@ TimedRun RunTimed(const std::string& fixture, std::vector<std::string> flags) {
   r.cli = RunProgram(args);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (std::filesystem::exists(json)) r.report = nlohmann::json::parse(Slurp(json));
-  std::filesystem::remove(json);
   return r;
 }
 
@@ -87,8 +85,7 @@ TEST(Budget, NoBudgetOnAnExit) {
 // A scenario's `run.timeout` holds the same way, and its report names that key.
 TEST(Budget, ScenarioTimeoutHoldsAndIsNamed) {
   REQUIRE_FIXTURES();
-  const auto dir = std::filesystem::temp_directory_path() / ("faultline-budget-scn-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
+  const TempDir dir;
   std::ofstream(dir / "storm.yaml") << "name: storm\ndescription: an exception storm\nboard: mps2-an505\nfirmware: {fixture: mps2-an505/budget_storm}\n"
                                        "run: {timeout: 1}\nexpect: {outcome: exit}\n";
   const auto start = std::chrono::steady_clock::now();
@@ -101,7 +98,6 @@ TEST(Budget, ScenarioTimeoutHoldsAndIsNamed) {
   const nlohmann::json j = nlohmann::json::parse(Slurp(dir / "r.json"));
   EXPECT_EQ(j["scenarios"][0]["budget"]["setting"], "run.timeout");
   EXPECT_EQ(j["scenarios"][0]["budget"]["kind"], "wall-clock");
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

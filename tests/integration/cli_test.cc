@@ -66,16 +66,14 @@ TEST(Cli, UnknownBoardListsTheKnownOnes) {
 }
 
 TEST(Cli, BadBoardFileNamesFileAndLine) {
-  auto dir = std::filesystem::temp_directory_path() / "faultline-cli-board";
-  std::filesystem::create_directories(dir);
-  auto board = dir / "mine.yaml";
+  const TempDir dir;
+  const auto board = dir / "mine.yaml";
   std::ofstream(board) << "name: mine\ndescription: x\ncpu: cortex-m33\nboot:\n"
                           "  vector_table: 0x0\n  load_mode: flash\nregions:\n"
                           "  - name: ram\n    base: 0x0\n    size: 64K\n    kind: sram\n"
                           "    access: rwx\n    reset: zero\n    colour: blue\n";
   ExpectBadInput(RunCli({"run", "--board", board.string(), FAULTLINE_CLI}),
                  {"mine.yaml:14", "unknown key 'colour'", "fix:"});
-  std::filesystem::remove_all(dir);
 }
 
 TEST(Cli, MissingFirmwareFile) {
@@ -141,7 +139,8 @@ TEST(SubPageRegions, FirmwareThatFitsRunsNormally) {
 
 TEST(SubPageRegions, FirstByteBeyondTheRegionFaultsEvenInsideTheSamePage) {
   REQUIRE_FIXTURES();
-  auto json_path = std::filesystem::temp_directory_path() / "faultline-subpage.json";
+  const TempDir dir;
+  const auto json_path = dir / "subpage.json";
   Completed c = RunCli({"run", "--board", DataBoard("subpage_short").string(), "--json",
                         json_path.string(), Fixture("mps2-an505", "checksum").string()});
   ASSERT_EQ(c.status, 3) << c.out << c.err;
@@ -156,7 +155,6 @@ TEST(SubPageRegions, FirstByteBeyondTheRegionFaultsEvenInsideTheSamePage) {
   EXPECT_EQ(f["region_below"], "data_ram");
   EXPECT_TRUE(f["pc_precise"].get<bool>());
   EXPECT_EQ(f["symbol"].get<std::string>().rfind("Reset_Handler", 0), 0u) << f["symbol"];
-  std::filesystem::remove(json_path);
 }
 
 }  // namespace

@@ -40,7 +40,8 @@ TEST(ConsoleStream, ToAPipeTheReportIsTheSameAsToAFile) {
 TEST(ConsoleStream, ALongConsoleStreamsWholeAndTheReportKeepsItsLastMebibyte) {
   REQUIRE_FIXTURES();
   const std::string elf = Fixture("mps2-an505", "console_big").string();
-  fs::path json_path = fs::temp_directory_path() / ("faultline-console-big-" + std::to_string(getpid()) + ".json");
+  const TempDir dir;
+  const fs::path json_path = dir / "console-big.json";
   Completed pipe = RunThroughPipe({"run", "--board", "mps2-an505", "--json", json_path.string(), elf});
   EXPECT_EQ(pipe.status, 0) << pipe.err;
   // All of it, in order, between the report's first lines and its outcome.
@@ -57,7 +58,6 @@ TEST(ConsoleStream, ALongConsoleStreamsWholeAndTheReportKeepsItsLastMebibyte) {
   const std::string kept = report["console"];
   EXPECT_EQ(kept.size(), kKept);
   EXPECT_EQ(kept.substr(kept.size() - 5), "done\n");
-  fs::remove(json_path);
 
   // To a file: the report alone, with the last MiB under a note saying so.
   Completed file = RunCli({"run", "--board", "mps2-an505", elf});
@@ -82,8 +82,7 @@ TEST(ConsoleStream, PrintingForeverEndsOnTheTimeoutWithTheConsoleBounded) {
 
 TEST(ConsoleStream, ScenarioContainsSeesTheWholeConsole) {
   REQUIRE_FIXTURES();
-  fs::path dir = fs::temp_directory_path() / ("faultline-console-scenario-" + std::to_string(getpid()));
-  fs::create_directories(dir);
+  const TempDir dir;
   std::ofstream(dir / "big.yaml") << "name: big\ndescription: 3.2 MB of console\nboard: mps2-an505\n"
                                   << "firmware: {fixture: mps2-an505/console_big}\nexpect:\n  outcome: exit\n"
                                   << "  console:\n    contains: [\"first line\\nline 00000\", 'line 99999']\n"
@@ -98,7 +97,6 @@ TEST(ConsoleStream, ScenarioContainsSeesTheWholeConsole) {
   EXPECT_NE(c.out.find(fmt::format("got a console of {} bytes, of which the last {} are", kBigConsole, kKept)),
             std::string::npos)
       << c.out;
-  fs::remove_all(dir);
 }
 
 }  // namespace

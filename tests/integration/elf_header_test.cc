@@ -18,12 +18,9 @@ namespace fs = std::filesystem;
 class ElfHeader : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("faultline-elf-header-" + std::to_string(getpid()));
-    fs::create_directories(dir_);
     std::string raw = Slurp(Fixture("mps2-an505", "hello"));
     elf_.assign(raw.begin(), raw.end());
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   uint32_t Get(size_t offset, int bytes) const {
     uint32_t v = 0;
@@ -59,7 +56,7 @@ class ElfHeader : public ::testing::Test {
     }
   }
 
-  fs::path dir_;
+  testing::TempDir dir_;
   std::vector<uint8_t> elf_;
 };
 

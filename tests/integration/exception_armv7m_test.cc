@@ -29,8 +29,8 @@ TEST_P(ArmV7mHandlers, PrintWhatTheyPrintOnQemu) {
   if (RunProgram({"sh", "-c", "command -v qemu-system-arm"}).status != 0) {
     GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
   }
-  auto out = std::filesystem::temp_directory_path() / fmt::format("faultline-v7m-{}-{}.txt", c.fixture, getpid());
-  std::filesystem::remove(out);
+  const TempDir dir("qemu");
+  const auto out = dir / "semihosting.txt";
   // -icount shift=0: QEMU's virtual time follows its instructions, so its SysTick counts
   // the same however loaded the host is (exc_systick printed one tick more under load).
   Completed qemu = RunProgram({"timeout", "30", "qemu-system-arm", "-M", c.machine, "-cpu", c.cpu, "-icount", "shift=0", "-nographic",
@@ -38,7 +38,6 @@ TEST_P(ArmV7mHandlers, PrintWhatTheyPrintOnQemu) {
                                "-semihosting-config", "enable=on,target=native,chardev=sh0", "-kernel", elf.string()});
   EXPECT_EQ(qemu.status, 0);
   EXPECT_EQ(console, Slurp(out));
-  std::filesystem::remove(out);
 }
 
 std::vector<Case> Cases() {

@@ -79,12 +79,13 @@ TEST(EvenResetVector, IsInvstateAtTheFirstInstructionAsOnQemu) {
   const size_t reset_at = word(word(28) + 4) + 4;
   const uint32_t reset = word(reset_at) & ~1u;
   std::memcpy(elf.data() + reset_at, &reset, 4);
-  auto patched = std::filesystem::temp_directory_path() / ("faultline-even-reset-" + std::to_string(getpid()) + ".elf");
+  const TempDir dir;
+  const auto patched = dir / "even-reset.elf";
   {
     std::ofstream(patched, std::ios::binary) << elf;
   }
   const std::string qemu = QemuSemihostingConsole("mps2-an505", "cortex-m33", patched);
-  auto json_path = patched.string() + ".json";
+  const auto json_path = (dir / "even-reset.json").string();
   Completed run = RunCli({"run", "--board", "mps2-an505", "--json", json_path, patched.string()});
   const json report = json::parse(Slurp(json_path));
   EXPECT_EQ(report["outcome"], "exit") << run.out << run.err;
@@ -95,8 +96,6 @@ TEST(EvenResetVector, IsInvstateAtTheFirstInstructionAsOnQemu) {
   Completed check = RunCli({"check", "--board", "mps2-an505", patched.string()});
   EXPECT_NE(check.status, 0);
   EXPECT_NE(check.out.find("has no Thumb bit"), std::string::npos) << check.out << check.err;
-  std::filesystem::remove(json_path);
-  std::filesystem::remove(patched);
 }
 
 // A vector the core cannot read (IRQ 20's entry past the end of the SRAM the table was

@@ -24,28 +24,26 @@ struct Ran {
 };
 
 Ran RunFaultline(const std::string& name, std::vector<std::string> extra = {}) {
-  auto path = std::filesystem::temp_directory_path() /
-              fmt::format("faultline-exc-{}-{}.json", name, getpid());
+  const TempDir dir;
+  const auto path = dir / (name + ".json");
   std::vector<std::string> args = {"run", "--board", kBoard, "--json", path.string()};
   args.insert(args.end(), extra.begin(), extra.end());
   args.push_back(Fixture(kBoard, name).string());
   Ran r;
   r.cli = RunCli(args);
   if (std::filesystem::exists(path)) r.report = json::parse(Slurp(path));
-  std::filesystem::remove(path);
   return r;
 }
 
 Completed RunQemu(const std::string& name, std::string* console) {
-  auto out = std::filesystem::temp_directory_path() / fmt::format("faultline-exc-qemu-{}-{}.txt", name, getpid());
-  std::filesystem::remove(out);
+  const TempDir dir("qemu");
+  const auto out = dir / "semihosting.txt";
   Completed c = RunProgram({"timeout", "30", "qemu-system-arm", "-M", "mps2-an505", "-cpu", "cortex-m33",
                             "-nographic", "-monitor", "none", "-serial", "none", "-chardev",
                             "file,id=sh0,path=" + out.string(), "-semihosting-config",
                             "enable=on,target=native,chardev=sh0", "-kernel",
                             Fixture(kBoard, name).string()});
   *console = Slurp(out);
-  std::filesystem::remove(out);
   return c;
 }
 

@@ -14,12 +14,6 @@ namespace {
 
 class ExitContract : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() / ("faultline-contract-" + std::to_string(getpid()));
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   std::filesystem::path Write(const std::string& name, const std::string& text) {
     std::ofstream(dir_ / name, std::ios::binary) << text;
     return dir_ / name;
@@ -33,7 +27,7 @@ class ExitContract : public ::testing::Test {
                                      steps + "expect: " + expect + "\ndescription: x\n");
   }
 
-  std::filesystem::path dir_;
+  testing::TempDir dir_;
 };
 
 Completed RunScenarioCli(const std::vector<std::string>& flags, const std::filesystem::path& scenario) {
@@ -174,8 +168,7 @@ TEST_F(ExitContract, UnwritableReportFilesFailTheCommand) {
 // "-" is not standard output here (the text report is): refused, and no file named "-".
 TEST(Outputs, DashIsRefusedNotAFileNamedDash) {
   REQUIRE_FIXTURES();
-  const auto dir = std::filesystem::temp_directory_path() / ("faultline-dash-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
+  const TempDir dir;
   for (const char* flag : {"--json", "--html"}) {
     SCOPED_TRACE(flag);
     Completed c = RunProgram({"sh", "-c", "cd " + ShellQuote(dir.string()) + " && " + ShellQuote(FAULTLINE_CLI) +
@@ -187,7 +180,6 @@ TEST(Outputs, DashIsRefusedNotAFileNamedDash) {
         << c.err;
     EXPECT_FALSE(std::filesystem::exists(dir / "-"));
   }
-  std::filesystem::remove_all(dir);
 }
 
 // A NUL or escape sequence in a user value is shown escaped: the message keeps its file,

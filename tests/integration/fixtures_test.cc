@@ -289,7 +289,8 @@ TEST(HostLoad, LoadingTheMissingDataFixesTheFlashModeRun) {
   REQUIRE_FIXTURES();
   // What a host-side loader (dd, fatload, a programmer script) would do: place the
   // .data image at its run address before reset.
-  auto blob = std::filesystem::temp_directory_path() / "faultline-magic.bin";
+  const TempDir dir;
+  const auto blob = dir / "magic.bin";
   {
     std::ofstream out(blob, std::ios::binary);
     const uint8_t magic[4] = {0x42, 0xEE, 0xFF, 0xC0};  // 0xC0FFEE42, little-endian
@@ -299,7 +300,6 @@ TEST(HostLoad, LoadingTheMissingDataFixesTheFlashModeRun) {
                       {"--load-mode", "flash", "--load", blob.string() + "@0x38000000"});
   EXPECT_EQ(r.cli.status, 0) << r.cli.out << r.cli.err;
   EXPECT_EQ(r.report["console"], "magic ok\n");
-  std::filesystem::remove(blob);
 }
 
 TEST(Json, ReportHasEveryDocumentedField) {

@@ -106,7 +106,8 @@ TEST(Gates, XspiAfterMemoryMappedModeReadsErasedFlashOrTheProgrammedBytes) {
   EXPECT_NE(blank["console"].get<std::string>().find("xspi word: 0xffffffff\n"), std::string::npos)
       << "erased NOR flash reads all ones";
 
-  auto weights = std::filesystem::temp_directory_path() / "faultline-weights.raw";
+  const TempDir dir;
+  const auto weights = dir / "weights.raw";
   {
     std::ofstream out(weights, std::ios::binary);
     const uint8_t bytes[4] = {0x78, 0x56, 0x34, 0x12};
@@ -115,7 +116,6 @@ TEST(Gates, XspiAfterMemoryMappedModeReadsErasedFlashOrTheProgrammedBytes) {
   json programmed = RunGated("gates", {"--load", weights.string() + "@0x70000000"}, &cli);
   EXPECT_NE(programmed["console"].get<std::string>().find("xspi word: 0x12345678\n"), std::string::npos)
       << programmed["console"];
-  std::filesystem::remove(weights);
 }
 
 TEST(BoardShow, PrintsRegionsAliasesGatesAndPeripherals) {
@@ -139,8 +139,7 @@ namespace {
 // A scenario that forces the bank's gate open: the write before power now sticks.
 TEST(GateOverride, ForcedOpenGateLetsTheEarlyWriteThrough) {
   REQUIRE_FIXTURES();
-  auto dir = std::filesystem::temp_directory_path() / ("faultline-gate-override-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
+  const TempDir dir;
   auto write = [&](const std::string& name, const std::string& state, const std::string& expect) {
     std::ofstream(dir / name) << "name: " << name << "\ndescription: gate forced " << state << "\nboard: " << GatedBoard()
                               << "\nfirmware: " << Fixture("mps2-an505", "gates").string()
@@ -151,15 +150,13 @@ TEST(GateOverride, ForcedOpenGateLetsTheEarlyWriteThrough) {
   write("closed.yaml", "closed", "bank after power: 0x00000000");
   Completed c = RunCli({"scenario", dir.string()});
   EXPECT_EQ(c.status, 0) << c.out << c.err;
-  std::filesystem::remove_all(dir);
 }
 
 // A setup step that sets a peripheral field, before reset or when execution reaches a
 // symbol: the gate that reads it opens, so the firmware's early write sticks.
 TEST(SetupField, PoweringTheBankFromTheHostOpensItsGate) {
   REQUIRE_FIXTURES();
-  auto dir = std::filesystem::temp_directory_path() / ("faultline-setup-field-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
+  const TempDir dir;
   auto write = [&](const std::string& name, const std::string& step) {
     std::ofstream(dir / name) << "name: " << name << "\ndescription: host powers the bank\nboard: " << GatedBoard()
                               << "\nfirmware: " << Fixture("mps2-an505", "gates").string() << "\nsetup:\n" << step
@@ -177,7 +174,6 @@ TEST(SetupField, PoweringTheBankFromTheHostOpensItsGate) {
   Completed bad = RunCli({"scenario", (dir / "bad.yaml").string()});
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("PWR.CR has no field 'POWER'"), std::string::npos) << bad.err;
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

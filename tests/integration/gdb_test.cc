@@ -4,6 +4,7 @@
 // firmware, malformed and truncated packets, a second client.
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <spawn.h>
@@ -34,7 +35,7 @@ bool HaveGdb() { return RunProgram({"sh", "-c", "command -v gdb-multiarch"}).sta
 class Served {
  public:
   explicit Served(std::vector<std::string> args) {
-    out_ = std::filesystem::path(::testing::TempDir()) / ("gdb_served_" + std::to_string(getpid()) + ".txt");
+    out_ = dir_ / "served.txt";
     int err[2];
     EXPECT_EQ(pipe(err), 0);
     posix_spawn_file_actions_t actions;
@@ -60,7 +61,6 @@ class Served {
   ~Served() {
     if (pid_ > 0) Wait();
     if (err_ != nullptr) fclose(err_);
-    std::filesystem::remove(out_);
   }
   int port() const { return port_; }
   const std::string& banner() const { return banner_; }
@@ -80,6 +80,7 @@ class Served {
  private:
   pid_t pid_ = -1;
   FILE* err_ = nullptr;
+  testing::TempDir dir_;
   std::filesystem::path out_;
   std::string banner_, stderr_;
   int port_ = 0;
@@ -381,6 +382,38 @@ TEST(Gdb, KillEndsTheRunWhereItIs) {
   EXPECT_EQ(served.Wait(), 4) << served.stderr_text();
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
   EXPECT_NE(served.stdout_text().find("stopped by gdb (kill)"), std::string::npos) << served.stdout_text();
+}
+
+// What fuzz_gdb found (docs/fuzzing.md): `m` of a whole region answered with all of it
+// (8 MB of hex for a 4 MiB SSRAM, twice a DDR's size for a DDR), and every watchpoint
+// made each later one walk all their pages (300 took a minute, thousands hours). A read
+// is now at most half a packet of bytes, and a sixteenth watchpoint is refused.
+TEST(Gdb, AReadIsAtMostAPacketAndWatchpointsAreAsManyAsADwtHas) {
+  REQUIRE_FIXTURES();
+  const auto elf = Fixture("mps2-an505", "hello");
+  Served served({"run", "--board", "mps2-an505", elf.string(), "--gdb", "0"});
+  ASSERT_GT(served.port(), 0) << served.banner();
+  Client c(served.port());
+  c.SendPacket("m10000000,ffffffff");
+  const std::string read = c.Receive();
+  const size_t dollar = read.find('$'), hash = read.find('#');
+  ASSERT_NE(hash, std::string::npos) << read.substr(0, 100);
+  EXPECT_EQ(hash - dollar - 1, 0x4000u) << "0x2000 bytes as hex: half of PacketSize 0x4000";
+  for (int i = 0; i < 15; ++i) {
+    c.SendPacket(fmt::format("Z2,{:x},4", 0x20000000 + 4 * i));
+    EXPECT_NE(c.Receive().find("$OK#"), std::string::npos) << i;
+  }
+  c.SendPacket("Z3,20001000,4");
+  EXPECT_NE(c.Receive().find("$E01#"), std::string::npos);
+  c.SendPacket("Z2,20000000,4");  // one it has: no new one
+  EXPECT_NE(c.Receive().find("$OK#"), std::string::npos);
+  c.SendPacket("z2,20000000,4");
+  EXPECT_NE(c.Receive().find("$OK#"), std::string::npos);
+  c.SendPacket("Z3,20001000,4");  // a free comparator again
+  EXPECT_NE(c.Receive().find("$OK#"), std::string::npos);
+  c.SendPacket("D");
+  EXPECT_NE(c.Receive().find("OK"), std::string::npos);
+  EXPECT_EQ(served.Wait(), 0) << served.stderr_text();
 }
 
 TEST(Gdb, ABusyPortIsAnInputError) {

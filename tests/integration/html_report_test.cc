@@ -27,14 +27,6 @@ namespace fs = std::filesystem;
 
 const fs::path kScenarios = fs::path(FAULTLINE_TEST_DATA_DIR).parent_path().parent_path() / "scenarios";
 
-fs::path TempDir(const std::string& what) {
-  static int counter = 0;
-  fs::path dir = fs::temp_directory_path() / fmt::format("faultline-html-{}-{}-{}", getpid(), what, counter++);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
 // The value of attribute `name` in one tag's text, or "".
 std::string Attr(const std::string& tag, const std::string& name) {
   std::smatch m;
@@ -146,7 +138,7 @@ class PitfallPages : public ::testing::TestWithParam<PitfallPage> {};
 TEST_P(PitfallPages, MapShowsTheScenariosRegionsSectionsAndFault) {
   REQUIRE_FIXTURES();
   const PitfallPage& c = GetParam();
-  fs::path dir = TempDir("pitfall");
+  const testing::TempDir dir("pitfall");
   fs::path file = kScenarios / (c.scenario + ".yaml");
   Completed cli = RunCli({"scenario", file.string(), "--html", dir.string(), "-j", "1"});
   ASSERT_EQ(cli.status, 0) << cli.out << cli.err;
@@ -242,7 +234,7 @@ INSTANTIATE_TEST_SUITE_P(
 // The disabled-region events of the shut-down AXISRAM5 are marked inside its band.
 TEST(HtmlReport, EventsAreMarkedInTheirRegion) {
   REQUIRE_FIXTURES();
-  fs::path dir = TempDir("events");
+  const testing::TempDir dir("events");
   Completed cli = RunCli({"scenario", (kScenarios / "stm32n657/axisram5_not_enabled.yaml").string(), "--html",
                           dir.string()});
   ASSERT_EQ(cli.status, 0) << cli.out << cli.err;
@@ -269,7 +261,7 @@ TEST(HtmlReport, EventsAreMarkedInTheirRegion) {
 // and the static check's errors with their fixes.
 TEST(HtmlReport, RunPageHasTheViewsConsoleRegistersAndFixes) {
   REQUIRE_FIXTURES();
-  fs::path dir = TempDir("run");
+  const testing::TempDir dir("run");
   fs::path page = dir / "got.html";
   Completed cli = RunCli({"run", "--board", "alif-e8-hp", Fixture("alif-e8-hp", "alif_got_broken").string(), "--html",
                           page.string()});
@@ -306,7 +298,7 @@ TEST(HtmlReport, RunPageHasTheViewsConsoleRegistersAndFixes) {
 // and the map marks the first fault's address as well as the last.
 TEST(HtmlReport, AFaultChainShowsTheFirstFaultToo) {
   REQUIRE_FIXTURES();
-  fs::path dir = TempDir("chain");
+  const testing::TempDir dir("chain");
   fs::path page = dir / "chain.html";
   Completed cli = RunCli({"run", "--board", "mps2-an505", Fixture("mps2-an505", "fault_chain").string(), "--html",
                           page.string()});
@@ -328,7 +320,7 @@ TEST(HtmlReport, AFaultChainShowsTheFirstFaultToo) {
 // `check --html`: the same map without a run (no fault marker), and the findings.
 TEST(HtmlReport, CheckPageDrawsTheMapWithoutARun) {
   REQUIRE_FIXTURES();
-  fs::path dir = TempDir("check");
+  const testing::TempDir dir("check");
   fs::path page = dir / "check.html";
   Completed cli = RunCli({"check", "--board", "alif-e8-hp", Fixture("alif-e8-hp", "alif_got_broken").string(),
                           "--html", page.string()});
@@ -365,7 +357,7 @@ fs::path WriteScenario(const fs::path& dir, const std::string& name, const std::
 // is shown, never interpreted.
 TEST(HtmlReport, ConsoleTextIsEscaped) {
   REQUIRE_FIXTURES();
-  fs::path dir = TempDir("escape");
+  const testing::TempDir dir("escape");
   fs::path scenario =
       WriteScenario(dir, "echo_markup", "uart_echo", "input: {uart: UART0, text: \"<b>x</b>&\\e\\n\"}\n");
   Completed cli = RunCli({"scenario", scenario.string(), "--html", (dir / "html").string()});
@@ -379,7 +371,7 @@ TEST(HtmlReport, ConsoleTextIsEscaped) {
 
 TEST(HtmlReport, ScenarioIndexLinksEveryPageWithPassOrFail) {
   REQUIRE_FIXTURES();
-  fs::path dir = TempDir("index");
+  const testing::TempDir dir("index");
   fs::path failing = WriteScenario(dir, "expects_exit", "bus_fault", "");
   fs::path html = dir / "html";
   Completed cli = RunCli({"scenario", (kScenarios / "mps2-an505/hang.yaml").string(), failing.string(), "--html",
@@ -422,7 +414,7 @@ TEST(HtmlReportChromium, RendersThePitfallPageDomAndScreenshot) {
     GTEST_SKIP() << "chromium is not installed (Debian package `chromium`; ./scripts/setup installs it): the "
                     "rendering test is skipped";
   }
-  fs::path dir = TempDir("chromium");
+  const testing::TempDir dir("chromium");
   Completed cli = RunCli({"scenario", (kScenarios / "alif-e8-hp/got_broken.yaml").string(), "--html", dir.string()});
   ASSERT_EQ(cli.status, 0) << cli.out << cli.err;
   const fs::path page = dir / "alif-e8-hp_got_broken.html";

@@ -93,16 +93,13 @@ TEST(SchedWithoutTimerIrq, NeverGetsAnItem) {
   const std::string line = "base: 0x40000000, irq: 8,";
   ASSERT_NE(yaml.find(line), std::string::npos);
   yaml.replace(yaml.find(line), line.size(), "base: 0x40000000,");
-  fs::path board = fs::temp_directory_path() / ("faultline-noirq-" + std::to_string(getpid()) + ".yaml");
+  const TempDir dir;
+  const fs::path board = dir / "noirq.yaml", json = dir / "noirq.json";
   { std::ofstream(board) << yaml; }
-  fs::path json = board;
-  json.replace_extension(".json");
   Completed c = RunCli({"run", "--board", board.string(), "--max-instructions", "3000000", "--json", json.string(),
                         Fixture("mps2-an385", "sched").string()});
-  fs::remove(board);
   ASSERT_TRUE(fs::exists(json)) << c.out << c.err;
   auto report = nlohmann::json::parse(Slurp(json));
-  fs::remove(json);
   EXPECT_EQ(report["outcome"], "limit") << c.out;
   EXPECT_EQ(report["uart"]["UART0"].get<std::string>(), kBanner + "8\r\n");
 }
@@ -138,9 +135,8 @@ TEST(VendorNvic, TheHighestLinesTakeTheirInterruptAndTheNextLineIsRazWi) {
 // wired to IRQ 37, which such an NVIC lacks: the base copy leaves its irq: out.)
 TEST(VendorNvic, WithTheDefault32LinesTheHighLinesDoNotExist) {
   REQUIRE_FIXTURES();
-  const std::string tag = std::to_string(getpid());
-  fs::path base = fs::temp_directory_path() / ("faultline-h7-" + tag + ".yaml");
-  fs::path board = fs::temp_directory_path() / ("faultline-nvic32-" + tag + ".yaml");
+  const TempDir dir;
+  const fs::path base = dir / "h7.yaml", board = dir / "nvic32.yaml";
   {
     std::string yaml = Slurp(fs::path(FAULTLINE_BOARDS_DIR) / "stm32h747-cm7.yaml");
     ASSERT_NE(yaml.find(" irq: 37,"), std::string::npos);
@@ -149,8 +145,6 @@ TEST(VendorNvic, WithTheDefault32LinesTheHighLinesDoNotExist) {
     std::ofstream(board) << "uses: " << base.string() << "\nname: h7-nvic32\ncpu_options: {nvic_irqs: 32}\n";
   }
   Completed c = RunCli({"run", "--board", board.string(), Fixture("stm32h747-cm7", "nvic_top").string()});
-  fs::remove(board);
-  fs::remove(base);
   EXPECT_EQ(c.status, 0) << c.out << c.err;
   EXPECT_NE(c.out.find("ictr 0x00000000\nirq 0x00000095\n  handled 0x00000000\n  enabled 0x00000000\n"),
             std::string::npos)

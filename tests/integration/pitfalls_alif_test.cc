@@ -52,12 +52,11 @@ struct FixtureRun {
 };
 
 FixtureRun RunFixture(const std::string& board, const std::string& name) {
-  auto path = std::filesystem::temp_directory_path() /
-              fmt::format("faultline-alif-{}-{}.json", getpid(), name);
+  const TempDir dir;
+  const auto path = dir / (name + ".json");
   FixtureRun r;
   r.cli = RunCli({"run", "--board", board, Fixture(board, name).string(), "--json", path.string()});
   if (std::filesystem::exists(path)) r.report = json::parse(Slurp(path));
-  std::filesystem::remove(path);
   return r;
 }
 

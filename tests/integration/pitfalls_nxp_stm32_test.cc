@@ -58,13 +58,13 @@ TEST(WriteBuffer, StoreToUninitialisedSdramIsImpreciseForTheFirmwareAndPreciseIn
 
 TEST(WriteBuffer, WithoutAWriteBufferTheSameStoreIsPrecise) {
   REQUIRE_FIXTURES();
-  fs::path board = fs::temp_directory_path() / ("faultline-h747-nowb-" + std::to_string(getpid()) + ".yaml");
+  const TempDir dir;
+  const fs::path board = dir / "h747-nowb.yaml";
   std::ofstream(board) << "uses: " << (fs::path(FAULTLINE_BOARDS_DIR) / "stm32h747-cm7.yaml").string() << "\n"
                        << "name: h747_no_write_buffer\n"
                        << "cpu_options: {write_buffer: false}\n";
   JsonCompleted r = RunCliJson({"run", "--board", board.string(),
                                 Fixture("stm32h747-cm7", "h7_sdram_activations_early").string()});
-  fs::remove(board);
   ASSERT_EQ(r.cli.status, 3) << r.cli.out << r.cli.err;
   const json& f = r.report["fault"];
   EXPECT_TRUE(Has(f["cfsr_bits"], "PRECISERR")) << f.dump(2);

@@ -13,15 +13,13 @@ namespace {
 // Semihosting output goes to a chardev file so stdout and stderr writes keep their
 // order, as faultline's `console` does.
 Completed RunQemu(const std::filesystem::path& elf, std::string* console) {
-  auto out = std::filesystem::temp_directory_path() /
-             ("faultline-qemu-" + std::to_string(getpid()) + ".txt");
-  std::filesystem::remove(out);
+  const TempDir dir("qemu");
+  const auto out = dir / "semihosting.txt";
   Completed c = RunProgram({"timeout", "30", "qemu-system-arm", "-M", "mps2-an505", "-cpu",
                             "cortex-m33", "-nographic", "-monitor", "none", "-serial", "none",
                             "-chardev", "file,id=sh0,path=" + out.string(), "-semihosting-config",
                             "enable=on,target=native,chardev=sh0", "-kernel", elf.string()});
   *console = Slurp(out);
-  std::filesystem::remove(out);
   return c;
 }
 
@@ -36,13 +34,11 @@ TEST_P(AgainstQemu, SameConsoleAndExitStatus) {
   ASSERT_NE(qemu.status, 124) << "QEMU timed out";
 
   // qemu -kernel writes every segment, as a debugger does.
-  // One path per fixture and process: ctest -j runs the parameters in parallel.
-  auto json_path = std::filesystem::temp_directory_path() /
-                   ("faultline-vs-qemu-" + GetParam() + "-" + std::to_string(getpid()) + ".json");
+  const TempDir dir;
+  const auto json_path = dir / "report.json";
   Completed ours = RunCli({"run", "--board", "mps2-an505", "--load-mode", "debugger", "--json",
                            json_path.string(), elf.string()});
   auto report = nlohmann::json::parse(Slurp(json_path));
-  std::filesystem::remove(json_path);
 
   EXPECT_EQ(report["outcome"], "exit");
   EXPECT_EQ(report["console"].get<std::string>(), qemu_console);

@@ -132,8 +132,7 @@ std::vector<TraceLine> ReadJsonLines(const std::string& text) {
 TEST(Trace, EveryBlockInOrderInBothFormats) {
   REQUIRE_FIXTURES();
   const auto elf = Fixture("mps2-an505", "hello");
-  const auto dir = std::filesystem::temp_directory_path() / ("faultline-trace-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
+  const TempDir dir;
   const auto text_path = dir / "hello.trace", jsonl_path = dir / "hello.jsonl";
   JsonCompleted run = RunCliJson({"run", "--board", "mps2-an505", "--trace", text_path.string(), elf.string()});
   ASSERT_EQ(run.cli.status, 0) << run.cli.out << run.cli.err;
@@ -142,7 +141,6 @@ TEST(Trace, EveryBlockInOrderInBothFormats) {
   size_t repeats = 0;
   std::vector<TraceLine> text = ReadText(Slurp(text_path), &repeats);
   std::vector<TraceLine> lines = ReadJsonLines(Slurp(jsonl_path));
-  std::filesystem::remove_all(dir);
 
   ASSERT_GT(text.size(), 3u);
   ASSERT_EQ(text.size(), lines.size());
@@ -178,11 +176,11 @@ TEST(Trace, EveryBlockInOrderInBothFormats) {
 // expansion still accounts for every instruction.
 TEST(Trace, LoopsFoldAndExpandToEveryInstruction) {
   REQUIRE_FIXTURES();
-  const auto path = std::filesystem::temp_directory_path() / ("faultline-trace-loop-" + std::to_string(getpid()));
+  const TempDir dir;
+  const auto path = dir / "loop.trace";
   JsonCompleted run = RunCliJson(
       {"run", "--board", "mps2-an505", "--trace", path.string(), Fixture("mps2-an505", "checksum").string()});
   const std::string text = Slurp(path);
-  std::filesystem::remove(path);
   size_t repeats = 0;
   std::vector<TraceLine> blocks = ReadText(text, &repeats);
   EXPECT_GT(repeats, 0u);

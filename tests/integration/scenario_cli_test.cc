@@ -25,8 +25,10 @@ size_t CountYaml(const fs::path& dir) {
   return n;
 }
 
+// A path in the test's own directory (one test per process under ctest), removed at exit.
 fs::path Temp(const std::string& name) {
-  return fs::temp_directory_path() / ("faultline-scn-" + std::to_string(getpid()) + "-" + name);
+  static const TempDir dir;
+  return dir / name;
 }
 
 // Runs the CLI with FAULTLINE_FIXTURES unset, so the default (next to the binary) is used.

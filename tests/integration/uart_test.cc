@@ -127,7 +127,8 @@ TEST_P(UartMpu, MemManageOnEachRefusedAccessAsOnQemu) {
   EXPECT_EQ(report["console"].get<std::string>(), console);
   EXPECT_EQ(report["uart"]["UART0"].get<std::string>(), "A\r\n");
   if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
-  const std::string stem = fs::temp_directory_path() / ("faultline-uart-mpu-" + std::to_string(getpid()));
+  const TempDir dir("qemu");
+  const std::string stem = (dir / "uart-mpu").string();
   Completed qemu = RunProgram({"timeout", "30", "qemu-system-arm", "-M", m.board, "-cpu", m.cpu, "-nographic", "-monitor",
                                "none", "-serial", "file:" + stem + ".serial", "-chardev", "file,id=sh0,path=" + stem + ".sh",
                                "-semihosting-config", "enable=on,target=native,chardev=sh0", "-kernel",
@@ -135,8 +136,6 @@ TEST_P(UartMpu, MemManageOnEachRefusedAccessAsOnQemu) {
   EXPECT_EQ(qemu.status, 0) << qemu.err;
   EXPECT_EQ(Slurp(stem + ".sh"), console);
   EXPECT_EQ(Slurp(stem + ".serial"), "A\r\n");
-  fs::remove(stem + ".sh");
-  fs::remove(stem + ".serial");
 }
 
 INSTANTIATE_TEST_SUITE_P(Mps, UartMpu,
@@ -192,17 +191,15 @@ TEST(UartVendorInterrupts, WithoutTheBoardsIrqLineTheConsoleStaysSilent) {
   const std::string irq = " irq: 37,";
   ASSERT_NE(yaml.find(irq), std::string::npos);
   yaml.erase(yaml.find(irq), irq.size());
-  const fs::path board = fs::temp_directory_path() / ("faultline-no-irq-" + std::to_string(getpid()) + ".yaml");
-  const fs::path json = fs::temp_directory_path() / ("faultline-no-irq-" + std::to_string(getpid()) + ".json");
+  const TempDir dir;
+  const fs::path board = dir / "no-irq.yaml", json = dir / "no-irq.json";
   { std::ofstream(board) << yaml; }
   Completed c = RunProgram({"sh", "-c",
                             "printf 'abc\\n' | " + ShellQuote(FAULTLINE_CLI) + " run --board " + ShellQuote(board.string()) +
                                 " --json " + ShellQuote(json.string()) + " --uart-stdin USART1 " +
                                 ShellQuote(Fixture("stm32h747-cm7", "uart_irq_vendor").string())});
-  fs::remove(board);
   ASSERT_TRUE(fs::exists(json)) << c.out << c.err;
   auto report = nlohmann::json::parse(Slurp(json));
-  fs::remove(json);
   // Main queued its greeting and sleeps in WFI for a line no interrupt will bring.
   EXPECT_EQ(report["outcome"], "hang") << c.out;
   EXPECT_EQ(report["uart"]["USART1"].get<std::string>(), "");
@@ -388,7 +385,8 @@ TEST(UartCli, ScenarioInputAndPortExpectation) {
   EXPECT_NE(pass.out.find("PASS   mps2-an505/uart_echo"), std::string::npos) << pass.out;
 
   // The same scenario typing other text fails, and the diff names the port.
-  fs::path wrong = fs::temp_directory_path() / ("faultline-uart-" + std::to_string(getpid()) + ".yaml");
+  const TempDir dir;
+  const fs::path wrong = dir / "uart.yaml";
   std::string yaml = Slurp(shipped);
   yaml.replace(yaml.find("text: \"faultline\\n\""), std::string("text: \"faultline\\n\"").size(), "text: \"abc\\n\"");
   yaml.replace(yaml.find("firmware: {fixture: mps2-an505/uart_echo}"),
@@ -419,7 +417,6 @@ TEST(UartCli, ScenarioInputAndPortExpectation) {
   EXPECT_NE((bad.out + bad.err).find(wrong.string() + ":14: expect.console.uart: board 'mps2-an505' has no UART named 'UART7'"),
             std::string::npos)
       << bad.out << bad.err;
-  fs::remove(wrong);
 }
 
 // Peripheral declarations (UARTs, timers, their interrupt lines) that are bad input.

@@ -120,9 +120,7 @@ TEST_P(VendorStartupWithoutRule, SpinsOnTheFlagAndEndsOnItsBudget) {
   // The board file and the SoC file it layers on, copied side by side so that its
   // `uses: soc/...` still resolves; the rule's line removed from the copy that holds it.
   const fs::path boards = FAULTLINE_BOARDS_DIR;
-  const fs::path dir = fs::temp_directory_path() / ("faultline-norule-" + std::to_string(getpid()) + "-" +
-                                                    std::to_string(std::hash<std::string>{}(m.rule)));
-  fs::remove_all(dir);
+  const TempDir dir;
   fs::create_directories(dir / "soc");
   for (const fs::path& rel : {fs::path(std::string(m.board) + ".yaml"), fs::path("soc/stm32n6.yaml")}) {
     std::string yaml = Slurp(boards / rel);
@@ -139,7 +137,6 @@ TEST_P(VendorStartupWithoutRule, SpinsOnTheFlagAndEndsOnItsBudget) {
                           "2000000", "--timeout", "20", "--json", json_path.string(),
                           Fixture(m.board, m.fixture).string()});
   json report = fs::exists(json_path) ? json::parse(Slurp(json_path)) : json();
-  fs::remove_all(dir);
   EXPECT_EQ(cli.status, 4) << cli.out << cli.err;
   EXPECT_TRUE(report["outcome"] == "limit" || report["outcome"] == "hang") << report["outcome"];
   EXPECT_EQ(report["uart"]["USART1"].get<std::string>(), "") << "main never printed";

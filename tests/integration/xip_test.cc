@@ -84,12 +84,12 @@ TEST(Xip, ARegionWithoutXFaultsEvenUnderAnExecutableMpuRegion) {
   REQUIRE_FIXTURES();
   const fs::path board = fs::path(FAULTLINE_TEST_DATA_DIR) / "boards" / "alif_ospi_not_x.yaml";
   // The Alif ELF on the test board (RunJson finds fixtures by board name).
-  auto json = fs::temp_directory_path() / ("faultline-xip-not-x-" + std::to_string(getpid()) + ".json");
+  const TempDir dir;
+  const auto json = dir / "report.json";
   Completed cli = RunCli({"run", "--board", board.string(), "--json", json.string(),
                           Fixture("alif-e7-hp", "xip").string()});
   ASSERT_TRUE(fs::exists(json)) << cli.out << cli.err;
   auto report = nlohmann::json::parse(Slurp(json));
-  fs::remove(json);
   EXPECT_EQ(report["outcome"], "exit") << cli.out << cli.err;
   const std::string console = report["console"].get<std::string>();
   EXPECT_EQ(console.find("xip_compute(42)"), std::string::npos) << "the first call already faults: " << console;

@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "temp_dir.h"
+
 namespace faultline::testing {
 
 struct Completed {
@@ -40,10 +42,7 @@ inline std::string ShellQuote(const std::string& s) {
 
 // Runs argv[0] with the arguments; stdin is /dev/null.
 inline Completed RunProgram(const std::vector<std::string>& argv) {
-  static int counter = 0;
-  auto dir = std::filesystem::temp_directory_path() /
-             ("faultline-test-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
-  std::filesystem::create_directories(dir);
+  const TempDir dir("run");
   std::string cmd;
   for (const auto& a : argv) cmd += ShellQuote(a) + " ";
   cmd += "</dev/null >" + ShellQuote((dir / "out").string()) + " 2>" + ShellQuote((dir / "err").string());
@@ -52,7 +51,6 @@ inline Completed RunProgram(const std::vector<std::string>& argv) {
   c.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
   c.out = Slurp(dir / "out");
   c.err = Slurp(dir / "err");
-  std::filesystem::remove_all(dir);
   return c;
 }
 
@@ -68,16 +66,13 @@ struct JsonCompleted {
 };
 
 inline JsonCompleted RunCliJson(std::vector<std::string> args) {
-  static int counter = 0;
-  auto path = std::filesystem::temp_directory_path() /
-              ("faultline-report-" + std::to_string(getpid()) + "-" + std::to_string(counter++) + ".json");
-  std::filesystem::remove(path);
+  const TempDir dir("json");
+  const auto path = dir / "report.json";
   args.push_back("--json");
   args.push_back(path.string());
   JsonCompleted r;
   r.cli = RunCli(args);
   if (std::filesystem::exists(path)) r.report = nlohmann::json::parse(Slurp(path));
-  std::filesystem::remove(path);
   return r;
 }
 
@@ -100,16 +95,14 @@ inline bool HaveFixtures() {
 // none was written) and the completed process.
 inline nlohmann::json RunJson(const std::string& board, const std::string& fixture,
                        std::vector<std::string> extra, Completed* cli) {
-  auto path = std::filesystem::temp_directory_path() /
-              ("faultline-run-" + std::to_string(getpid()) + "-" + board + "-" + fixture + ".json");
-  std::filesystem::remove(path);
+  const TempDir dir("json");
+  const auto path = dir / "report.json";
   std::vector<std::string> args = {"run", "--board", board, "--json", path.string()};
   args.insert(args.end(), extra.begin(), extra.end());
   args.push_back(Fixture(board, fixture).string());
   *cli = RunCli(args);
   nlohmann::json report;
   if (std::filesystem::exists(path)) report = nlohmann::json::parse(Slurp(path));
-  std::filesystem::remove(path);
   return report;
 }
 
@@ -197,9 +190,8 @@ inline bool HaveQemu() { return RunProgram({"sh", "-c", "command -v qemu-system-
 // `extra` arguments (a -device loader, say). Expects QEMU to exit 0.
 inline std::string QemuSemihostingConsole(const std::string& machine, const std::string& cpu,
                                           const std::filesystem::path& elf, std::vector<std::string> extra = {}) {
-  auto out = std::filesystem::temp_directory_path() /
-             ("faultline-qemu-" + elf.stem().string() + "-" + std::to_string(getpid()) + ".txt");
-  std::filesystem::remove(out);
+  const TempDir dir("qemu");
+  const auto out = dir / "semihosting.txt";
   std::vector<std::string> argv = {"timeout", "120", "qemu-system-arm", "-M", machine, "-cpu", cpu,
                                    "-nographic", "-monitor", "none", "-serial", "none", "-chardev",
                                    "file,id=sh0,path=" + out.string(), "-semihosting-config",
@@ -207,7 +199,6 @@ inline std::string QemuSemihostingConsole(const std::string& machine, const std:
   argv.insert(argv.end(), extra.begin(), extra.end());
   Completed qemu = RunProgram(argv);
   std::string console = Slurp(out);
-  std::filesystem::remove(out);
   EXPECT_EQ(qemu.status, 0) << "QEMU: " << qemu.err;
   return console;
 }

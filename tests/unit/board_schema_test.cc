@@ -10,6 +10,7 @@
 #include "faultline/error.h"
 #include "faultline/memory_map.h"
 #include "board_yaml.h"
+#include "temp_dir.h"
 
 namespace faultline {
 namespace {
@@ -131,7 +132,7 @@ TEST(BoardPeripherals, PeripheralOverlappingARegion) {
 }
 
 TEST(BoardUses, LayersOnAnotherFileAndReplacesARegionByName) {
-  auto dir = std::filesystem::temp_directory_path() / "faultline-uses";
+  const testing::TempDir dir;
   std::filesystem::create_directories(dir / "soc");
   std::ofstream(dir / "soc" / "chip.yaml") << Base("");
   std::ofstream(dir / "board.yaml")
@@ -156,7 +157,6 @@ TEST(BoardUses, LayersOnAnotherFileAndReplacesARegionByName) {
   }
   std::ofstream(dir / "loop.yaml") << "uses: loop.yaml\nname: x\n";
   EXPECT_THROW(LoadBoardFile(dir / "loop.yaml"), InputError);
-  std::filesystem::remove_all(dir);
 }
 
 TEST(MemoryMapGates, RuleMakesAStatusFieldFollowItsEnableBit) {

@@ -55,16 +55,6 @@ std::vector<RawPhdr> RawLoadHeaders(const std::vector<uint8_t>& b) {
 
 class ElfTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("faultline-elf-test-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
 
   fs::path WriteFile(const std::string& name, const std::vector<uint8_t>& bytes) {
     fs::path p = dir_ / name;
@@ -98,7 +88,7 @@ class ElfTest : public ::testing::Test {
     }
   }
 
-  fs::path dir_;
+  testing::TempDir dir_;
 };
 
 // --- A good image --------------------------------------------------------------------

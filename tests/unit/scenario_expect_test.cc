@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "faultline/scenario.h"
+#include "temp_dir.h"
 
 namespace faultline {
 namespace {
@@ -16,11 +17,8 @@ namespace fs = std::filesystem;
 class ScenarioExpect : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("faultline-scenario-expect-" + std::to_string(getpid()));
-    fs::create_directories(dir_);
     std::ofstream(dir_ / "fw.elf") << "x";
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   // `expect` is the body of the expect: mapping, indented by two spaces.
   std::vector<std::string> Check(const std::string& expect, const RunResult& result,
@@ -58,7 +56,7 @@ class ScenarioExpect : public ::testing::Test {
     return r;
   }
 
-  fs::path dir_;
+  testing::TempDir dir_;
 };
 
 using Lines = std::vector<std::string>;

@@ -9,6 +9,7 @@
 #include "faultline/error.h"
 #include "faultline/scenario.h"
 #include "scenario/glob.h"
+#include "temp_dir.h"
 
 namespace faultline {
 namespace {
@@ -20,14 +21,12 @@ namespace fs = std::filesystem;
 class ScenarioParse : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("faultline-scenario-parse-" + std::to_string(getpid()));
     fs::create_directories(dir_ / "fixtures" / "mps2-an505");
     std::ofstream(dir_ / "fw.elf") << "not parsed here";
     std::ofstream(dir_ / "fixtures" / "mps2-an505" / "hello.elf") << "x";
     std::ofstream(dir_ / "blob.bin", std::ios::binary) << std::string("\x01\x02\x03", 3);
     context_ = {FAULTLINE_BOARDS_DIR, dir_ / "fixtures"};
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   Scenario Parse(const std::string& yaml) { return ParseScenario(yaml, dir_ / "s.yaml", context_); }
 
@@ -43,7 +42,7 @@ class ScenarioParse : public ::testing::Test {
     }
   }
 
-  fs::path dir_;
+  testing::TempDir dir_;
   ScenarioContext context_;
 };
 

@@ -17,17 +17,12 @@ namespace fs = std::filesystem;
 
 class ScenarioRun : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("faultline-scenario-run-" + std::to_string(getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
 
   Scenario Parse(const std::string& yaml) {
     return ParseScenario(yaml, dir_ / "s.yaml", {FAULTLINE_BOARDS_DIR, FAULTLINE_FIXTURE_DIR});
   }
 
-  fs::path dir_;
+  testing::TempDir dir_;
 };
 
 TEST_F(ScenarioRun, DeliberatelyFailingScenarioFailsWithItsDiff) {

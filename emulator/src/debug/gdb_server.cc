@@ -27,6 +27,11 @@ namespace {
 constexpr uint64_t kSlice = 1 << 20;
 
 
+// As many watchpoints as a DWT can have (Armv8-M ARM DWT_CTRL.NUMCOMP is four bits). Each
+// one protects its pages and every change walks the pages of the regions it covers, so
+// without a bound a client's thousands of Z2 packets cost hours.
+constexpr size_t kMaxWatchpoints = 15;
+
 // Signals in stop replies (GDB's own numbering, gdb/signals.def).
 constexpr int kSigInt = 2, kSigTrap = 5, kSigSegv = 11;
 
@@ -188,8 +193,9 @@ std::string GdbStub::ReadMemory(std::string_view args) const {
   const MemoryMap& map = m_.map();
   const int r = map.Find(address);
   if (r < 0 || length == 0) return length == 0 ? "" : "E14";
-  // What lies in the region at `address`, and what fits in a packet: the protocol
-  // allows a shorter answer, and gdb asks again for the rest.
+  // What lies in the region at `address`, at most a packet's worth: the protocol allows a
+  // shorter answer (gdb asks again for the rest), and `m0,ffffffff` on a DDR region must
+  // not cost its size twice over in hex.
   const Region& region = map.regions()[size_t(r)];
   std::vector<uint8_t> bytes(size_t(std::min<uint64_t>({length, region.end() - address, PacketReader::kMaxPacket / 2})));
   map.Read(address, bytes);
@@ -229,9 +235,16 @@ std::string GdbStub::Breakpoint(std::string_view args, bool insert) {
   if (m_.ended()) return insert ? "E01" : "OK";  // nothing left to stop: removing is fine
   if (type[0] <= '1') {
     m_.SetBreakpoint(uint32_t(at->first), insert);
-  } else {
-    m_.SetWatchpoint(uint32_t(at->first), uint32_t(at->second), cpu::Core::WatchKind(type[0] - '0'), insert);
+    return "OK";
   }
+  const Watch w{type[0], uint32_t(at->first), uint32_t(at->second)};
+  if (insert && !watchpoints_.contains(w) && watchpoints_.size() >= kMaxWatchpoints) return "E01";
+  if (insert) {
+    watchpoints_.insert(w);
+  } else {
+    watchpoints_.erase(w);
+  }
+  m_.SetWatchpoint(w.address, w.length, cpu::Core::WatchKind(type[0] - '0'), insert);
   return "OK";
 }
 
