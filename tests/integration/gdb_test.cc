@@ -416,6 +416,29 @@ TEST(Gdb, AReadIsAtMostAPacketAndWatchpointsAreAsManyAsADwtHas) {
   EXPECT_EQ(served.Wait(), 0) << served.stderr_text();
 }
 
+// fuzz_gdb's hang: the vector table erased under a fault about to be taken. Every
+// handler is then an EXC_RETURN value, and the run, once gdb has gone, would take and
+// leave exceptions forever without an instruction: it ends as a hang that says so.
+TEST(Gdb, AnErasedVectorTableEndsAsAHang) {
+  REQUIRE_FIXTURES();
+  const auto elf = Fixture("mps2-an505", "exc_busfault");
+  Served served({"run", "--board", "mps2-an505", elf.string(), "--gdb", "0", "--timeout", "60"});
+  ASSERT_GT(served.port(), 0) << served.banner();
+  Client c(served.port());
+  c.SendPacket("c");
+  EXPECT_NE(c.Receive().find("$S0b#"), std::string::npos);
+  c.SendPacket("vFlashErase:0,400");
+  EXPECT_NE(c.Receive().find("$OK#"), std::string::npos);
+  c.SendPacket("c");  // the BusFault's vector is 0xFFFFFFFF now: stops at that "handler"
+  EXPECT_NE(c.Receive().find("$S0b#"), std::string::npos);
+  c.SendPacket("D");
+  EXPECT_NE(c.Receive().find("$OK#"), std::string::npos);
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(served.Wait(), 4) << served.stderr_text();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+  EXPECT_NE(served.stdout_text().find("without running an instruction"), std::string::npos) << served.stdout_text();
+}
+
 TEST(Gdb, ABusyPortIsAnInputError) {
   REQUIRE_FIXTURES();
   const auto elf = Fixture("mps2-an505", "hello");

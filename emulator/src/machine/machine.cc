@@ -36,6 +36,7 @@ void Machine::Reset() {
   pending_.reset();
   fault_stop_.reset();
   stop_at_registers_.reset();
+  stops_without_progress_ = 0;
   Load();
   for (uint32_t b : breakpoints_) core_->SetDebugBreak(b, true);
   for (const Watchpoint& w : watchpoints_) core_->SetWatch(w.address, w.length, w.kind, true);
@@ -274,8 +275,24 @@ std::optional<Pause> Machine::Advance(const Until& until) {
   core.SyncMpu();  // after any exception entry or return above: the privilege it runs at
   const bool resuming = pc_ == resume_pc_ && core.instructions() == resume_count_;
   core.SkipDebugBreakAt(resuming ? std::optional<uint64_t>(pc_) : std::nullopt);
+  const uint64_t retired = core.instructions();
   const Stop s = core.Run(pc_, limits);
   std::optional<Pause> pause_at = Handle(s, pause);
+  // Exceptions taken and returned from with no instruction run in between (a vector
+  // table erased to 0xFFFFFFFF makes every handler an exception return): no budget
+  // counts that, so it ends the run after kStopsWithoutProgress such stops.
+  stops_without_progress_ = core.instructions() == retired ? stops_without_progress_ + 1 : 0;
+  if (!ended_ && !pause_at && stops_without_progress_ >= kStopsWithoutProgress) {
+    out_.result.outcome = Outcome::kHang;
+    out_.result.hang = Hang{pc_,
+                            fmt::format("the core took and left exceptions {} times without running an "
+                                        "instruction (the handler at 0x{:08x} is an EXC_RETURN value: is the "
+                                        "vector table erased or not written?)",
+                                        stops_without_progress_, pc_),
+                            in_.image.symbols.Lookup(pc_)};
+    Finish();
+    return std::nullopt;
+  }
   if (!ended_ && (pending_ || fault_stop_)) return Pause::kFault;
   return pause_at;
 }

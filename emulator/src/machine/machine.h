@@ -200,6 +200,8 @@ class Machine {
   std::optional<Fault> fault_stop_;  // MachineInput::debugger: taken by the core, stopped after
   bool in_debugger_fault_ = false;  // taking pending_ now
   std::optional<Registers> stop_at_registers_;  // StopAtTakenFault's: what the report shows
+  static constexpr uint64_t kStopsWithoutProgress = 100000;
+  uint64_t stops_without_progress_ = 0;  // engine stops in a row that retired nothing
   std::set<uint32_t> breakpoints_;  // SetBreakpoint's
   struct Watchpoint {
     uint32_t address, length;
