@@ -27,10 +27,6 @@ namespace {
 constexpr uint64_t kSlice = 1 << 20;
 
 
-// As many watchpoints as a DWT can have (Armv8-M ARM DWT_CTRL.NUMCOMP is four bits). Each
-// one protects its pages and every change walks the pages of the regions it covers, so
-// without a bound a client's thousands of Z2 packets cost hours.
-constexpr size_t kMaxWatchpoints = 15;
 
 // Signals in stop replies (GDB's own numbering, gdb/signals.def).
 constexpr int kSigInt = 2, kSigTrap = 5, kSigSegv = 11;
@@ -237,15 +233,9 @@ std::string GdbStub::Breakpoint(std::string_view args, bool insert) {
     m_.SetBreakpoint(uint32_t(at->first), insert);
     return "OK";
   }
-  const Watch w{type[0], uint32_t(at->first), uint32_t(at->second)};
-  if (insert && !watchpoints_.contains(w) && watchpoints_.size() >= kMaxWatchpoints) return "E01";
-  if (insert) {
-    watchpoints_.insert(w);
-  } else {
-    watchpoints_.erase(w);
-  }
-  m_.SetWatchpoint(w.address, w.length, cpu::Core::WatchKind(type[0] - '0'), insert);
-  return "OK";
+  return m_.SetWatchpoint(uint32_t(at->first), uint32_t(at->second), cpu::Core::WatchKind(type[0] - '0'), insert)
+             ? "OK"
+             : "E01";
 }
 
 std::string GdbStub::Resume(bool step) {

@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
-#include <set>
 #include <span>
 #include <vector>
 #include <string>
@@ -57,13 +56,6 @@ class GdbStub {
   std::function<bool()> interrupted_;
   std::vector<RegisterDef> regs_;
   enum class Why { kReset, kTrap, kInterrupt, kFault, kWatch } why_ = Why::kReset;
-  // The client's watchpoints (Z2/Z3/Z4), at most kMaxWatchpoints.
-  struct Watch {
-    char type;
-    uint32_t address, length;
-    auto operator<=>(const Watch&) const = default;
-  };
-  std::set<Watch> watchpoints_;
   bool closing_ = false;
 };
 

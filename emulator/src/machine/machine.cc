@@ -189,10 +189,12 @@ void Machine::SetBreakpoint(uint32_t address, bool on) {
   core_->SetDebugBreak(address, on);
 }
 
-void Machine::SetWatchpoint(uint32_t address, uint32_t length, cpu::Core::WatchKind kind, bool on) {
+bool Machine::SetWatchpoint(uint32_t address, uint32_t length, cpu::Core::WatchKind kind, bool on) {
   const Watchpoint w{address, length, kind};
-  if (on ? !watchpoints_.insert(w).second : watchpoints_.erase(w) == 0) return;
+  if (on && !watchpoints_.contains(w) && watchpoints_.size() >= kMaxWatchpoints) return false;
+  if (on ? !watchpoints_.insert(w).second : watchpoints_.erase(w) == 0) return true;
   core_->SetWatch(address, length, kind, on);
+  return true;
 }
 
 void Machine::End(const std::string& why) {

@@ -103,8 +103,12 @@ class Machine {
   // A debugger's watchpoint: Run pauses before an instruction that would access
   // [address, address + length) as `kind` says (the access undone, as gdb on Arm
   // expects: it steps the instruction with the watchpoint off). Costs nothing outside
-  // its pages.
-  void SetWatchpoint(uint32_t address, uint32_t length, cpu::Core::WatchKind kind, bool on);
+  // its pages. False for one more than kMaxWatchpoints.
+  bool SetWatchpoint(uint32_t address, uint32_t length, cpu::Core::WatchKind kind, bool on);
+  // As many watchpoints as a DWT can have (Armv8-M ARM DWT_CTRL.NUMCOMP is four bits).
+  // Each protects its pages and every change walks the pages of the regions it covers,
+  // so without a bound a client's thousands of Z2 packets would cost hours (fuzz_gdb).
+  static constexpr size_t kMaxWatchpoints = 15;
   // What the latest Pause::kWatchpoint stopped for: the access (address, kind in imm).
   const std::optional<cpu::Stop>& watch_hit() const { return watch_hit_; }
   // Ends the run where it is (a debugger's kill): outcome limit, `why` as its detail.
