@@ -610,13 +610,32 @@ void Core::ProtectWindow(size_t w) {
       Check(uc_mem_protect(uc_, span.base, span.size, Perms(r.access)), "uc_mem_protect");
       continue;
     }
+    // The protection changes only at the MPU's edges and a watchpoint's: the pages
+    // between two such pages share one, so the span is walked edge to edge, not page by
+    // page (mps3-an547's regions are hundreds of MiB: a page walk at every privilege
+    // change cost over a second on an RTOS-like fixture).
+    const uint64_t end = span.base + span.size;
+    std::vector<uint64_t> cuts = {span.base, end};
+    auto cut_around = [&](uint64_t e) {
+      for (uint64_t c : {e & ~uint64_t(kPageSize - 1), (e + kPageSize - 1) & ~uint64_t(kPageSize - 1)}) {
+        if (c > span.base && c < end) cuts.push_back(c);
+      }
+    };
+    for (uint64_t e : mpu.EdgesIn(span.base, end)) cut_around(e);
+    for (const Watch& watch : watches_) {
+      cut_around(watch.begin);
+      cut_around(watch.end);
+    }
+    std::sort(cuts.begin(), cuts.end());
+    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
     uint64_t run = span.base;
     uint32_t run_perms = perms_at(span.base);
-    for (uint64_t page = span.base + kPageSize; page <= span.base + span.size; page += kPageSize) {
-      uint32_t perms = page < span.base + span.size ? perms_at(page) : ~0u;
+    for (size_t i = 1; i < cuts.size(); ++i) {
+      const uint64_t at = cuts[i];
+      const uint32_t perms = at < end ? perms_at(at) : ~0u;
       if (perms == run_perms) continue;
-      Check(uc_mem_protect(uc_, run, page - run, run_perms), "uc_mem_protect");
-      run = page;
+      Check(uc_mem_protect(uc_, run, at - run, run_perms), "uc_mem_protect");
+      run = at;
       run_perms = perms;
     }
   }
