@@ -62,9 +62,8 @@ const Target& Pick(uint8_t selector) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const Target& t = Pick(data[0]);
-  faultline::machine::MachineInput in{t.board, t.image, t.options, t.options.load_mode.value_or(t.board.boot.load_mode),
-                                      {}, {}, kBudget};
-  in.allow_trace_requests = false;
+  faultline::machine::MachineInput in = faultline::machine::InputFor(t.board, t.image, t.options);
+  in.max_instructions = kBudget;
   in.debugger = true;
   faultline::machine::Machine m(in);
   GdbStub stub(m, t.board, t.image, [] { return true; });

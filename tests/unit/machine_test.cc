@@ -17,14 +17,11 @@ struct Loaded {
   Board board;
   Image image;
   RunOptions options;
-  MachineInput Input() const {
-    return {board, image, options, board.boot.load_mode, {}, {}, options.max_instructions};
-  }
+  MachineInput Input() const { return InputFor(board, image, options); }
   // As the GDB server builds it.
   MachineInput DebuggerInput() const {
     MachineInput in = Input();
     in.debugger = true;
-    in.allow_trace_requests = false;
     return in;
   }
 };

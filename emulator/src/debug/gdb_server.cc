@@ -478,9 +478,7 @@ void SendAll(int fd, std::string_view bytes) {
 namespace faultline {
 
 RunResult RunUnderGdb(const Board& board, const Image& image, const RunOptions& options, const GdbListen& listen_at) {
-  machine::MachineInput in{board, image, options, options.load_mode.value_or(board.boot.load_mode), {}, {},
-                           options.max_instructions};
-  in.allow_trace_requests = false;
+  machine::MachineInput in = machine::InputFor(board, image, options);
   in.debugger = true;
   if (options.console_stream) {
     in.console_stream = [&options](uint64_t, std::string_view text) { options.console_stream(text); };

@@ -49,11 +49,17 @@ struct MachineInput {
   // RunOptions::trace_blocks, with the first block's index in the run (a replay repeats
   // the blocks before where the run it replays stopped).
   std::function<void(uint64_t first, const TracedBlock* blocks, size_t n)> trace_blocks;
-  // Driven by a debugger (debug/): every PC precise (a code hook on all code, so no
-  // replays), and a synchronous fault pauses the run (Pause::kFault) before the
-  // firmware's handler is entered.
+  // Driven by a debugger (debug/): every PC precise (a code hook on all code, so it never
+  // asks for a replay, whatever allow_trace_requests says), and a synchronous fault
+  // pauses the run (Pause::kFault) before the firmware's handler is entered.
   bool debugger = false;
 };
+
+// The machine a run of `image` on `board` with `options` is: the options' load mode, or
+// the board's; their instruction budget.
+inline MachineInput InputFor(const Board& board, const Image& image, const RunOptions& options) {
+  return {board, image, options, options.load_mode.value_or(board.boot.load_mode), {}, {}, options.max_instructions};
+}
 
 struct MachineOutput {
   RunResult result;

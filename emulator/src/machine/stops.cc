@@ -48,7 +48,8 @@ void Machine::RecordUnsupported(const Stop& s, std::string what) {
 bool Machine::TakeDataFault(const Stop& s, Fault& f, cpu::Core::FaultRequest req) {
   bool traced = false;
   for (uint64_t b : in_.traces) traced = traced || (s.pc >= b && s.pc < b + kTraceWindow);
-  if (s.imprecise_pc && !traced && in_.allow_trace_requests) out_.need_trace = s.pc;
+  // (A debugger's machine traces every instruction: its PCs are exact, it never asks.)
+  if (s.imprecise_pc && !traced && in_.allow_trace_requests && !in_.debugger) out_.need_trace = s.pc;
   if (!out_.need_trace && VectorFault(f, req, s.pc)) return true;
   RunResult& res = out_.result;
   res.fault = res.fault ? res.fault : f;

@@ -40,8 +40,7 @@ RunResult Run(const Board& board, const Image& image, const RunOptions& options)
                                  kMaxTimeoutSeconds),
                      "give seconds (0 = no timeout)");
   }
-  MachineInput in{board, image, options, options.load_mode.value_or(board.boot.load_mode), {}, {},
-                  options.max_instructions};
+  MachineInput in = machine::InputFor(board, image, options);
   if (options.timeout_seconds > 0) {
     in.deadline = std::chrono::steady_clock::now() +
                   std::chrono::duration_cast<std::chrono::steady_clock::duration>(
