@@ -9,7 +9,15 @@
 
 namespace faultline {
 
-enum class Cpu { kCortexM0, kCortexM3, kCortexM4, kCortexM7, kCortexM33, kCortexM55 };
+// Cortex-M cores, and RV32 harts by their ISA string (the extensions a board's core has;
+// Unicorn's RV32 model executes a superset, so a board names what the silicon has).
+enum class Cpu { kCortexM0, kCortexM3, kCortexM4, kCortexM7, kCortexM33, kCortexM55, kRv32im, kRv32imc, kRv32imac, kRv32imf };
+
+enum class Isa { kArm, kRiscv };
+Isa IsaOf(Cpu cpu);
+// RV32 boards: whether the core has the C (compressed) and F (single-precision) extensions.
+bool HasRvc(Cpu cpu);
+bool HasRvf(Cpu cpu);
 
 enum class RegionKind { kFlash, kMram, kRom, kSram, kTcm, kDdr, kXspi, kPeripheral };
 
@@ -53,8 +61,12 @@ enum class LoadMode {
 };
 
 struct Boot {
-  uint64_t vector_table = 0;  // where reset reads the initial SP and reset vector
+  uint64_t vector_table = 0;  // Cortex-M: where reset reads the initial SP and reset vector
   LoadMode load_mode = LoadMode::kFlash;
+  // RV32 harts have no vector table: they start at a reset address (Kelvin: ml_top
+  // CTRL.pc_start, 0), or at the ELF's entry (QEMU virt's boot ROM jumps there).
+  uint64_t reset_pc = 0;
+  bool reset_at_entry = false;
 };
 
 // The same storage seen at another address: a secure/non-secure alias, or a TCM's
@@ -210,6 +222,14 @@ struct CpuOptions {
   // §2.1.1, Cortex-M55 TRM configuration options); QEMU 7.2's cortex-m33 and cortex-m55
   // have 8 (the sau_regs fixture reads SAU_TYPE there).
   uint32_t sau_regions = 8;
+  // RV32 harts. A trap enters the firmware's handler at mtvec (the privileged spec), or,
+  // with traps_to_host, halts the core and is reported to the host (Kelvin's ml_top raises
+  // INTR_STATE.instruction_fault/data_fault to the host instead).
+  bool traps_to_host = false;
+  // Instructions that halt the core for the host to read its results: Kelvin's `mpause`
+  // (0x08000073, "end of program") and `ebreak` outside a semihosting call.
+  bool halt_on_mpause = false;
+  bool halt_on_ebreak = false;
 };
 
 struct Board {

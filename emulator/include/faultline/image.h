@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "faultline/board.h"
+
 namespace faultline {
 
 struct Segment {
@@ -60,6 +62,8 @@ class SymbolTable {
 struct Image {
   std::filesystem::path path;
   uint64_t entry = 0;
+  Isa isa = Isa::kArm;  // e_machine: EM_ARM or EM_RISCV
+  uint32_t flags = 0;   // e_flags: on RISC-V the ABI (EF_RISCV_RVC, EF_RISCV_FLOAT_ABI)
   std::vector<Segment> segments;  // PT_LOAD only, in program-header order
   std::vector<Section> sections;
   SymbolTable symbols;  // places in memory, for naming addresses
@@ -68,7 +72,7 @@ struct Image {
   std::map<std::string, uint64_t> values;
 };
 
-// Reads a 32-bit little-endian ARM ELF executable. Throws InputError naming the file
+// Reads a 32-bit little-endian Arm or RISC-V ELF executable. Throws InputError naming the file
 // when it is not one, or is truncated.
 Image LoadElf(const std::filesystem::path& path);
 // The same for an ELF already in memory; `path` names it in messages.

@@ -304,6 +304,10 @@ struct RunResult {
   std::vector<std::vector<uint8_t>> captured;
 };
 
+// Throws InputError when `image` cannot run on `board`'s core: another ISA (an Arm ELF on
+// a RISC-V board or the reverse), or an RV32 ABI that needs an extension the core lacks.
+void RequireImageFitsCore(const Board& board, const Image& image);
+
 // Loads `image` on `board` and runs it. Throws InputError for bad input (a segment
 // outside every region, a bad reset vector); guest faults are values in the result.
 RunResult Run(const Board& board, const Image& image, const RunOptions& options);

@@ -15,6 +15,7 @@
 #include "../scenario/glob.h"
 #include "faultline/error.h"
 #include "faultline/memory_map.h"
+#include "faultline/run.h"
 
 namespace faultline {
 
@@ -746,6 +747,7 @@ std::optional<std::string> MapFileBeside(const std::filesystem::path& elf) {
 }
 
 CheckResult Check(const Board& board, const Image& image, const CheckOptions& options) {
+  RequireImageFitsCore(board, image);
   return Checker(board, image, options).Run();
 }
 

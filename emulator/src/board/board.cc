@@ -21,7 +21,9 @@ Cpu ParseCpu(const Field& f) {
   static const std::vector<std::pair<std::string, Cpu>> kCpus = {
       {"cortex-m0", Cpu::kCortexM0},   {"cortex-m3", Cpu::kCortexM3},
       {"cortex-m4", Cpu::kCortexM4},   {"cortex-m7", Cpu::kCortexM7},
-      {"cortex-m33", Cpu::kCortexM33}, {"cortex-m55", Cpu::kCortexM55}};
+      {"cortex-m33", Cpu::kCortexM33}, {"cortex-m55", Cpu::kCortexM55},
+      {"rv32im", Cpu::kRv32im},        {"rv32imc", Cpu::kRv32imc},
+      {"rv32imac", Cpu::kRv32imac},    {"rv32imf", Cpu::kRv32imf}};
   return f.Choice("cpu", kCpus);
 }
 
@@ -144,6 +146,7 @@ struct Layer {
   std::optional<CpuOptions> cpu_options;
   std::optional<Boot> boot;
   std::string boot_where;
+  bool boot_reset = false;  // boot: gave `reset` (an RV32 hart's), not `vector_table`
   std::string top_where;  // the board mapping itself, for missing keys
   std::vector<Region> regions;
   std::vector<Alias> aliases;
@@ -438,8 +441,13 @@ Layer ParseLayer(const std::string& yaml, const std::string& origin, int depth) 
   if (m.Has("description")) layer.description = m.Get("description").Scalar();
   if (m.Has("cpu")) layer.cpu = ParseCpu(m.Get("cpu"));
   if (m.Has("cpu_options")) {
-    Mapping om(m.Get("cpu_options"), {"write_buffer", "nvic_irqs", "mpu_regions", "sau_regions"});
+    Mapping om(m.Get("cpu_options"), {"write_buffer", "nvic_irqs", "mpu_regions", "sau_regions", "traps", "halt"});
     CpuOptions o = layer.cpu_options.value_or(CpuOptions{});
+    if (om.Has("traps")) o.traps_to_host = om.Get("traps").Choice<bool>("trap delivery", {{"mtvec", false}, {"host", true}});
+    for (const Field& hf : Items<std::string>(om, "halt", origin)) {
+      (hf.Choice<bool>("halting instruction", {{"mpause", true}, {"ebreak", false}}) ? o.halt_on_mpause
+                                                                                      : o.halt_on_ebreak) = true;
+    }
     if (om.Has("write_buffer")) {
       o.write_buffer = om.Get("write_buffer").Choice<bool>("value", {{"true", true}, {"false", false}});
     }
@@ -473,12 +481,22 @@ Layer ParseLayer(const std::string& yaml, const std::string& origin, int depth) 
     layer.cpu_options = o;
   }
   if (m.Has("boot")) {
-    Mapping bm(m.Get("boot"), {"vector_table", "load_mode"});
+    Mapping bm(m.Get("boot"), {"vector_table", "reset", "load_mode"});
     Boot boot;
-    boot.vector_table = bm.Require("vector_table").Address();
     boot.load_mode = ParseLoadModeField(bm.Require("load_mode"));
+    // Which of the two a board needs is known once its cpu is (Finish).
+    if (bm.Has("reset")) {
+      const Field rf = bm.Get("reset");
+      boot.reset_at_entry = rf.node.IsScalar() && rf.Scalar() == "elf-entry";
+      if (!boot.reset_at_entry) boot.reset_pc = rf.Address();
+      layer.boot_where = rf.Where();
+      layer.boot_reset = true;
+    } else {
+      boot.vector_table = bm.Require("vector_table").Address();
+      layer.boot_where = bm.Get("vector_table").Where();
+      layer.boot_reset = false;
+    }
     layer.boot = boot;
-    layer.boot_where = bm.Get("vector_table").Where();
   }
   if (m.Has("regions") && (!m.Get("regions").node.IsSequence() || m.Get("regions").node.size() == 0)) {
     m.Get("regions").Fail("regions must be a non-empty list",
@@ -738,6 +756,17 @@ Board ParseBoard(const std::string& yaml, const std::string& origin) {
     b.gates.push_back(pg.gate);
   }
 
+  if (IsaOf(b.cpu) == Isa::kRiscv) {
+    if (!layer.boot_reset) {
+      throw InputError(layer.boot_where, fmt::format("boot.vector_table: a {} hart has no vector table", ToString(b.cpu)),
+                       "give boot.reset: the address the hart starts at, or elf-entry");
+    }
+    return b;
+  }
+  if (layer.boot_reset) {
+    throw InputError(layer.boot_where, fmt::format("boot.reset: a {} starts from its vector table", ToString(b.cpu)),
+                     "give boot.vector_table: where reset reads the initial SP and PC");
+  }
   auto holds_vtor = std::find_if(b.regions.begin(), b.regions.end(), [&](const Region& r) {
     return r.Contains(b.boot.vector_table) && r.Contains(b.boot.vector_table + 7);
   });
@@ -850,9 +879,26 @@ std::string ToString(Cpu cpu) {
     case Cpu::kCortexM7: return "cortex-m7";
     case Cpu::kCortexM33: return "cortex-m33";
     case Cpu::kCortexM55: return "cortex-m55";
+    case Cpu::kRv32im: return "rv32im";
+    case Cpu::kRv32imc: return "rv32imc";
+    case Cpu::kRv32imac: return "rv32imac";
+    case Cpu::kRv32imf: return "rv32imf";
   }
   return "?";
 }
+
+Isa IsaOf(Cpu cpu) {
+  switch (cpu) {
+    case Cpu::kRv32im:
+    case Cpu::kRv32imc:
+    case Cpu::kRv32imac:
+    case Cpu::kRv32imf: return Isa::kRiscv;
+    default: return Isa::kArm;
+  }
+}
+
+bool HasRvc(Cpu cpu) { return cpu == Cpu::kRv32imc || cpu == Cpu::kRv32imac; }
+bool HasRvf(Cpu cpu) { return cpu == Cpu::kRv32imf; }
 
 std::string ToString(RegionKind kind) {
   switch (kind) {

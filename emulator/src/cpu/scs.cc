@@ -102,6 +102,7 @@ uint32_t CpuidOf(Cpu cpu) {
     case Cpu::kCortexM7: return 0x411FC272u;   // Cortex-M7 r1p2 (QEMU cortex_m7_initfn)
     case Cpu::kCortexM33: return 0x410FD213u;  // Cortex-M33 r0p3 (QEMU cortex_m33_initfn)
     case Cpu::kCortexM55: return 0x411FD220u;  // Cortex-M55 r1p0 (TRM §B2.2 CPUID)
+    default: break;  // RV32 harts have no SCS
   }
   return 0;
 }

@@ -17,7 +17,8 @@ namespace faultline {
 
 namespace {
 
-constexpr uint16_t kEmArm = 40;  // ELF for the Arm Architecture (AAELF32) §5.2
+constexpr uint16_t kEmArm = 40;     // ELF for the Arm Architecture (AAELF32) §5.2
+constexpr uint16_t kEmRiscv = 243;  // RISC-V ELF psABI, "ELF Object Files"
 constexpr uint32_t kPhdrSize = 32, kShdrSize = 40;  // sizeof(Elf32_Phdr), sizeof(Elf32_Shdr)
 // A loadable segment ends at or below the System region (Armv7-M ARM §B3.1, kept by
 // Armv8-M: 0xE0000000-0xFFFFFFFF holds the PPB and vendor system space, Execute Never,
@@ -59,10 +60,12 @@ void CheckHeader(const std::filesystem::path& path, const std::vector<uint8_t>& 
                      "build little-endian (the arm-none-eabi default)");
   }
   uint16_t machine = uint16_t(Le(b, 18, 2));
-  if (machine != kEmArm) {
-    throw InputError(where, fmt::format("ELF machine is {} (e_machine), not ARM (40)", machine),
-                     "build with an arm-none-eabi toolchain for a Cortex-M target");
+  if (machine != kEmArm && machine != kEmRiscv) {
+    throw InputError(where, fmt::format("ELF machine is {} (e_machine), not ARM (40) or RISC-V (243)", machine),
+                     "build with an arm-none-eabi toolchain for a Cortex-M target, or a riscv*-elf one "
+                     "with -march=rv32... -mabi=ilp32 for a RISC-V board");
   }
+  const bool arm = machine == kEmArm;
   uint32_t phoff = Le(b, 28, 4);
   uint32_t phentsize = Le(b, 42, 2), phnum = Le(b, 44, 2);
   if (phnum == 0) {
@@ -119,7 +122,7 @@ void CheckHeader(const std::filesystem::path& path, const std::vector<uint8_t>& 
     uint32_t vaddr = Le(b, ph + 8, 4), paddr = Le(b, ph + 12, 4), memsz = Le(b, ph + 20, 4);
     for (auto [address, name] : {std::pair{vaddr, "p_vaddr"}, std::pair{paddr, "p_paddr"}}) {
       uint64_t end = uint64_t(address) + std::max(memsz, filesz);
-      if (std::max(memsz, filesz) > 0 && end > kSystemBase) {
+      if (arm && std::max(memsz, filesz) > 0 && end > kSystemBase) {
         throw InputError(where,
                          fmt::format("malformed ELF: segment {} ({} 0x{:08x}, {} bytes) ends at 0x{:x}, past "
                                      "0x{:08x} where the System region (PPB, vendor system space) begins: "
@@ -127,6 +130,14 @@ void CheckHeader(const std::filesystem::path& path, const std::vector<uint8_t>& 
                                      i, name, address, std::max(memsz, filesz), end, kSystemBase),
                          "check the linker script's MEMORY lengths and the segment's p_memsz "
                          "(arm-none-eabi-readelf -l); rebuild the firmware");
+      }
+      if (!arm && end > (uint64_t(1) << 32)) {
+        throw InputError(where,
+                         fmt::format("malformed ELF: segment {} ({} 0x{:08x}, {} bytes) ends at 0x{:x}, past the "
+                                     "4 GiB an RV32 hart can address",
+                                     i, name, address, std::max(memsz, filesz), end),
+                         "check the linker script's MEMORY lengths and the segment's p_memsz "
+                         "(riscv64-unknown-elf-readelf -l); rebuild the firmware");
       }
     }
   }
@@ -154,6 +165,8 @@ Image ParseElf(std::vector<uint8_t> raw, const std::filesystem::path& path) {
   Image img;
   img.path = path;
   img.entry = bin->entrypoint();
+  img.isa = Le(raw, 18, 2) == kEmRiscv ? Isa::kRiscv : Isa::kArm;
+  img.flags = Le(raw, 36, 4);
 
   for (const LIEF::ELF::Section& s : bin->sections()) {
     if (s.name().empty()) continue;

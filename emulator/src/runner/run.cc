@@ -32,7 +32,46 @@ MachineOutput RunMachine(const MachineInput& in) {
 
 }  // namespace
 
+void RequireImageFitsCore(const Board& board, const Image& image) {
+  const std::string where = image.path.string();
+  const bool riscv_board = IsaOf(board.cpu) == Isa::kRiscv;
+  if (image.isa != IsaOf(board.cpu)) {
+    throw InputError(where,
+                     fmt::format("{} ELF, but board {} has a {} core", image.isa == Isa::kRiscv ? "a RISC-V" : "an Arm",
+                                 board.name, ToString(board.cpu)),
+                     riscv_board ? "build the firmware for the board's RISC-V core, or pick an Arm board "
+                                   "(`faultline boards` lists them)"
+                                 : "pick a RISC-V board (riscv32-virt, kelvin; `faultline boards` lists them), or "
+                                   "build the firmware for the board's Cortex-M core");
+  }
+  if (!riscv_board) return;
+  // RISC-V ELF psABI, "File Header": e_flags bit 0 EF_RISCV_RVC, bits 1-2 EF_RISCV_FLOAT_ABI
+  // (0 soft, 1 single, 2 double, 3 quad).
+  const std::string march = ToString(board.cpu);
+  if ((image.flags & 0x1) && !HasRvc(board.cpu)) {
+    throw InputError(where,
+                     fmt::format("built with compressed instructions (e_flags EF_RISCV_RVC), but board {}'s core "
+                                 "is {}: it has no C extension",
+                                 board.name, march),
+                     fmt::format("build with -march={} (no `c`), or pick a board whose core has it", march));
+  }
+  const uint32_t float_abi = (image.flags >> 1) & 3;
+  if (float_abi != 0 && (!HasRvf(board.cpu) || float_abi > 1)) {
+    throw InputError(where,
+                     fmt::format("built for a hard-float ABI ({}: e_flags EF_RISCV_FLOAT_ABI = {}), but board {}'s "
+                                 "core is {}",
+                                 float_abi == 1 ? "ilp32f" : float_abi == 2 ? "ilp32d" : "ilp32q", float_abi,
+                                 board.name, march),
+                     HasRvf(board.cpu) ? "build with -mabi=ilp32f" : "build with -mabi=ilp32 (soft float)");
+  }
+}
+
 RunResult Run(const Board& board, const Image& image, const RunOptions& options) {
+  RequireImageFitsCore(board, image);
+  if (IsaOf(board.cpu) == Isa::kRiscv) {
+    throw InputError(board.source.string(), "RISC-V boards cannot run firmware yet (issue 18: the RV32 hart is next)",
+                     "use `faultline check` on this board for now");
+  }
   if (options.gdb) return RunUnderGdb(board, image, options, *options.gdb);
   if (!ValidTimeout(options.timeout_seconds)) {
     throw InputError(options.timeout_setting,
