@@ -2,6 +2,8 @@
 // machine where QEMU models the same thing.
 #include <gtest/gtest.h>
 
+#include <fmt/core.h>
+
 #include <fstream>
 
 #include "../support/cli.h"
@@ -55,6 +57,110 @@ TEST(RiscvBoards, AnAbiTheCoreCannotRunIsBadInput) {
   EXPECT_EQ(fp.status, 2) << fp.err;
   EXPECT_NE(fp.err.find("hard-float ABI (ilp32d"), std::string::npos) << fp.err;
   EXPECT_NE(fp.err.find("-mabi=ilp32 (soft float)"), std::string::npos) << fp.err;
+}
+
+bool HaveQemuRiscv() { return RunProgram({"sh", "-c", "command -v qemu-system-riscv32"}).status == 0; }
+
+// What an RV32 ELF prints through semihosting on QEMU's riscv32 virt machine (in
+// `out`), and its exit status (main's return: picolibc's semihost crt0 exits with it).
+Completed QemuVirt(const std::filesystem::path& elf) {
+  const TempDir dir("qemu");
+  const auto console = dir / "semihosting.txt";
+  Completed qemu = RunProgram({"timeout", "60", "qemu-system-riscv32", "-M", "virt", "-bios", "none", "-nographic",
+                               "-monitor", "none", "-serial", "none", "-chardev", "file,id=sh0,path=" + console.string(),
+                               "-semihosting-config", "enable=on,target=native,chardev=sh0", "-kernel", elf.string()});
+  qemu.out = Slurp(console);
+  return qemu;
+}
+
+// The same ELF on faultline's riscv32-virt and on QEMU: the same console and exit status.
+nlohmann::json ExpectSameAsQemu(const std::string& fixture, int status) {
+  Completed cli;
+  auto report = RunJson("riscv32-virt", fixture, {}, &cli);
+  EXPECT_EQ(report["outcome"], "exit") << cli.out << cli.err;
+  EXPECT_EQ(report["exit_code"], status) << cli.out << cli.err;
+  if (HaveQemuRiscv()) {
+    Completed qemu = QemuVirt(Fixture("riscv32-virt", fixture));
+    EXPECT_EQ(qemu.status, status) << qemu.err;
+    EXPECT_EQ(report["console"], qemu.out);
+  } else {
+    ADD_FAILURE() << "qemu-system-riscv32 is missing (qemu-system-misc; ./scripts/setup installs it)";
+  }
+  return report;
+}
+
+TEST(RiscvVirt, HelloPrintsAndExitsAsOnQemu) {
+  REQUIRE_RISCV_FIXTURES();
+  auto report = ExpectSameAsQemu("hello", 3);
+  EXPECT_EQ(report["console"], "hello from rv32im: 42\nline 0\nline 42\nline 84\n");
+  EXPECT_GT(report["instructions"].get<uint64_t>(), 1000u);
+  EXPECT_EQ(report["registers"]["x"].size(), 32u);
+}
+
+// ecall, illegal instructions and CSRs, load/store/fetch access faults, ebreak and
+// misaligned accesses, with mtvec direct and vectored: the handler sees the same mcause,
+// mepc, mtval and mstatus as on QEMU, and mret goes on as there.
+TEST(RiscvVirt, TrapsEnterMtvecWithTheCsrsQemuSets) {
+  REQUIRE_RISCV_FIXTURES();
+  auto report = ExpectSameAsQemu("traps", 14);
+  const std::string console = report["console"];
+  EXPECT_NE(console.find("load fault       traps=4 mcause=5"), std::string::npos) << console;
+  EXPECT_NE(console.find("fetch fault      traps=14 mcause=1 mepc=0x00020000 mtval=0x00020000"), std::string::npos)
+      << console;
+  ASSERT_EQ(report["faults"].size(), 14u);
+  EXPECT_EQ(report["faults"][0]["kind"], "environment call from M-mode");
+  EXPECT_EQ(report["faults"][3]["kind"], "load access fault");
+  EXPECT_EQ(report["faults"][3]["address"], 0x20000);
+  EXPECT_EQ(report["faults"][3]["trap"]["mcause"], 5);
+  EXPECT_EQ(report["faults"][3]["trap"]["mepc"], report["faults"][3]["pc"]);
+}
+
+// picolibc's own trap handler (its semihost crt0 installs one) prints the registers and
+// exits 1: the same bytes as on QEMU, mepc at the faulting load, not its block's start.
+TEST(RiscvVirt, TheFirmwaresTrapHandlerSeesThePreciseMepc) {
+  REQUIRE_RISCV_FIXTURES();
+  auto report = ExpectSameAsQemu("load_fault", 1);
+  ASSERT_EQ(report["faults"].size(), 1u);
+  const auto& f = report["faults"][0];
+  EXPECT_EQ(f["kind"], "load access fault");
+  EXPECT_EQ(f["symbol"], "main+0x1c");
+  EXPECT_EQ(f["pc_precise"], true);
+  const std::string console = report["console"];
+  EXPECT_NE(console.find(fmt::format("mepc:     0x{:08x}", f["pc"].get<uint32_t>())), std::string::npos) << console;
+}
+
+TEST(RiscvVirt, ATrapWithNoHandlerEndsTheRunExplained) {
+  REQUIRE_RISCV_FIXTURES();
+  Completed cli = RunCli({"run", "--board", "riscv32-virt", Fixture("riscv32-virt", "no_handler").string()});
+  EXPECT_EQ(cli.status, 3) << cli.out << cli.err;
+  EXPECT_NE(cli.out.find("load access fault: mcause 5; no trap handler: mtvec is 0x00000000, not executable memory"),
+            std::string::npos)
+      << cli.out;
+  EXPECT_NE(cli.out.find("access:      read of 4 bytes at 0x00020000"), std::string::npos) << cli.out;
+  EXPECT_NE(cli.out.find("instruction: 0x80000280 <main+0x20> [0x0007a503]"), std::string::npos) << cli.out;
+  EXPECT_NE(cli.out.find("a5=0x00020000"), std::string::npos) << cli.out;
+}
+
+TEST(RiscvVirt, BudgetsEndALoopAndSayWhichFlagRaisesThem) {
+  REQUIRE_RISCV_FIXTURES();
+  Completed cli;
+  auto budget = RunJson("riscv32-virt", "spin", {"--max-instructions", "100000"}, &cli);
+  EXPECT_EQ(cli.status, 4) << cli.out << cli.err;
+  EXPECT_EQ(budget["outcome"], "limit");
+  EXPECT_EQ(budget["budget"]["setting"], "--max-instructions");
+  EXPECT_GE(budget["instructions"].get<uint64_t>(), 100000u);
+  EXPECT_LT(budget["instructions"].get<uint64_t>(), 100100u);
+  auto clock = RunJson("riscv32-virt", "spin", {"--timeout", "0.5"}, &cli);
+  EXPECT_EQ(clock["outcome"], "limit");
+  EXPECT_EQ(clock["budget"]["kind"], "wall-clock");
+  EXPECT_EQ(clock["console"], "spinning\n");
+}
+
+TEST(RiscvVirt, TheGdbServerIsRefusedForNow) {
+  REQUIRE_RISCV_FIXTURES();
+  Completed cli = RunCli({"run", "--board", "riscv32-virt", "--gdb", "0", Fixture("riscv32-virt", "hello").string()});
+  EXPECT_EQ(cli.status, 2) << cli.err;
+  EXPECT_NE(cli.err.find("GDB server serves Cortex-M cores only so far"), std::string::npos) << cli.err;
 }
 
 }  // namespace

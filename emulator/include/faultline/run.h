@@ -15,7 +15,9 @@
 namespace faultline {
 
 // kLockup: a fault while in HardFault or NMI (or with FAULTMASK set); the core stops.
-enum class Outcome { kExit, kFault, kHang, kLimit, kUnsupported, kLockup };
+// kHalt: an RV32 hart stopped for its host (Kelvin's `mpause`, `ebreak`, `wfi`): the host
+// reads the results (RunResult::halt, output_header).
+enum class Outcome { kExit, kFault, kHang, kLimit, kUnsupported, kLockup, kHalt };
 std::string ToString(Outcome outcome);
 
 enum class AccessType { kRead, kWrite, kFetch };
@@ -162,6 +164,8 @@ struct RoadBlock {
 struct Registers {
   uint32_t r[13] = {};
   uint32_t sp = 0, lr = 0, pc = 0, xpsr = 0, msp = 0, psp = 0, control = 0;
+  // RV32 harts: x0-x31 (the Cortex-M fields above are unused but pc).
+  std::vector<uint32_t> x;
 };
 
 // How the engine saw a fault: the faulting instruction, the access and the memory
@@ -192,6 +196,11 @@ struct Fault {
   };
   std::optional<StackedFrame> stacked_frame;  // absent if stacking failed
   std::optional<Registers> registers;         // at the faulting instruction, before it
+  // RV32 harts: the trap as the handler at mtvec sees it (privileged spec §3.1.7-3.1.16).
+  struct Trap {
+    uint32_t mcause = 0, mepc = 0, mtval = 0, mtvec = 0;
+  };
+  std::optional<Trap> trap;
   uint64_t instructions = 0;                  // retired before it (the chain's order)
   std::vector<RoadBlock> road;                // the last blocks executed, its own last
   // Set when the handler entered for it lies in memory that still holds its reset
@@ -208,6 +217,12 @@ struct Unsupported {
 };
 
 struct Hang {
+  uint32_t pc = 0;
+  std::string why;
+  std::optional<SymbolRef> pc_symbol;
+};
+// Outcome kHalt: where the hart stopped and what stopped it ("mpause", ...).
+struct Halt {
   uint32_t pc = 0;
   std::string why;
   std::optional<SymbolRef> pc_symbol;
@@ -290,6 +305,7 @@ struct RunResult {
   uint64_t faults_not_kept = 0;
   std::optional<Unsupported> unsupported;
   std::optional<Hang> hang;
+  std::optional<Halt> halt;
   // The last blocks executed before the run ended (at most 64), oldest first.
   std::vector<RoadBlock> road;
   Registers registers;

@@ -60,7 +60,22 @@ std::string Where(const Fault& f, const Board& board) {
   return s;
 }
 
+// RV32 registers by their ABI names (RISC-V ELF psABI, "Integer Register Convention").
+void AppendRiscvRegisters(std::string& out, const Registers& r) {
+  static const char* const kAbi[32] = {"zero", "ra", "sp", "gp", "tp",  "t0",  "t1", "t2", "s0", "s1", "a0",
+                                       "a1",   "a2", "a3", "a4", "a5",  "a6",  "a7", "s2", "s3", "s4", "s5",
+                                       "s6",   "s7", "s8", "s9", "s10", "s11", "t3", "t4", "t5", "t6"};
+  out += "  registers:\n";
+  for (int i = 0; i < 32; i += 4) {
+    out += "   ";
+    for (int j = i; j < i + 4; ++j) out += fmt::format(" {:>4}=0x{:08x}", kAbi[j], r.x[j]);
+    out += "\n";
+  }
+  out += fmt::format("      pc=0x{:08x}\n", r.pc);
+}
+
 void AppendRegisters(std::string& out, const Registers& r) {
+  if (r.x.size() == 32) return AppendRiscvRegisters(out, r);
   out += "  registers:\n";
   for (int i = 0; i < 13; i += 4) {
     out += "   ";
@@ -79,6 +94,14 @@ std::string Names(const std::vector<std::string>& names) {
 // The second view of a fault: what the firmware's handler finds in the SCS and on its
 // stack when it is entered.
 void AppendFirmwareView(std::string& out, const Fault& f) {
+  if (f.trap) {  // an RV32 hart: the trap CSRs its handler reads
+    if (f.exception.empty()) return;
+    out += fmt::format("  firmware sees: {} entered{}\n", f.exception,
+                       f.handled_by_firmware ? "; its handler then spins" : "");
+    out += fmt::format("    mcause 0x{:08x} ({})  mepc 0x{:08x}  mtval 0x{:08x}\n", f.trap->mcause, f.kind, f.trap->mepc,
+                       f.trap->mtval);
+    return;
+  }
   if (f.exception.empty()) return;
   out += fmt::format("  firmware sees: {} entered{}{}\n", f.exception,
                      f.escalated ? " (escalated: HFSR.FORCED)" : "",
@@ -176,6 +199,15 @@ std::string FoldRoad(const std::vector<RoadBlock>& road, const std::string& end)
 
 namespace {
 
+// A Thumb encoding as its halfwords ("f8d0 1000"), an RV32 one as the word the manual
+// shows ("0x0007a503").
+std::string InstructionHex(const Fault& f) {
+  if (!f.trap) return cpu::EncodingHex(f.instruction);
+  uint32_t w = 0;
+  for (size_t i = f.instruction.size(); i-- > 0;) w = w << 8 | f.instruction[i];
+  return f.instruction.size() == 2 ? fmt::format("0x{:04x}", w) : fmt::format("0x{:08x}", w);
+}
+
 // A fault's record: what happened (the instruction, the access, where the address sits),
 // the registers, and what the firmware sees. `registers`: those to show when the fault
 // has none of its own (the run's last).
@@ -186,8 +218,7 @@ void AppendFaultRecord(std::string& out, const Fault& f, const Registers& regist
                        f.size == 1 ? "" : "s", WithSymbol(f.address, f.address_symbol));
     out += fmt::format("  address is   {}\n", Where(f, board));
   }
-  out += fmt::format("  instruction: {} [{}]{}\n", WithSymbol(f.pc, f.pc_symbol),
-                     cpu::EncodingHex(f.instruction),
+  out += fmt::format("  instruction: {} [{}]{}\n", WithSymbol(f.pc, f.pc_symbol), InstructionHex(f),
                      f.pc_precise ? "" : "  (approximate: start of its translation block)");
   if (!f.road.empty()) out += fmt::format("  road:        {}\n", FoldRoad(f.road, "(" + f.kind + ")"));
   AppendRegisters(out, f.registers ? *f.registers : registers);
@@ -284,6 +315,10 @@ std::string FormatOutcomeText(const RunResult& r, const Board& board) {
                            e.where, WithSymbol(e.first_pc, e.first_pc_symbol),
                            e.pc_precise ? "" : " (approximate: start of its translation block)");
       }
+      break;
+    case Outcome::kHalt:
+      out += fmt::format("outcome: halt at {} ({}) after {} instructions\n", WithSymbol(r.halt->pc, r.halt->pc_symbol),
+                         r.halt->why, r.instructions);
       break;
     case Outcome::kUnsupported:
       out += fmt::format("outcome: unsupported instruction at {} after {} instructions\n  {}\n",
@@ -434,6 +469,27 @@ std::string FormatRunJson(const RunResult& r) {
   } else {
     j["budget"] = nullptr;
   }
+  // Cortex-M: r0-r12, sp, lr, pc, xpsr (and the stack pointers and CONTROL with
+  // `system`); an RV32 hart: x0-x31 and pc.
+  auto registers_json = [](const Registers& regs, bool system) {
+    json o;
+    if (regs.x.size() == 32) {
+      o["x"] = regs.x;
+      o["pc"] = regs.pc;
+      return o;
+    }
+    for (int i = 0; i < 13; ++i) o[fmt::format("r{}", i)] = regs.r[i];
+    o["sp"] = regs.sp;
+    o["lr"] = regs.lr;
+    o["pc"] = regs.pc;
+    o["xpsr"] = regs.xpsr;
+    if (system) {
+      o["msp"] = regs.msp;
+      o["psp"] = regs.psp;
+      o["control"] = regs.control;
+    }
+    return o;
+  };
   auto road_json = [&](const std::vector<RoadBlock>& road) {
     json blocks = json::array();
     for (const RoadBlock& b : road) {
@@ -452,7 +508,7 @@ std::string FormatRunJson(const RunResult& r) {
     fj["size"] = f.size;
     fj["pc"] = f.pc;
     fj["pc_precise"] = f.pc_precise;
-    fj["instruction"] = cpu::EncodingHex(f.instruction);
+    fj["instruction"] = InstructionHex(f);
     fj["symbol"] = sym(f.pc_symbol);
     fj["address_symbol"] = sym(f.address_symbol);
     fj["region"] = f.region.empty() ? json(nullptr) : json(f.region);
@@ -475,14 +531,9 @@ std::string FormatRunJson(const RunResult& r) {
     } else {
       fj["stacked_frame"] = nullptr;
     }
-    if (f.registers) {
-      json fr;
-      for (int i = 0; i < 13; ++i) fr[fmt::format("r{}", i)] = f.registers->r[i];
-      fr["sp"] = f.registers->sp;
-      fr["lr"] = f.registers->lr;
-      fr["pc"] = f.registers->pc;
-      fr["xpsr"] = f.registers->xpsr;
-      fj["registers"] = fr;
+    if (f.registers) fj["registers"] = registers_json(*f.registers, false);
+    if (f.trap) {
+      fj["trap"] = {{"mcause", f.trap->mcause}, {"mepc", f.trap->mepc}, {"mtval", f.trap->mtval}, {"mtvec", f.trap->mtvec}};
     }
     fj["instructions"] = f.instructions;
     fj["road"] = road_json(f.road);
@@ -504,16 +555,8 @@ std::string FormatRunJson(const RunResult& r) {
   if (r.hang) {
     j["hang"] = {{"pc", r.hang->pc}, {"why", r.hang->why}, {"symbol", sym(r.hang->pc_symbol)}};
   }
-  json regs;
-  for (int i = 0; i < 13; ++i) regs[fmt::format("r{}", i)] = r.registers.r[i];
-  regs["sp"] = r.registers.sp;
-  regs["lr"] = r.registers.lr;
-  regs["pc"] = r.registers.pc;
-  regs["xpsr"] = r.registers.xpsr;
-  regs["msp"] = r.registers.msp;
-  regs["psp"] = r.registers.psp;
-  regs["control"] = r.registers.control;
-  j["registers"] = regs;
+  if (r.halt) j["halt"] = {{"pc", r.halt->pc}, {"why", r.halt->why}, {"symbol", sym(r.halt->pc_symbol)}};
+  j["registers"] = registers_json(r.registers, true);
   json segs = json::array();
   for (const LoadedSegment& s : r.loaded) {
     segs.push_back({{"index", s.index}, {"load_address", s.load_address}, {"size", s.size},

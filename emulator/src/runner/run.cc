@@ -9,6 +9,7 @@
 
 #include "../cpu/unicorn_build.h"
 #include "../machine/machine.h"
+#include "../machine/riscv_machine.h"
 #include "faultline/debug.h"
 #include "faultline/error.h"
 
@@ -68,9 +69,9 @@ void RequireImageFitsCore(const Board& board, const Image& image) {
 
 RunResult Run(const Board& board, const Image& image, const RunOptions& options) {
   RequireImageFitsCore(board, image);
-  if (IsaOf(board.cpu) == Isa::kRiscv) {
-    throw InputError(board.source.string(), "RISC-V boards cannot run firmware yet (issue 18: the RV32 hart is next)",
-                     "use `faultline check` on this board for now");
+  if (options.gdb && IsaOf(board.cpu) == Isa::kRiscv) {
+    throw InputError(options.gdb->origin, fmt::format("board {} has an RV32 hart: the GDB server serves Cortex-M cores only so far", board.name),
+                     "run without --gdb");
   }
   if (options.gdb) return RunUnderGdb(board, image, options, *options.gdb);
   if (!ValidTimeout(options.timeout_seconds)) {
@@ -84,6 +85,11 @@ RunResult Run(const Board& board, const Image& image, const RunOptions& options)
     in.deadline = std::chrono::steady_clock::now() +
                   std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                       std::chrono::duration<double>(options.timeout_seconds));
+  }
+  if (IsaOf(board.cpu) == Isa::kRiscv) {
+    // The hart reports data faults at their instruction: nothing to replay.
+    if (options.console_stream) in.console_stream = [&options](uint64_t, std::string_view text) { options.console_stream(text); };
+    return machine::RunRiscv(in).result;
   }
   // Unicorn 2.0.1 reports a data fault at its translation block's start (unicorn.md §3).
   // A session that meets one in a block it does not trace stops and asks for a replay:
@@ -165,6 +171,7 @@ std::string EngineFallbackNote() {
 int ExitStatus(const RunResult& r) {
   switch (r.outcome) {
     case Outcome::kExit: return r.exit_code == 0 ? 0 : 1;
+    case Outcome::kHalt: return 0;
     case Outcome::kFault:
     case Outcome::kLockup:
     case Outcome::kUnsupported: return 3;
@@ -182,6 +189,7 @@ std::string ToString(Outcome o) {
     case Outcome::kLimit: return "limit";
     case Outcome::kUnsupported: return "unsupported";
     case Outcome::kLockup: return "lockup";
+    case Outcome::kHalt: return "halt";
   }
   return "?";
 }

@@ -96,6 +96,7 @@ std::string Actual(const RunResult& r) {
     case Outcome::kUnsupported:
       return fmt::format("unsupported ({})", r.unsupported ? r.unsupported->what : "?");
     case Outcome::kLockup: return fmt::format("lockup ({})", r.fault ? r.fault->kind : "?");
+    case Outcome::kHalt: return fmt::format("halt ({})", r.halt ? r.halt->why : "?");
   }
   return "?";
 }

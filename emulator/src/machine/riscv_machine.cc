@@ -1,0 +1,292 @@
+// An RV32 board's run: load as the host does, start the hart at its reset address, and
+// take each stop: semihosting calls, traps into the firmware's mtvec handler (or to the
+// host, on boards whose core halts on a fault), the halts a host waits for, budgets.
+#include "riscv_machine.h"
+
+#include <fmt/core.h>
+#include <unicorn/unicorn.h>
+
+#include "../riscv/hart.h"
+#include "../runner/semihosting.h"
+#include "describe.h"
+#include "faultline/error.h"
+#include "setup.h"
+
+namespace faultline::machine {
+
+namespace {
+
+using riscv::Hart;
+using riscv::Stop;
+
+// Major opcodes custom-0..3 (Volume I, Table 24.1 "RISC-V base opcode map"): reserved for
+// vendor extensions, where Kelvin encodes its vector instructions.
+std::optional<int> CustomOpcode(uint32_t insn) {
+  switch (insn & 0x7F) {
+    case 0x0B: return 0;
+    case 0x2B: return 1;
+    case 0x5B: return 2;
+    case 0x7B: return 3;
+  }
+  return std::nullopt;
+}
+
+class RiscvRun {
+ public:
+  explicit RiscvRun(const MachineInput& in) : in_(in) {}
+
+  MachineOutput Run() {
+    Load();
+    while (!ended_) Handle(hart_->Run(pc_, in_.max_instructions, in_.deadline));
+    return std::move(out_);
+  }
+
+ private:
+  void Load() {
+    RunResult& res = out_.result;
+    const Board& board = in_.board;
+    res.board = board.name;
+    res.firmware = in_.image.path.string();
+    res.load_mode = in_.mode;
+    if (!board.gates.empty() || !board.peripherals.empty()) {
+      throw InputError(board.source.string(),
+                       fmt::format("board {} declares {}: RISC-V boards run with memory only so far", board.name,
+                                   board.gates.empty() ? "peripherals" : "gates"),
+                       "remove the peripherals and gates from the RISC-V board file");
+    }
+    CheckUartInput(board, in_.options.uart_input);
+    map_ = std::make_unique<MemoryMap>(board);
+    res.loaded = LoadImage(board, *map_, in_.image, in_.mode);
+    LoadHostFiles(*map_, in_.options.loads);
+    CheckHostActions(*map_, in_.options.before_reset);
+    ApplyHostActions(OfKind(in_.options.before_reset, HostAction::Kind::kMemory), *map_, nullptr, nullptr);
+    pc_ = uint32_t(board.boot.reset_at_entry ? in_.image.entry : board.boot.reset_pc);
+    res.vector_table = pc_;
+    hart_ = std::make_unique<Hart>(board.cpu, *map_);
+    const auto stack = in_.image.values.find("__stack");
+    semihosting_ = std::make_unique<Semihosting>(
+        *map_, ComputeHeapInfo(*map_, in_.image, stack == in_.image.values.end() ? 0 : uint32_t(stack->second)),
+        in_.options.clock_hz, in_.wall_clock);
+    semihosting_->SetConsole(in_.options.console_keep, in_.console_stream, in_.options.console_watch);
+    if (in_.announce && in_.options.on_loaded) in_.options.on_loaded(res);
+  }
+
+  void Handle(const Stop& s) {
+    RunResult& res = out_.result;
+    const CpuOptions& cpu = in_.board.cpu_options;
+    switch (s.kind) {
+      case Stop::Kind::kEbreak:
+        if (IsSemihostingCall(s.pc)) return Semihost(s);
+        if (cpu.halt_on_ebreak) return Halt(s.pc, "ebreak");
+        // QEMU 7.2 leaves mtval 0 for a breakpoint (riscv_cpu_do_interrupt).
+        return TakeTrap({.kind = Stop::Kind::kTrap, .pc = s.pc, .cause = riscv::cause::kBreakpoint});
+      case Stop::Kind::kTrap:
+        if (s.cause == riscv::cause::kIllegalInstruction && s.tval == riscv::insn::kMpause && cpu.halt_on_mpause) {
+          return Halt(s.pc, "mpause");
+        }
+        if (s.cause == riscv::cause::kIllegalInstruction && cpu.traps_to_host) {
+          if (auto n = CustomOpcode(s.tval)) {
+            res.outcome = Outcome::kUnsupported;
+            res.unsupported = Unsupported{s.pc, hart_->InstructionAt(s.pc),
+                                          fmt::format("a custom-{} instruction (0x{:08x}): the opcode space Kelvin's "
+                                                      "vector instructions use; faultline does not model them",
+                                                      *n, s.tval),
+                                          Symbol(s.pc)};
+            return Finish(s.pc);
+          }
+        }
+        return TakeTrap(s);
+      case Stop::Kind::kWfi:
+        if (cpu.traps_to_host) return Halt(s.pc, "wfi with no interrupt pending");
+        res.outcome = Outcome::kHang;
+        res.hang = Hang{s.pc, "wfi, and no interrupt source is modelled to wake the hart", Symbol(s.pc)};
+        return Finish(s.pc);
+      case Stop::Kind::kHang:
+        if (first_fault_) {  // the firmware's trap handler spins: the run ends as the fault it handled
+          res.outcome = Outcome::kFault;
+          res.fault = first_fault_;
+          res.fault->handled_by_firmware = true;
+          res.hang = Hang{s.pc, "the firmware's trap handler spins (j .)", Symbol(s.pc)};
+        } else {
+          res.outcome = Outcome::kHang;
+          res.hang = Hang{s.pc, "jump to itself (j .)", Symbol(s.pc)};
+        }
+        return Finish(s.pc);
+      case Stop::Kind::kLimit:
+        res.outcome = Outcome::kLimit;
+        res.stop_detail = fmt::format("instruction budget of {} reached", in_.max_instructions);
+        res.budget = RunResult::Budget{"instructions", double(in_.max_instructions),
+                                       in_.options.max_instructions_setting};
+        return Finish(s.pc);
+      case Stop::Kind::kTimeout:
+        res.outcome = Outcome::kLimit;
+        res.stop_detail = fmt::format("wall-clock timeout of {} s reached", in_.options.timeout_seconds);
+        res.budget = RunResult::Budget{"wall-clock", in_.options.timeout_seconds, in_.options.timeout_setting};
+        return Finish(s.pc);
+    }
+  }
+
+  // The semihosting binding (RISC-V Semihosting v0.3 §2.1): `slli x0,x0,0x1f; ebreak;
+  // srai x0,x0,7`, all uncompressed; the operation in a0, its argument block in a1, the
+  // result in a0.
+  bool IsSemihostingCall(uint32_t pc) const {
+    return hart_->Word(pc - 4) == riscv::insn::kSemihostingEntry && hart_->Word(pc + 4) == riscv::insn::kSemihostingExit;
+  }
+
+  void Semihost(const Stop& s) {
+    RunResult& res = out_.result;
+    const uint32_t a0 = 10, a1 = 11;
+    SemihostingResult r = semihosting_->Call(hart_->x(a0), hart_->x(a1), hart_->instructions());
+    if (!r.problem.empty()) semihosting_events_.push_back({r.problem, r.problem_address, s.pc});
+    switch (r.kind) {
+      case SemihostingResult::Kind::kReturn:
+        hart_->set_x(a0, r.r0);
+        pc_ = s.pc + 8;
+        return;
+      case SemihostingResult::Kind::kExit:
+        res.outcome = Outcome::kExit;
+        res.exit_code = r.exit_code;
+        res.stop_detail = r.detail;
+        return Finish(s.pc);
+      case SemihostingResult::Kind::kUnsupported:
+        res.outcome = Outcome::kUnsupported;
+        res.unsupported = Unsupported{s.pc, hart_->InstructionAt(s.pc), "semihosting operation " + r.detail, Symbol(s.pc)};
+        return Finish(s.pc);
+    }
+  }
+
+  void Halt(uint32_t pc, std::string why) {
+    RunResult& res = out_.result;
+    res.outcome = Outcome::kHalt;
+    res.halt = faultline::Halt{pc, std::move(why), Symbol(pc)};
+    Finish(pc);
+  }
+
+  // A synchronous trap: into the firmware's handler at mtvec, or to the host.
+  void TakeTrap(const Stop& s) {
+    Fault f;
+    f.kind = riscv::CauseName(s.cause);
+    f.pc = s.pc;
+    f.pc_precise = !s.imprecise_pc;
+    f.instruction = hart_->InstructionAt(s.pc);
+    f.pc_symbol = Symbol(s.pc);
+    f.instructions = hart_->instructions();
+    Registers regs;
+    regs.x = hart_->ReadAll();
+    regs.pc = s.pc;
+    f.registers = regs;
+    if (s.access) {
+      f.access = s.access;
+      f.address = s.tval;
+      f.size = s.size;
+      FillLocation(*map_, in_.image, s.tval, f);
+    }
+    const uint32_t mtvec = hart_->Csr(UC_RISCV_REG_MTVEC) & ~3u;
+    f.trap = Fault::Trap{s.cause, s.pc, s.tval, mtvec};
+    if (in_.board.cpu_options.traps_to_host) {
+      f.detail = fmt::format("mcause {}; the core halts and reports a{} fault to the host", s.cause,
+                             s.access == AccessType::kFetch || !s.access ? "n instruction" : " data");
+      return EndWith(std::move(f));
+    }
+    // No handler to enter: mtvec still at its reset value in memory that holds nothing
+    // the image put there, or not executable memory at all.
+    const int w = map_->FindRange(mtvec, 4);
+    const bool executable = w >= 0 && map_->regions()[w].access.execute;
+    if (!executable || map_->HoldsResetContents(mtvec, 4)) {
+      f.detail = fmt::format("mcause {}; no trap handler: mtvec is 0x{:08x}, {}", s.cause, mtvec,
+                             !executable ? "not executable memory" : "memory the image never wrote");
+      return EndWith(std::move(f));
+    }
+    // A handler that traps again before it retires anything would trap forever.
+    if (last_trap_at_ && *last_trap_at_ == hart_->instructions()) {
+      f.detail = fmt::format("mcause {}; taken again before the handler at mtvec 0x{:08x} retired an instruction",
+                             s.cause, mtvec);
+      return EndWith(std::move(f));
+    }
+    last_trap_at_ = hart_->instructions();
+    f.detail = fmt::format("mcause {}", s.cause);
+    f.exception = fmt::format("the trap handler at mtvec 0x{:08x}{}", mtvec,
+                              Symbol(mtvec) ? " (" + Symbol(mtvec)->ToString() + ")" : "");
+    Keep(f);
+    if (!first_fault_) first_fault_ = f;
+    pc_ = hart_->Trap(s.cause, s.pc, s.tval);
+  }
+
+  void Keep(const Fault& f) {
+    RunResult& res = out_.result;
+    if (res.faults.size() < RunResult::kFaultsKept) {
+      res.faults.push_back(f);
+    } else {
+      res.faults.back() = f;
+      ++res.faults_not_kept;
+    }
+  }
+
+  void EndWith(Fault f) {
+    RunResult& res = out_.result;
+    res.outcome = Outcome::kFault;
+    Keep(f);
+    res.fault = std::move(f);
+    Finish(res.fault->pc);
+  }
+
+  void Finish(uint32_t pc) {
+    ended_ = true;
+    RunResult& res = out_.result;
+    res.registers.x = hart_->ReadAll();
+    res.registers.pc = pc;
+    res.registers.sp = res.registers.x[2];
+    res.registers.lr = res.registers.x[1];
+    res.instructions = hart_->instructions();
+    const Semihosting& sh = *semihosting_;
+    res.console = sh.console();
+    res.console_bytes = sh.console_log().bytes();
+    res.console_seen = sh.console_log().seen();
+    res.console_stdout = sh.out();
+    res.console_stderr = sh.err();
+    res.pc_symbol = Symbol(pc);
+    for (const auto& e : semihosting_events_) {
+      res.events.push_back({.kind = "semihosting",
+                            .where = "semihosting",
+                            .first_address = e.address,
+                            .first_pc = e.pc,
+                            .first_pc_symbol = Symbol(e.pc),
+                            .pc_precise = true,
+                            .count = 1,
+                            .message = e.problem});
+    }
+    out_.wall_clock = sh.wall_clock();
+    for (const MemoryCapture& c : in_.options.captures) {
+      std::vector<uint8_t> bytes;
+      if (c.size > 0 && map_->FindRange(c.address, c.size) >= 0) {
+        bytes.resize(c.size);
+        map_->Read(c.address, bytes);
+      }
+      res.captured.push_back(std::move(bytes));
+    }
+  }
+
+  std::optional<SymbolRef> Symbol(uint32_t address) const { return in_.image.symbols.Lookup(address); }
+
+  const MachineInput& in_;
+  MachineOutput out_;
+  std::unique_ptr<MemoryMap> map_;
+  std::unique_ptr<Hart> hart_;
+  std::unique_ptr<Semihosting> semihosting_;
+  struct SemihostingProblem {
+    std::string problem;
+    uint64_t address;
+    uint32_t pc;
+  };
+  std::vector<SemihostingProblem> semihosting_events_;
+  std::optional<Fault> first_fault_;
+  std::optional<uint64_t> last_trap_at_;
+  uint32_t pc_ = 0;
+  bool ended_ = false;
+};
+
+}  // namespace
+
+MachineOutput RunRiscv(const MachineInput& in) { return RiscvRun(in).Run(); }
+
+}  // namespace faultline::machine

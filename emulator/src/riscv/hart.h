@@ -1,0 +1,116 @@
+// An RV32 hart in machine mode on Unicorn 2.0.1's RISC-V model: the board's memory,
+// the registers and CSRs, instruction counting, and the stops that hand control back to
+// the machine (traps, semihosting, halts, budgets). Unicorn never enters a trap handler
+// itself: every exception stops the engine, and the machine takes it (Trap) as the
+// privileged architecture says.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "faultline/board.h"
+#include "faultline/memory_map.h"
+#include "faultline/run.h"
+
+struct uc_struct;
+
+namespace faultline::riscv {
+
+// mcause exception codes (RISC-V Privileged Architecture v1.12, Table 3.6).
+namespace cause {
+constexpr uint32_t kInstructionMisaligned = 0;
+constexpr uint32_t kInstructionAccessFault = 1;
+constexpr uint32_t kIllegalInstruction = 2;
+constexpr uint32_t kBreakpoint = 3;
+constexpr uint32_t kLoadMisaligned = 4;
+constexpr uint32_t kLoadAccessFault = 5;
+constexpr uint32_t kStoreMisaligned = 6;
+constexpr uint32_t kStoreAccessFault = 7;
+constexpr uint32_t kEcallFromM = 11;
+}  // namespace cause
+// "load access fault", as Table 3.6 names it.
+std::string CauseName(uint32_t mcause);
+
+// Encodings the machine recognises (The RISC-V Instruction Set Manual, Volume I, and the
+// semihosting binding of the RISC-V Semihosting spec §2.1: the `ebreak` between these two).
+namespace insn {
+constexpr uint32_t kEbreak = 0x00100073;
+constexpr uint32_t kWfi = 0x10500073;
+constexpr uint32_t kSemihostingEntry = 0x01f01013;  // slli x0, x0, 0x1f
+constexpr uint32_t kSemihostingExit = 0x40705013;   // srai x0, x0, 7
+constexpr uint32_t kJumpToSelf = 0x0000006f;        // jal x0, 0 (`j .`)
+// Kelvin's "end of program" op (SYSTEM opcode, funct12 0x080; the Kelvin toolchain's
+// `mpause`, emitted by crt/kelvin_start.S [KSTART]).
+constexpr uint32_t kMpause = 0x08000073;
+}  // namespace insn
+
+// Why Hart::Run returned.
+struct Stop {
+  enum class Kind {
+    kTrap,        // a synchronous exception: `cause`, at `pc`, with `tval`
+    kEbreak,      // an `ebreak` at `pc` (Unicorn stops there instead of trapping)
+    kWfi,         // `wfi` at `pc`: Unicorn halts the engine after it
+    kHang,        // a jump to itself at `pc`
+    kLimit,       // the instruction budget
+    kTimeout,     // the wall clock
+  } kind = Kind::kTrap;
+  uint32_t pc = 0;
+  uint32_t cause = 0;
+  uint32_t tval = 0;
+  std::optional<AccessType> access;  // memory faults
+  uint32_t size = 0;
+  bool imprecise_pc = false;  // a data fault whose instruction was not found: its block's PC
+};
+
+class Hart {
+ public:
+  // Maps the board's memory (every region's storage, directly).
+  Hart(Cpu cpu, MemoryMap& map);
+  ~Hart();
+  Hart(const Hart&) = delete;
+  Hart& operator=(const Hart&) = delete;
+
+  // Runs from `pc` until a stop. Budgets: `max_instructions` retired, `deadline`.
+  Stop Run(uint32_t pc, uint64_t max_instructions, std::optional<std::chrono::steady_clock::time_point> deadline);
+
+  uint32_t x(int i) const;
+  void set_x(int i, uint32_t v);
+  std::vector<uint32_t> ReadAll() const;  // x0..x31
+  uint32_t Csr(int uc_reg) const;          // UC_RISCV_REG_M*
+  void SetCsr(int uc_reg, uint32_t v);
+  // Takes a synchronous trap in machine mode (privileged spec §3.1.6.1, §3.1.7, §3.1.15):
+  // mepc, mcause, mtval; mstatus.MPIE = MIE, MIE = 0, MPP = M; returns mtvec.BASE, where
+  // the hart goes on (vectored mode sends only interrupts elsewhere).
+  uint32_t Trap(uint32_t mcause, uint32_t epc, uint32_t tval);
+
+  // Instructions retired so far (a trapping instruction does not retire).
+  uint64_t instructions() const { return retired_; }
+  std::vector<uint8_t> InstructionAt(uint32_t pc) const;
+  uint32_t Word(uint32_t address) const;  // 0 where no memory is
+
+ private:
+  static void OnBlock(uc_struct* uc, uint64_t address, uint32_t size, void* user);
+  static void OnInterrupt(uc_struct* uc, uint32_t intno, void* user);
+  static bool OnInvalidMemory(uc_struct* uc, int type, uint64_t address, int size, int64_t value, void* user);
+  // The load or store in the current block that accessed `address` (see hart.cc).
+  std::optional<uint32_t> DataFaultPc(uint32_t address, AccessType access) const;
+  // Instructions in [from, to) of a block (2 or 4 bytes each).
+  uint64_t Count(uint32_t from, uint32_t to) const;
+  void StopWith(Stop s);
+
+  Cpu cpu_;
+  MemoryMap& map_;
+  uc_struct* uc_ = nullptr;
+  uint64_t retired_ = 0;        // through the end of the current block
+  uint32_t block_start_ = 0;    // the block running now, counted whole in retired_
+  uint32_t block_end_ = 0;
+  uint64_t budget_ = UINT64_MAX;
+  std::optional<std::chrono::steady_clock::time_point> deadline_;
+  uint64_t clock_at_ = 0;       // the wall clock is read when retired_ passes this
+  std::optional<Stop> stop_;    // what the hooks saw
+};
+
+}  // namespace faultline::riscv
