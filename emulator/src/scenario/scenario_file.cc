@@ -12,6 +12,7 @@
 #include "../board/board_fields.h"
 #include "../board/yaml_fields.h"
 #include "faultline/error.h"
+#include "../riscv/hart.h"
 #include "faultline/scenario.h"
 #include "console_regex.h"
 #include "glob.h"
@@ -36,7 +37,7 @@ struct FileParser {
 const std::vector<std::pair<std::string, std::string>>& Outcomes() {
   static const std::vector<std::pair<std::string, std::string>> kOutcomes = {
       {"exit", "exit"},   {"fault", "fault"},   {"hang", "hang"},
-      {"limit", "limit"}, {"lockup", "lockup"}, {"unsupported", "unsupported"}};
+      {"limit", "limit"}, {"lockup", "lockup"}, {"unsupported", "unsupported"}, {"halt", "halt"}};
   return kOutcomes;
 }
 
@@ -448,9 +449,17 @@ FaultExpectation ParseFault(const Field& f) {
   Mapping m(f, {"kind", "cfsr_bits", "cfsr_clear", "access", "address", "region", "address_symbol", "pc_symbol"});
   FaultExpectation e;
   if (m.Has("kind")) {
-    static const std::vector<std::pair<std::string, std::string>> kKinds = {
-        {"HardFault", "HardFault"}, {"MemManage", "MemManage"},
-        {"BusFault", "BusFault"},   {"UsageFault", "UsageFault"}};
+    // Cortex-M fault exceptions, and RV32 trap causes as the privileged spec names them.
+    static const std::vector<std::pair<std::string, std::string>> kKinds = [] {
+      std::vector<std::pair<std::string, std::string>> kinds = {{"HardFault", "HardFault"},
+                                                                {"MemManage", "MemManage"},
+                                                                {"BusFault", "BusFault"},
+                                                                {"UsageFault", "UsageFault"}};
+      for (uint32_t mcause : {0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u, 11u}) {
+        kinds.emplace_back(riscv::CauseName(mcause), riscv::CauseName(mcause));
+      }
+      return kinds;
+    }();
     e.kind = m.Get("kind").Choice("fault kind", kKinds);
   }
   // CFSR bit names, Armv8-M ARM §D1.2.7 (MMFSR, BFSR, UFSR), and HFSR's (VECTTBL, FORCED,
