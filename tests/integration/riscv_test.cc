@@ -97,6 +97,14 @@ TEST(RiscvVirt, HelloPrintsAndExitsAsOnQemu) {
   EXPECT_EQ(report["registers"]["x"].size(), 32u);
 }
 
+// RV32IM arithmetic (the M extension's edge cases among them): the same hashes as QEMU.
+TEST(RiscvVirt, ArithmeticMatchesQemu) {
+  REQUIRE_RISCV_FIXTURES();
+  auto report = ExpectSameAsQemu("alu", 0);
+  EXPECT_NE(report["console"].get<std::string>().find("div  INT_MIN/-1 = 0x80000000, 7/0 = 0xffffffff"),
+            std::string::npos);
+}
+
 // ecall, illegal instructions and CSRs, load/store/fetch access faults, ebreak and
 // misaligned accesses, with mtvec direct and vectored: the handler sees the same mcause,
 // mepc, mtval and mstatus as on QEMU, and mret goes on as there.
