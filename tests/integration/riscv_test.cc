@@ -164,6 +164,20 @@ TEST(RiscvVirt, BudgetsEndALoopAndSayWhichFlagRaisesThem) {
   EXPECT_EQ(clock["console"], "spinning\n");
 }
 
+// Scenario steps the RV32 run does not apply yet are bad input, not skipped.
+TEST(RiscvVirt, RegisterStepsAreRefusedNotSkipped) {
+  REQUIRE_RISCV_FIXTURES();
+  TempDir dir;
+  const auto scenario = dir.path() / "reg.yaml";
+  std::ofstream(scenario) << "name: reg\ndescription: d\nboard: riscv32-virt\n"
+                             "firmware: {fixture: riscv32-virt/hello}\nsetup:\n  - reg: r1\n    value: 1\n"
+                             "expect:\n  outcome: exit\n";
+  Completed cli = RunCli({"scenario", "--fixtures", FAULTLINE_FIXTURE_DIR, scenario.string()});
+  EXPECT_EQ(cli.status, 2) << cli.out << cli.err;
+  EXPECT_NE(cli.err.find("register and field steps are not supported on RISC-V boards yet"), std::string::npos)
+      << cli.err;
+}
+
 TEST(RiscvVirt, TheGdbServerIsRefusedForNow) {
   REQUIRE_RISCV_FIXTURES();
   Completed cli = RunCli({"run", "--board", "riscv32-virt", "--gdb", "0", Fixture("riscv32-virt", "hello").string()});

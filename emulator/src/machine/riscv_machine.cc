@@ -54,6 +54,18 @@ class RiscvRun {
                                    board.gates.empty() ? "peripherals" : "gates"),
                        "remove the peripherals and gates from the RISC-V board file");
     }
+    // What the RV32 run does not do yet is refused, not skipped.
+    const std::vector<HostAction> other = [&] {
+      std::vector<HostAction> v = OfKind(in_.options.before_reset, HostAction::Kind::kRegister);
+      for (const HostAction& a : OfKind(in_.options.before_reset, HostAction::Kind::kField)) v.push_back(a);
+      return v;
+    }();
+    if (!other.empty() || !in_.options.breakpoints.empty()) {
+      throw InputError(!other.empty() ? other.front().origin : in_.options.breakpoints.front().label,
+                       fmt::format("board {} has an RV32 hart: {} not supported on RISC-V boards yet", board.name,
+                                   !other.empty() ? "register and field steps are" : "steps at a code location are"),
+                       "use load:, write: and fill: steps before reset");
+    }
     CheckUartInput(board, in_.options.uart_input);
     map_ = std::make_unique<MemoryMap>(board);
     res.loaded = LoadImage(board, *map_, in_.image, in_.mode);
