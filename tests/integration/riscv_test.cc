@@ -164,18 +164,32 @@ TEST(RiscvVirt, BudgetsEndALoopAndSayWhichFlagRaisesThem) {
   EXPECT_EQ(clock["console"], "spinning\n");
 }
 
+// `faultline scenario` of riscv32-virt's hello with `rest` (setup and expect) added.
+Completed RunHelloScenario(const std::string& rest) {
+  TempDir dir;
+  const auto scenario = dir.path() / "s.yaml";
+  std::ofstream(scenario) << "name: s\ndescription: d\nboard: riscv32-virt\nfirmware: {fixture: riscv32-virt/hello}\n"
+                          << rest;
+  return RunCli({"scenario", "--fixtures", FAULTLINE_FIXTURE_DIR, scenario.string()});
+}
+
 // Scenario steps the RV32 run does not apply yet are bad input, not skipped.
 TEST(RiscvVirt, RegisterStepsAreRefusedNotSkipped) {
   REQUIRE_RISCV_FIXTURES();
-  TempDir dir;
-  const auto scenario = dir.path() / "reg.yaml";
-  std::ofstream(scenario) << "name: reg\ndescription: d\nboard: riscv32-virt\n"
-                             "firmware: {fixture: riscv32-virt/hello}\nsetup:\n  - reg: r1\n    value: 1\n"
-                             "expect:\n  outcome: exit\n";
-  Completed cli = RunCli({"scenario", "--fixtures", FAULTLINE_FIXTURE_DIR, scenario.string()});
+  Completed cli = RunHelloScenario("setup:\n  - reg: r1\n    value: 1\nexpect:\n  outcome: exit\n");
   EXPECT_EQ(cli.status, 2) << cli.out << cli.err;
   EXPECT_NE(cli.err.find("register and field steps are not supported on RISC-V boards yet"), std::string::npos)
       << cli.err;
+}
+
+// A board without a host page has no output header to read: the expectation fails, saying so.
+TEST(RiscvVirt, AnOutputHeaderExpectationWithoutAHostPageFails) {
+  REQUIRE_RISCV_FIXTURES();
+  Completed cli = RunHelloScenario("expect:\n  outcome: exit\n  output_header: {return_code: 0}\n");
+  EXPECT_EQ(cli.status, 1) << cli.out << cli.err;
+  EXPECT_NE(cli.out.find("expect.output_header: the host read no output header (outcome exit (status 3)"),
+            std::string::npos)
+      << cli.out;
 }
 
 TEST(RiscvVirt, TheGdbServerIsRefusedForNow) {

@@ -221,6 +221,16 @@ struct Hang {
   std::string why;
   std::optional<SymbolRef> pc_symbol;
 };
+// What the host reads when the hart halts, on a board with a host page (Kelvin's
+// KelvinOutputHeader {return_code, output_ptr, output_length} at TCM_END - 64): the
+// header's words, and the output they point at.
+struct OutputHeader {
+  uint64_t address = 0;
+  uint32_t return_code = 0, output_ptr = 0, length = 0;
+  bool output_in_memory = false;  // [output_ptr, +length) lies inside one region
+  std::vector<uint8_t> output;    // those bytes, when it does
+};
+
 // Outcome kHalt: where the hart stopped and what stopped it ("mpause", ...).
 struct Halt {
   uint32_t pc = 0;
@@ -306,6 +316,7 @@ struct RunResult {
   std::optional<Unsupported> unsupported;
   std::optional<Hang> hang;
   std::optional<Halt> halt;
+  std::optional<OutputHeader> output_header;  // read at a halt, when the board has a host page
   // The last blocks executed before the run ended (at most 64), oldest first.
   std::vector<RoadBlock> road;
   Registers registers;

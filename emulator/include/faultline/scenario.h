@@ -76,6 +76,14 @@ struct MemoryExpectation {
   uint64_t size = 0;             // bytes checked
 };
 
+// The host's view after a halt (RunResult::output_header): the return code, and the
+// output the header points at.
+struct OutputHeaderExpectation {
+  std::optional<uint32_t> return_code;
+  std::optional<std::string> output_sha256;  // lower-case hex
+  std::optional<uint64_t> output_length;
+};
+
 struct EventExpectation {
   std::string kind;
   std::optional<std::string> where;
@@ -84,13 +92,14 @@ struct EventExpectation {
 };
 
 struct Expectations {
-  std::string outcome;  // exit | fault | hang | limit | lockup | unsupported (required)
+  std::string outcome;  // exit | fault | hang | limit | lockup | unsupported | halt (required)
   std::optional<int> exit_code;
   std::optional<FaultExpectation> fault;
   std::optional<ConsoleExpectation> console;
   std::vector<MemoryExpectation> memory;
   std::vector<EventExpectation> events;
   std::optional<uint64_t> max_instructions;
+  std::optional<OutputHeaderExpectation> output_header;
 };
 
 struct Scenario {

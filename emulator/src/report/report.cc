@@ -319,6 +319,11 @@ std::string FormatOutcomeText(const RunResult& r, const Board& board) {
     case Outcome::kHalt:
       out += fmt::format("outcome: halt at {} ({}) after {} instructions\n", WithSymbol(r.halt->pc, r.halt->pc_symbol),
                          r.halt->why, r.instructions);
+      if (const auto& h = r.output_header) {
+        out += fmt::format("  output header at 0x{:08x}: return_code {}, output 0x{:08x} ({} bytes){}\n", h->address,
+                           int32_t(h->return_code), h->output_ptr, h->length,
+                           h->output_in_memory ? "" : ": outside the board's memory");
+      }
       break;
     case Outcome::kUnsupported:
       out += fmt::format("outcome: unsupported instruction at {} after {} instructions\n  {}\n",
@@ -556,6 +561,11 @@ std::string FormatRunJson(const RunResult& r) {
     j["hang"] = {{"pc", r.hang->pc}, {"why", r.hang->why}, {"symbol", sym(r.hang->pc_symbol)}};
   }
   if (r.halt) j["halt"] = {{"pc", r.halt->pc}, {"why", r.halt->why}, {"symbol", sym(r.halt->pc_symbol)}};
+  if (const auto& h = r.output_header) {
+    j["output_header"] = {{"address", h->address},   {"return_code", h->return_code},
+                          {"output_ptr", h->output_ptr}, {"length", h->length},
+                          {"output_in_memory", h->output_in_memory}};
+  }
   j["registers"] = registers_json(r.registers, true);
   json segs = json::array();
   for (const LoadedSegment& s : r.loaded) {

@@ -562,6 +562,36 @@ ConsoleExpectation ParseConsole(const Board& board, const Field& f) {
   return c;
 }
 
+// A SHA-256 digest as sha256sum prints it, in lower case.
+std::string Sha256Digest(const Field& f) {
+  std::string h = f.Scalar();
+  for (char& c : h) c = char(std::tolower(static_cast<unsigned char>(c)));
+  if (h.size() != 64 || h.find_first_not_of("0123456789abcdef") != std::string::npos) {
+    f.Fail("not a SHA-256 digest (64 hex digits)", "write the output of sha256sum");
+  }
+  return h;
+}
+
+// output_header: {return_code: 0, output: {sha256: HEX, length: N}}
+OutputHeaderExpectation ParseOutputHeader(const Field& f) {
+  Mapping m(f, {"return_code", "output"});
+  OutputHeaderExpectation e;
+  if (m.Has("return_code")) {
+    const uint64_t code = m.Get("return_code").Number();
+    if (code > 0xFFFFFFFFu) m.Get("return_code").Fail("does not fit the header's 32-bit word", "give 0..0xFFFFFFFF");
+    e.return_code = uint32_t(code);
+  }
+  if (m.Has("output")) {
+    Mapping om(m.Get("output"), {"sha256", "length"});
+    if (om.Has("sha256")) e.output_sha256 = Sha256Digest(om.Get("sha256"));
+    if (om.Has("length")) e.output_length = om.Get("length").Number();
+  }
+  if (!e.return_code && !e.output_sha256 && !e.output_length) {
+    f.Fail("output_header expects nothing", "give return_code: N and/or output: {sha256: HEX, length: N}");
+  }
+  return e;
+}
+
 MemoryExpectation ParseMemory(const Field& f) {
   Mapping m(f, {"address", "symbol", "offset", "bytes", "u32", "sha256", "size"});
   MemoryExpectation e;
@@ -582,13 +612,7 @@ MemoryExpectation ParseMemory(const Field& f) {
     e.size = e.bytes.size();
   } else {
     e.kind = MemoryExpectation::Kind::kSha256;
-    Field hf = m.Get("sha256");
-    std::string h = hf.Scalar();
-    for (char& c : h) c = char(std::tolower(static_cast<unsigned char>(c)));
-    if (h.size() != 64 || h.find_first_not_of("0123456789abcdef") != std::string::npos) {
-      hf.Fail("not a SHA-256 digest (64 hex digits)", "write the output of sha256sum");
-    }
-    e.sha256 = h;
+    e.sha256 = Sha256Digest(m.Get("sha256"));
     if (m.Has("size")) {
       e.size = m.Get("size").Size();
       if (e.size == 0) m.Get("size").Fail("size 0", "give the number of bytes hashed");
@@ -613,7 +637,7 @@ EventExpectation ParseEvent(const Field& f) {
 }
 
 Expectations ParseExpect(const Board& board, const Field& f) {
-  Mapping m(f, {"outcome", "exit_code", "fault", "console", "memory", "events", "instructions"});
+  Mapping m(f, {"outcome", "exit_code", "fault", "console", "memory", "events", "instructions", "output_header"});
   Expectations e;
   e.outcome = m.Require("outcome").Choice("outcome", Outcomes());
   if (m.Has("exit_code")) {
@@ -632,6 +656,7 @@ Expectations ParseExpect(const Board& board, const Field& f) {
     }
   }
   if (m.Has("console")) e.console = ParseConsole(board, m.Get("console"));
+  if (m.Has("output_header")) e.output_header = ParseOutputHeader(m.Get("output_header"));
   if (m.Has("memory")) {
     for (const Field& item : Items(m.Get("memory"), "write memory: [{symbol: x, u32: 1}]")) {
       e.memory.push_back(ParseMemory(item));

@@ -101,6 +101,33 @@ std::string Actual(const RunResult& r) {
   return "?";
 }
 
+void CheckOutputHeader(const OutputHeaderExpectation& e, const RunResult& r, std::vector<std::string>& out) {
+  if (!r.output_header) {
+    out.push_back(fmt::format("expect.output_header: the host read no output header (outcome {}: it is read when "
+                              "the hart halts on a board with a host page)",
+                              Actual(r)));
+    return;
+  }
+  const OutputHeader& h = *r.output_header;
+  if (e.return_code && h.return_code != *e.return_code) {
+    out.push_back(fmt::format("expect.output_header.return_code: expected {}, got {} (header at 0x{:08x})",
+                              *e.return_code, h.return_code, h.address));
+  }
+  if (e.output_length && h.length != *e.output_length) {
+    out.push_back(fmt::format("expect.output_header.output.length: expected {}, got {}", *e.output_length, h.length));
+  }
+  if (e.output_sha256) {
+    if (!h.output_in_memory) {
+      out.push_back(fmt::format("expect.output_header.output.sha256: the header points at 0x{:08x} + {} bytes, "
+                                "outside the board's memory",
+                                h.output_ptr, h.length));
+    } else if (Sha256(h.output) != *e.output_sha256) {
+      out.push_back(fmt::format("expect.output_header.output.sha256: expected {}, got {} ({} bytes at 0x{:08x})",
+                                *e.output_sha256, Sha256(h.output), h.length, h.output_ptr));
+    }
+  }
+}
+
 std::string SymbolText(const std::optional<SymbolRef>& s) { return s ? s->ToString() : "none"; }
 
 bool SymbolMatches(const std::string& glob, const std::optional<SymbolRef>& s) {
@@ -342,6 +369,7 @@ std::vector<std::string> CheckExpectations(const Scenario& s, const PreparedScen
                                            const RunResult& r) {
   const Expectations& e = s.expect;
   std::vector<std::string> out;
+  if (e.output_header) CheckOutputHeader(*e.output_header, r, out);
   if (e.outcome != ToString(r.outcome)) {
     out.push_back(fmt::format("expect.outcome: expected {}, got {}", e.outcome, Actual(r)));
   }
