@@ -17,7 +17,8 @@ namespace {
 
 // The boards fixtures are built for (firmware-fixtures/CMakeLists.txt FX_BOARDS).
 // Booted by riscv_test.cc with the RV32 fixtures.
-const std::vector<std::string> kRiscvBoards = {"riscv32-virt"};
+// kelvin's fixtures are checked (kelvin_check_test.cc); its runs are the RISC-V run loop's.
+const std::vector<std::string> kRiscvBoards = {"kelvin", "riscv32-virt"};
 
 const std::vector<std::string> kBoards = {
     "alif-e7-hp", "alif-e8-hp",    "imx93-cm33", "mps2-an385", "mps2-an386",

@@ -218,5 +218,100 @@ TEST(CheckBoot, HandlersInMemoryOnlyTheCopyTableFills) {
   EXPECT_EQ(boot[0].severity, Diagnostic::Severity::kWarning);
 }
 
+// A Kelvin-like RV32 board with 64 KiB of TCM, the host's page its last 4 KiB.
+Board HostPageBoard() {
+  return ParseBoard(
+      "name: k\ndescription: k\ncpu: rv32im\nboot: {reset: 0x0, load_mode: debugger}\nregions:\n"
+      "  - {name: tcm, base: 0x0, size: 64K, kind: tcm, access: rwx, reset: zero}\n"
+      "host_page:\n  base: 0xF000\n  size: 4K\n  input: .model_input\n"
+      "  output_header: {section: .output_header, symbol: _ret, base: 0xFFC0, size: 64}\n",
+      "k.yaml");
+}
+
+// Code at 0 (the entry), the input at the page's start, the header at its last 64 bytes.
+Image HostPageImage() {
+  Image img;
+  img.path = "synthetic.elf";
+  img.isa = Isa::kRiscv;
+  Segment seg;
+  seg.bytes.resize(0x100);
+  seg.mem_size = seg.bytes.size();
+  img.segments.push_back(seg);
+  img.sections.push_back({.name = ".text", .address = 0, .size = 0x100, .alloc = true, .exec = true});
+  img.sections.push_back({.name = ".model_input", .address = 0xF000, .size = 0x100, .alloc = true, .write = true, .nobits = true});
+  img.sections.push_back({.name = ".output_header", .address = 0xFFC0, .size = 12, .alloc = true, .write = true, .nobits = true});
+  img.values["_ret"] = 0xFFC0;
+  img.symbols = SymbolTable({{.name = "_start", .address = 0, .size = 0x10, .function = true},
+                             {.name = "main", .address = 0x40, .size = 0x20, .function = true}});
+  return img;
+}
+
+Section* Named(Image& img, const std::string& name) {
+  for (Section& s : img.sections) {
+    if (s.name == name) return &s;
+  }
+  return nullptr;
+}
+
+TEST(CheckHostPage, TheLayoutTheHostExpectsIsQuiet) {
+  CheckResult r = Check(HostPageBoard(), HostPageImage());
+  EXPECT_EQ(r.diagnostics.size(), 0u) << (r.diagnostics.empty() ? "" : r.diagnostics[0].message);
+}
+
+TEST(CheckHostPage, InputNotAtThePageStartOrIntoTheHeader) {
+  Image shifted = HostPageImage();
+  Named(shifted, ".model_input")->address = 0xF040;
+  auto d = Rule(Check(HostPageBoard(), shifted), "host-input");
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_NE(d[0].message.find("starts at 0x0000f040, 0x40 bytes from the start"), std::string::npos) << d[0].message;
+  EXPECT_NE(d[0].fix.find("ORIGIN(MODEL_HEADER) = 0xf000"), std::string::npos) << d[0].fix;
+  Image long_input = HostPageImage();
+  Named(long_input, ".model_input")->size = 0xFD0;
+  d = Rule(Check(HostPageBoard(), long_input), "host-input");
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_NE(d[0].message.find("runs to 0x0000ffcf, into the output header at 0x0000ffc0"), std::string::npos)
+      << d[0].message;
+  EXPECT_NE(d[0].fix.find("at most 4032 bytes"), std::string::npos) << d[0].fix;
+}
+
+TEST(CheckHostPage, HeaderTooLargeOrReturnCodeElsewhere) {
+  Image big = HostPageImage();
+  Named(big, ".output_header")->size = 0x50;
+  auto d = Rule(Check(HostPageBoard(), big), "host-output-header");
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_NE(d[0].message.find(".output_header is 80 bytes"), std::string::npos) << d[0].message;
+  Image ret = HostPageImage();
+  ret.values["_ret"] = 0xFFC4;
+  d = Rule(Check(HostPageBoard(), ret), "host-output-header");
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_NE(d[0].message.find("_ret is at 0x0000ffc4, not at the start of .output_header (0x0000ffc0)"),
+            std::string::npos)
+      << d[0].message;
+  EXPECT_EQ(d[0].fix, "define `_ret = .;` first in .output_header");
+}
+
+TEST(CheckHostPage, AnyOtherSectionInThePageIsAnError) {
+  Image img = HostPageImage();
+  img.sections.push_back({.name = ".data", .address = 0xF800, .size = 0x20, .alloc = true, .write = true, .nobits = true});
+  auto d = Rule(Check(HostPageBoard(), img), "host-page");
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].section, ".data");
+  EXPECT_NE(d[0].fix.find("only .model_input and .output_header belong in the host's page"), std::string::npos)
+      << d[0].fix;
+}
+
+TEST(CheckHostPage, TheResetAddressMustHoldTheEntry) {
+  Image img = HostPageImage();
+  img.entry = 0x40;  // ENTRY(main): the core still starts at 0, in _start
+  auto d = Rule(Check(HostPageBoard(), img), "boot");
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_NE(d[0].message.find("starts at 0x00000000 <_start> (the board's boot.reset), but the ELF's entry is "
+                              "0x00000040 <main>"),
+            std::string::npos)
+      << d[0].message;
+  // No Cortex-M rule on an RV32 image: no vector table, no copy or zero table.
+  EXPECT_TRUE(Rule(Check(HostPageBoard(), HostPageImage()), "copy-table").empty());
+}
+
 }  // namespace
 }  // namespace faultline

@@ -206,6 +206,20 @@ struct HostContract {
   std::string where;
 };
 
+// Memory the host owns at fixed addresses, which it does not look up in the ELF: Kelvin's
+// model header page, the last 4 KiB of the TCM (crt/kelvin.ld, CantripOS MlCoordinator).
+// The host writes the model's input into the page before it starts the core and reads the
+// output header at its end once the core halts; the firmware's own data must stay out.
+// `faultline check` verifies an image against it (`host_page:`, docs/boards.md).
+struct HostPage {
+  uint64_t base = 0, size = 0;
+  std::string input_section;    // the output section the input is written into: .model_input
+  std::string header_section;   // the output header's output section: .output_header
+  std::string header_symbol;    // where the start code stores main's return value (_ret), or ""
+  uint64_t header_base = 0, header_size = 0;  // inside the page, at its end on Kelvin
+  std::string where;
+};
+
 // Core implementation options a board states (`cpu_options:`).
 struct CpuOptions {
   // Stores retire into a write buffer before the bus answers (Cortex-M7: Armv7-M ARM
@@ -243,6 +257,7 @@ struct Board {
   std::vector<Peripheral> peripherals;
   std::vector<Gate> gates;
   std::vector<HostContract> contracts;
+  std::optional<HostPage> host_page;
   std::filesystem::path source;  // the YAML file it came from
 };
 

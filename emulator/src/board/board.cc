@@ -155,6 +155,7 @@ struct Layer {
   std::vector<PendingIrq> irq_conditions;
   std::vector<PendingGate> gates;
   std::vector<HostContract> contracts;
+  std::optional<HostPage> host_page;
 };
 
 template <typename T>
@@ -403,6 +404,47 @@ PendingGate ParseGate(const Field& f) {
   return g;
 }
 
+// An output section's name as the linker script writes it (`.model_input`).
+std::string SectionName(const Field& f) {
+  std::string name = f.Scalar();
+  if (name.size() < 2 || name[0] != '.' || name.find_first_of(" \t*()") != std::string::npos) {
+    f.Fail(fmt::format("'{}' is not an output section name", name),
+           "give the name of the output section as the linker script writes it, e.g. .model_input");
+  }
+  return name;
+}
+
+// `host_page: {base, size, input, output_header: {section, symbol?, base, size}}`. Where
+// the page lies on the board is checked once the regions are known (ParseBoard).
+HostPage ParseHostPage(const Field& f) {
+  Mapping m(f, {"base", "size", "input", "output_header"});
+  HostPage p;
+  p.where = f.Where();
+  p.base = m.Require("base").Address();
+  const Field size = m.Require("size");
+  p.size = size.Size();
+  if (p.size == 0 || p.size > (uint64_t{1} << 32) - p.base) {
+    size.Fail(fmt::format("a page of 0x{:x} bytes at 0x{:x} is empty or runs past 4 GiB", p.size, p.base),
+              "give the size of the memory the host owns, e.g. 4K");
+  }
+  p.input_section = SectionName(m.Require("input"));
+  Mapping hm(m.Require("output_header"), {"section", "symbol", "base", "size"});
+  p.header_section = SectionName(hm.Require("section"));
+  if (hm.Has("symbol")) p.header_symbol = hm.Get("symbol").Scalar();
+  const Field header = hm.Require("base");
+  p.header_base = header.Address();
+  p.header_size = hm.Require("size").Size();
+  if (p.header_size == 0 || p.header_size > p.size || p.header_base < p.base ||
+      p.header_base - p.base > p.size - p.header_size) {
+    header.Fail(fmt::format("the output header (0x{:x} bytes at 0x{:x}) is not inside the host page "
+                            "0x{:08x}-0x{:08x}",
+                            p.header_size, p.header_base, p.base, p.base + p.size - 1),
+                "the host reads the header in the page it owns: give output_header a base and size inside it "
+                "(Kelvin: the page's last 64 bytes, base + size - 64)");
+  }
+  return p;
+}
+
 Layer ParseLayer(const std::string& yaml, const std::string& origin, int depth);
 
 Layer LoadLayer(const std::filesystem::path& path, int depth, const std::string& where) {
@@ -428,7 +470,7 @@ Layer ParseLayer(const std::string& yaml, const std::string& origin, int depth) 
   Field top{root, origin, "board"};
   if (!root.IsMap()) top.Fail("a board file must be a YAML mapping", "see docs/boards.md for an example");
   Mapping m(top, {"name", "description", "uses", "cpu", "cpu_options", "boot", "regions", "aliases",
-                  "peripherals", "gates", "contracts"});
+                  "peripherals", "gates", "contracts", "host_page"});
 
   Layer layer;
   std::string top_where = top.Where();
@@ -530,6 +572,7 @@ Layer ParseLayer(const std::string& yaml, const std::string& origin, int depth) 
     c.where = cf.Where();
     layer.contracts.push_back(c);
   }
+  if (m.Has("host_page")) layer.host_page = ParseHostPage(m.Get("host_page"));
   layer.top_where = top_where;
   return layer;
 }
@@ -648,6 +691,7 @@ Board ParseBoard(const std::string& yaml, const std::string& origin) {
   b.regions = std::move(layer.regions);
   b.peripherals = std::move(layer.peripherals);
   b.contracts = std::move(layer.contracts);
+  b.host_page = layer.host_page;
   for (const Peripheral& p : b.peripherals) {
     for (const IrqLine& l : p.irqs) {
       if (l.number < b.cpu_options.nvic_irqs) continue;
@@ -754,6 +798,13 @@ Board ParseBoard(const std::string& yaml, const std::string& origin) {
     }
     pg.gate.when = ResolveCondition(pg.when, b.peripherals);
     b.gates.push_back(pg.gate);
+  }
+  if (b.host_page && !MemoryHolding(b, b.host_page->base, b.host_page->size)) {
+    throw InputError(b.host_page->where,
+                     fmt::format("host_page {} is not inside one memory region of the board",
+                                 Span(b.host_page->base, b.host_page->size)),
+                     "give the page's base and size inside the region the host loads the image into (Kelvin: the "
+                     "TCM's last 4 KiB, TCM_END - 4096)");
   }
 
   if (IsaOf(b.cpu) == Isa::kRiscv) {

@@ -1,0 +1,39 @@
+// A Kelvin-style model: it reads the input the host wrote into .model_input, writes its
+// result into a buffer in .model_output and describes it in the output header the host
+// reads at TCM_END - 64 (boards.md §5 [KEX] OutputHeader, [KVC] KelvinOutputHeader). The
+// start file stores main's return value into the header's first word (_ret).
+#include <stdint.h>
+
+// Where the input buffer goes: the host's page (layout A), or, for the old single-segment
+// layout that has no input page, ordinary .bss.
+#ifndef MODEL_INPUT_SECTION
+#define MODEL_INPUT_SECTION ".model_input"
+#endif
+
+#define INPUT_BYTES 256
+#define OUTPUT_BYTES 64
+
+typedef struct {
+  uint32_t return_code;
+  uint32_t output_ptr;  // a TCM offset: the host adds TCM_PADDR
+  uint32_t length;
+} OutputHeader;
+
+uint8_t model_input[INPUT_BYTES] __attribute__((section(MODEL_INPUT_SECTION), aligned(4)));
+uint8_t model_output[OUTPUT_BYTES] __attribute__((section(".model_output"), aligned(4)));
+OutputHeader output_header __attribute__((section(".model_output_header")));
+
+static const int8_t kWeights[4] = {3, -1, 2, 1};
+
+// One int8 "layer": each output is a weighted sum of four inputs, shifted and saturated.
+int main(void) {
+  for (int i = 0; i < OUTPUT_BYTES; ++i) {
+    int32_t acc = 0;
+    for (int k = 0; k < 4; ++k) acc += (int8_t)model_input[4 * i + k] * kWeights[k];
+    acc >>= 2;
+    model_output[i] = (uint8_t)(int8_t)(acc > 127 ? 127 : acc < -128 ? -128 : acc);
+  }
+  output_header.output_ptr = (uint32_t)(uintptr_t)model_output;
+  output_header.length = OUTPUT_BYTES;
+  return 0;
+}
