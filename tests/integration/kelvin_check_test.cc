@@ -12,13 +12,6 @@ namespace {
 
 using nlohmann::json;
 
-#define REQUIRE_KELVIN_FIXTURES()                                                                   \
-  do {                                                                                              \
-    if (!std::filesystem::exists(Fixture("kelvin", "layout_a")))                                    \
-      GTEST_SKIP() << "RV32 fixtures were not built (riscv64-unknown-elf-gcc missing?); run "      \
-                      "./scripts/setup to install the toolchain";                                   \
-  } while (0)
-
 JsonCompleted CheckKelvin(const std::string& fixture) {
   return RunCliJson({"check", "--board", "kelvin", Fixture("kelvin", fixture).string()});
 }
@@ -35,7 +28,7 @@ std::vector<json> Rules(const json& report, const std::string& prefix) {
 bool Has(const json& text, const std::string& part) { return text.get<std::string>().find(part) != std::string::npos; }
 
 TEST(KelvinCheck, LayoutAIsWhatTheHostExpects) {
-  REQUIRE_KELVIN_FIXTURES();
+  REQUIRE_RISCV_FIXTURES();
   JsonCompleted r = CheckKelvin("layout_a");
   EXPECT_EQ(r.cli.status, 0) << r.cli.out << r.cli.err;
   EXPECT_EQ(r.report["errors"], 0) << r.report["diagnostics"].dump(2);
@@ -46,7 +39,7 @@ TEST(KelvinCheck, LayoutAIsWhatTheHostExpects) {
 }
 
 TEST(KelvinCheck, LayoutBNamesTheMissingInputPage) {
-  REQUIRE_KELVIN_FIXTURES();
+  REQUIRE_RISCV_FIXTURES();
   JsonCompleted r = CheckKelvin("layout_b");
   EXPECT_EQ(r.cli.status, 1) << r.cli.out << r.cli.err;
   auto input = Rules(r.report, "host-input");
@@ -82,7 +75,7 @@ struct BrokenLayout {
 class KelvinBrokenLayout : public ::testing::TestWithParam<BrokenLayout> {};
 
 TEST_P(KelvinBrokenLayout, IsNamedWithItsAddressesAndFix) {
-  REQUIRE_KELVIN_FIXTURES();
+  REQUIRE_RISCV_FIXTURES();
   const BrokenLayout& b = GetParam();
   JsonCompleted r = CheckKelvin(b.fixture);
   EXPECT_EQ(r.cli.status, 1) << r.cli.out << r.cli.err;
@@ -132,7 +125,7 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<BrokenLayout>& p) { return std::string(p.param.fixture); });
 
 TEST(KelvinCheck, AnImageWithNoCodeAtTheResetAddressIsABootError) {
-  REQUIRE_KELVIN_FIXTURES();
+  REQUIRE_RISCV_FIXTURES();
   // Linked for QEMU virt's DRAM: the Kelvin core starts at 0, where nothing is loaded.
   JsonCompleted r = RunCliJson({"check", "--board", "kelvin", Fixture("riscv32-virt", "hello").string()});
   EXPECT_EQ(r.cli.status, 1);
@@ -151,7 +144,7 @@ class RiscvVirtCheck : public ::testing::TestWithParam<std::string> {};
 // picolibc's crt0 copies .data and zeroes .bss in code and the hart starts at the ELF's
 // entry: no vector table, copy-table or zero-table diagnostic applies.
 TEST_P(RiscvVirtCheck, ReportsNoCortexMRules) {
-  REQUIRE_KELVIN_FIXTURES();
+  REQUIRE_RISCV_FIXTURES();
   JsonCompleted r = RunCliJson({"check", "--board", "riscv32-virt", Fixture("riscv32-virt", GetParam()).string()});
   EXPECT_EQ(r.cli.status, 0) << r.cli.out << r.cli.err;
   EXPECT_EQ(r.report["diagnostics"].size(), 0u) << r.report["diagnostics"].dump(2);

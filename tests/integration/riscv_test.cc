@@ -12,12 +12,6 @@
 namespace faultline::testing {
 namespace {
 
-#define REQUIRE_RISCV_FIXTURES()                                                                     \
-  do {                                                                                               \
-    if (!std::filesystem::exists(Fixture("riscv32-virt", "hello")))                                  \
-      GTEST_SKIP() << "RV32 fixtures were not built (riscv64-unknown-elf-gcc missing?); run "       \
-                      "./scripts/setup to install the toolchain";                                    \
-  } while (0)
 
 // A copy of `elf` with e_flags (offset 36) set to `flags`.
 std::filesystem::path WithElfFlags(const TempDir& dir, const std::filesystem::path& elf, uint32_t flags) {
@@ -197,6 +191,60 @@ TEST(RiscvVirt, TheGdbServerIsRefusedForNow) {
   Completed cli = RunCli({"run", "--board", "riscv32-virt", "--gdb", "0", Fixture("riscv32-virt", "hello").string()});
   EXPECT_EQ(cli.status, 2) << cli.err;
   EXPECT_NE(cli.err.find("GDB server serves Cortex-M cores only so far"), std::string::npos) << cli.err;
+}
+
+// Kelvin (boards/kelvin.yaml): the host starts the core at 0, waits for it to halt and
+// reads the output header at TCM_END - 64.
+TEST(Kelvin, TheFixedLayoutHaltsWithTheHeaderTheHostReads) {
+  REQUIRE_RISCV_FIXTURES();
+  Completed cli;
+  auto report = RunJson("kelvin", "layout_a", {}, &cli);
+  EXPECT_EQ(cli.status, 0) << cli.out << cli.err;
+  EXPECT_EQ(report["outcome"], "halt");
+  EXPECT_EQ(report["halt"]["why"], "mpause");
+  const auto& h = report["output_header"];
+  EXPECT_EQ(h["address"], 0x3FFFC0);
+  EXPECT_EQ(h["return_code"], 0);
+  EXPECT_EQ(h["length"], 64);
+  EXPECT_EQ(h["output_in_memory"], true);
+  EXPECT_EQ(h["never_written"], false);
+  EXPECT_NE(cli.out.find("outcome: halt at 0x00000040 <_start+0x40> (mpause)"), std::string::npos) << cli.out;
+}
+
+// The header linked somewhere else: nothing faults, the host reads the TCM's reset
+// contents at its fixed address, and the report says so.
+TEST(Kelvin, AHeaderTheFirmwareNeverWroteIsNamed) {
+  REQUIRE_RISCV_FIXTURES();
+  Completed cli = RunCli({"run", "--board", "kelvin", Fixture("kelvin", "header_moved").string()});
+  EXPECT_EQ(cli.status, 1) << cli.out << cli.err;
+  EXPECT_NE(cli.out.find("the firmware never wrote the header: the host reads the memory's reset contents"),
+            std::string::npos)
+      << cli.out;
+  EXPECT_NE(cli.out.find("error: host-output-header: .output_header is at 0x003ff100"), std::string::npos) << cli.out;
+}
+
+TEST(Kelvin, AVectorInstructionIsUnsupportedAndNamed) {
+  REQUIRE_RISCV_FIXTURES();
+  Completed cli;
+  auto report = RunJson("kelvin", "vector_op", {}, &cli);
+  EXPECT_EQ(cli.status, 3) << cli.out << cli.err;
+  EXPECT_EQ(report["outcome"], "unsupported");
+  EXPECT_EQ(report["unsupported"]["symbol"], "main");
+  EXPECT_NE(report["unsupported"]["what"].get<std::string>().find("a custom-0 instruction (0x0000200b)"),
+            std::string::npos);
+}
+
+// traps: host: a data fault halts the core for the host instead of entering mtvec.
+TEST(Kelvin, ADataFaultGoesToTheHost) {
+  REQUIRE_RISCV_FIXTURES();
+  Completed cli;
+  auto report = RunJson("kelvin", "out_of_range", {}, &cli);
+  EXPECT_EQ(cli.status, 3) << cli.out << cli.err;
+  EXPECT_EQ(report["outcome"], "fault");
+  EXPECT_EQ(report["fault"]["kind"], "load access fault");
+  EXPECT_EQ(report["fault"]["address"], 0x400000);
+  EXPECT_EQ(report["fault"]["symbol"], "main+0x4");
+  EXPECT_NE(report["fault"]["detail"].get<std::string>().find("reports a data fault to the host"), std::string::npos);
 }
 
 }  // namespace

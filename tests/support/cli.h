@@ -80,6 +80,15 @@ inline std::filesystem::path Fixture(const std::string& board, const std::string
   return std::filesystem::path(FAULTLINE_FIXTURE_DIR) / board / (name + ".elf");
 }
 
+// The RV32 fixtures (firmware-fixtures/riscv), built when riscv64-unknown-elf-gcc is there.
+#define REQUIRE_RISCV_FIXTURES()                                                                \
+  do {                                                                                          \
+    if (!std::filesystem::exists(::faultline::testing::Fixture("kelvin", "layout_a")) ||        \
+        !std::filesystem::exists(::faultline::testing::Fixture("riscv32-virt", "hello")))       \
+      GTEST_SKIP() << "RV32 fixtures were not built (riscv64-unknown-elf-gcc missing?); run "  \
+                      "./scripts/setup to install the toolchain";                               \
+  } while (0)
+
 inline bool HaveFixtures() {
   return std::filesystem::exists(Fixture("mps2-an505", "hello"));
 }

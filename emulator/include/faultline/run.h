@@ -228,6 +228,7 @@ struct OutputHeader {
   uint64_t address = 0;
   uint32_t return_code = 0, output_ptr = 0, length = 0;
   bool output_in_memory = false;  // [output_ptr, +length) lies inside one region
+  bool never_written = false;     // the header still holds its reset contents
   std::vector<uint8_t> output;    // those bytes, when it does
 };
 

@@ -171,7 +171,26 @@ class RiscvRun {
     RunResult& res = out_.result;
     res.outcome = Outcome::kHalt;
     res.halt = faultline::Halt{pc, std::move(why), Symbol(pc)};
+    if (in_.board.host_page) res.output_header = ReadOutputHeader(in_.board.host_page->header_base);
     Finish(pc);
+  }
+
+  // What the host reads at the header's fixed address once the core halts: Kelvin's
+  // KelvinOutputHeader {return_code, output_ptr, output_length} (boards.md §5 [KVC]), the
+  // pointer a TCM offset the host adds TCM_PADDR to (0 on the kelvin board).
+  OutputHeader ReadOutputHeader(uint64_t at) const {
+    OutputHeader h;
+    h.address = at;
+    h.return_code = hart_->Word(uint32_t(at));
+    h.output_ptr = hart_->Word(uint32_t(at + 4));
+    h.length = hart_->Word(uint32_t(at + 8));
+    h.never_written = map_->HoldsResetContents(at, 12);
+    h.output_in_memory = h.length == 0 || map_->FindRange(h.output_ptr, h.length) >= 0;
+    if (h.output_in_memory && h.length > 0) {
+      h.output.resize(h.length);
+      map_->Read(h.output_ptr, h.output);
+    }
+    return h;
   }
 
   // A synchronous trap: into the firmware's handler at mtvec, or to the host.

@@ -323,6 +323,10 @@ std::string FormatOutcomeText(const RunResult& r, const Board& board) {
         out += fmt::format("  output header at 0x{:08x}: return_code {}, output 0x{:08x} ({} bytes){}\n", h->address,
                            int32_t(h->return_code), h->output_ptr, h->length,
                            h->output_in_memory ? "" : ": outside the board's memory");
+        if (h->never_written) {
+          out += "  the firmware never wrote the header: the host reads the memory's reset contents there (faultline "
+                 "check shows where the image put its header)\n";
+        }
       }
       break;
     case Outcome::kUnsupported:
@@ -564,7 +568,7 @@ std::string FormatRunJson(const RunResult& r) {
   if (const auto& h = r.output_header) {
     j["output_header"] = {{"address", h->address},   {"return_code", h->return_code},
                           {"output_ptr", h->output_ptr}, {"length", h->length},
-                          {"output_in_memory", h->output_in_memory}};
+                          {"output_in_memory", h->output_in_memory}, {"never_written", h->never_written}};
   }
   j["registers"] = registers_json(r.registers, true);
   json segs = json::array();
@@ -590,9 +594,30 @@ std::string FormatRunJson(const RunResult& r) {
   return j.dump(2) + "\n";
 }
 
+// An RV32 board's core line: where the hart starts, what traps and halts do, the host page.
+std::string RiscvCoreLines(const Board& b) {
+  std::string out = fmt::format(
+      "  cpu {} (RV32 hart, machine mode); reset at {}; load mode {}\n  traps: {}; halts for the host on: {}\n",
+      ToString(b.cpu), b.boot.reset_at_entry ? "the ELF's entry" : fmt::format("0x{:08x}", b.boot.reset_pc),
+      ToString(b.boot.load_mode),
+      b.cpu_options.traps_to_host ? "to the host (the core halts)" : "the firmware's handler at mtvec",
+      b.cpu_options.traps_to_host || b.cpu_options.halt_on_mpause || b.cpu_options.halt_on_ebreak
+          ? std::string(b.cpu_options.halt_on_mpause ? "mpause " : "") + (b.cpu_options.halt_on_ebreak ? "ebreak " : "") +
+                (b.cpu_options.traps_to_host ? "wfi" : "")
+          : "nothing (wfi with no interrupt source is a hang)");
+  if (const auto& p = b.host_page) {
+    out += fmt::format("  host page 0x{:08x}-0x{:08x}: input {}, output header {} at 0x{:08x} ({} bytes)\n", p->base,
+                       p->base + p->size - 1, p->input_section, p->header_section, p->header_base, p->header_size);
+  }
+  return out;
+}
+
 std::string FormatBoard(const Board& b) {
   const bool v8m = b.cpu == Cpu::kCortexM33 || b.cpu == Cpu::kCortexM55;
-  std::string out = fmt::format(
+  std::string out =
+      IsaOf(b.cpu) == Isa::kRiscv
+          ? fmt::format("{}: {}\n{}  file {}\n", b.name, b.description, RiscvCoreLines(b), b.source.string())
+          : fmt::format(
       "{}: {}\n  cpu {}{}; reset from vector table 0x{:08x}; load mode {}\n"
       "  NVIC {} interrupt lines (IRQ 0-{}); MPU {} regions{}\n  file {}\n",
       b.name, b.description, ToString(b.cpu),

@@ -171,7 +171,8 @@ std::string EngineFallbackNote() {
 int ExitStatus(const RunResult& r) {
   switch (r.outcome) {
     case Outcome::kExit: return r.exit_code == 0 ? 0 : 1;
-    case Outcome::kHalt: return 0;
+    // The host's verdict: the output header's return code, when it read one.
+    case Outcome::kHalt: return r.output_header && r.output_header->return_code != 0 ? 1 : 0;
     case Outcome::kFault:
     case Outcome::kLockup:
     case Outcome::kUnsupported: return 3;
