@@ -11,6 +11,8 @@
  *   3. An SVC handler whose first FP instruction is VMSR P0, while FPCCR.LSPACT is set:
  *      it preserves the thread's FP state and creates the handler's context
  *      (CONTROL.FPCA); the thread gets its P0 back.
+ *   4. VCTP in a VPT block (T and E slots) and on a tail-predicated loop's iterations:
+ *      the VPR it leaves.
  * vpr_steps, first, is what the GDB test single-steps. Compared with QEMU.
  */
 #include <stdint.h>
@@ -157,6 +159,49 @@ static void nocp_cases(const char *what)
     sh_puts_hex("  p0 read ", p0_read);
 }
 
+/* Case 4: VPR after VMSR P0 = p0, VPSTE, VCTPT.8 t, VCTPE.16 e. */
+__attribute__((naked, noinline)) static uint32_t vctp_in_block(uint32_t p0, uint32_t t, uint32_t e)
+{
+    (void)p0, (void)t, (void)e;
+    __asm__ volatile("vmsr p0, r0\n\t"
+                     "vpste\n\t"
+                     "vctpt.8 r1\n\t"
+                     "vctpe.16 r2\n\t"
+                     "vmrs r0, vpr\n\t"
+                     "bx lr");
+}
+
+/* Case 4: a DLSTP.8 loop over `count` elements whose body is VCTP.16 n; P0 of each
+ * iteration into out[]. */
+__attribute__((naked, noinline)) static void vctp_tail(uint32_t count, uint32_t n, uint32_t *out)
+{
+    (void)count, (void)n, (void)out;
+    __asm__ volatile("push {r4, lr}\n\t"
+                     "dlstp.8 lr, r0\n"
+                     "1:\n\t"
+                     "vctp.16 r1\n\t"
+                     "vmrs r3, p0\n\t"
+                     "str r3, [r2], #4\n\t"
+                     "letp lr, 1b\n\t"
+                     "pop {r4, pc}");
+}
+
+static void vctp_cases(void)
+{
+    static const uint32_t block[][3] = {{0x3C5Au, 5, 3}, {0xFFFFu, 16, 0}, {0x00FFu, 20, 7}, {0x0000u, 1, 9}};
+    for (uint32_t i = 0; i < 4; ++i) {
+        sh_puts_hex("vctp in a vpt block: vpr ", vctp_in_block(block[i][0], block[i][1], block[i][2]));
+    }
+    static const uint32_t tail[][2] = {{20, 6}, {16, 8}, {7, 2}, {33, 3}};
+    for (uint32_t i = 0; i < 4; ++i) {
+        uint32_t out[3] = {0, 0, 0};
+        vctp_tail(tail[i][0], tail[i][1], out);
+        sh_puts_hex("vctp.16 on a tail-predicated loop: p0 ", out[0]);
+        sh_puts_hex("  ", out[1]);
+        sh_puts_hex("  ", out[2]);
+    }
+}
+
 static void set_cp10(uint32_t on)
 {
     SCB_CPACR = on ? SCB_CPACR | 0xFu << 20 : SCB_CPACR & ~(0xFu << 20);
@@ -213,5 +258,8 @@ int main(void)
     sh_puts_hex("  control.fpca ", (results[1] >> 2) & 1u);
     sh_puts_hex("  fpccr.lspact ", results[2] & 1u);
     sh_puts_hex("  thread p0 after ", p0);
+
+    /* 4. */
+    vctp_cases();
     return 0;
 }

@@ -25,13 +25,14 @@
 //     writes) and returns R0 as it then is, which the MRS writes back unchanged.
 // So a vector instruction costs one call from the translated code, counts as one
 // instruction in the block it is in, and a Unicorn code hook on its address runs before
-// it as for any instruction. VPST and VMRS/VMSR of P0 and VPR, which only move VPR, are
-// emitted as TCG ops on State::vpr in place of that call where the block allows it
-// (core_mve_ops.cc, MveUnit::EmitOps). Its memory accesses go through the engine's own load and
+// it as for any instruction. Its memory accesses go through the engine's own load and
 // store helpers with the call's return address: a fault restores the PC to the vector
 // instruction and leaves the block there (core_data_faults.cc), a precise fault as QEMU
-// takes it. MVE encodings arm/mve does not decode reach the engine unchanged, which
-// stops on them as before (the run ends `unsupported`, naming the instruction).
+// takes it. VPST, VCTP and VMRS/VMSR of P0 and VPR, which only write or move VPR, are
+// emitted as TCG ops on State::vpr instead of the call where the block allows it
+// (core_mve_ops.cc, MveUnit::EmitOps). MVE encodings arm/mve does not decode reach the
+// engine unchanged, which stops on them as before (the run ends `unsupported`, naming
+// the instruction).
 //
 // Engine layouts are measured, not assumed: the offsets of the Q registers and FPSCR in
 // CPUARMState are found when the core is made (uc_context with marker
@@ -503,7 +504,7 @@ bool MveUnit::OpsMayReplaceCall() const {
 bool MveUnit::EmitOps(TCGContext* s, uint32_t i, TCGTemp* ret) {
   const Decoded& d = insns[i];
   if (!EmitsAsOps(d.insn) || !OpsMayReplaceCall()) return false;
-  if (!EmitAsOps(s, d.insn, {&state.vpr, d.counted ? &executed : nullptr}, ret)) return false;
+  if (!EmitAsOps(s, d.insn, {&state.vpr, d.counted ? &executed : nullptr, &core.ltpsize_}, ret)) return false;
   emitted_as_ops.fetch_add(1, std::memory_order_relaxed);
   return true;
 }

@@ -38,6 +38,15 @@ void tcg_gen_andi_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
 void tcg_gen_ori_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
 void tcg_gen_deposit_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, intptr_t a2, unsigned ofs, unsigned len);
 void tcg_gen_addi_i64_arm(TCGContext* s, intptr_t ret, intptr_t a1, int64_t a2);
+void tcg_gen_extract_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, unsigned ofs, unsigned len);
+void tcg_gen_setcond_i32_arm(TCGContext* s, int cond, intptr_t ret, intptr_t a1, intptr_t a2);
+void tcg_gen_setcondi_i32_arm(TCGContext* s, int cond, intptr_t ret, intptr_t a1, int32_t a2);
+void tcg_gen_muli_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
+void tcg_gen_shli_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
+void tcg_gen_subi_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
+void tcg_gen_umin_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, intptr_t a2);
+void tcg_gen_movcond_i32_arm(TCGContext* s, int cond, intptr_t ret, intptr_t c1, intptr_t c2, intptr_t v1,
+                             intptr_t v2);
 }
 
 namespace faultline::cpu {
@@ -46,7 +55,10 @@ namespace {
 
 // QEMU 5.0 tcg-opc.h numbers, as unicorn_dsp_ops.cc and core_block_count.cc read them.
 constexpr int kTypeI32 = 0, kTypeI64 = 1;
-constexpr int kOpMovI32 = 0x5, kOpLdI32 = 0xd, kOpStI32 = 0x10, kOpLdI64 = 0x49, kOpStI64 = 0x4d;
+constexpr int kOpMovI32 = 0x5, kOpLdI32 = 0xd, kOpStI32 = 0x10, kOpAndI32 = 0x1a, kOpOrI32 = 0x1b,
+              kOpXorI32 = 0x1c, kOpShlI32 = 0x1d, kOpShrI32 = 0x1e, kOpLdI64 = 0x49, kOpStI64 = 0x4d;
+// tcg-cond.h: EQ, NE, LTU, LEU, GTU.
+constexpr int kCondEq = 8, kCondNe = 9, kCondLtu = 4, kCondLeu = 12, kCondGtu = 13;
 constexpr size_t kCpuR = 0x9600;          // offsetof(TCGContext, cpu_R)
 constexpr size_t kTempMemOffset = 0x18;   // offsetof(TCGTemp, mem_offset)
 constexpr size_t kTemps = 0x388, kTempSize = 0x38, kMaxTemps = 512;  // TCGContext.temps
@@ -62,6 +74,7 @@ struct Ops {
   uintptr_t Pointer(const void* p) const {
     return Arg(tcg_const_i64_arm(s, int64_t(reinterpret_cast<uintptr_t>(p))));
   }
+  uintptr_t Const(int32_t v) const { return Arg(tcg_const_i32_arm(s, v)); }
   void Op(int opc, uintptr_t a, uintptr_t b, uintptr_t c = 0) const { tcg_gen_op3_arm(s, opc, a, b, c); }
 };
 
@@ -80,18 +93,78 @@ uintptr_t GeneralRegister(TCGContext* s, unsigned n) {
 
 bool Named(const arm::mve::Insn& insn, const char* name) { return std::strcmp(insn.name, name) == 0; }
 
+// `to` = all ones in the byte lanes of half `at` (16: lanes 0-7, 20: 8-15) whose VPT mask
+// field in `vpr` is zero (`cond` kCondEq: the half is outside a VPT block), or whose mask
+// says the next instruction is an E one (kCondGtu 8: VPTAdvance inverts that half).
+void HalfWhereMask(const Ops& o, uintptr_t to, uintptr_t vpr, unsigned at, int cond) {
+  tcg_gen_extract_i32_arm(o.s, o.V(to), o.V(vpr), at, 4);
+  tcg_gen_setcondi_i32_arm(o.s, cond, o.V(to), o.V(to), cond == kCondEq ? 0 : 8);
+  tcg_gen_muli_i32_arm(o.s, o.V(to), o.V(to), at == 16 ? 0x00FF : 0xFF00);
+}
+
+// VCTP (Handlers::Vctp): P0 = the first min(Rn, elements) elements, under the current
+// predicate (ElementMask: P0 in a VPT block's halves, all lanes outside, less the lanes
+// past LR on a tail-predicated loop's last iteration), then the VPT block moves on
+// (AdvanceVptBlock; with both mask fields zero it changes nothing, so no test).
+void Vctp(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, uintptr_t v, uintptr_t rn,
+          uintptr_t lr) {
+  const uintptr_t mask = o.New(kTypeI32), x = o.New(kTypeI32), y = o.New(kTypeI32);
+  tcg_gen_andi_i32_arm(o.s, o.V(mask), o.V(v), int32_t(kP0));
+  HalfWhereMask(o, x, v, 16, kCondEq);
+  o.Op(kOpOrI32, mask, mask, x);
+  HalfWhereMask(o, x, v, 20, kCondEq);
+  o.Op(kOpOrI32, mask, mask, x);
+  // Tail predication: LTPSIZE < 4 and LR <= 16 >> LTPSIZE keep the first LR << LTPSIZE
+  // bytes (at most 16; any other shift's result is not chosen).
+  const uintptr_t ltpsize_at = o.Pointer(t.ltpsize), ltpsize = o.New(kTypeI32), sixteen = o.Const(16),
+                  one = o.Const(1);
+  o.Op(kOpLdI32, ltpsize, ltpsize_at, 0);
+  o.Op(kOpShrI32, x, sixteen, ltpsize);
+  tcg_gen_setcond_i32_arm(o.s, kCondLeu, o.V(x), o.V(lr), o.V(x));
+  tcg_gen_setcondi_i32_arm(o.s, kCondLtu, o.V(y), o.V(ltpsize), 4);
+  o.Op(kOpAndI32, x, x, y);
+  o.Op(kOpShlI32, y, lr, ltpsize);
+  o.Op(kOpShlI32, y, one, y);
+  tcg_gen_subi_i32_arm(o.s, o.V(y), o.V(y), 1);
+  const uintptr_t all = o.Const(int32_t(kP0)), zero = o.Const(0);
+  tcg_gen_movcond_i32_arm(o.s, kCondNe, o.V(y), o.V(x), o.V(zero), o.V(y), o.V(all));
+  o.Op(kOpAndI32, mask, mask, y);
+  // The predicate: (1 << (min(Rn, 16 >> size) << size)) - 1, at most 16 bits.
+  const uintptr_t elements = o.Const(int32_t(16u >> insn.size));
+  tcg_gen_umin_i32_arm(o.s, o.V(x), o.V(rn), o.V(elements));
+  tcg_gen_shli_i32_arm(o.s, o.V(x), o.V(x), insn.size);
+  o.Op(kOpShlI32, x, one, x);
+  tcg_gen_subi_i32_arm(o.s, o.V(x), o.V(x), 1);
+  o.Op(kOpAndI32, x, x, mask);
+  tcg_gen_deposit_i32_arm(o.s, o.V(v), o.V(v), o.V(x), 0, 16);
+  // AdvanceVptBlock: a half whose mask is above 0b1000 inverts its P0 bits; both masks
+  // shift left one.
+  HalfWhereMask(o, x, v, 16, kCondGtu);
+  o.Op(kOpXorI32, v, v, x);
+  HalfWhereMask(o, x, v, 20, kCondGtu);
+  o.Op(kOpXorI32, v, v, x);
+  tcg_gen_shli_i32_arm(o.s, o.V(x), o.V(v), 1);
+  tcg_gen_andi_i32_arm(o.s, o.V(x), o.V(x), 0x00EE0000);
+  tcg_gen_andi_i32_arm(o.s, o.V(v), o.V(v), int32_t(~kMasks));
+  o.Op(kOpOrI32, v, v, x);
+  for (uintptr_t temp : {mask, x, y, ltpsize_at, ltpsize, sixteen, one, all, zero, elements}) o.Free(temp);
+}
+
 }  // namespace
 
 bool EmitsAsOps(const arm::mve::Insn& insn) {
   // Rt is a general register other than SP and PC (UNPREDICTABLE; the call keeps them).
-  const bool rt_ok = insn.rt < 13 || insn.rt == 14;
-  return Named(insn, "VPST") || ((Named(insn, "VMRS P0/VPR") || Named(insn, "VMSR P0/VPR")) && rt_ok);
+  const bool rt_ok = insn.rt < 13 || insn.rt == 14, rn_ok = insn.rn < 13 || insn.rn == 14;
+  return Named(insn, "VPST") || ((Named(insn, "VMRS P0/VPR") || Named(insn, "VMSR P0/VPR")) && rt_ok) ||
+         (Named(insn, "VCTP") && rn_ok);
 }
 
 bool EmitAsOps(TCGContext* s, const arm::mve::Insn& insn, const MveOpTargets& t, TCGTemp* ret) {
   const Ops o{s};
-  const uintptr_t r0 = GeneralRegister(s, 0), rt = GeneralRegister(s, insn.rt);
-  if (r0 == 0 || rt == 0) return false;
+  const bool vctp = Named(insn, "VCTP");
+  const uintptr_t r0 = GeneralRegister(s, 0), rt = GeneralRegister(s, vctp ? insn.rn : insn.rt),
+                  lr = GeneralRegister(s, 14);
+  if (r0 == 0 || rt == 0 || lr == 0) return false;
   const uintptr_t vpr_at = o.Pointer(t.vpr);
   const uintptr_t v = o.New(kTypeI32);
   if (Named(insn, "VPST")) {
@@ -100,6 +173,10 @@ bool EmitAsOps(TCGContext* s, const arm::mve::Insn& insn, const MveOpTargets& t,
     o.Op(kOpLdI32, v, vpr_at, 0);
     tcg_gen_andi_i32_arm(s, o.V(v), o.V(v), int32_t(~kMasks));
     tcg_gen_ori_i32_arm(s, o.V(v), o.V(v), int32_t(mask << 16 | mask << 20));
+    o.Op(kOpStI32, v, vpr_at, 0);
+  } else if (vctp) {
+    o.Op(kOpLdI32, v, vpr_at, 0);
+    Vctp(o, insn, t, v, rt, lr);
     o.Op(kOpStI32, v, vpr_at, 0);
   } else if (Named(insn, "VMSR P0/VPR")) {
     // Handlers::WriteVpr: P0 alone (imm 1), or all 32 bits.

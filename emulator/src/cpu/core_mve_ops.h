@@ -1,4 +1,4 @@
-// MVE predicate bookkeeping (VPST, VMRS/VMSR P0 and VPR) emitted as TCG ops instead of
+// MVE predicate bookkeeping (VPST, VCTP, VMRS/VMSR P0 and VPR) emitted as TCG ops instead of
 // the MVE unit's call (core_mve_ops.cc).
 #pragma once
 
@@ -18,6 +18,7 @@ namespace faultline::cpu {
 struct MveOpTargets {
   uint32_t* vpr;
   uint64_t* executed;
+  const uint32_t* ltpsize;  // FPSCR.LTPSIZE (Core::ltpsize_), which VCTP's predicate reads
 };
 
 // Whether `insn` is one EmitAsOps emits.
