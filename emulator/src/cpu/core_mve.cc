@@ -639,6 +639,9 @@ __attribute__((visibility("default"))) intptr_t tcg_const_i32_arm(void* s, int32
     c->mve()->tagged = {s, v, index};
     return v;
   } else if (c != nullptr) {
+    // Any other constant: a tag left by a translation that stopped before its call can
+    // never match the SYSm of a real MRS, which makes its own constant right before.
+    if (c->mve() != nullptr) c->mve()->tagged = {};
     c->TakeDividePending(&value);
   }
   return fl::Original().const_i32(s, value);
