@@ -1,10 +1,11 @@
 // MVE predicate bookkeeping as TCG ops in the translated block, without a call
-// (docs/performance.md, "Predicate bookkeeping without a call").
+// (docs/performance.md, "Predicate bookkeeping without a call (third round)").
 //
 // Every vector instruction is one call from the translated code (core_mve.cc): QEMU 5.0's
 // helper_v7m_mrs, with the guest registers written back before it and reloaded after.
-// A third of tinynet's vector instructions only move VPR: VPST writes its mask fields,
-// VMSR P0 and VMRS P0 copy P0 from and to a general register. Here those are emitted as
+// Over half of tinynet's vector instructions only write or move VPR: VPST writes its mask
+// fields, VCTP P0 from a count, VMSR P0 and VMRS P0 copy P0 from and to a general
+// register (the VPR forms all of it). Here those are emitted as
 // ops on the VPR word the MVE unit keeps (State::vpr) where the call would be, as
 // unicorn_dsp_ops.cc does for SMLAD: the translator reaches tcg_gen_callN_arm through
 // its PLT, and the call of helper_v7m_mrs whose SYSm constant carries the instruction's
