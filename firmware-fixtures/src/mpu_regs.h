@@ -11,6 +11,8 @@
 #define MPU_RNR REG32(0xE000ED98u)
 #define MPU_RBAR REG32(0xE000ED9Cu)
 #define MPU_RASR REG32(0xE000EDA0u) /* MPU_RLAR on Armv8-M */
+#define MPU_RLAR REG32(0xE000EDA0u)
+#define MPU_MAIR0 REG32(0xE000EDC0u) /* Armv8-M */
 #define MPU_CTRL_ENABLE (1u << 0)
 #define MPU_CTRL_PRIVDEFENA (1u << 2)
 

@@ -258,6 +258,44 @@ TEST(Mve, VectorAccessTheMpuRefusesIsAPreciseMemManageFault) {
   EXPECT_EQ(console, QemuConsole(Fixture("mps3-an547", "mve_fault"), "mve_fault"));
 }
 
+// Issue 15: VPST, VCTP and VMSR/VMRS P0 run as ops in the translated block (cpu/core_mve_ops.cc),
+// and VPR stays exact where it is looked at: a fault taken by the predicated load right
+// after a VPST stacks the VPR the VPST and VMSR left (written by the lazy preservation at
+// the handler's first FP instruction); with CPACR.CP10 off each of them is a NOCP
+// UsageFault at that instruction, also once the code ran with CP10 on; and a handler
+// whose first FP instruction is VMSR P0, while FPCCR.LSPACT is set, preserves the
+// thread's state and creates its own context. Each would differ if the ops ran where
+// the call's checks are due, or stored VPR late. VCTP's ops (the predicate of a VPT
+// block's T and E slots, and of a tail-predicated loop's last iteration, which the
+// differential tester does not put VCTP in) give QEMU's VPR too.
+TEST(Mve, VprIsExactAfterPredicateOpsAtFaultsAndNocp) {
+  REQUIRE_FIXTURES();
+  Completed cli;
+  auto report = RunJson("mps3-an547", "mve_vpr", {"--load-mode", "debugger"}, &cli);
+  EXPECT_EQ(report["outcome"], "exit") << cli.out << cli.err;
+  const std::string console = report["console"];
+  const std::string nocp = "  vpst, vaddt faults 0x00000002\n  last at site + 0x00000004\n  cfsr 0x00080000\n"
+                           "  vmsr p0 faults 0x00000001\n  last at site + 0x00000000\n  cfsr 0x00080000\n"
+                           "  vmrs p0 faults 0x00000001\n  last at site + 0x00000000\n  cfsr 0x00080000\n"
+                           "  p0 read 0x00000000\n";
+  const std::string no_fault = "  vpst, vaddt faults 0x00000000\n  vmsr p0 faults 0x00000000\n"
+                               "  vmrs p0 faults 0x00000000\n  p0 read 0x000000f0\n";
+  for (const std::string& expected :
+       {std::string("vpr_steps 0x000000ff\nvpst, faulting vldrbt: faults 0x00000001\n  cfsr 0x00000082\n  at the vldrb 0x00000001\n"
+                    "  stacked vpr 0x00883c5a\n  handler's vpr 0x00000000\n  vpr after the block 0x00003c5a\n"),
+        "cp10 on:\n" + no_fault + "cp10 off:\n" + nocp + "cp10 on again:\n" + no_fault,
+        std::string("svc handler, vmsr p0 first: its p0 0x00001111\n  control.fpca 0x00000001\n"
+                    "  fpccr.lspact 0x00000000\n  thread p0 after 0x00003c5a\n"),
+        // VCTPT.8 5 under P0 0x3c5a, then VCTPE.16 3 under its inverse: 0x1a, 0x25.
+        std::string("vctp in a vpt block: vpr 0x00000025\n"),
+        // DLSTP.8 over 20 elements: 16, then 4 (bytes 0-3); VCTP.16 6 is bytes 0-11.
+        std::string("vctp.16 on a tail-predicated loop: p0 0x00000fff\n  0x0000000f\n")}) {
+    EXPECT_NE(console.find(expected), std::string::npos) << expected << "\n---\n" << console;
+  }
+  if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
+  EXPECT_EQ(console, QemuConsole(Fixture("mps3-an547", "mve_vpr"), "mve_vpr"));
+}
+
 // Issue 15: tail-predicated loops as CMSIS writes them (WLSTP/DLSTP ... LETP) give
 // QEMU's results for lengths around the vector size, leave LTPSIZE at 4, and iterate
 // inside the engine: each LETP loop runs from a relocated copy, and the host executes

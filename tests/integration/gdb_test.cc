@@ -200,6 +200,24 @@ TEST(Gdb, TheM55sQRegistersAndVprAreVisible) {
   EXPECT_NE(served.stdout_text().find("complex ok"), std::string::npos) << served.stdout_text();
 }
 
+// Single steps through VMSR P0, VPSTT and the two VADDTs of its VPT block, which run as
+// ops in one translated block (cpu/core_mve_ops.cc): after each step gdb reads the VPR
+// that instruction left, P0 and the masks moving on, as QEMU 7.2's gdbstub shows them.
+TEST(Gdb, StepsThroughAVptBlockSeeingVprAfterEachInstruction) {
+  SERVE_FOR_GDB(served, "mps3-an547", "mve_vpr");
+  const std::string out =
+      Gdb(elf, served.port(),
+          {"break vpr_steps", "continue", "stepi", "stepi", "p/x $vpr", "stepi", "p/x $vpr", "stepi", "p/x $vpr",
+           "stepi", "p/x $vpr", "stepi", "p/x $r0", "detach"});
+  EXPECT_NE(out.find("$1 = 0xff\n"), std::string::npos) << out;      // VMSR P0
+  EXPECT_NE(out.find("$2 = 0x4400ff\n"), std::string::npos) << out;  // VPSTT: both masks 0b0100
+  EXPECT_NE(out.find("$3 = 0x8800ff\n"), std::string::npos) << out;  // the first VADDT
+  EXPECT_NE(out.find("$4 = 0xff\n"), std::string::npos) << out;      // the second ends the block
+  EXPECT_NE(out.find("$5 = 0xff\n"), std::string::npos) << out;      // VMRS r0, P0
+  served.Wait();
+  EXPECT_NE(served.stdout_text().find("vpr_steps 0x000000ff"), std::string::npos) << served.stdout_text();
+}
+
 // A raw client: what gdb's user does with Ctrl-C, and bytes gdb would never send.
 class Client {
  public:

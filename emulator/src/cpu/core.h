@@ -640,6 +640,9 @@ class Core {
   // translated blocks have them (UINT32_MAX: none translated yet), and the instruction
   // the translator is reading.
   uint32_t TrapConfig() const;
+  // Whether the blocks being translated have CPACR.CP10 giving access, and would be
+  // dropped if it stopped (what MVE's ops take for granted: core_mve.cc).
+  bool TranslatedWithCp10() const;
   void FlushStaleTranslations();
   uint32_t translated_traps_ = UINT32_MAX;
   // Drops every translated block: the pages the translator read since the last flush

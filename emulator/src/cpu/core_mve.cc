@@ -28,8 +28,11 @@
 // it as for any instruction. Its memory accesses go through the engine's own load and
 // store helpers with the call's return address: a fault restores the PC to the vector
 // instruction and leaves the block there (core_data_faults.cc), a precise fault as QEMU
-// takes it. MVE encodings arm/mve does not decode reach the engine unchanged, which
-// stops on them as before (the run ends `unsupported`, naming the instruction).
+// takes it. VPST, VCTP and VMRS/VMSR of P0 and VPR, which only write or move VPR, are
+// emitted as TCG ops on State::vpr instead of the call where the block allows it
+// (core_mve_ops.cc, MveUnit::EmitOps). MVE encodings arm/mve does not decode reach the
+// engine unchanged, which stops on them as before (the run ends `unsupported`, naming
+// the instruction).
 //
 // Engine layouts are measured, not assumed: the offsets of the Q registers and FPSCR in
 // CPUARMState are found when the core is made (uc_context with marker
@@ -41,6 +44,7 @@
 #include <unicorn/unicorn.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -49,12 +53,15 @@
 
 #include "arm/mve/mve.h"
 #include "arm/mve/softfloat.h"
+#include "core_mve_ops.h"
 #include "unicorn_interpose.h"
 
 extern "C" {
 // libunicorn's own (QEMU 5.0 accel/tcg/cputlb.c, target/arm/helper.c).
 void* tlb_vaddr_to_host_arm(void* env, uint32_t addr, int access_type, int mmu_idx);
 int arm_mmu_idx_arm(void* env);
+// faultline's own (below): the call the translator makes for a vector instruction.
+uint32_t helper_v7m_mrs_arm(void* env, uint32_t reg);
 }
 
 namespace faultline::cpu {
@@ -91,6 +98,15 @@ const Unicorn& Original() {
   static const Unicorn u;
   return u;
 }
+
+// FAULTLINE_MVE_INLINE=stock keeps every vector instruction a call (core_mve_ops.cc), for
+// A/B measurement; so does another libunicorn build.
+bool OpsOff() {
+  static const bool off = TurnedOff("FAULTLINE_MVE_INLINE", "stock");
+  return off;
+}
+
+std::atomic<uint64_t> emitted_as_ops{0};
 
 thread_local Core* running_core = nullptr;
 
@@ -212,6 +228,13 @@ struct MveUnit {
   bool replacing = false;
   int32_t pending = -1;
   uint32_t last_index = 0;
+  // The constant tcg_const_i32_arm made last for an instruction's index: the call whose
+  // SYSm argument it is may be emitted as ops instead (EmitOps).
+  struct Tagged {
+    void* s = nullptr;  // the TCGContext
+    intptr_t v = 0;     // the TCGv
+    uint32_t index = 0;
+  } tagged;
   // The interrupted context's VPR while FPCCR.LSPACT says its FP state is still in the
   // registers (core_fp_context.cc): what the preservation writes or the return restores.
   uint32_t lazy_vpr = 0;
@@ -235,6 +258,8 @@ struct MveUnit {
   void Bind(void* env);
   uint32_t Fetch(void* env, uint32_t addr, uint32_t hw);
   uint32_t Execute(void* env, uint32_t index, uintptr_t ra);
+  bool OpsMayReplaceCall() const;
+  bool EmitOps(TCGContext* s, uint32_t i, TCGTemp* ret);
   void EnterFpContext(void* env);
   void NewFpContext(uint32_t fpdscr);
 };
@@ -455,6 +480,35 @@ uint32_t MveUnit::Fetch(void* env, uint32_t addr, uint32_t hw) {
   return s.r[0];
 }
 
+// Whether the block being translated may run vector instructions as ops, without the
+// checks Execute makes before each one: CPACR.CP10 gives access and the translated
+// blocks follow it (a change drops them: core_traps.cc), and neither the lazy
+// preservation (FPCCR.LSPACT) nor a new FP context (FPCCR.ASPEN without CONTROL.FPCA, or
+// SFPA in Secure state) can be due. QEMU 5.0 keys each block by those two conditions
+// (cpu_get_tb_cpu_state: LSPACT, NEW_FP_CTXT_NEEDED, read from the engine's FPCCR and
+// CONTROL as here), so the block runs only where they hold. Execute's own test of ASPEN
+// reads fp_context: with FPCA set its EnterFpContext only sets fp_context, which
+// nothing reads without also reading FPCA.
+bool MveUnit::OpsMayReplaceCall() const {
+  if (OpsOff() || !core.TranslatedWithCp10()) return false;
+  const uint32_t* w = core.EngineFpccr();
+  if (w == nullptr) return false;
+  const uint32_t f = w[0] | w[1];  // both banks, whichever the block's state reads
+  if (f & fpccr::kLspact) return false;
+  if (!(f & fpccr::kAspen)) return true;
+  constexpr uint32_t kControl = 20, kFpca = 1u << 2, kSfpa = 1u << 3;  // SYSm, CONTROL bits
+  const uint32_t control = Original().mrs(core.engine_env_, kControl);
+  return (control & kFpca) && (control & kSfpa);
+}
+
+bool MveUnit::EmitOps(TCGContext* s, uint32_t i, TCGTemp* ret) {
+  const Decoded& d = insns[i];
+  if (!EmitsAsOps(d.insn) || !OpsMayReplaceCall()) return false;
+  if (!EmitAsOps(s, d.insn, {&state.vpr, d.counted ? &executed : nullptr, &core.ltpsize_}, ret)) return false;
+  emitted_as_ops.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
 // What the translator does before an FP instruction (core_fp_context.cc), for a vector
 // one: the lazy preservation a handler's first one triggers, and with FPCCR.ASPEN a new
 // context when none is active: FPSCR from FPDSCR, CONTROL.FPCA (and SFPA, Secure) set
@@ -530,6 +584,25 @@ void Core::EnableMve() {
 
 uint64_t Core::mve_instructions() const { return mve_ ? mve_->executed : 0; }
 
+uint64_t MveInstructionsEmittedAsOps() { return emitted_as_ops.load(std::memory_order_relaxed); }
+
+// The translator's call of helper_v7m_mrs for a vector instruction (the MRS it was
+// shown): ops instead, where core_mve_ops.cc has them.
+bool EmitMveOps(TCGContext* s, void* func, TCGTemp* ret, int nargs, TCGTemp** args) {
+  Core* c = running_core;
+  if (c == nullptr || c->mve() == nullptr || ret == nullptr || nargs != 2 ||
+      func != reinterpret_cast<void*>(&helper_v7m_mrs_arm)) {
+    return false;
+  }
+  MveUnit& u = *c->mve();
+  const MveUnit::Tagged t = u.tagged;
+  u.tagged = {};
+  if (t.s != s || reinterpret_cast<uintptr_t>(args[1]) != reinterpret_cast<uintptr_t>(s) + uintptr_t(t.v)) {
+    return false;
+  }
+  return u.EmitOps(s, t.index, ret);
+}
+
 Core* Core::Running(Core* core) {
   Core* outer = running_core;
   running_core = core;
@@ -560,9 +633,15 @@ __attribute__((visibility("default"))) uint32_t cpu_lduw_code_arm(void* env, uin
 __attribute__((visibility("default"))) intptr_t tcg_const_i32_arm(void* s, int32_t value) {
   fl::Core* c = fl::running_core;
   if (c != nullptr && c->mve() != nullptr && c->mve()->pending >= 0 && uint32_t(value) == fl::kSysm) {
-    value = int32_t(fl::kTag | uint32_t(c->mve()->pending));
+    const auto index = uint32_t(c->mve()->pending);
     c->mve()->pending = -1;
+    const intptr_t v = fl::Original().const_i32(s, int32_t(fl::kTag | index));
+    c->mve()->tagged = {s, v, index};
+    return v;
   } else if (c != nullptr) {
+    // Any other constant: a tag left by a translation that stopped before its call can
+    // never match the SYSm of a real MRS, which makes its own constant right before.
+    if (c->mve() != nullptr) c->mve()->tagged = {};
     c->TakeDividePending(&value);
   }
   return fl::Original().const_i32(s, value);

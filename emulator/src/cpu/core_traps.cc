@@ -90,6 +90,11 @@ uint32_t Core::TrapConfig() const {
   return t;
 }
 
+bool Core::TranslatedWithCp10() const {
+  return !Off() && translated_traps_ != UINT32_MAX && !(translated_traps_ & kTrapCp10Off) &&
+         ((scs_.cpacr() >> 20) & 3) != 0;
+}
+
 void Core::FlushStaleTranslations() {
   const uint32_t now = TrapConfig();
   if (now == translated_traps_) return;

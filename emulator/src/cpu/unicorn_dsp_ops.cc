@@ -44,6 +44,7 @@
 // the opcode in the low 8 bits of the first word, the list link's next at 0x8, args at
 // 0x18.
 #include "unicorn_dsp_ops.h"
+#include "core_mve_ops.h"
 #include "unicorn_interpose.h"
 #include "unicorn_tcg.h"
 
@@ -343,5 +344,6 @@ void ForgetDspOps() { last_add_setq = {}; }
 
 extern "C" __attribute__((visibility("default"))) void tcg_gen_callN_arm(TCGContext* s, void* func, TCGTemp* ret,
                                                                         int nargs, TCGTemp** args) {
+  if (faultline::cpu::EmitMveOps(s, func, ret, nargs, args)) return;
   if (!faultline::cpu::EmitInline(s, func, ret, nargs, args)) faultline::cpu::Original().call_n(s, func, ret, nargs, args);
 }
