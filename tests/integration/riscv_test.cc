@@ -143,6 +143,33 @@ TEST(RiscvVirt, ATrapWithNoHandlerEndsTheRunExplained) {
   EXPECT_NE(cli.out.find("a5=0x00020000"), std::string::npos) << cli.out;
 }
 
+// A handler that spins ends the run as the fault it was entered for.
+TEST(RiscvVirt, AHandlerThatSpinsEndsTheRunAsItsFault) {
+  REQUIRE_RISCV_FIXTURES();
+  Completed cli;
+  auto report = RunJson("riscv32-virt", "handler_spins", {}, &cli);
+  EXPECT_EQ(cli.status, 3) << cli.out << cli.err;
+  EXPECT_EQ(report["outcome"], "fault");
+  EXPECT_EQ(report["fault"]["kind"], "store/AMO access fault");
+  EXPECT_EQ(report["fault"]["address"], 0xF0000000u);
+  EXPECT_EQ(report["hang"]["symbol"], "spin_handler");
+  EXPECT_EQ(report["hang"]["why"], "the firmware's trap handler spins (j .)");
+  EXPECT_EQ(report["console"], "storing to 0xf0000000\n");
+}
+
+// A hang after a trap the handler returned from is the program's, not the handler's.
+TEST(RiscvVirt, AHangAfterTheHandlerReturnedIsAPlainHang) {
+  REQUIRE_RISCV_FIXTURES();
+  Completed cli;
+  auto report = RunJson("riscv32-virt", "trap_then_hang", {}, &cli);
+  EXPECT_EQ(cli.status, 4) << cli.out << cli.err;
+  EXPECT_EQ(report["outcome"], "hang");
+  EXPECT_EQ(report["hang"]["symbol"], "main+0x24");
+  EXPECT_EQ(report["hang"]["why"], "jump to itself (j .)");
+  ASSERT_EQ(report["faults"].size(), 1u);
+  EXPECT_EQ(report["faults"][0]["kind"], "environment call from M-mode");
+}
+
 TEST(RiscvVirt, BudgetsEndALoopAndSayWhichFlagRaisesThem) {
   REQUIRE_RISCV_FIXTURES();
   Completed cli;

@@ -396,11 +396,7 @@ void Machine::Finish() {
   res.armv81m_loops_relocated = core.armv81_stats().loops_relocated;
   res.armv81m_sites_untrapped = core.armv81_stats().sites_untrapped;
   res.mve_instructions = core.mve_instructions();
-  res.console = semihosting.console();
-  res.console_bytes = semihosting.console_log().bytes();
-  res.console_seen = semihosting.console_log().seen();
-  res.console_stdout = semihosting.out();
-  res.console_stderr = semihosting.err();
+  TakeConsole(semihosting, res);
   res.pc_symbol = in_.image.symbols.Lookup(res.registers.pc);
   res.road = Named(core.Road(), in_.image);
   if (res.faults_not_kept > 0) {
@@ -416,14 +412,7 @@ void Machine::Finish() {
     res.uart.push_back({port->name(), ToString(port->model()), port->transmitted(), port->transmitted_bytes()});
   }
   out_.wall_clock = semihosting.wall_clock();
-  for (const MemoryCapture& c : in_.options.captures) {
-    std::vector<uint8_t> bytes;
-    if (c.size > 0 && map.FindRange(c.address, c.size) >= 0) {
-      bytes.resize(c.size);
-      map.Read(c.address, bytes);
-    }
-    res.captured.push_back(std::move(bytes));
-  }
+  res.captured = Capture(*map_, in_.options.captures);
 }
 
 std::vector<Event> Machine::Events() const {

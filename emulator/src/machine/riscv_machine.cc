@@ -114,7 +114,9 @@ class RiscvRun {
         res.hang = Hang{s.pc, "wfi, and no interrupt source is modelled to wake the hart", Symbol(s.pc)};
         return Finish(s.pc);
       case Stop::Kind::kHang:
-        if (first_fault_) {  // the firmware's trap handler spins: the run ends as the fault it handled
+        // In a trap handler (mstatus.MPP = M from the trap entry: mret leaves the least
+        // privileged mode there, §3.1.6.1) that spins: the run ends as the fault it handled.
+        if (first_fault_ && ((hart_->Csr(UC_RISCV_REG_MSTATUS) >> 11) & 3u) == 3u) {
           res.outcome = Outcome::kFault;
           res.fault = first_fault_;
           res.fault->handled_by_firmware = true;
@@ -149,7 +151,7 @@ class RiscvRun {
     RunResult& res = out_.result;
     const uint32_t a0 = 10, a1 = 11;
     SemihostingResult r = semihosting_->Call(hart_->x(a0), hart_->x(a1), hart_->instructions());
-    if (!r.problem.empty()) semihosting_events_.push_back({r.problem, r.problem_address, s.pc});
+    RecordSemihostingProblem(events_, r, s.pc);
     switch (r.kind) {
       case SemihostingResult::Kind::kReturn:
         hart_->set_x(a0, r.r0);
@@ -270,31 +272,12 @@ class RiscvRun {
     res.registers.lr = res.registers.x[1];
     res.instructions = hart_->instructions();
     const Semihosting& sh = *semihosting_;
-    res.console = sh.console();
-    res.console_bytes = sh.console_log().bytes();
-    res.console_seen = sh.console_log().seen();
-    res.console_stdout = sh.out();
-    res.console_stderr = sh.err();
+    TakeConsole(sh, res);
     res.pc_symbol = Symbol(pc);
-    for (const auto& e : semihosting_events_) {
-      res.events.push_back({.kind = "semihosting",
-                            .where = "semihosting",
-                            .first_address = e.address,
-                            .first_pc = e.pc,
-                            .first_pc_symbol = Symbol(e.pc),
-                            .pc_precise = true,
-                            .count = 1,
-                            .message = e.problem});
-    }
+    res.events = events_;
+    for (Event& e : res.events) e.first_pc_symbol = Symbol(e.first_pc);
     out_.wall_clock = sh.wall_clock();
-    for (const MemoryCapture& c : in_.options.captures) {
-      std::vector<uint8_t> bytes;
-      if (c.size > 0 && map_->FindRange(c.address, c.size) >= 0) {
-        bytes.resize(c.size);
-        map_->Read(c.address, bytes);
-      }
-      res.captured.push_back(std::move(bytes));
-    }
+    res.captured = Capture(*map_, in_.options.captures);
   }
 
   std::optional<SymbolRef> Symbol(uint32_t address) const { return in_.image.symbols.Lookup(address); }
@@ -304,12 +287,7 @@ class RiscvRun {
   std::unique_ptr<MemoryMap> map_;
   std::unique_ptr<Hart> hart_;
   std::unique_ptr<Semihosting> semihosting_;
-  struct SemihostingProblem {
-    std::string problem;
-    uint64_t address;
-    uint32_t pc;
-  };
-  std::vector<SemihostingProblem> semihosting_events_;
+  std::vector<Event> events_;  // semihosting's
   std::optional<Fault> first_fault_;
   std::optional<uint64_t> last_trap_at_;
   uint32_t pc_ = 0;

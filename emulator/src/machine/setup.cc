@@ -182,4 +182,42 @@ void CheckUartInput(const Board& board, const std::vector<UartInput>& inputs) {
   }
 }
 
+void TakeConsole(const Semihosting& semihosting, RunResult& res) {
+  res.console = semihosting.console();
+  res.console_bytes = semihosting.console_log().bytes();
+  res.console_seen = semihosting.console_log().seen();
+  res.console_stdout = semihosting.out();
+  res.console_stderr = semihosting.err();
+}
+
+std::vector<std::vector<uint8_t>> Capture(const MemoryMap& map, const std::vector<MemoryCapture>& captures) {
+  std::vector<std::vector<uint8_t>> out;
+  for (const MemoryCapture& c : captures) {
+    std::vector<uint8_t> bytes;
+    if (c.size > 0 && map.FindRange(c.address, c.size) >= 0) {  // else empty: not inside one region
+      bytes.resize(c.size);
+      map.Read(c.address, bytes);
+    }
+    out.push_back(std::move(bytes));
+  }
+  return out;
+}
+
+void RecordSemihostingProblem(std::vector<Event>& events, const SemihostingResult& r, uint32_t pc) {
+  if (r.problem.empty()) return;
+  auto same = std::find_if(events.begin(), events.end(),
+                           [&](const Event& e) { return e.kind == "semihosting-unterminated" && e.first_pc == pc; });
+  if (same != events.end()) {
+    ++same->count;
+    return;
+  }
+  events.push_back({.kind = "semihosting-unterminated",
+                    .where = "SYS_WRITE0",
+                    .first_address = r.problem_address,
+                    .first_pc = pc,
+                    .pc_precise = true,
+                    .count = 1,
+                    .message = r.problem});
+}
+
 }  // namespace faultline::machine

@@ -30,6 +30,12 @@ void CheckHostActions(const MemoryMap& map, const std::vector<HostAction>& actio
 void ApplyHostActions(const std::vector<HostAction>& actions, MemoryMap& map, cpu::Core* core, uint32_t* pc,
                       std::vector<Event>* events = nullptr);
 std::vector<HostAction> OfKind(const std::vector<HostAction>& actions, HostAction::Kind kind);
+// The run's result gets what the firmware printed, and the memory the options capture.
+void TakeConsole(const Semihosting& semihosting, RunResult& res);
+std::vector<std::vector<uint8_t>> Capture(const MemoryMap& map, const std::vector<MemoryCapture>& captures);
+// A semihosting call that did something the firmware cannot tell (SYS_WRITE0 of an
+// unterminated string), as one event per calling instruction with its count.
+void RecordSemihostingProblem(std::vector<Event>& events, const SemihostingResult& r, uint32_t pc);
 // Heap for SYS_HEAPINFO: from the end of the image's data in the region that holds the
 // initial stack pointer, up to a stack of a quarter of that region (at most 64 KiB).
 HeapInfo ComputeHeapInfo(const MemoryMap& map, const Image& image, uint32_t initial_sp);

@@ -84,22 +84,7 @@ void Machine::OnBreakpoint(const Stop& s) {
     RecordUnsupported(s, r.detail);
     return Finish();
   }
-  if (!r.problem.empty()) {
-    auto same = std::find_if(host_events_.begin(), host_events_.end(), [&](const Event& e) {
-      return e.kind == "semihosting-unterminated" && e.first_pc == s.pc;
-    });
-    if (same != host_events_.end()) {
-      ++same->count;
-    } else {
-      host_events_.push_back({.kind = "semihosting-unterminated",
-                              .where = "SYS_WRITE0",
-                              .first_address = r.problem_address,
-                              .first_pc = s.pc,
-                              .pc_precise = true,
-                              .count = 1,
-                              .message = r.problem});
-    }
-  }
+  RecordSemihostingProblem(host_events_, r, s.pc);
   core.Write(Reg::kR0, r.r0);
   pc_ = s.pc + 2;
 }
