@@ -59,6 +59,12 @@ TEST_P(BadExcReturn, ASpinningHandlerEndsTheRunAsTheFault) {
     EXPECT_EQ(f["kind"], "UsageFault");
     EXPECT_EQ(f["cfsr_bits"], json::array({"INVPC"}));
     EXPECT_NE(f["detail"].get<std::string>().find("EXC_RETURN 0xfffffff5"), std::string::npos) << f["detail"];
+    // The instruction that branched to the bad EXC_RETURN, not the value itself; taken by
+    // tail-chaining, with nothing stacked.
+    EXPECT_EQ(f["symbol"], "SVC_Handler+0x4");
+    EXPECT_EQ(f["instruction"], "4700");  // bx r0
+    EXPECT_EQ(f["stacked_frame"], nullptr);
+    EXPECT_NE(f["no_frame_why"].get<std::string>().find("tail-chaining"), std::string::npos);
   }
   EXPECT_EQ(report["hang"]["symbol"], "HardFault_Handler");
 }

@@ -194,7 +194,8 @@ struct Fault {
   struct StackedFrame {
     uint32_t r0 = 0, r1 = 0, r2 = 0, r3 = 0, r12 = 0, lr = 0, pc = 0, xpsr = 0;
   };
-  std::optional<StackedFrame> stacked_frame;  // absent if stacking failed
+  std::optional<StackedFrame> stacked_frame;  // absent if nothing was stacked: why in no_frame_why
+  std::string no_frame_why = "stacking failed";
   std::optional<Registers> registers;         // at the faulting instruction, before it
   // RV32 harts: the trap as the handler at mtvec sees it (privileged spec §3.1.7-3.1.16).
   struct Trap {

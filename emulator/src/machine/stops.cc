@@ -358,6 +358,24 @@ void Machine::OnSupervisorCall(const Stop& s) {
   pc_ = t.handler;
 }
 
+namespace {
+
+// The last instruction of the last block executed: from its start, one instruction after
+// another (2 or 4 bytes each).
+std::optional<uint32_t> ReturningInstruction(const cpu::Core& core) {
+  const std::vector<cpu::Core::RoadBlock> road = core.Road();
+  if (road.empty() || road.back().instructions == 0) return std::nullopt;
+  uint32_t at = road.back().address;
+  for (uint32_t i = 1; i < road.back().instructions; ++i) {
+    const std::vector<uint8_t> insn = core.InstructionAt(at);
+    if (insn.empty()) return std::nullopt;
+    at += uint32_t(insn.size());
+  }
+  return at;
+}
+
+}  // namespace
+
 void Machine::OnExceptionReturn(const Stop& s) {
   cpu::Core& core = *core_;
   SyncIrqs();  // a handler that cleared its interrupt source in this block
@@ -381,8 +399,19 @@ void Machine::OnExceptionReturn(const Stop& s) {
                               : fmt::format("exception return from {} with EXC_RETURN 0x{:08x}: its stacked "
                                             "frame is not in readable memory (UNSTKERR)",
                                             cpu::ExceptionName(returning), s.imm));
+    // Unicorn stops at the EXC_RETURN address; the fault belongs to the instruction that
+    // branched there (BX LR, POP {..., PC}), the last of the block before.
+    const uint32_t returning_pc = ReturningInstruction(core).value_or(s.pc);
+    if (returning_pc != s.pc) {
+      f.pc = returning_pc;
+      f.instruction = core.InstructionAt(returning_pc);
+      f.pc_symbol = in_.image.symbols.Lookup(returning_pc);
+    }
+    // A fault on exception return is taken by tail-chaining: nothing new is stacked (QEMU
+    // 7.2 do_v7m_exception_exit: v7m_exception_taken(..., dotailchain = true, ...)).
+    f.no_frame_why = "taken by tail-chaining from the failed exception return: nothing new stacked";
     RecordTaken(f, t);
-    if (lockup_ || StopAtTakenFault(f, before, s.pc)) return Finish();
+    if (lockup_ || StopAtTakenFault(f, before, returning_pc)) return Finish();
     if (!first_fault_) first_fault_ = f;
   }
   pc_ = t.handler;

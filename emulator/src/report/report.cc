@@ -117,7 +117,7 @@ void AppendFirmwareView(std::string& out, const Fault& f) {
                        "            lr=0x{:08x} pc=0x{:08x} xpsr=0x{:08x}\n",
                        s.r0, s.r1, s.r2, s.r3, s.r12, s.lr, s.pc, s.xpsr);
   } else {
-    out += "    stacked frame: none (stacking failed)\n";
+    out += fmt::format("    stacked frame: none ({})\n", f.no_frame_why);
   }
 }
 
@@ -539,6 +539,7 @@ std::string FormatRunJson(const RunResult& r) {
                              {"r12", sf.r12}, {"lr", sf.lr}, {"pc", sf.pc}, {"xpsr", sf.xpsr}};
     } else {
       fj["stacked_frame"] = nullptr;
+      fj["no_frame_why"] = f.no_frame_why;
     }
     if (f.registers) fj["registers"] = registers_json(*f.registers, false);
     if (f.trap) {
