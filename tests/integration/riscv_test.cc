@@ -139,7 +139,7 @@ TEST(RiscvVirt, ATrapWithNoHandlerEndsTheRunExplained) {
             std::string::npos)
       << cli.out;
   EXPECT_NE(cli.out.find("access:      read of 4 bytes at 0x00020000"), std::string::npos) << cli.out;
-  EXPECT_NE(cli.out.find("instruction: 0x80000280 <main+0x20> [0x0007a503]"), std::string::npos) << cli.out;
+  EXPECT_NE(cli.out.find("instruction: 0x80000280 <main+0x20> [0x0007a503] lw a0,0(a5)"), std::string::npos) << cli.out;
   EXPECT_NE(cli.out.find("a5=0x00020000"), std::string::npos) << cli.out;
 }
 
@@ -271,6 +271,7 @@ TEST(Kelvin, ADataFaultGoesToTheHost) {
   EXPECT_EQ(report["fault"]["kind"], "load access fault");
   EXPECT_EQ(report["fault"]["address"], 0x400000);
   EXPECT_EQ(report["fault"]["symbol"], "main+0x4");
+  EXPECT_EQ(report["fault"]["disassembly"], "lw a0,0(a5)");
   EXPECT_NE(report["fault"]["detail"].get<std::string>().find("reports a data fault to the host"), std::string::npos);
 }
 

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../riscv/disassemble.h"
 #include "../cpu/exceptions.h"
 #include "../cpu/thumb.h"
 
@@ -208,6 +209,14 @@ std::string InstructionHex(const Fault& f) {
   return f.instruction.size() == 2 ? fmt::format("0x{:04x}", w) : fmt::format("0x{:08x}", w);
 }
 
+// An RV32 fault's instruction as text ("lw a0,0(a5)"), or "" where there is none.
+std::string RiscvText(const Fault& f) {
+  if (!f.trap || f.instruction.size() != 4) return "";
+  uint32_t w = 0;
+  for (size_t i = 4; i-- > 0;) w = w << 8 | f.instruction[i];
+  return riscv::Disassemble(w, f.pc);
+}
+
 // A fault's record: what happened (the instruction, the access, where the address sits),
 // the registers, and what the firmware sees. `registers`: those to show when the fault
 // has none of its own (the run's last).
@@ -218,7 +227,9 @@ void AppendFaultRecord(std::string& out, const Fault& f, const Registers& regist
                        f.size == 1 ? "" : "s", WithSymbol(f.address, f.address_symbol));
     out += fmt::format("  address is   {}\n", Where(f, board));
   }
-  out += fmt::format("  instruction: {} [{}]{}\n", WithSymbol(f.pc, f.pc_symbol), InstructionHex(f),
+  const std::string text = RiscvText(f);
+  out += fmt::format("  instruction: {} [{}]{}{}\n", WithSymbol(f.pc, f.pc_symbol), InstructionHex(f),
+                     text.empty() ? "" : " " + text,
                      f.pc_precise ? "" : "  (approximate: start of its translation block)");
   if (!f.road.empty()) out += fmt::format("  road:        {}\n", FoldRoad(f.road, "(" + f.kind + ")"));
   AppendRegisters(out, f.registers ? *f.registers : registers);
@@ -518,6 +529,7 @@ std::string FormatRunJson(const RunResult& r) {
     fj["pc"] = f.pc;
     fj["pc_precise"] = f.pc_precise;
     fj["instruction"] = InstructionHex(f);
+    if (f.trap) fj["disassembly"] = RiscvText(f);
     fj["symbol"] = sym(f.pc_symbol);
     fj["address_symbol"] = sym(f.address_symbol);
     fj["region"] = f.region.empty() ? json(nullptr) : json(f.region);
