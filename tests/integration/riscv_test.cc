@@ -213,6 +213,26 @@ TEST(RiscvVirt, AnOutputHeaderExpectationWithoutAHostPageFails) {
       << cli.out;
 }
 
+TEST(RiscvVirt, StopAtFaultStopsBeforeTheHandler) {
+  REQUIRE_RISCV_FIXTURES();
+  Completed cli;
+  auto report = RunJson("riscv32-virt", "load_fault", {"--stop-at-fault"}, &cli);
+  EXPECT_EQ(cli.status, 3) << cli.out << cli.err;
+  EXPECT_EQ(report["outcome"], "fault");
+  EXPECT_EQ(report["fault"]["symbol"], "main+0x1c");
+  EXPECT_NE(report["fault"]["detail"].get<std::string>().find("stopped before the trap handler"), std::string::npos);
+  EXPECT_EQ(report["console"], "reading 0x00020000\n");  // picolibc's handler never ran
+}
+
+TEST(RiscvVirt, TracesAreRefusedForNow) {
+  REQUIRE_RISCV_FIXTURES();
+  TempDir dir;
+  Completed cli = RunCli({"run", "--board", "riscv32-virt", "--trace", (dir.path() / "t.txt").string(),
+                          Fixture("riscv32-virt", "hello").string()});
+  EXPECT_EQ(cli.status, 2) << cli.err;
+  EXPECT_NE(cli.err.find("block traces are for Cortex-M cores so far"), std::string::npos) << cli.err;
+}
+
 TEST(RiscvVirt, TheGdbServerIsRefusedForNow) {
   REQUIRE_RISCV_FIXTURES();
   Completed cli = RunCli({"run", "--board", "riscv32-virt", "--gdb", "0", Fixture("riscv32-virt", "hello").string()});

@@ -60,6 +60,11 @@ class RiscvRun {
       for (const HostAction& a : OfKind(in_.options.before_reset, HostAction::Kind::kField)) v.push_back(a);
       return v;
     }();
+    if (in_.trace_blocks || in_.options.trace_blocks) {
+      throw InputError("--trace", fmt::format("board {} has an RV32 hart: block traces are for Cortex-M cores so far",
+                                              board.name),
+                       "run without --trace");
+    }
     if (!other.empty() || !in_.options.breakpoints.empty()) {
       throw InputError(!other.empty() ? other.front().origin : in_.options.breakpoints.front().label,
                        fmt::format("board {} has an RV32 hart: {} not supported on RISC-V boards yet", board.name,
@@ -72,7 +77,9 @@ class RiscvRun {
     LoadHostFiles(*map_, in_.options.loads);
     CheckHostActions(*map_, in_.options.before_reset);
     ApplyHostActions(OfKind(in_.options.before_reset, HostAction::Kind::kMemory), *map_, nullptr, nullptr);
-    pc_ = uint32_t(board.boot.reset_at_entry ? in_.image.entry : board.boot.reset_pc);
+    // --boot-address (or a boot config) says where the host starts the hart.
+    pc_ = uint32_t(in_.options.boot_address.value_or(board.boot.reset_at_entry ? in_.image.entry : board.boot.reset_pc));
+    res.boot_source = in_.options.boot_address ? in_.options.boot_source : "";
     res.vector_table = pc_;
     hart_ = std::make_unique<Hart>(board.cpu, *map_);
     const auto stack = in_.image.values.find("__stack");
@@ -219,6 +226,11 @@ class RiscvRun {
     if (in_.board.cpu_options.traps_to_host) {
       f.detail = fmt::format("mcause {}; the core halts and reports a{} fault to the host", s.cause,
                              s.access == AccessType::kFetch || !s.access ? "n instruction" : " data");
+      return EndWith(std::move(f));
+    }
+    if (in_.options.stop_at_fault) {  // --stop-at-fault: at the trapping instruction, before mtvec
+      f.detail = fmt::format("mcause {}; stopped before the trap handler at mtvec 0x{:08x} (--stop-at-fault)", s.cause,
+                             mtvec);
       return EndWith(std::move(f));
     }
     // No handler to enter: mtvec still at its reset value in memory that holds nothing
