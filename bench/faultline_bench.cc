@@ -40,6 +40,7 @@ struct Options {
   std::string source_dir = FAULTLINE_BENCH_SOURCE_DIR;
   std::string json_path;  // default: <source>/bench/results.json
   std::string qemu = "qemu-system-arm";
+  std::string qemu_riscv32 = "qemu-system-riscv32";
   int repeats = 5;
   std::vector<std::string> only;  // workload names; empty: all
   bool use_qemu = true;
@@ -651,6 +652,50 @@ struct Bench {
       Target("helium: MVE build faster than the no-MVE build", std::nullopt, mve.ok ? soft.note : mve.note);
     }
   }
+
+  // Issue 18: tinynet's inference built for rv32im (riscv32-virt/ml_inference: one
+  // inference, ~9.2 M instructions, so process start-up is part of each run) on faultline's
+  // RV32 hart and on qemu-system-riscv32's virt machine, the same ELF.
+  void Rv32() {
+    if (!Wanted("rv32")) return;
+    const std::string name = "tinynet rv32";
+    const std::string elf = Fixture("riscv32-virt", "ml_inference");
+    Series fl = FaultlineSeries("faultline", "riscv32-virt", elf);
+    Series qemu;
+    qemu.engine = "qemu";
+    qemu.argv = {opt.qemu_riscv32, "-M", "virt", "-bios", "none", "-nographic", "-monitor", "none", "-serial",
+                 "none", "-semihosting-config", "enable=on,target=native", "-kernel", elf};
+    if (!opt.use_qemu || !OnPath(opt.qemu_riscv32)) {
+      qemu.ok = false;
+      qemu.note = opt.use_qemu ? opt.qemu_riscv32 + " not found: QEMU column skipped" : "--no-qemu";
+    }
+    fmt::print(stderr, "bench: rv32 ...\n");
+    RunAlternating({&fl, &qemu}, opt.repeats);
+    ReadFaultlineResult(fl);
+    Json w = {{"what", "MobileNetV2-style int8 inference x1, rv32im"}, {"board", "riscv32-virt"}, {"elf", elf},
+              {"instructions", fl.instructions}, {"outcome", fl.outcome}};
+    static const std::regex fnv("tinynet: output fnv1a (0x[0-9a-f]{8})");
+    for (Series* s : {&fl, &qemu}) {
+      if (!s->ok) {
+        w[s->engine] = {{"command", s->argv}, {"skipped", s->note}};
+        table.push_back(fmt::format("{:<22} {:<10} {}", name, s->engine, s->note));
+        continue;
+      }
+      std::smatch m;
+      if (!s->samples.empty() && std::regex_search(s->samples.back().output, m, fnv)) s->checksum = m[1].str();
+      Stats t = Summarise(s->Seconds());
+      w[s->engine] = {{"command", s->argv}, {"seconds", StatsJson(t)},
+                      {"cpu_seconds", StatsJson(Summarise(s->CpuSeconds()))}, {"checksum", s->checksum}};
+      table.push_back(fmt::format("{:<22} {:<10} {:>8.3f} {:>8.3f} {:>8.3f} {:>8.0f} {:>8} {:>11}  {} insns", name,
+                                  s->engine, t.median, t.min, t.max, fl.instructions / t.median / 1e6,
+                                  s->PeakRss() / 1024, s->checksum.empty() ? "-" : s->checksum, fl.instructions));
+    }
+    if (fl.ok && (fl.checksum.empty() || (qemu.ok && qemu.checksum != fl.checksum))) {
+      table.push_back(fmt::format("{:<22} checksums DIFFER", name));
+    }
+    if (opt.callgrind) w["host_instructions"] = CallgrindRows(name, fl, {&fl, &qemu});
+    results["rv32"] = w;
+  }
 };
 
 std::string Now() {
@@ -680,7 +725,7 @@ int Usage(const char* argv0) {
              "usage: {} [--repeats N] [--only NAME,...] [--json FILE] [--no-qemu] [--qemu PATH] [--build DIR]\n"
              "          [--compare-stock]   also run faultline on Unicorn 2.0.1's own paths\n"
              "          [--callgrind]       also count host instructions once per engine under valgrind\n"
-             "  workloads: tinynet alu mem scenarios startup gating memory m33-m55\n",
+             "  workloads: tinynet alu mem scenarios startup gating memory m33-m55 helium rv32\n",
              argv0);
   return 2;
 }
@@ -753,6 +798,7 @@ int main(int argc, char** argv) {
   b.Memory();
   b.M33VersusM55();
   b.Helium();
+  b.Rv32();
   b.Scenarios();
 
   fmt::print("faultline benchmark, {} ({}), {} measured runs each after a warm-up\n\n",

@@ -2,35 +2,12 @@
 # Included by ../CMakeLists.txt (the cross project). See README.md in this directory.
 #
 # Provides, for other fixture groups (pitfalls/*/fixtures.cmake):
-#   FX_ML_DIR, FX_ML_MAKE_MODEL (host generator), FX_ML_MODEL_BIN (the blob),
-#   target ml_model (builds the blob),
+#   what generate.cmake provides (FX_ML_DIR, FX_ML_MAKE_MODEL, FX_ML_MODEL_BIN,
+#   target ml_model, fx_ml_model_asm),
 #   fx_ml_kernels(<board>)                 -> OBJECT library tinynet_<board> (kernels + console)
-#   fx_ml_model_asm(<out var> <name> <bin> [<section>])
-#                                          -> an assembly source that .incbin's <bin>
 #   fx_ml_link(<target> <board> <name> <linker script> [extra link options...])
 #                                          -> output <board>/<name>.elf (+ .map), nostdlib
-set(FX_ML_DIR ${CMAKE_CURRENT_LIST_DIR})
-set(FX_ML_GEN_DIR ${CMAKE_BINARY_DIR}/ml)
-file(MAKE_DIRECTORY ${FX_ML_GEN_DIR})
-
-# The generator is a HOST program: the cross toolchain cannot build it, so it is
-# compiled here with the host C compiler. The top-level project builds the same source
-# (ml/host.cmake) for the tests; both produce the same bytes (integer-only generator).
-find_program(FX_HOST_CC NAMES cc gcc REQUIRED NO_CMAKE_FIND_ROOT_PATH)
-set(FX_ML_MAKE_MODEL ${FX_ML_GEN_DIR}/make_model)
-set(FX_ML_MODEL_BIN ${FX_ML_GEN_DIR}/model.bin)
-add_custom_command(
-  OUTPUT ${FX_ML_MAKE_MODEL}
-  COMMAND ${FX_HOST_CC} -O2 -Wall -Wextra -I${FX_ML_DIR}/include
-          ${FX_ML_DIR}/tools/make_model.c ${FX_ML_DIR}/src/tinynet.c -o ${FX_ML_MAKE_MODEL}
-  DEPENDS ${FX_ML_DIR}/tools/make_model.c ${FX_ML_DIR}/src/tinynet.c ${FX_ML_DIR}/include/tinynet.h
-  COMMENT "Building the tinynet model generator (host)")
-add_custom_command(
-  OUTPUT ${FX_ML_MODEL_BIN}
-  COMMAND ${FX_ML_MAKE_MODEL} ${FX_ML_MODEL_BIN}
-  DEPENDS ${FX_ML_MAKE_MODEL}
-  COMMENT "Generating the tinynet model blob")
-add_custom_target(ml_model ALL DEPENDS ${FX_ML_MODEL_BIN})
+include(${CMAKE_CURRENT_LIST_DIR}/generate.cmake)
 
 function(fx_ml_kernels board)
   if(TARGET tinynet_${board})
@@ -41,19 +18,6 @@ function(fx_ml_kernels board)
   # No libc: keep loops as loops (no memset/memcpy calls).
   target_compile_options(tinynet_${board} PRIVATE ${FX_CPU_FLAGS_${board}} ${FX_COMMON_FLAGS}
                          -fno-tree-loop-distribute-patterns)
-endfunction()
-
-# Writes ${FX_ML_GEN_DIR}/<name>_blob.S, which .incbin's <bin> into <section>.
-function(fx_ml_model_asm out name bin)
-  set(section .rodata.tinynet_model)
-  if(ARGC GREATER 3)
-    set(section ${ARGV3})
-  endif()
-  set(asm ${FX_ML_GEN_DIR}/${name}_blob.S)
-  file(CONFIGURE OUTPUT ${asm} CONTENT
-"#define MODEL_BIN \"${bin}\"\n#define MODEL_SECTION ${section}\n#include \"${FX_ML_DIR}/src/model_blob.S\"\n")
-  set_source_files_properties(${asm} PROPERTIES OBJECT_DEPENDS "${bin};${FX_ML_DIR}/src/model_blob.S")
-  set(${out} ${asm} PARENT_SCOPE)
 endfunction()
 
 function(fx_ml_link target board name script)

@@ -6,13 +6,13 @@
 #include <fmt/core.h>
 
 #include <cstdint>
-#include <cstring>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <vector>
 
 #include "cli.h"
 #include "tinynet.h"
+#include "tinynet_reference.h"
 
 namespace faultline::testing {
 namespace {
@@ -26,23 +26,13 @@ struct Reference {
   uint32_t fnv = 0;
 };
 
-// tinynet_run on the host, on the blob the cross project embedded in the firmware.
+// tinynet_run on the host on the test image, with the blob the cross project embedded
+// in the firmware.
 Reference NativeReference(const std::filesystem::path& model) {
-  std::string bytes = Slurp(model);
-  std::vector<uint32_t> blob((bytes.size() + 3) / 4);  // 4-byte aligned for the kernels
-  std::memcpy(blob.data(), bytes.data(), bytes.size());
-  EXPECT_EQ(tinynet_check(blob.data()), TINYNET_OK) << model;
-  const auto* h = reinterpret_cast<const tinynet_header_t*>(blob.data());
-  std::vector<int8_t> input(h->input_h * h->input_w * h->input_c);
-  tinynet_make_input(input.data(), static_cast<uint32_t>(input.size()), TINYNET_TEST_SEED);
-  std::vector<uint32_t> arena((h->arena_size + 3) / 4);
-  int8_t scores[10] = {};
-  EXPECT_EQ(tinynet_run(blob.data(), input.data(), reinterpret_cast<int8_t*>(arena.data()),
-                        h->arena_size, scores),
-            TINYNET_OK);
+  const std::vector<int8_t> scores = NativeScores(model, TinynetInput(TINYNET_TEST_SEED));
   Reference r;
-  for (int i = 0; i < 10; i++) r.scores += (i ? " " : "") + std::to_string(scores[i]);
-  r.fnv = tinynet_fnv1a(scores, 10);
+  for (size_t i = 0; i < scores.size(); i++) r.scores += (i ? " " : "") + std::to_string(scores[i]);
+  r.fnv = tinynet_fnv1a(scores.data(), static_cast<uint32_t>(scores.size()));
   return r;
 }
 

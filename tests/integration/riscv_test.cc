@@ -4,14 +4,18 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "../support/cli.h"
 #include "../support/temp_dir.h"
+#include "../support/tinynet_reference.h"
 
 namespace faultline::testing {
 namespace {
 
+// The blob the RV32 fixtures embed (the riscv project's copy of ml/model.bin).
+const std::filesystem::path kRiscvModel = std::filesystem::path(FAULTLINE_FIXTURE_DIR) / "riscv-build/ml/model.bin";
 
 // A copy of `elf` with e_flags (offset 36) set to `flags`.
 std::filesystem::path WithElfFlags(const TempDir& dir, const std::filesystem::path& elf, uint32_t flags) {
@@ -185,6 +189,21 @@ TEST(RiscvVirt, BudgetsEndALoopAndSayWhichFlagRaisesThem) {
   EXPECT_EQ(clock["console"], "spinning\n");
 }
 
+// tinynet's inference built for rv32im: the console QEMU shows, and in it the host-native
+// scores, class and FNV-1a, as the Arm boards print them (ml_console.c).
+TEST(RiscvVirt, TinynetPrintsTheHostNativeScoresAsOnQemu) {
+  REQUIRE_RISCV_FIXTURES();
+  auto report = ExpectSameAsQemu("ml_inference", 0);
+  const std::vector<int8_t> scores = NativeScores(kRiscvModel, TinynetInput(TINYNET_TEST_SEED));
+  ASSERT_EQ(scores.size(), 10u);
+  std::string expected = "tinynet: scores";
+  for (int8_t s : scores) expected += fmt::format(" {}", s);
+  const auto best = std::max_element(scores.begin(), scores.end()) - scores.begin();
+  expected += fmt::format("\ntinynet: class {}\ntinynet: output fnv1a 0x{:08x}\n", best,
+                          tinynet_fnv1a(scores.data(), 10));
+  EXPECT_EQ(report["console"], expected);
+}
+
 // `faultline scenario` of riscv32-virt's hello with `rest` (setup and expect) added.
 Completed RunHelloScenario(const std::string& rest) {
   TempDir dir;
@@ -279,6 +298,31 @@ TEST(Kelvin, AVectorInstructionIsUnsupportedAndNamed) {
   EXPECT_EQ(report["unsupported"]["symbol"], "main");
   EXPECT_NE(report["unsupported"]["what"].get<std::string>().find("a custom-0 instruction (0x0000200b)"),
             std::string::npos);
+}
+
+// tinynet on Kelvin, the host's way: an input image written into .model_input before
+// the core starts; at mpause the output the header points at is tinynet_host's scores for
+// that image. Two images, so an output that ignored the input could not pass.
+TEST(Kelvin, TinynetOutputIsTheHostNativeScoresForTheInputWritten) {
+  REQUIRE_RISCV_FIXTURES();
+  for (uint32_t seed : {TINYNET_TEST_SEED, 1u}) {
+    const std::vector<int8_t> input = TinynetInput(seed);
+    const std::vector<int8_t> scores = NativeScores(kRiscvModel, input);
+    std::string hex;
+    for (int8_t s : scores) hex += fmt::format("{:02x} ", uint8_t(s));
+    TempDir dir;
+    std::ofstream(dir / "input.bin", std::ios::binary).write(reinterpret_cast<const char*>(input.data()), input.size());
+    std::ofstream(dir / "s.yaml") << "name: s\ndescription: d\nboard: kelvin\nfirmware: {fixture: kelvin/ml_inference}\n"
+                                  << "setup:\n  - load: {file: input.bin, symbol: model_input}\n"
+                                  << "expect:\n  outcome: halt\n  output_header: {return_code: 0, output: {length: 10}}\n"
+                                  << "  memory:\n    - {symbol: model_output, bytes: \"" << hex << "\"}\n";
+    Completed cli = RunCli({"scenario", "--fixtures", FAULTLINE_FIXTURE_DIR, (dir / "s.yaml").string()});
+    EXPECT_EQ(cli.status, 0) << "seed " << seed << "\n" << cli.out << cli.err;
+  }
+  // The run's header points at model_output: the bytes above are the ones the host reads.
+  Completed cli;
+  auto report = RunJson("kelvin", "ml_inference", {}, &cli);
+  EXPECT_EQ(report["output_header"]["output_ptr"], 0x400000 - 0x1000 - 0x40) << cli.out;  // layout A's .model_output
 }
 
 // traps: host: a data fault halts the core for the host instead of entering mtvec.

@@ -1,27 +1,14 @@
 // A Kelvin-style model: it reads the input the host wrote into .model_input, writes its
 // result into a buffer in .model_output and describes it in the output header the host
-// reads at TCM_END - 64 (boards.md §5 [KEX] OutputHeader, [KVC] KelvinOutputHeader). The
-// start file stores main's return value into the header's first word (_ret).
-#include <stdint.h>
-
-// Where the input buffer goes: the host's page (layout A), or, for the old single-segment
-// layout that has no input page, ordinary .bss.
-#ifndef MODEL_INPUT_SECTION
-#define MODEL_INPUT_SECTION ".model_input"
-#endif
+// reads at TCM_END - 64 (output_header.h).
+#include "output_header.h"
 
 #define INPUT_BYTES 256
 #define OUTPUT_BYTES 64
 
-typedef struct {
-  uint32_t return_code;
-  uint32_t output_ptr;  // a TCM offset: the host adds TCM_PADDR
-  uint32_t length;
-} OutputHeader;
-
-uint8_t model_input[INPUT_BYTES] __attribute__((section(MODEL_INPUT_SECTION), aligned(4)));
-uint8_t model_output[OUTPUT_BYTES] __attribute__((section(".model_output"), aligned(4)));
-OutputHeader output_header __attribute__((section(".model_output_header")));
+uint8_t model_input[INPUT_BYTES] MODEL_INPUT;
+uint8_t model_output[OUTPUT_BYTES] MODEL_OUTPUT;
+OutputHeader output_header MODEL_OUTPUT_HEADER;
 
 static const int8_t kWeights[4] = {3, -1, 2, 1};
 
