@@ -348,5 +348,20 @@ TEST(RiscvBlockCount, AJumpToItselfIsAHangEitherWay) {
   EXPECT_EQ(counted["hang"]["symbol"], "main");
 }
 
+// On a libunicorn build other than the measured one nothing is interposed: the RV32 run
+// counts through Unicorn's call, to the same count.
+TEST(RiscvBlockCount, AnotherLibunicornBuildCountsTheSame) {
+  REQUIRE_RISCV_FIXTURES();
+  const nlohmann::json counted = CountReport("riscv32-virt", Fixture("riscv32-virt", "alu"), {}, false);
+  setenv("FAULTLINE_UNICORN_BUILD_ID", "0", 1);
+  const nlohmann::json foreign = CountReport("riscv32-virt", Fixture("riscv32-virt", "alu"), {}, false);
+  unsetenv("FAULTLINE_UNICORN_BUILD_ID");
+  ASSERT_FALSE(counted.is_null());
+  EXPECT_EQ(counted["outcome"], "exit");
+  for (const char* field : {"outcome", "exit_code", "instructions", "console", "registers"}) {
+    EXPECT_EQ(counted[field], foreign[field]) << field;
+  }
+}
+
 }  // namespace
 }  // namespace faultline::testing
