@@ -339,5 +339,121 @@ TEST(Kelvin, ADataFaultGoesToTheHost) {
   EXPECT_NE(report["fault"]["detail"].get<std::string>().find("reports a data fault to the host"), std::string::npos);
 }
 
+// Instructions counted by the translated code itself (riscv/hart_block_count.cc) must give
+// what the block hook's callback gives when it counts every block
+// (FAULTLINE_BLOCK_COUNT=hook), for every way an RV32 run ends.
+struct CountCase {
+  const char* board;
+  const char* fixture;
+  std::vector<std::string> extra;
+};
+
+nlohmann::json CountReport(const std::string& board, const std::filesystem::path& elf,
+                           std::vector<std::string> extra, bool hook) {
+  if (hook) setenv("FAULTLINE_BLOCK_COUNT", "hook", 1);
+  const TempDir dir("json");
+  const auto path = dir / "report.json";
+  std::vector<std::string> args = {"run", "--board", board, "--json", path.string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  args.push_back(elf.string());
+  Completed cli = RunCli(args);
+  unsetenv("FAULTLINE_BLOCK_COUNT");
+  EXPECT_TRUE(std::filesystem::exists(path)) << cli.out << cli.err;
+  return std::filesystem::exists(path) ? nlohmann::json::parse(Slurp(path)) : nlohmann::json();
+}
+
+void ExpectSameRun(const std::string& board, const std::filesystem::path& elf, const std::vector<std::string>& extra) {
+  nlohmann::json counted = CountReport(board, elf, extra, false), hooked = CountReport(board, elf, extra, true);
+  ASSERT_FALSE(counted.is_null());
+  EXPECT_GT(counted["instructions"].get<uint64_t>(), 0u);
+  for (const char* field : {"outcome", "exit_code", "instructions", "console", "registers", "fault", "hang", "halt"}) {
+    EXPECT_EQ(counted[field], hooked[field]) << field;
+  }
+}
+
+class RiscvBlockCount : public ::testing::TestWithParam<CountCase> {};
+
+TEST_P(RiscvBlockCount, InlineCountingAgreesWithTheHook) {
+  REQUIRE_RISCV_FIXTURES();
+  const CountCase& c = GetParam();
+  ExpectSameRun(c.board, Fixture(c.board, c.fixture), c.extra);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Fixtures, RiscvBlockCount,
+    ::testing::Values(CountCase{"riscv32-virt", "hello", {}},                                  // semihosting exit
+                      CountCase{"riscv32-virt", "alu", {}},
+                      CountCase{"riscv32-virt", "traps", {}},                                  // traps, taken
+                      CountCase{"riscv32-virt", "load_fault", {}},                             // a fault inside a block
+                      CountCase{"riscv32-virt", "no_handler", {}},
+                      CountCase{"riscv32-virt", "spin", {"--max-instructions", "100000"}},     // the budget
+                      CountCase{"riscv32-virt", "spin", {"--max-instructions", "1"}},
+                      CountCase{"kelvin", "layout_a", {}},                                     // mpause
+                      CountCase{"kelvin", "out_of_range", {}},
+                      CountCase{"kelvin", "vector_op", {}}),
+    [](const ::testing::TestParamInfo<CountCase>& p) {
+      std::string name = std::string(p.param.fixture) + "_" + p.param.board + "_" + std::to_string(p.index);
+      for (char& ch : name) {
+        if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+      }
+      return name;
+    });
+
+// A copy of the ELF32 `elf` with `word` written over the first instruction of `symbol`
+// (through its symbol table and the PT_LOAD segment holding it).
+std::filesystem::path WithWordAt(const TempDir& dir, const std::filesystem::path& elf, const std::string& symbol,
+                                 uint32_t word) {
+  std::string b = Slurp(elf);
+  const auto u16 = [&b](size_t at) { return uint32_t(uint8_t(b[at])) | uint32_t(uint8_t(b[at + 1])) << 8; };
+  const auto u32 = [&](size_t at) { return u16(at) | u16(at + 2) << 16; };
+  uint32_t value = 0;
+  const uint32_t shoff = u32(0x20), shentsize = u16(0x2E), shnum = u16(0x30);
+  for (uint32_t i = 0; i < shnum && value == 0; ++i) {
+    const size_t sh = shoff + i * shentsize;
+    if (u32(sh + 4) != 2) continue;  // SHT_SYMTAB
+    const size_t strtab = u32(shoff + u32(sh + 24) * shentsize + 16);
+    for (uint32_t at = u32(sh + 16); at < u32(sh + 16) + u32(sh + 20); at += 16) {
+      if (b.compare(strtab + u32(at), symbol.size() + 1, symbol.c_str(), symbol.size() + 1) == 0) value = u32(at + 4);
+    }
+  }
+  EXPECT_NE(value, 0u) << symbol << " not in " << elf;
+  const uint32_t phoff = u32(0x1C), phentsize = u16(0x2A), phnum = u16(0x2C);
+  for (uint32_t i = 0; i < phnum; ++i) {
+    const size_t ph = phoff + i * phentsize;
+    const uint32_t offset = u32(ph + 4), vaddr = u32(ph + 8), filesz = u32(ph + 16);
+    if (u32(ph) != 1 || value < vaddr || value >= vaddr + filesz) continue;  // PT_LOAD
+    for (int k = 0; k < 4; ++k) b[offset + (value - vaddr) + k] = char(word >> (8 * k));
+  }
+  auto out = dir.path() / "patched.elf";
+  std::ofstream(out, std::ios::binary) << b;
+  return out;
+}
+
+// `j .` stays on the callback's path (Hart::CountsInline): a hang either way, at main.
+TEST(RiscvBlockCount, AJumpToItselfIsAHangEitherWay) {
+  REQUIRE_RISCV_FIXTURES();
+  TempDir dir;
+  const auto elf = WithWordAt(dir, Fixture("riscv32-virt", "hello"), "main", 0x0000006f);  // jal x0, 0
+  ExpectSameRun("riscv32-virt", elf, {});
+  nlohmann::json counted = CountReport("riscv32-virt", elf, {}, false);
+  EXPECT_EQ(counted["outcome"], "hang");
+  EXPECT_EQ(counted["hang"]["symbol"], "main");
+}
+
+// On a libunicorn build other than the measured one nothing is interposed: the RV32 run
+// counts through Unicorn's call, to the same count.
+TEST(RiscvBlockCount, AnotherLibunicornBuildCountsTheSame) {
+  REQUIRE_RISCV_FIXTURES();
+  const nlohmann::json counted = CountReport("riscv32-virt", Fixture("riscv32-virt", "alu"), {}, false);
+  setenv("FAULTLINE_UNICORN_BUILD_ID", "0", 1);
+  const nlohmann::json foreign = CountReport("riscv32-virt", Fixture("riscv32-virt", "alu"), {}, false);
+  unsetenv("FAULTLINE_UNICORN_BUILD_ID");
+  ASSERT_FALSE(counted.is_null());
+  EXPECT_EQ(counted["outcome"], "exit");
+  for (const char* field : {"outcome", "exit_code", "instructions", "console", "registers"}) {
+    EXPECT_EQ(counted[field], foreign[field]) << field;
+  }
+}
+
 }  // namespace
 }  // namespace faultline::testing

@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "cpu/unicorn_build.h"
+#include "engine/unicorn_build.h"
 #include "cpu/unicorn_store_path.h"
 
 namespace {
@@ -109,9 +109,9 @@ TEST(StorePath, CodeInRamRewrittenByTheGuestRunsAsRewritten) {
 // measured against only (its GNU build-id, read from the loaded library's notes).
 TEST(UnicornBuild, TheLoadedLibraryIsTheMeasuredBuild) {
   if (std::getenv("FAULTLINE_UNICORN_BUILD_ID") != nullptr) GTEST_SKIP() << "FAULTLINE_UNICORN_BUILD_ID is set";
-  const std::string id = faultline::cpu::UnicornBuildId();
+  const std::string id = faultline::engine::UnicornBuildId();
   EXPECT_EQ(id.size(), 40u) << id;  // SHA-1 build-id, as ld --build-id writes it
-  EXPECT_TRUE(faultline::cpu::KnownUnicornBuild())
+  EXPECT_TRUE(faultline::engine::KnownUnicornBuild())
       << "libunicorn build-id " << id << " is not Debian 12's libunicorn2 2.0.1.post1-1+b1 (amd64)";
 }
 
@@ -129,7 +129,7 @@ TEST(UnicornBuild, AnotherBuildRunsUnicornsOwnStorePath) {
         engine.Set(UC_ARM_REG_R1, kRam + 0x20);
         const bool ran = engine.Run(kFlash, kFlash + 2) == UC_ERR_OK;
         std::exit(ran && engine.ram[0x20] == 5 && faultline::cpu::FastStorePages() == 0 &&
-                          !faultline::cpu::KnownUnicornBuild() && faultline::cpu::UnicornBuildId() == "0123"
+                          !faultline::engine::KnownUnicornBuild() && faultline::engine::UnicornBuildId() == "0123"
                       ? 0
                       : 1);
       },

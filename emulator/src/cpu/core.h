@@ -19,6 +19,7 @@
 #include "faultline/board.h"
 #include "faultline/memory_map.h"
 #include "faultline/run.h"
+#include "../engine/block_arena.h"
 #include "exceptions.h"
 #include "scs.h"
 
@@ -500,27 +501,8 @@ class Core {
   void FlushTrace();
   uint64_t check_at_ = 0;           // at most INT64_MAX, so that left_ cannot overflow
   BlockInfo held_;  // the current block's entry, when InvalidateCode empties the cache
-  // Entries of inline-counted blocks, one per translation: their generated code stores
-  // their address in current_, so they never move. Allocated below 2 GiB where the
-  // system allows (mmap MAP_32BIT), so that the address is a 32-bit immediate: one host
-  // instruction per block instead of two (core_block_count.cc).
-  class BlockArena {
-   public:
-    BlockArena() = default;
-    BlockArena(const BlockArena&) = delete;
-    BlockArena& operator=(const BlockArena&) = delete;
-    ~BlockArena();
-    BlockInfo* New();
-
-   private:
-    struct Chunk {
-      BlockInfo* entries;
-      bool mapped;  // mmap'd, else new[]
-    };
-    std::vector<Chunk> chunks_;
-    size_t used_ = 0;  // entries of the last chunk in use
-  };
-  BlockArena inline_blocks_;
+  // Entries of inline-counted blocks, one per translation (engine/block_arena.h).
+  engine::BlockArena<BlockInfo> inline_blocks_;
   uint64_t Through() const { return check_at_ - uint64_t(left_); }
   void SetThrough(uint64_t through) { left_ = int64_t(check_at_ - through); }
   void SetCheckAt(uint64_t at) {

@@ -32,7 +32,7 @@
 #include <cstddef>
 #include <cstring>
 
-#include "unicorn_tcg.h"
+#include "../engine/unicorn_tcg.h"
 
 extern "C" {
 void tcg_gen_andi_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);

@@ -1,15 +1,12 @@
-// The libunicorn build this process runs on (unicorn_build.cc).
+// The libunicorn build guard, for the code that still names it cpu:: (runner/run.cc):
+// it lives in engine/unicorn_build.h.
 #pragma once
 
-#include <string>
+#include "../engine/unicorn_build.h"
 
 namespace faultline::cpu {
 
-// Whether the loaded libunicorn's GNU build-id is one faultline's replacements of its
-// internal functions were measured against. FAULTLINE_UNICORN_BUILD_ID=<hex> stands in
-// for the measured id (to test the fallback).
-bool KnownUnicornBuild();
-// The loaded libunicorn's build-id in hex, or empty when it has none (a static library).
-std::string UnicornBuildId();
+using engine::KnownUnicornBuild;
+using engine::UnicornBuildId;
 
 }  // namespace faultline::cpu

@@ -32,7 +32,7 @@
 // below) sets Q for the whole sum and the first one's update of Q is removed.
 //
 // FAULTLINE_DSP_INLINE=stock in the environment leaves every call in place, for A/B
-// measurement; on another libunicorn build (cpu/unicorn_build.h) nothing is replaced.
+// measurement; on another libunicorn build (engine/unicorn_build.h) nothing is replaced.
 //
 // QEMU 5.0's opcode numbers (tcg-opc.h order), read off the Debian library's disassembly
 // as core_block_count.cc reads its own: mov_i32 0x5 (tcg_gen_addi_i32_arm's zero case),
@@ -46,7 +46,7 @@
 #include "unicorn_dsp_ops.h"
 #include "core_mve_ops.h"
 #include "unicorn_interpose.h"
-#include "unicorn_tcg.h"
+#include "../engine/unicorn_tcg.h"
 
 #include <array>
 #include <atomic>

@@ -31,7 +31,6 @@
 // FAULTLINE_UNICORN_STORE_PATH=stock in the environment turns all three off (Unicorn's own
 // functions run), for A/B measurement.
 #include "unicorn_store_path.h"
-#include "unicorn_build.h"
 #include "unicorn_interpose.h"
 
 #include <dlfcn.h>
@@ -160,14 +159,5 @@ __attribute__((visibility("default"))) TranslationBlock* tb_gen_code_arm(CPUStat
 namespace faultline::cpu {
 
 uint64_t FastStorePages() { return fast_store_pages.load(std::memory_order_relaxed); }
-
-// uc_version(): major << 24 | minor << 16 | patch << 8 | extra (unicorn.h); Debian 12's
-// libunicorn2 2.0.1.post1 reports 2.0.1, extra 255.
-bool KnownUnicornRelease() { return (uc_version(nullptr, nullptr) & 0xFFFFFF00u) == 0x02000100u; }
-
-bool TurnedOff(const char* var, const char* value) {
-  const char* e = std::getenv(var);
-  return (e != nullptr && std::strcmp(e, value) == 0) || !KnownUnicornRelease() || !KnownUnicornBuild();
-}
 
 }  // namespace faultline::cpu

@@ -11,10 +11,4 @@ namespace faultline::cpu {
 // with -Bsymbolic or without exported symbols), which is correct but ~6x slower.
 uint64_t FastStorePages();
 
-// Whether the loaded libunicorn is the release faultline's replacements of its internal
-// functions were written against (2.0.1: the signatures here, the layouts in
-// core_block_count.cc and core_data_faults.cc). Any other release keeps all of Unicorn's
-// own paths: correct, only slower.
-bool KnownUnicornRelease();
-
 }  // namespace faultline::cpu

@@ -38,7 +38,7 @@
 // access through that index is asked about too. Unprivileged code and the normal
 // privileged accesses never come here; a privileged LDRT costs one fill per access.
 #include "core.h"
-#include "unicorn_build.h"
+#include "../engine/unicorn_build.h"
 #include "unicorn_interpose.h"
 
 #include <cstdint>
@@ -69,7 +69,7 @@ using GetPhysAddr = bool (*)(CPUARMState*, uint32_t, int, int, uint64_t*, MemTxA
 
 struct Unicorn {
   bool stock = faultline::cpu::TurnedOff("FAULTLINE_UNICORN_XIP", "stock");
-  bool foreign = !faultline::cpu::KnownUnicornBuild();  // another build's MMU indexes may differ
+  bool foreign = !faultline::engine::KnownUnicornBuild();  // another build's MMU indexes may differ
   GetPhysAddr get_phys_addr = faultline::cpu::Unicorns<GetPhysAddr>("get_phys_addr_arm");
 };
 

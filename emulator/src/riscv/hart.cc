@@ -16,6 +16,7 @@
 #include <fmt/core.h>
 #include <unicorn/unicorn.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace faultline::riscv {
@@ -143,17 +144,33 @@ void Hart::StopWith(Stop s) {
 
 void Hart::OnBlock(uc_struct*, uint64_t address, uint32_t size, void* user) {
   Hart& h = *static_cast<Hart*>(user);
-  h.block_start_ = uint32_t(address);
-  h.block_end_ = uint32_t(address + size);
-  h.retired_ += h.Count(h.block_start_, h.block_end_);
-  if (size == 4 && h.Word(uint32_t(address)) == insn::kJumpToSelf) {
-    h.StopWith({.kind = Stop::Kind::kHang, .pc = uint32_t(address)});
-  } else if (h.retired_ > h.budget_) {
+  if (size != 0) {
+    h.hook_block_ = {uint32_t(address), uint32_t(address + size), 0};
+    h.hook_block_.count = h.Count(h.hook_block_.start, h.hook_block_.end);
+    h.current_ = &h.hook_block_;
+    h.left_ -= int64_t(h.hook_block_.count);
+    if (size == 4 && !h.CountsInline(uint32_t(address))) {
+      h.StopWith({.kind = Stop::Kind::kHang, .pc = uint32_t(address)});
+      return;
+    }
+    if (h.left_ > 0) return;
+  }
+  const uint64_t retired = h.Through();
+  if (retired > h.budget_) {
     h.StopWith({.kind = Stop::Kind::kLimit, .pc = uint32_t(address)});
-  } else if (h.deadline_ && h.retired_ >= h.clock_at_) {
-    h.clock_at_ = h.retired_ + kClockEvery;
+  } else if (h.deadline_ && retired >= h.clock_at_) {
+    h.clock_at_ = retired + kClockEvery;
+    h.UpdateCheckAt();
     if (std::chrono::steady_clock::now() >= *h.deadline_) h.StopWith({.kind = Stop::Kind::kTimeout, .pc = uint32_t(address)});
   }
+}
+
+void Hart::UpdateCheckAt() {
+  const uint64_t through = Through();
+  uint64_t at = budget_ == UINT64_MAX ? UINT64_MAX : budget_ + 1;
+  if (deadline_) at = std::min(at, clock_at_);
+  check_at_ = std::min<uint64_t>(at, INT64_MAX);
+  SetThrough(through);
 }
 
 void Hart::OnInterrupt(uc_struct*, uint32_t intno, void* user) {
@@ -199,7 +216,7 @@ std::optional<uint32_t> Hart::DataFaultPc(uint32_t address, AccessType access) c
   // A block has no branch before its last instruction: scan it in order for the first
   // load/store (Volume I §2.6: LOAD 0x03, STORE 0x23, LOAD-FP 0x07, STORE-FP 0x27; AMO 0x2f
   // has no offset) whose rs1 + offset is `address`.
-  for (uint32_t pc = block_start_; pc < block_end_;) {
+  for (uint32_t pc = current_->start; pc < current_->end;) {
     const uint32_t w = Word(pc);
     if ((w & 3) != 3) {  // compressed: not decoded here, the block's PC stays approximate
       pc += 2;
@@ -225,10 +242,12 @@ Stop Hart::Run(uint32_t pc, uint64_t max_instructions,
                std::optional<std::chrono::steady_clock::time_point> deadline) {
   budget_ = max_instructions;
   deadline_ = deadline;
-  clock_at_ = retired_;
+  clock_at_ = Through();
+  UpdateCheckAt();
   stop_.reset();
-  block_start_ = block_end_ = pc;
-  const uint64_t before = retired_;
+  hook_block_ = {pc, pc, 0};
+  current_ = &hook_block_;
+  const uint64_t before = Through();
   const uc_err err = uc_emu_start(uc_, pc, 0xFFFFFFFFu, 0, 0);
   uint32_t now = 0;
   uc_reg_read(uc_, UC_RISCV_REG_PC, &now);
@@ -252,12 +271,10 @@ Stop Hart::Run(uint32_t pc, uint64_t max_instructions,
   }
   // A stop inside the block the hook counted whole: what ran of it retired, the stopping
   // instruction did not.
-  const bool inside = s.pc >= block_start_ && s.pc < block_end_ && s.kind != Stop::Kind::kHang &&
+  const bool inside = s.pc >= current_->start && s.pc < current_->end && s.kind != Stop::Kind::kHang &&
                       s.kind != Stop::Kind::kLimit && s.kind != Stop::Kind::kTimeout;
-  if (inside && retired_ > before) {
-    retired_ -= Count(s.pc, block_end_);
-  }
-  if (s.kind == Stop::Kind::kWfi) ++retired_;  // wfi itself completes
+  if (inside && Through() > before) SetThrough(Through() - Count(s.pc, current_->end));
+  if (s.kind == Stop::Kind::kWfi) SetThrough(Through() + 1);  // wfi itself completes
   return s;
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "../engine/block_arena.h"
 #include "faultline/board.h"
 #include "faultline/memory_map.h"
 #include "faultline/run.h"
@@ -65,6 +66,10 @@ struct Stop {
   bool imprecise_pc = false;  // a data fault whose instruction was not found: its block's PC
 };
 
+// Translation blocks the translated code counted itself (hart_block_count.cc), since the
+// process started: zero when every block went through the callback.
+uint64_t InlineCountedBlocks();
+
 class Hart {
  public:
   // Maps the board's memory (every region's storage, directly).
@@ -87,11 +92,20 @@ class Hart {
   uint32_t Trap(uint32_t mcause, uint32_t epc, uint32_t tval);
 
   // Instructions retired so far (a trapping instruction does not retire).
-  uint64_t instructions() const { return retired_; }
+  uint64_t instructions() const { return Through(); }
   std::vector<uint8_t> InstructionAt(uint32_t pc) const;
   uint32_t Word(uint32_t address) const;  // 0 where no memory is
 
  private:
+  friend struct InlineCount;  // the counting emitted into translated code (hart_block_count.cc)
+  // A translation block as the count sees it.
+  struct Block {
+    uint32_t start = 0, end = 0;
+    uint64_t count = 0;  // instructions
+  };
+
+  // size 0: the block's translated code counted it (current_ is its Block) and found
+  // left_ no longer positive; any other size: Unicorn's path, called for every block.
   static void OnBlock(uc_struct* uc, uint64_t address, uint32_t size, void* user);
   static void OnInterrupt(uc_struct* uc, uint32_t intno, void* user);
   static bool OnInvalidMemory(uc_struct* uc, int type, uint64_t address, int size, int64_t value, void* user);
@@ -100,16 +114,28 @@ class Hart {
   // Instructions in [from, to) of a block (2 or 4 bytes each).
   uint64_t Count(uint32_t from, uint32_t to) const;
   void StopWith(Stop s);
+  // Whether the block at `pc` counts in its translated code: not `j .`, which the
+  // callback must see every time.
+  bool CountsInline(uint32_t pc) const { return Word(pc) != insn::kJumpToSelf; }
+  // The count at which a stop may be due: past the budget, or the wall clock's next read.
+  void UpdateCheckAt();
+  uint64_t Through() const { return check_at_ - uint64_t(left_); }
+  void SetThrough(uint64_t through) { left_ = int64_t(check_at_ - through); }
 
   Cpu cpu_;
   MemoryMap& map_;
   uc_struct* uc_ = nullptr;
-  uint64_t retired_ = 0;        // through the end of the current block
-  uint32_t block_start_ = 0;    // the block running now, counted whole in retired_
-  uint32_t block_end_ = 0;
+  // Instructions retired through the end of the current block (Through()), kept as the
+  // distance to check_at_, the count below which no stop can be due: the translated code
+  // subtracts each block from left_ and calls OnBlock when it is no longer positive.
+  int64_t left_ = 0;            // check_at_ - Through()
+  const Block* current_ = &hook_block_;  // the block running now, counted whole
+  uint64_t check_at_ = 0;       // at most INT64_MAX, so that left_ cannot overflow
+  Block hook_block_;            // the current block when Unicorn's path counted it
+  engine::BlockArena<Block> inline_blocks_;  // the inline-counted blocks' entries
   uint64_t budget_ = UINT64_MAX;
   std::optional<std::chrono::steady_clock::time_point> deadline_;
-  uint64_t clock_at_ = 0;       // the wall clock is read when retired_ passes this
+  uint64_t clock_at_ = 0;       // the wall clock is read when Through() passes this
   std::optional<Stop> stop_;    // what the hooks saw
 };
 

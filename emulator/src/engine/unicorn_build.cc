@@ -1,6 +1,6 @@
 // Which libunicorn this process runs on. faultline's replacements of libunicorn's internal
-// functions (unicorn_store_path.cc, core_block_count.cc, core_data_faults.cc,
-// unicorn_xip.cc, unicorn_dsp_ops.cc, core_traps.cc) call them with the signatures and read the struct layouts
+// functions (cpu/unicorn_store_path.cc, cpu/core_block_count.cc, cpu/core_data_faults.cc,
+// cpu/unicorn_xip.cc, cpu/unicorn_dsp_ops.cc, cpu/core_traps.cc, riscv/hart_block_count.cc) call them with the signatures and read the struct layouts
 // of one build, so they are enabled for that build only: the GNU build-id of the loaded
 // library must be one measured here. Any other build — a rebuild of the same 2.0.1
 // source, another distribution, another architecture — runs Unicorn's own paths.
@@ -15,7 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace faultline::cpu {
+namespace faultline::engine {
 
 namespace {
 
@@ -80,5 +80,14 @@ const Build& Loaded() {
 bool KnownUnicornBuild() { return Loaded().known; }
 
 std::string UnicornBuildId() { return Loaded().id; }
+
+// uc_version(): major << 24 | minor << 16 | patch << 8 | extra (unicorn.h); Debian 12's
+// libunicorn2 2.0.1.post1 reports 2.0.1, extra 255.
+bool KnownUnicornRelease() { return (uc_version(nullptr, nullptr) & 0xFFFFFF00u) == 0x02000100u; }
+
+bool TurnedOff(const char* var, const char* value) {
+  const char* e = std::getenv(var);
+  return (e != nullptr && std::strcmp(e, value) == 0) || !KnownUnicornRelease() || !KnownUnicornBuild();
+}
 
 }  // namespace faultline::cpu

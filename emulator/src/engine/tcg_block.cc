@@ -1,0 +1,65 @@
+#include "tcg_block.h"
+
+#include <string>
+
+#include "unicorn_interpose.h"
+#include "unicorn_tcg.h"
+
+namespace faultline::engine {
+
+const Tcg kArmTcg = {tcg_temp_new_internal_arm, tcg_temp_free_internal_arm, tcg_const_i64_arm,
+                     tcg_const_i32_arm,         tcg_emit_op_arm,            tcg_gen_op1_arm,
+                     tcg_gen_op3_arm,           gen_new_label_arm,          tcg_gen_brcondi_i64_arm};
+const Tcg kRiscv32Tcg = {tcg_temp_new_internal_riscv32, tcg_temp_free_internal_riscv32, tcg_const_i64_riscv32,
+                         tcg_const_i32_riscv32,         tcg_emit_op_riscv32,            tcg_gen_op1_riscv32,
+                         tcg_gen_op3_riscv32,           gen_new_label_riscv32,          tcg_gen_brcondi_i64_riscv32};
+
+void EmitBlockCount(const Tcg& tcg, AddInlineHook add_inline_hook, uc_struct* uc, Hook* hook, Translation& t,
+                    const CountFields& fields, const MoreOps& more) {
+  TCGContext* s = t.s;
+  const auto ptr = [](const void* p) { return int64_t(reinterpret_cast<uintptr_t>(p)); };
+  const uintptr_t current_at = uintptr_t(ptr(fields.current) - ptr(fields.left));
+  const intptr_t base = tcg.const_i64(s, ptr(fields.left));
+  TCGTemp* left = tcg.temp_new(s, kTypeI64, false);
+  TCGTemp* count = tcg.temp_new(s, kTypeI64, false);
+  t.count = static_cast<TcgOp*>(tcg.emit_op(s, kOpMoviI64));  // minus the count, in SetCount
+  t.count->args[0] = TempArg(count);
+  t.count->args[1] = 0;
+  const intptr_t info = tcg.const_i64(s, ptr(fields.info));
+  tcg.op3(s, kOpLdI64, TempArg(left), Arg(s, base), 0);
+  tcg.op3(s, kOpAddI64, TempArg(left), TempArg(left), TempArg(count));
+  tcg.op3(s, kOpStI64, TempArg(left), Arg(s, base), 0);
+  tcg.op3(s, kOpStI64, Arg(s, info), Arg(s, base), current_at);
+  if (more) more(base, info);
+  TCGLabel* skip = tcg.new_label(s);
+  tcg.brcondi_i64(s, kCondGt, Var(s, left), 0, skip);
+  for (TCGTemp* v : {left, count}) tcg.temp_free(s, v);
+  for (intptr_t v : {base, info}) tcg.temp_free(s, reinterpret_cast<TCGTemp*>(Arg(s, v)));
+
+  // The slow path: Unicorn's own call, with size 0 (no block has it) to say that this
+  // block is counted. Temps do not live across the branch, so its arguments are new.
+  const intptr_t args[4] = {tcg.const_i64(s, ptr(uc)), tcg.const_i64(s, int64_t(t.tb->pc)), tcg.const_i32(s, 0),
+                            tcg.const_i64(s, ptr(hook->user_data))};
+  void* temps[4];
+  for (int i = 0; i < 4; ++i) temps[i] = reinterpret_cast<void*>(Arg(s, args[i]));
+  add_inline_hook(uc, hook, temps, 4);
+  for (void* temp : temps) tcg.temp_free(s, static_cast<TCGTemp*>(temp));
+  *reinterpret_cast<uint8_t*>(skip) |= 1;  // gen_set_label: present
+  tcg.op1(s, kOpSetLabel, reinterpret_cast<uintptr_t>(skip));
+}
+
+void SetCount(Translation& t, uint64_t count) {
+  t.count->args[1] = uint64_t(-int64_t(count));
+  t.count = nullptr;
+}
+
+Originals::Originals(const char* target) {
+  const auto own = [target](const char* name) { return std::string(name) + "_" + target; };
+  hook_only = TurnedOff("FAULTLINE_BLOCK_COUNT", "hook");
+  add_inline_hook = Unicorns<AddInlineHook>(own("uc_add_inline_hook").c_str());
+  func_start = Unicorns<FuncStart>(own("tcg_func_start").c_str());
+  gen_intermediate = Unicorns<GenIntermediate>(own("gen_intermediate_code").c_str());
+  gen_code = Unicorns<GenCode>(own("tcg_gen_code").c_str());
+}
+
+}  // namespace faultline::engine

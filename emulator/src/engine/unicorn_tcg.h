@@ -1,0 +1,39 @@
+// The QEMU 5.0 TCG emitters inside libunicorn 2.0.1 that faultline calls to put its own
+// ops into a block being translated (tcg_block.cc, cpu/core_block_count.cc,
+// cpu/unicorn_dsp_ops.cc). Unicorn's own, resolved from libunicorn at link time: one copy
+// per target, suffixed _arm or _riscv32 (`nm -D libunicorn.so.2`); they run only behind the build-id guard
+// (unicorn_build.h). A TCGv is the temp's offset from the TCGContext
+// (qemu/include/tcg/tcg.h, tcgv_i32_temp); an op's argument is the TCGTemp* itself.
+#pragma once
+
+#include <cstdint>
+
+extern "C" {
+
+struct TCGContext;
+struct TCGTemp;
+struct TCGLabel;
+
+TCGTemp* tcg_temp_new_internal_arm(TCGContext* s, int type, bool local);
+void tcg_temp_free_internal_arm(TCGContext* s, TCGTemp* t);
+intptr_t tcg_const_i64_arm(TCGContext* s, int64_t value);  // a TCGv_i64
+intptr_t tcg_const_i32_arm(TCGContext* s, int32_t value);  // a TCGv_i32
+void* tcg_emit_op_arm(TCGContext* s, int opc);             // a TCGOp*
+void tcg_gen_op1_arm(TCGContext* s, int opc, uintptr_t a1);
+void tcg_gen_op3_arm(TCGContext* s, int opc, uintptr_t a1, uintptr_t a2, uintptr_t a3);
+TCGLabel* gen_new_label_arm(TCGContext* s);
+void tcg_gen_brcondi_i64_arm(TCGContext* s, int cond, intptr_t a1, int64_t a2, TCGLabel* l);
+void tcg_gen_addi_i64_arm(TCGContext* s, intptr_t ret, intptr_t a1, int64_t a2);
+void tcg_gen_andi_i64_arm(TCGContext* s, intptr_t ret, intptr_t a1, int64_t a2);
+
+TCGTemp* tcg_temp_new_internal_riscv32(TCGContext* s, int type, bool local);
+void tcg_temp_free_internal_riscv32(TCGContext* s, TCGTemp* t);
+intptr_t tcg_const_i64_riscv32(TCGContext* s, int64_t value);
+intptr_t tcg_const_i32_riscv32(TCGContext* s, int32_t value);
+void* tcg_emit_op_riscv32(TCGContext* s, int opc);
+void tcg_gen_op1_riscv32(TCGContext* s, int opc, uintptr_t a1);
+void tcg_gen_op3_riscv32(TCGContext* s, int opc, uintptr_t a1, uintptr_t a2, uintptr_t a3);
+TCGLabel* gen_new_label_riscv32(TCGContext* s);
+void tcg_gen_brcondi_i64_riscv32(TCGContext* s, int cond, intptr_t a1, int64_t a2, TCGLabel* l);
+
+}  // extern "C"
