@@ -222,3 +222,39 @@ TEST(MemoryMapAliases, AWriteThroughOneViewReadsBackThroughTheOther) {
 
 }  // namespace
 }  // namespace faultline
+
+namespace faultline {
+namespace {
+
+// An RV32 board: the hart starts at an address or the ELF's entry; traps and halts as said.
+std::string Rv32Board(const std::string& boot, const std::string& options = "") {
+  return "name: rv\ndescription: d\ncpu: rv32im\nboot:\n  " + boot + "\n  load_mode: debugger\n" + options +
+         "regions:\n  - {name: tcm, base: 0, size: 64K, kind: tcm, access: rwx, reset: zero}\n";
+}
+
+TEST(BoardRv32, ResetAddressOrEntryAndTheOptions) {
+  Board at = ParseBoard(Rv32Board("reset: 0x100"), "t.yaml");
+  EXPECT_EQ(IsaOf(at.cpu), Isa::kRiscv);
+  EXPECT_EQ(at.boot.reset_pc, 0x100u);
+  EXPECT_FALSE(at.boot.reset_at_entry);
+  EXPECT_FALSE(at.cpu_options.traps_to_host);
+  Board entry = ParseBoard(Rv32Board("reset: elf-entry", "cpu_options: {traps: host, halt: [mpause]}\n"), "t.yaml");
+  EXPECT_TRUE(entry.boot.reset_at_entry);
+  EXPECT_TRUE(entry.cpu_options.traps_to_host);
+  EXPECT_TRUE(entry.cpu_options.halt_on_mpause);
+  EXPECT_FALSE(entry.cpu_options.halt_on_ebreak);
+}
+
+TEST(BoardRv32, EachIsaGetsItsOwnBootKey) {
+  ExpectError(Rv32Board("vector_table: 0x0"), 5, {"a rv32im hart has no vector table"}, "boot.reset");
+  ExpectError("name: m\ndescription: d\ncpu: cortex-m33\nboot:\n  reset: 0x0\n  load_mode: flash\n"
+              "regions:\n  - {name: f, base: 0, size: 64K, kind: flash, access: rx, reset: erased}\n",
+              5, {"a cortex-m33 starts from its vector table"}, "boot.vector_table");
+  ExpectError(Rv32Board("reset: 0x0", "cpu_options: {traps: hots}\n"), 7, {"unknown trap delivery 'hots'"},
+              "mtvec, host");
+  ExpectError(Rv32Board("reset: 0x0", "cpu_options: {halt: [wfi]}\n"), 7, {"unknown halting instruction 'wfi'"},
+              "mpause, ebreak");
+}
+
+}  // namespace
+}  // namespace faultline
