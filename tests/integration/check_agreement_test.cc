@@ -38,6 +38,16 @@ const std::vector<Entry>& Catalogue() {
       {"alif-e8-hp", "alif_reset_in_itcm", "boot", "error", "", ""},
       // ... and the same template's startup calling main itself: nothing zeroes .bss.
       {"mps3-an547", "cmsis_no_crt0", "zero-table", "warning", ".bss", ""},
+      // Kelvin's host page (docs/pitfalls.md 13-15): the old layout without the input page,
+      // an input linked into the TCM segment, a header moved off TCM_END - 64 or cut short,
+      // the stack, heap or output reaching into the page.
+      {"kelvin", "layout_b", "host-input", "error", "", ""},
+      {"kelvin", "input_in_tcm", "host-input", "error", ".model_input", ""},
+      {"kelvin", "header_moved", "host-output-header", "error", ".output_header", ""},
+      {"kelvin", "header_short", "host-output-header", "error", ".output_header", ""},
+      {"kelvin", "stack_in_page", "host-page", "error", "", ""},
+      {"kelvin", "heap_in_page", "host-page", "error", "", ""},
+      {"kelvin", "output_in_page", "host-page", "error", ".model_output", ""},
       // Fixed variants.
       {"alif-e8-hp", "alif_fixed", "", "", "", ""},
       {"alif-e8-hp", "alif_stack_heap_fixed", "", "", "", ""},
@@ -45,6 +55,8 @@ const std::vector<Entry>& Catalogue() {
       {"stm32h747-cm7", "h7_sdram_activations", "", "", "", ""},
       {"stm32n657", "n6_npu_app", "", "", "", ""},
       {"imx93-cm33", "et_runner", "", "", "", ""},
+      {"kelvin", "layout_a", "", "", "", ""},
+      {"kelvin", "ml_inference", "", "", "", ""},
       // CMSIS 5's template leaves .bss out of the zero table: newlib's crt0 zeroes it.
       {"mps3-an547", "cmsis_crt0", "", "", "", "", "zero-table"},
       // Run-time only: the layout is right, what goes wrong is what the code or host does.

@@ -17,13 +17,19 @@ namespace {
 // The blob the RV32 fixtures embed (the riscv project's copy of ml/model.bin).
 const std::filesystem::path kRiscvModel = std::filesystem::path(FAULTLINE_FIXTURE_DIR) / "riscv-build/ml/model.bin";
 
-// A copy of `elf` with e_flags (offset 36) set to `flags`.
-std::filesystem::path WithElfFlags(const TempDir& dir, const std::filesystem::path& elf, uint32_t flags) {
+// A copy of `elf` with `n` bytes at `offset` set to `value`, little-endian.
+std::filesystem::path Patched(const TempDir& dir, const std::filesystem::path& elf, size_t offset, uint32_t value,
+                              int n) {
   std::string bytes = Slurp(elf);
-  for (int i = 0; i < 4; ++i) bytes[36 + i] = char(flags >> (8 * i));
+  for (int i = 0; i < n; ++i) bytes[offset + i] = char(value >> (8 * i));
   auto out = dir.path() / "patched.elf";
   std::ofstream(out, std::ios::binary) << bytes;
   return out;
+}
+
+// A copy of `elf` with e_flags (offset 36) set to `flags`.
+std::filesystem::path WithElfFlags(const TempDir& dir, const std::filesystem::path& elf, uint32_t flags) {
+  return Patched(dir, elf, 36, flags, 4);
 }
 
 TEST(RiscvBoards, AnElfForTheOtherIsaIsBadInputNamingTheFix) {
@@ -40,6 +46,16 @@ TEST(RiscvBoards, AnElfForTheOtherIsaIsBadInputNamingTheFix) {
       << rv_board.err;
   Completed check = RunCli({"check", "--board", "mps2-an505", Fixture("riscv32-virt", "hello").string()});
   EXPECT_EQ(check.status, 2) << check.err;
+}
+
+// EI_CLASS 2: a 64-bit (RV64) ELF.
+TEST(RiscvBoards, A64BitElfIsBadInput) {
+  REQUIRE_RISCV_FIXTURES();
+  TempDir dir;
+  Completed cli = RunCli({"run", "--board", "riscv32-virt", Patched(dir, Fixture("riscv32-virt", "hello"), 4, 2, 1).string()});
+  EXPECT_EQ(cli.status, 2) << cli.err;
+  EXPECT_NE(cli.err.find("64-bit ELF; faultline runs 32-bit Cortex-M and RV32 firmware"), std::string::npos) << cli.err;
+  EXPECT_NE(cli.err.find("-mabi=ilp32 for a RISC-V board"), std::string::npos) << cli.err;
 }
 
 TEST(RiscvBoards, AnAbiTheCoreCannotRunIsBadInput) {

@@ -79,6 +79,7 @@ struct MemoryExpectation {
 // The host's view after a halt (RunResult::output_header): the return code, and the
 // output the header points at.
 struct OutputHeaderExpectation {
+  std::optional<bool> written;  // whether the firmware wrote the header (not its reset contents)
   std::optional<uint32_t> return_code;
   std::optional<std::string> output_sha256;  // lower-case hex
   std::optional<uint64_t> output_length;

@@ -52,8 +52,9 @@ void CheckHeader(const std::filesystem::path& path, const std::vector<uint8_t>& 
                      "rebuild the firmware or copy the file again");
   }
   if (b[4] != 1) {
-    throw InputError(where, "64-bit ELF; Cortex-M firmware is 32-bit (ELFCLASS32)",
-                     "build with an arm-none-eabi toolchain for a Cortex-M target");
+    throw InputError(where, "64-bit ELF; faultline runs 32-bit Cortex-M and RV32 firmware (ELFCLASS32)",
+                     "build for a 32-bit target: an arm-none-eabi toolchain for Cortex-M, or -march=rv32... "
+                     "-mabi=ilp32 for a RISC-V board");
   }
   if (b[5] != 1) {
     throw InputError(where, "big-endian ELF; faultline runs little-endian Cortex-M firmware",

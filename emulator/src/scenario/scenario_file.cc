@@ -574,8 +574,9 @@ std::string Sha256Digest(const Field& f) {
 
 // output_header: {return_code: 0, output: {sha256: HEX, length: N}}
 OutputHeaderExpectation ParseOutputHeader(const Field& f) {
-  Mapping m(f, {"return_code", "output"});
+  Mapping m(f, {"written", "return_code", "output"});
   OutputHeaderExpectation e;
+  if (m.Has("written")) e.written = m.Get("written").Choice<bool>("value", {{"true", true}, {"false", false}});
   if (m.Has("return_code")) {
     const uint64_t code = m.Get("return_code").Number();
     if (code > 0xFFFFFFFFu) m.Get("return_code").Fail("does not fit the header's 32-bit word", "give 0..0xFFFFFFFF");
@@ -586,8 +587,8 @@ OutputHeaderExpectation ParseOutputHeader(const Field& f) {
     if (om.Has("sha256")) e.output_sha256 = Sha256Digest(om.Get("sha256"));
     if (om.Has("length")) e.output_length = om.Get("length").Number();
   }
-  if (!e.return_code && !e.output_sha256 && !e.output_length) {
-    f.Fail("output_header expects nothing", "give return_code: N and/or output: {sha256: HEX, length: N}");
+  if (!e.written && !e.return_code && !e.output_sha256 && !e.output_length) {
+    f.Fail("output_header expects nothing", "give written: true|false, return_code: N and/or output: {sha256: HEX, length: N}");
   }
   return e;
 }

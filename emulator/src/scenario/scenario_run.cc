@@ -109,6 +109,10 @@ void CheckOutputHeader(const OutputHeaderExpectation& e, const RunResult& r, std
     return;
   }
   const OutputHeader& h = *r.output_header;
+  if (e.written && *e.written == h.never_written) {
+    out.push_back(fmt::format("expect.output_header.written: expected {}, but the firmware {} the header at 0x{:08x}",
+                              *e.written, h.never_written ? "never wrote" : "wrote", h.address));
+  }
   if (e.return_code && h.return_code != *e.return_code) {
     out.push_back(fmt::format("expect.output_header.return_code: expected {}, got {} (header at 0x{:08x})",
                               *e.return_code, h.return_code, h.address));
