@@ -23,19 +23,23 @@ constexpr uint16_t kStrhR0R1 = 0x8008;  // strh r0, [r1]
 constexpr uint16_t kNop = 0xbf00;       // nop
 uint16_t MovsR2(uint8_t imm) { return uint16_t(0x2200 | imm); }  // movs r2, #imm
 
-struct Engine {
+// An engine with a code page and `kRamSize` bytes of host RAM, `Insn`-sized instructions.
+template <typename Insn, size_t kRamSize>
+struct EngineOf {
   uc_engine* uc = nullptr;
-  alignas(4096) std::array<uint8_t, 0x800> ram{};
-  Engine() {
-    EXPECT_EQ(uc_open(UC_ARCH_ARM, uc_mode(UC_MODE_THUMB | UC_MODE_MCLASS), &uc), UC_ERR_OK);
-    EXPECT_EQ(uc_mem_map(uc, kFlash, 0x400, UC_PROT_READ | UC_PROT_EXEC), UC_ERR_OK);
-    EXPECT_EQ(uc_mem_map_ptr(uc, kRam, ram.size(), UC_PROT_ALL, ram.data()), UC_ERR_OK);
+  alignas(4096) std::array<uint8_t, kRamSize> ram{};
+  EngineOf(uc_arch arch, uc_mode mode, uint64_t code, uint64_t code_size, uint64_t data) {
+    EXPECT_EQ(uc_open(arch, mode, &uc), UC_ERR_OK);
+    EXPECT_EQ(uc_mem_map(uc, code, code_size, UC_PROT_READ | UC_PROT_EXEC), UC_ERR_OK);
+    EXPECT_EQ(uc_mem_map_ptr(uc, data, ram.size(), UC_PROT_ALL, ram.data()), UC_ERR_OK);
   }
-  ~Engine() { uc_close(uc); }
-  void Code(uint64_t at, std::initializer_list<uint16_t> insns) {
-    for (uint16_t i : insns) {
-      ASSERT_EQ(uc_mem_write(uc, at, &i, 2), UC_ERR_OK);
-      at += 2;
+  ~EngineOf() { uc_close(uc); }
+  EngineOf(const EngineOf&) = delete;
+  EngineOf& operator=(const EngineOf&) = delete;
+  void Code(uint64_t at, std::initializer_list<Insn> insns) {
+    for (Insn i : insns) {
+      ASSERT_EQ(uc_mem_write(uc, at, &i, sizeof i), UC_ERR_OK);
+      at += sizeof i;
     }
   }
   void Set(int reg, uint32_t v) { ASSERT_EQ(uc_reg_write(uc, reg, &v), UC_ERR_OK); }
@@ -44,6 +48,10 @@ struct Engine {
     uc_reg_read(uc, reg, &v);
     return v;
   }
+};
+
+struct Engine : EngineOf<uint16_t, 0x800> {
+  Engine() : EngineOf(UC_ARCH_ARM, uc_mode(UC_MODE_THUMB | UC_MODE_MCLASS), kFlash, 0x400, kRam) {}
   // Runs [begin, end) (Thumb addresses without bit 0).
   uc_err Run(uint64_t begin, uint64_t end) { return uc_emu_start(uc, begin | 1, end, 0, 0); }
 };
@@ -103,6 +111,50 @@ TEST(StorePath, CodeInRamRewrittenByTheGuestRunsAsRewritten) {
   ASSERT_EQ(e.Run(kFlash, kFlash + 10), UC_ERR_OK);
   EXPECT_EQ(e.Get(UC_ARM_REG_R3), 1u) << "the first run of the RAM code";
   EXPECT_EQ(e.Get(UC_ARM_REG_R2), 2u) << "the rewritten instruction";
+}
+
+// The same replacements for libunicorn's RV32 target (`_riscv32`, 4 KiB pages).
+struct Rv32Engine : EngineOf<uint32_t, 0x1000> {
+  static constexpr uint64_t kCode = 0x0, kData = 0x10000;
+  Rv32Engine() : EngineOf(UC_ARCH_RISCV, UC_MODE_RISCV32, kCode, 0x1000, kData) {}
+};
+
+constexpr uint32_t kSwA0A1 = 0x00a5a023;   // sw a0, 0(a1)
+constexpr uint32_t kRvNop = 0x00000013;    // addi zero, zero, 0
+uint32_t LiA2(uint32_t imm) { return (imm << 20) | (12u << 7) | 0x13; }  // addi a2, zero, imm
+
+TEST(StorePath, Rv32StoresToADataPageTakeTheFastPath) {
+  const char* e = std::getenv("FAULTLINE_UNICORN_STORE_PATH");
+  if (e != nullptr && std::strcmp(e, "stock") == 0) GTEST_SKIP() << "FAULTLINE_UNICORN_STORE_PATH=stock";
+  Rv32Engine engine;
+  engine.Code(Rv32Engine::kCode, {kSwA0A1, kRvNop});
+  engine.Set(UC_RISCV_REG_A0, 5);
+  engine.Set(UC_RISCV_REG_A1, Rv32Engine::kData + 0x20);
+  const uint64_t before = faultline::cpu::FastStorePages();
+  ASSERT_EQ(uc_emu_start(engine.uc, Rv32Engine::kCode, Rv32Engine::kCode + 4, 0, 0), UC_ERR_OK);
+  EXPECT_EQ(engine.ram[0x20], 5);
+  EXPECT_GT(faultline::cpu::FastStorePages(), before)
+      << "libunicorn did not call faultline's tlb_set_page_with_attrs_riscv32";
+}
+
+TEST(StorePath, Rv32CodeInRamRewrittenByTheGuestRunsAsRewritten) {
+  Rv32Engine e;
+  const uint32_t code = uint32_t(Rv32Engine::kData + 0x800);
+  e.Code(Rv32Engine::kCode, {kSwA0A1,     // a store to the page before it holds translated code
+                             0x000700e7,  // jalr ra, 0(a4): runs the code in RAM
+                             0x00060693,  // addi a3, a2, 0
+                             0x00f82023,  // sw a5, 0(a6): rewrites the instruction it ran
+                             0x000700e7,  // jalr ra, 0(a4): runs it again
+                             kRvNop});
+  e.Code(code, {LiA2(1), 0x00008067});  // addi a2, zero, 1; jalr zero, 0(ra)
+  e.Set(UC_RISCV_REG_A0, 0);
+  e.Set(UC_RISCV_REG_A1, code + 0x100);
+  e.Set(UC_RISCV_REG_A4, code);
+  e.Set(UC_RISCV_REG_A5, LiA2(2));
+  e.Set(UC_RISCV_REG_A6, code);
+  ASSERT_EQ(uc_emu_start(e.uc, Rv32Engine::kCode, Rv32Engine::kCode + 0x14, 0, 0), UC_ERR_OK);
+  EXPECT_EQ(e.Get(UC_RISCV_REG_A3), 1u) << "the first run of the RAM code";
+  EXPECT_EQ(e.Get(UC_RISCV_REG_A2), 2u) << "the rewritten instruction";
 }
 
 // Issue 20 item 9: the replacements are enabled for the libunicorn build they were

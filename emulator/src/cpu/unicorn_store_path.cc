@@ -13,17 +13,18 @@
 // calls tb_invalidate_phys_page_fast(). QEMU itself clears TLB_NOTDIRTY once a page
 // holds no code, which is what Unicorn 2.1 restored.
 //
-// What faultline does, for the Arm target of the Debian package. libunicorn exports its
+// What faultline does, for the Arm and RV32 targets of the Debian package (the same
+// functions with the suffix `_arm` or `_riscv32`, over one template). libunicorn exports its
 // internal functions and calls them through its PLT, so definitions in the executable
 // interpose them (they are exported with --export-dynamic-symbol, emulator/CMakeLists.txt):
 //
-// 1. page_collection_lock/unlock_arm do nothing, as in later Unicorn releases: only
-//    targets with TARGET_HAS_PRECISE_SMC (x86) ever read the collection.
-// 2. tlb_set_page_with_attrs_arm calls Unicorn's, then clears TLB_NOTDIRTY
-//    (tlb_set_dirty_arm) when no translated code was ever generated from the page: stores
+// 1. page_collection_lock/unlock do nothing, as in later Unicorn releases: only
+//    targets with TARGET_HAS_PRECISE_SMC (x86, s390x) ever read the collection.
+// 2. tlb_set_page_with_attrs calls Unicorn's, then clears TLB_NOTDIRTY
+//    (tlb_set_dirty) when no translated code was ever generated from the page: stores
 //    to data pages take the inline fast path, as in QEMU. Entries with other flags
 //    (MMIO, read-only, watchpoints, sub-page MPU regions) are left as they are.
-// 3. tb_gen_code_arm calls Unicorn's, then records the pages the new block may span as
+// 3. tb_gen_code calls Unicorn's, then records the pages the new block may span as
 //    code pages and flushes them from the TLB, so that the next access refills them with
 //    TLB_NOTDIRTY: stores to a page that holds code keep invalidating it (self-modifying
 //    code, code copied to RAM and rewritten).
@@ -40,6 +41,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 extern "C" {
 
@@ -55,6 +57,8 @@ struct MemTxAttrs {
 // Unicorn's own, resolved from libunicorn at link time.
 void tlb_set_dirty_arm(CPUState* cpu, uint32_t vaddr);
 void tlb_flush_page_arm(CPUState* cpu, uint32_t addr);
+void tlb_set_dirty_riscv32(CPUState* cpu, uint32_t vaddr);
+void tlb_flush_page_riscv32(CPUState* cpu, uint32_t addr);
 
 }  // extern "C"
 
@@ -66,94 +70,130 @@ using TlbSetPageWithAttrs = void (*)(CPUState*, uint32_t, uint64_t, MemTxAttrs, 
 using TbGenCode = TranslationBlock* (*)(CPUState*, uint32_t, uint32_t, uint32_t, int);
 
 constexpr int kPageWrite = 0x0002;  // QEMU's PAGE_WRITE
-// Requires: 1 KiB target pages, which Unicorn uses for every M-profile core
-// (../shared/reference/unicorn.md §3).
-constexpr uint32_t kPageBits = 10;
-// A Thumb block ends at a page boundary, except that its last 32-bit instruction may
-// straddle it: a block touches its first page and at most the next.
-constexpr uint32_t kMaxBlockSpan = (1u << kPageBits) + 4;
 
-struct Unicorn {
-  bool stock = false;
-  PageCollectionLock lock = nullptr;
-  PageCollectionUnlock unlock = nullptr;
-  TlbSetPageWithAttrs set_page = nullptr;
-  TbGenCode gen_code = nullptr;
-  Unicorn() {
-    using faultline::cpu::Unicorns;
-    stock = faultline::cpu::TurnedOff("FAULTLINE_UNICORN_STORE_PATH", "stock");
-    lock = Unicorns<PageCollectionLock>("page_collection_lock_arm");
-    unlock = Unicorns<PageCollectionUnlock>("page_collection_unlock_arm");
-    set_page = Unicorns<TlbSetPageWithAttrs>("tlb_set_page_with_attrs_arm");
-    gen_code = Unicorns<TbGenCode>("tb_gen_code_arm");
-    if (lock == nullptr || unlock == nullptr) stock = true;
-  }
+// The targets: their symbols' suffix and page size. Unicorn uses 1 KiB target pages for
+// every M-profile core (../shared/reference/unicorn.md §3); QEMU 5.0's RISC-V has 4 KiB
+// (target/riscv/cpu-param.h TARGET_PAGE_BITS 12). Both have 32-bit target_ulong here.
+struct ArmTarget {
+  static constexpr const char* kSuffix = "_arm";
+  static constexpr uint32_t kPageBits = 10;
+  static void SetDirty(CPUState* cpu, uint32_t vaddr) { tlb_set_dirty_arm(cpu, vaddr); }
+  static void FlushPage(CPUState* cpu, uint32_t addr) { tlb_flush_page_arm(cpu, addr); }
 };
-
-const Unicorn& Original() {
-  static const Unicorn u;
-  return u;
-}
-
-// Pages (guest addresses, 1 KiB) from which any engine in this process ever generated
-// code: a superset for each engine, so a page is never wrongly treated as data.
-std::atomic<uint64_t> code_pages[(uint64_t{1} << 32 >> kPageBits) / 64];
-
-bool HasCode(uint32_t page) {
-  return code_pages[page / 64].load(std::memory_order_relaxed) & (uint64_t{1} << (page % 64));
-}
+struct Rv32Target {
+  static constexpr const char* kSuffix = "_riscv32";
+  static constexpr uint32_t kPageBits = 12;
+  static void SetDirty(CPUState* cpu, uint32_t vaddr) { tlb_set_dirty_riscv32(cpu, vaddr); }
+  static void FlushPage(CPUState* cpu, uint32_t addr) { tlb_flush_page_riscv32(cpu, addr); }
+};
 
 std::atomic<uint64_t> fast_store_pages{0};
 
+template <typename Target>
+struct StorePath {
+  // A block ends at a page boundary, except that its last 32-bit instruction may
+  // straddle it: a block touches its first page and at most the next.
+  static constexpr uint32_t kMaxBlockSpan = (1u << Target::kPageBits) + 4;
+
+  struct Unicorn {
+    bool stock = false;
+    PageCollectionLock lock = nullptr;
+    PageCollectionUnlock unlock = nullptr;
+    TlbSetPageWithAttrs set_page = nullptr;
+    TbGenCode gen_code = nullptr;
+    Unicorn() {
+      using faultline::cpu::Unicorns;
+      const std::string suffix = Target::kSuffix;
+      stock = faultline::cpu::TurnedOff("FAULTLINE_UNICORN_STORE_PATH", "stock");
+      lock = Unicorns<PageCollectionLock>(("page_collection_lock" + suffix).c_str());
+      unlock = Unicorns<PageCollectionUnlock>(("page_collection_unlock" + suffix).c_str());
+      set_page = Unicorns<TlbSetPageWithAttrs>(("tlb_set_page_with_attrs" + suffix).c_str());
+      gen_code = Unicorns<TbGenCode>(("tb_gen_code" + suffix).c_str());
+      if (lock == nullptr || unlock == nullptr) stock = true;
+    }
+  };
+
+  static const Unicorn& Original() {
+    static const Unicorn u;
+    return u;
+  }
+
+  // Pages (guest addresses) from which any engine of this target in this process ever
+  // generated code: a superset for each engine, so a page is never wrongly treated as data.
+  static inline std::atomic<uint64_t> code_pages[(uint64_t{1} << 32 >> Target::kPageBits) / 64];
+
+  static bool HasCode(uint32_t page) {
+    return code_pages[page / 64].load(std::memory_order_relaxed) & (uint64_t{1} << (page % 64));
+  }
+
+  // Requires: single-threaded TCG (Unicorn has no MTTCG) and a target that never reads
+  // the collection (no TARGET_HAS_PRECISE_SMC).
+  static page_collection* Lock(uc_struct* uc, uint64_t start, uint64_t end) {
+    const Unicorn& u = Original();
+    return u.stock ? u.lock(uc, start, end) : nullptr;
+  }
+
+  static void Unlock(page_collection* set) {
+    const Unicorn& u = Original();
+    if (u.stock) u.unlock(set);
+  }
+
+  static void SetPage(CPUState* cpu, uint32_t vaddr, uint64_t paddr, MemTxAttrs attrs, int prot, int mmu_idx,
+                      uint32_t size) {
+    const Unicorn& u = Original();
+    u.set_page(cpu, vaddr, paddr, attrs, prot, mmu_idx, size);
+    if (u.stock || (prot & kPageWrite) == 0) return;
+    uint32_t first = vaddr >> Target::kPageBits;
+    uint32_t last = (vaddr + (size > 0 ? size - 1 : 0)) >> Target::kPageBits;
+    for (uint32_t p = first; p <= last && p >= first; ++p) {
+      if (HasCode(p)) return;
+    }
+    Target::SetDirty(cpu, vaddr);
+    fast_store_pages.fetch_add(1, std::memory_order_relaxed);
+  }
+
+  static TranslationBlock* GenCode(CPUState* cpu, uint32_t pc, uint32_t cs_base, uint32_t flags, int cflags) {
+    const Unicorn& u = Original();
+    TranslationBlock* tb = u.gen_code(cpu, pc, cs_base, flags, cflags);
+    if (u.stock) return tb;
+    for (uint64_t a = pc & ~((1u << Target::kPageBits) - 1); a < uint64_t{pc} + kMaxBlockSpan && a <= 0xFFFFFFFFu;
+         a += 1u << Target::kPageBits) {
+      uint32_t page = uint32_t(a >> Target::kPageBits);
+      code_pages[page / 64].fetch_or(uint64_t{1} << (page % 64), std::memory_order_relaxed);
+      // Always, not only the first time: another engine may have marked the page while
+      // this one still holds a fast (not-dirty) entry for it.
+      Target::FlushPage(cpu, uint32_t(a));
+    }
+    return tb;
+  }
+};
+
+using Arm = StorePath<ArmTarget>;
+using Rv32 = StorePath<Rv32Target>;
+
 }  // namespace
 
+#define FAULTLINE_STORE_PATH(suffix, T)                                                                        \
+  __attribute__((visibility("default"))) page_collection* page_collection_lock_##suffix(uc_struct* uc,         \
+                                                                                         uint64_t start,       \
+                                                                                         uint64_t end) {       \
+    return T::Lock(uc, start, end);                                                                            \
+  }                                                                                                            \
+  __attribute__((visibility("default"))) void page_collection_unlock_##suffix(page_collection* set) {          \
+    T::Unlock(set);                                                                                            \
+  }                                                                                                            \
+  __attribute__((visibility("default"))) void tlb_set_page_with_attrs_##suffix(                                \
+      CPUState* cpu, uint32_t vaddr, uint64_t paddr, MemTxAttrs attrs, int prot, int mmu_idx, uint32_t size) { \
+    T::SetPage(cpu, vaddr, paddr, attrs, prot, mmu_idx, size);                                                 \
+  }                                                                                                            \
+  __attribute__((visibility("default"))) TranslationBlock* tb_gen_code_##suffix(                               \
+      CPUState* cpu, uint32_t pc, uint32_t cs_base, uint32_t flags, int cflags) {                              \
+    return T::GenCode(cpu, pc, cs_base, flags, cflags);                                                        \
+  }
+
 extern "C" {
-
-// Requires: single-threaded TCG (Unicorn has no MTTCG) and an Arm target, which never
-// reads the collection (no TARGET_HAS_PRECISE_SMC).
-__attribute__((visibility("default"))) page_collection* page_collection_lock_arm(uc_struct* uc, uint64_t start,
-                                                                                  uint64_t end) {
-  const Unicorn& u = Original();
-  return u.stock ? u.lock(uc, start, end) : nullptr;
-}
-
-__attribute__((visibility("default"))) void page_collection_unlock_arm(page_collection* set) {
-  const Unicorn& u = Original();
-  if (u.stock) u.unlock(set);
-}
-
-__attribute__((visibility("default"))) void tlb_set_page_with_attrs_arm(CPUState* cpu, uint32_t vaddr,
-                                                                         uint64_t paddr, MemTxAttrs attrs,
-                                                                         int prot, int mmu_idx, uint32_t size) {
-  const Unicorn& u = Original();
-  u.set_page(cpu, vaddr, paddr, attrs, prot, mmu_idx, size);
-  if (u.stock || (prot & kPageWrite) == 0) return;
-  uint32_t first = vaddr >> kPageBits;
-  uint32_t last = (vaddr + (size > 0 ? size - 1 : 0)) >> kPageBits;
-  for (uint32_t p = first; p <= last && p >= first; ++p) {
-    if (HasCode(p)) return;
-  }
-  tlb_set_dirty_arm(cpu, vaddr);
-  fast_store_pages.fetch_add(1, std::memory_order_relaxed);
-}
-
-__attribute__((visibility("default"))) TranslationBlock* tb_gen_code_arm(CPUState* cpu, uint32_t pc,
-                                                                         uint32_t cs_base, uint32_t flags,
-                                                                         int cflags) {
-  const Unicorn& u = Original();
-  TranslationBlock* tb = u.gen_code(cpu, pc, cs_base, flags, cflags);
-  if (u.stock) return tb;
-  for (uint64_t a = pc & ~((1u << kPageBits) - 1); a < uint64_t{pc} + kMaxBlockSpan && a <= 0xFFFFFFFFu;
-       a += 1u << kPageBits) {
-    uint32_t page = uint32_t(a >> kPageBits);
-    code_pages[page / 64].fetch_or(uint64_t{1} << (page % 64), std::memory_order_relaxed);
-    // Always, not only the first time: another engine may have marked the page while
-    // this one still holds a fast (not-dirty) entry for it.
-    tlb_flush_page_arm(cpu, uint32_t(a));
-  }
-  return tb;
-}
-
+FAULTLINE_STORE_PATH(arm, Arm)
+FAULTLINE_STORE_PATH(riscv32, Rv32)
 }  // extern "C"
 
 namespace faultline::cpu {
