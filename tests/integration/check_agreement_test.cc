@@ -46,6 +46,7 @@ const std::vector<Entry>& Catalogue() {
       {"kelvin", "header_moved", "host-output-header", "error", ".output_header", ""},
       {"kelvin", "header_short", "host-output-header", "error", ".output_header", ""},
       {"kelvin", "stack_in_page", "host-page", "error", "", ""},
+      {"kelvin", "scratch_stack_in_page", "host-page", "error", "", ""},
       {"kelvin", "heap_in_page", "host-page", "error", "", ""},
       {"kelvin", "output_in_page", "host-page", "error", ".model_output", ""},
       // Fixed variants.
@@ -56,6 +57,7 @@ const std::vector<Entry>& Catalogue() {
       {"stm32n657", "n6_npu_app", "", "", "", ""},
       {"imx93-cm33", "et_runner", "", "", "", ""},
       {"kelvin", "layout_a", "", "", "", ""},
+      {"kelvin", "scratch_layout_a", "", "", "", ""},
       {"kelvin", "ml_inference", "", "", "", ""},
       // CMSIS 5's template leaves .bss out of the zero table: newlib's crt0 zeroes it.
       {"mps3-an547", "cmsis_crt0", "", "", "", "", "zero-table"},

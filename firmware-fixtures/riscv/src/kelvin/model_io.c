@@ -12,8 +12,22 @@ OutputHeader output_header MODEL_OUTPUT_HEADER;
 
 static const int8_t kWeights[4] = {3, -1, 2, 1};
 
+#ifdef STACK_SCRATCH_BYTES
+// Scratch on the stack before the input is read, as an im2col buffer would be: deep
+// enough to reach the host's page from a stack placed in it (pitfall 15).
+static volatile uint8_t scratch_sink;
+static void __attribute__((noinline)) Scratch(void) {
+  volatile uint8_t scratch[STACK_SCRATCH_BYTES];
+  for (int i = 0; i < STACK_SCRATCH_BYTES; ++i) scratch[i] = 0;
+  scratch_sink = scratch[STACK_SCRATCH_BYTES - 1];
+}
+#endif
+
 // One int8 "layer": each output is a weighted sum of four inputs, shifted and saturated.
 int main(void) {
+#ifdef STACK_SCRATCH_BYTES
+  Scratch();
+#endif
   for (int i = 0; i < OUTPUT_BYTES; ++i) {
     int32_t acc = 0;
     for (int k = 0; k < 4; ++k) acc += (int8_t)model_input[4 * i + k] * kWeights[k];
