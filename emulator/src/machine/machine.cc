@@ -445,15 +445,8 @@ std::vector<Event> Machine::Events() const {
 void Machine::Chain(Fault& f) {
   RunResult& res = out_.result;
   f.instructions = core_->instructions();
-  if (res.faults.size() < RunResult::kFaultsKept) {
-    f.road = Named(core_->Road(), in_.image);
-    res.faults.push_back(f);
-    return;
-  }
-  if (res.faults.size() == RunResult::kFaultsKept) res.faults.emplace_back();
-  ++res.faults_not_kept;
-  res.faults.back() = f;
-  latest_road_ = core_->Road();
+  if (res.faults.size() < RunResult::kFaultsKept) f.road = Named(core_->Road(), in_.image);
+  if (!KeepFault(res, f)) latest_road_ = core_->Road();  // named when the run ends
 }
 
 // Whether `at` is code in memory that still holds its reset contents: recorded once for

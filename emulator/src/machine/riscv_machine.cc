@@ -252,25 +252,15 @@ class RiscvRun {
     f.detail = fmt::format("mcause {}", s.cause);
     f.exception = fmt::format("the trap handler at mtvec 0x{:08x}{}", mtvec,
                               Symbol(mtvec) ? " (" + Symbol(mtvec)->ToString() + ")" : "");
-    Keep(f);
+    KeepFault(out_.result, f);
     if (!first_fault_) first_fault_ = f;
     pc_ = hart_->Trap(s.cause, s.pc, s.tval);
-  }
-
-  void Keep(const Fault& f) {
-    RunResult& res = out_.result;
-    if (res.faults.size() < RunResult::kFaultsKept) {
-      res.faults.push_back(f);
-    } else {
-      res.faults.back() = f;
-      ++res.faults_not_kept;
-    }
   }
 
   void EndWith(Fault f) {
     RunResult& res = out_.result;
     res.outcome = Outcome::kFault;
-    Keep(f);
+    KeepFault(out_.result, f);
     res.fault = std::move(f);
     Finish(res.fault->pc);
   }

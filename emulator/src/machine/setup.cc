@@ -203,6 +203,17 @@ std::vector<std::vector<uint8_t>> Capture(const MemoryMap& map, const std::vecto
   return out;
 }
 
+bool KeepFault(RunResult& res, const Fault& f) {
+  if (res.faults.size() < RunResult::kFaultsKept) {
+    res.faults.push_back(f);
+    return true;
+  }
+  if (res.faults.size() == RunResult::kFaultsKept) res.faults.emplace_back();
+  ++res.faults_not_kept;
+  res.faults.back() = f;
+  return false;
+}
+
 void RecordSemihostingProblem(std::vector<Event>& events, const SemihostingResult& r, uint32_t pc) {
   if (r.problem.empty()) return;
   auto same = std::find_if(events.begin(), events.end(),

@@ -33,6 +33,10 @@ std::vector<HostAction> OfKind(const std::vector<HostAction>& actions, HostActio
 // The run's result gets what the firmware printed, and the memory the options capture.
 void TakeConsole(const Semihosting& semihosting, RunResult& res);
 std::vector<std::vector<uint8_t>> Capture(const MemoryMap& map, const std::vector<MemoryCapture>& captures);
+// Adds `f` to the run's fault chain: the first RunResult::kFaultsKept in order, then one
+// entry that always holds the latest (faults_not_kept counts those past the first).
+// False when `f` went into that last entry.
+bool KeepFault(RunResult& res, const Fault& f);
 // A semihosting call that did something the firmware cannot tell (SYS_WRITE0 of an
 // unterminated string), as one event per calling instruction with its count.
 void RecordSemihostingProblem(std::vector<Event>& events, const SemihostingResult& r, uint32_t pc);
