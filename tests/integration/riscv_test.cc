@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
+#include <sstream>
 
 #include "../support/cli.h"
 #include "../support/temp_dir.h"
@@ -77,18 +79,21 @@ bool HaveQemuRiscv() { return RunProgram({"sh", "-c", "command -v qemu-system-ri
 
 // What an RV32 ELF prints through semihosting on QEMU's riscv32 virt machine (in
 // `out`), and its exit status (main's return: picolibc's semihost crt0 exits with it).
-Completed QemuVirt(const std::filesystem::path& elf) {
+// `cpu` is QEMU's for the board's hart: riscv32-virt is rv32im, QEMU's default has C.
+Completed QemuVirt(const std::filesystem::path& elf, const std::string& cpu = "rv32,c=false") {
   const TempDir dir("qemu");
   const auto console = dir / "semihosting.txt";
-  Completed qemu = RunProgram({"timeout", "60", "qemu-system-riscv32", "-M", "virt", "-bios", "none", "-nographic",
+  Completed qemu = RunProgram({"timeout", "60", "qemu-system-riscv32", "-M", "virt", "-cpu", cpu, "-bios", "none", "-nographic",
                                "-monitor", "none", "-serial", "none", "-chardev", "file,id=sh0,path=" + console.string(),
                                "-semihosting-config", "enable=on,target=native,chardev=sh0", "-kernel", elf.string()});
   qemu.out = Slurp(console);
   return qemu;
 }
 
-// The same ELF on faultline's riscv32-virt and on QEMU: the same console and exit status.
-nlohmann::json ExpectSameAsQemu(const std::string& fixture, int status) {
+// The same ELF on faultline's riscv32-virt and on QEMU: the same console (after `fix`,
+// which mends what QEMU 7.2 is known to get wrong) and exit status.
+nlohmann::json ExpectSameAsQemu(const std::string& fixture, int status,
+                                const std::function<std::string(std::string)>& fix = {}) {
   Completed cli;
   auto report = RunJson("riscv32-virt", fixture, {}, &cli);
   EXPECT_EQ(report["outcome"], "exit") << cli.out << cli.err;
@@ -96,7 +101,7 @@ nlohmann::json ExpectSameAsQemu(const std::string& fixture, int status) {
   if (HaveQemuRiscv()) {
     Completed qemu = QemuVirt(Fixture("riscv32-virt", fixture));
     EXPECT_EQ(qemu.status, status) << qemu.err;
-    EXPECT_EQ(report["console"], qemu.out);
+    EXPECT_EQ(report["console"], fix ? fix(qemu.out) : qemu.out);
   } else {
     ADD_FAILURE() << "qemu-system-riscv32 is missing (qemu-system-misc; ./scripts/setup installs it)";
   }
@@ -119,22 +124,83 @@ TEST(RiscvVirt, ArithmeticMatchesQemu) {
             std::string::npos);
 }
 
-// ecall, illegal instructions and CSRs, load/store/fetch access faults, ebreak and
-// misaligned accesses, with mtvec direct and vectored: the handler sees the same mcause,
-// mepc, mtval and mstatus as on QEMU, and mret goes on as there.
+// ecall, illegal instructions and CSRs, load/store/fetch access faults, ebreak,
+// misaligned accesses and (no C on this hart) jumps to a 2-byte boundary, with mtvec
+// direct and vectored: the handler sees the same mcause, mepc, mtval and mstatus as on
+// QEMU, and mret goes on as there.
+// QEMU 7.2 is wrong in one place: for a misaligned JAL or branch it stores its stale
+// cpu_pc (the translation block's start) in mtval, not the target the privileged spec
+// (§3.1.16) and later QEMU (gen_exception_inst_addr_mis(ctx, target), 8.1) give: such
+// lines are compared with the target, mepc + 6 in this fixture.
+std::string MisalignedJumpTargets(std::string qemu) {
+  std::istringstream in(qemu);
+  std::string out, line;
+  int mended = 0;
+  while (std::getline(in, line)) {
+    const auto mepc = line.find("mepc=0x"), mtval = line.find("mtval=0x");
+    if ((line.rfind("misaligned jal ", 0) == 0 || line.rfind("misaligned branch", 0) == 0) &&
+        mepc != std::string::npos && mtval != std::string::npos) {
+      const uint32_t target = uint32_t(std::stoul(line.substr(mepc + 7, 8), nullptr, 16)) + 6;
+      const std::string want = fmt::format("{:08x}", target);
+      mended += line.substr(mtval + 8, 8) != want;
+      line.replace(mtval + 8, 8, want);
+    }
+    out += line + "\n";
+  }
+  EXPECT_EQ(mended, 4) << "QEMU's mtval for misaligned JAL/branch is no longer the block start:\n" << qemu;
+  return out;
+}
+
 TEST(RiscvVirt, TrapsEnterMtvecWithTheCsrsQemuSets) {
   REQUIRE_RISCV_FIXTURES();
-  auto report = ExpectSameAsQemu("traps", 14);
+  auto report = ExpectSameAsQemu("traps", 20, MisalignedJumpTargets);
   const std::string console = report["console"];
   EXPECT_NE(console.find("load fault       traps=4 mcause=5"), std::string::npos) << console;
-  EXPECT_NE(console.find("fetch fault      traps=14 mcause=1 mepc=0x00020000 mtval=0x00020000"), std::string::npos)
+  EXPECT_NE(console.find("fetch fault      traps=7 mcause=1 mepc=0x00020000 mtval=0x00020000"), std::string::npos)
       << console;
-  ASSERT_EQ(report["faults"].size(), 14u);
+  EXPECT_NE(console.find("misaligned jalr  traps=9 mcause=0"), std::string::npos) << console;
+  EXPECT_NE(console.find("rd after 0x00001111"), std::string::npos) << console;
+  // 20 traps: the first 16 and the latest are kept (the fault chain's bound).
+  ASSERT_EQ(report["faults"].size(), 17u);
+  EXPECT_EQ(report["faults"][16]["kind"], "instruction address misaligned");
   EXPECT_EQ(report["faults"][0]["kind"], "environment call from M-mode");
   EXPECT_EQ(report["faults"][3]["kind"], "load access fault");
   EXPECT_EQ(report["faults"][3]["address"], 0x20000);
   EXPECT_EQ(report["faults"][3]["trap"]["mcause"], 5);
   EXPECT_EQ(report["faults"][3]["trap"]["mepc"], report["faults"][3]["pc"]);
+}
+
+// 16-bit loads and stores that fault after other 16-bit instructions of their block, on
+// riscv32-virt with `cpu: rv32imac` (QEMU's default virt cpu has C): mepc at the faulting
+// instruction as on QEMU, and an `rv32im` board refuses the ELF.
+TEST(RiscvVirt, CompressedLoadsAndStoresFaultAtTheirOwnPc) {
+  REQUIRE_RISCV_FIXTURES();
+  const TempDir dir("rvc");
+  std::string board = Slurp(std::filesystem::path(FAULTLINE_BOARDS_DIR) / "riscv32-virt.yaml");
+  const auto cpu = board.find("cpu: rv32im\n");
+  ASSERT_NE(cpu, std::string::npos);
+  board.replace(cpu, 12, "cpu: rv32imac\n");
+  std::ofstream(dir / "virt-c.yaml") << board;
+  const auto elf = Fixture("riscv32-virt", "rvc_faults");
+  Completed cli = RunCli({"run", "--board", (dir / "virt-c.yaml").string(), "--json", (dir / "r.json").string(),
+                          elf.string()});
+  const auto report = nlohmann::json::parse(Slurp(dir / "r.json"));
+  ASSERT_EQ(report["exit_code"], 3) << cli.out << cli.err;
+  const std::string console = report["console"];
+  EXPECT_NE(console.find("c.lw       traps=1 mcause=5 mepc=start+10 mtval=0x00020008"), std::string::npos) << console;
+  EXPECT_NE(console.find("a1 0x00000010"), std::string::npos) << console;
+  EXPECT_NE(console.find("c.sw+lw    traps=3 mcause=5 mepc=start+10 mtval=0x00020004"), std::string::npos) << console;
+  ASSERT_EQ(report["faults"].size(), 3u);
+  EXPECT_EQ(report["faults"][1]["kind"], "store/AMO access fault");
+  EXPECT_EQ(report["faults"][1]["address"], 0x2007c);
+  EXPECT_EQ(report["faults"][1]["pc_precise"], true);
+  if (HaveQemuRiscv()) {
+    EXPECT_EQ(console, QemuVirt(elf, "rv32").out);
+  } else {
+    ADD_FAILURE() << "qemu-system-riscv32 is missing (qemu-system-misc; ./scripts/setup installs it)";
+  }
+  Completed im = RunCli({"run", "--board", "riscv32-virt", elf.string()});
+  EXPECT_EQ(im.status, 2) << im.out << im.err;
 }
 
 // picolibc's own trap handler (its semihost crt0 installs one) prints the registers and

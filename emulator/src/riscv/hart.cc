@@ -10,13 +10,16 @@
 //   DataFaultPc finds it by the address it computes;
 // - `ebreak` stops the engine with UC_ERR_INSN_INVALID at the ebreak, no INTR call;
 // - `wfi` ends uc_emu_start with UC_ERR_OK, the PC after it;
-// - misaligned loads and stores complete, as on QEMU 7.2's virt machine (traps fixture).
+// - misaligned loads and stores complete, as on QEMU 7.2's virt machine (traps fixture);
+// - every RV32 cpu model has the C extension and misa is read-only (QEMU 5.0's write_misa
+//   drops writes unless RISCV_FEATURE_MISA, which no model sets): see ClearRvc.
 #include "hart.h"
 
 #include <fmt/core.h>
 #include <unicorn/unicorn.h>
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 
 namespace faultline::riscv {
@@ -32,6 +35,41 @@ void Check(uc_err err, const char* what) {
 
 uint32_t Perms(const Access& a) {
   return (a.read ? UC_PROT_READ : 0) | (a.write ? UC_PROT_WRITE : 0) | (a.execute ? UC_PROT_EXEC : 0);
+}
+
+// On a core without C (rv32im, Kelvin) a jump or taken branch to a 2-byte boundary must
+// raise instruction-address-misaligned and a 16-bit encoding is illegal (Volume I §1.5,
+// §2.5), as on QEMU 7.2 with `-cpu rv32,c=false`. Unicorn's translator decides both from
+// env->misa, copied into each block's DisasContext, but misa cannot be written through
+// uc_reg_write: clear C in a saved copy of the CPU state and restore it. The copy holds
+// misa and then misa_mask, both equal at reset (measured: the only such pair of words);
+// the write is checked by reading misa back. False when it did not take (another build).
+bool ClearRvc(uc_engine* uc) {
+  constexpr uint32_t kMisaC = 1u << ('C' - 'A');
+  uint32_t misa = 0;
+  uc_reg_read(uc, UC_RISCV_REG_MISA, &misa);
+  if ((misa & kMisaC) == 0) return true;
+  uc_context* saved = nullptr;
+  if (uc_context_alloc(uc, &saved) != UC_ERR_OK) return false;
+  uc_context_save(uc, saved);
+  auto* bytes = reinterpret_cast<unsigned char*>(saved);
+  const size_t size = uc_context_size(uc);
+  size_t at = 0;
+  int pairs = 0;
+  for (size_t i = 0; i + 8 <= size; i += 4) {
+    uint32_t a = 0, b = 0;
+    std::memcpy(&a, bytes + i, 4);
+    std::memcpy(&b, bytes + i + 4, 4);
+    if (a == misa && b == misa) at = i, ++pairs;
+  }
+  if (pairs == 1) {
+    const uint32_t cleared = misa & ~kMisaC;
+    std::memcpy(bytes + at, &cleared, 4);
+    uc_context_restore(uc, saved);
+  }
+  uc_context_free(saved);
+  uc_reg_read(uc, UC_RISCV_REG_MISA, &misa);
+  return (misa & kMisaC) == 0;
 }
 
 }  // namespace
@@ -54,6 +92,7 @@ std::string CauseName(uint32_t mcause) {
 
 Hart::Hart(Cpu cpu, MemoryMap& map) : cpu_(cpu), map_(map) {
   Check(uc_open(UC_ARCH_RISCV, UC_MODE_RISCV32, &uc_), "uc_open");
+  rvc_ = HasRvc(cpu_) || !ClearRvc(uc_);
   uint32_t page = 0;
   size_t page_size = 0;
   Check(uc_query(uc_, UC_QUERY_PAGE_SIZE, &page_size), "uc_query");
@@ -181,8 +220,11 @@ void Hart::OnInterrupt(uc_struct*, uint32_t intno, void* user) {
   // RISCV_EXCP_U_ECALL is raised for every ecall and turned into 8 + the privilege by
   // QEMU's riscv_cpu_do_interrupt, which Unicorn never calls: the hart is in M-mode.
   const uint32_t mcause = intno == 8 ? cause::kEcallFromM : intno;
-  // QEMU 7.2 puts the instruction's bits in mtval for an illegal instruction (env->bins).
-  const uint32_t tval = mcause == cause::kIllegalInstruction ? h.Word(epc) : 0;
+  // QEMU 7.2 puts the instruction's bits in mtval for an illegal instruction (env->bins),
+  // and the target for a misaligned jump (env->badaddr).
+  uint32_t tval = 0;
+  if (mcause == cause::kIllegalInstruction) tval = h.Word(epc);
+  if (mcause == cause::kInstructionMisaligned) tval = h.JumpTarget(epc);
   h.StopWith({.kind = Stop::Kind::kTrap, .pc = epc, .cause = mcause, .tval = tval});
 }
 
@@ -212,13 +254,69 @@ bool Hart::OnInvalidMemory(uc_struct* uc, int type, uint64_t address, int size, 
   return false;
 }
 
+uint32_t Hart::JumpTarget(uint32_t pc) const {
+  // Volume I §2.5: JAL's J-immediate, JALR's rs1 + I-immediate with bit 0 cleared (rd is
+  // written only after the check, so rs1 is still the operand), a branch's B-immediate.
+  const uint32_t w = Word(pc);
+  const auto bits = [w](int hi, int lo) { return (w >> lo) & ((1u << (hi - lo + 1)) - 1); };
+  const uint32_t sign = w & 0x80000000u ? ~0u : 0u;
+  switch (w & 0x7F) {
+    case 0x6F:  // JAL
+      return pc + ((sign << 20) | (bits(19, 12) << 12) | (bits(20, 20) << 11) | (bits(30, 21) << 1));
+    case 0x67:  // JALR
+      return (x(int(bits(19, 15))) + uint32_t(int32_t(w) >> 20)) & ~1u;
+    case 0x63:  // BRANCH
+      return pc + ((sign << 12) | (bits(7, 7) << 11) | (bits(30, 25) << 5) | (bits(11, 8) << 1));
+  }
+  return 0;
+}
+
+namespace {
+
+// The base register and offset of a 16-bit load or store (Volume I §16.3, RV32C: C.LW,
+// C.SW, C.FLW, C.FSW, C.FLD, C.FSD on x8-x15; C.LWSP ... C.FSDSP on sp), or nothing.
+struct CompressedAccess {
+  int rs1;
+  uint32_t offset;
+  bool store;
+};
+
+std::optional<CompressedAccess> DecodeCompressedAccess(uint16_t h) {
+  const auto bit = [h](int hi, int lo) { return uint32_t(h >> lo) & ((1u << (hi - lo + 1)) - 1); };
+  const uint32_t funct3 = bit(15, 13);
+  const int rs1_prime = int(bit(9, 7)) + 8;
+  switch (bit(1, 0)) {
+    case 0:  // C.FLD 001, C.LW 010, C.FLW 011, C.FSD 101, C.SW 110, C.FSW 111
+      if (funct3 == 1 || funct3 == 5) return CompressedAccess{rs1_prime, (bit(12, 10) << 3) | (bit(6, 5) << 6), funct3 == 5};
+      if (funct3 == 2 || funct3 == 3 || funct3 == 6 || funct3 == 7)
+        return CompressedAccess{rs1_prime, (bit(12, 10) << 3) | (bit(6, 6) << 2) | (bit(5, 5) << 6), funct3 >= 6};
+      return std::nullopt;
+    case 2:  // C.FLDSP 001, C.LWSP 010, C.FLWSP 011, C.FSDSP 101, C.SWSP 110, C.FSWSP 111
+      switch (funct3) {
+        case 1: return CompressedAccess{2, (bit(12, 12) << 5) | (bit(6, 5) << 3) | (bit(4, 2) << 6), false};
+        case 2:
+        case 3: return CompressedAccess{2, (bit(12, 12) << 5) | (bit(6, 4) << 2) | (bit(3, 2) << 6), false};
+        case 5: return CompressedAccess{2, (bit(12, 10) << 3) | (bit(9, 7) << 6), true};
+        case 6:
+        case 7: return CompressedAccess{2, (bit(12, 9) << 2) | (bit(8, 7) << 6), true};
+      }
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<uint32_t> Hart::DataFaultPc(uint32_t address, AccessType access) const {
   // A block has no branch before its last instruction: scan it in order for the first
   // load/store (Volume I §2.6: LOAD 0x03, STORE 0x23, LOAD-FP 0x07, STORE-FP 0x27; AMO 0x2f
-  // has no offset) whose rs1 + offset is `address`.
+  // has no offset; the 16-bit forms of §16.3) whose rs1 + offset is `address`.
+  const bool want_store = access == AccessType::kWrite;
   for (uint32_t pc = current_->start; pc < current_->end;) {
     const uint32_t w = Word(pc);
-    if ((w & 3) != 3) {  // compressed: not decoded here, the block's PC stays approximate
+    if ((w & 3) != 3) {
+      const auto c = DecodeCompressedAccess(uint16_t(w));
+      if (c && c->store == want_store && x(c->rs1) + c->offset == address) return pc;
       pc += 2;
       continue;
     }
@@ -230,7 +328,7 @@ std::optional<uint32_t> Hart::DataFaultPc(uint32_t address, AccessType access) c
     if (load) offset = int32_t(w) >> 20;
     if (store) offset = (int32_t(w & 0xFE000000u) >> 20) | int32_t((w >> 7) & 31);
     const bool amo = opcode == 0x2F;
-    if ((load && access == AccessType::kRead) || (store && access == AccessType::kWrite) || amo) {
+    if ((load && !want_store) || (store && want_store) || amo) {
       if (base + uint32_t(offset) == address) return pc;
     }
     pc += 4;

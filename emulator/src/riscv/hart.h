@@ -95,6 +95,9 @@ class Hart {
   uint64_t instructions() const { return Through(); }
   std::vector<uint8_t> InstructionAt(uint32_t pc) const;
   uint32_t Word(uint32_t address) const;  // 0 where no memory is
+  // Whether the hart runs 16-bit (C) encodings: the board's cpu has C, or this libunicorn
+  // would not let it be turned off (hart.cc ClearRvc).
+  bool rvc() const { return rvc_; }
 
  private:
   friend struct InlineCount;  // the counting emitted into translated code (hart_block_count.cc)
@@ -111,6 +114,8 @@ class Hart {
   static bool OnInvalidMemory(uc_struct* uc, int type, uint64_t address, int size, int64_t value, void* user);
   // The load or store in the current block that accessed `address` (see hart.cc).
   std::optional<uint32_t> DataFaultPc(uint32_t address, AccessType access) const;
+  // Where the jump or branch at `pc` goes (mtval of instruction-address-misaligned).
+  uint32_t JumpTarget(uint32_t pc) const;
   // Instructions in [from, to) of a block (2 or 4 bytes each).
   uint64_t Count(uint32_t from, uint32_t to) const;
   void StopWith(Stop s);
@@ -123,6 +128,7 @@ class Hart {
   void SetThrough(uint64_t through) { left_ = int64_t(check_at_ - through); }
 
   Cpu cpu_;
+  bool rvc_ = true;
   MemoryMap& map_;
   uc_struct* uc_ = nullptr;
   // Instructions retired through the end of the current block (Through()), kept as the

@@ -68,6 +68,45 @@ static void run_all(void) {
       :
       : "t0", "t1", "ra", "memory");
   show("fetch fault");
+  // Jumps to a 2-byte boundary on a core without C (Volume I §2.5): the jump traps with
+  // mepc at itself and mtval the target; JALR does not write rd. Encoded by hand, as the
+  // assembler refuses such targets: jal x0, .+6 and beq x0, x0, .+6.
+  __asm__ volatile(
+      "la t0, 1f\n"
+      "sw t0, %0\n"
+      ".4byte 0x0060006f\n"
+      "nop\n"
+      "nop\n"
+      "1:\n"
+      : "=m"(resume_at)
+      :
+      : "t0", "memory");
+  show("misaligned jal");
+  uint32_t link = 0x1111u;
+  __asm__ volatile(
+      "la t0, 1f\n"
+      "sw t0, %1\n"
+      "addi t1, t0, -6\n"
+      "jalr %0, t1\n"
+      "nop\n"
+      "nop\n"
+      "1:\n"
+      : "+r"(link), "=m"(resume_at)
+      :
+      : "t0", "t1", "memory");
+  show("misaligned jalr");
+  printf("  rd after 0x%08lx\n", (unsigned long)link);
+  __asm__ volatile(
+      "la t0, 1f\n"
+      "sw t0, %0\n"
+      ".4byte 0x00000363\n"
+      "nop\n"
+      "nop\n"
+      "1:\n"
+      : "=m"(resume_at)
+      :
+      : "t0", "memory");
+  show("misaligned branch");
 }
 
 int main(void) {
