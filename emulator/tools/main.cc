@@ -488,9 +488,13 @@ int main(int argc, char** argv) {
       std::cout << faultline::FormatRunText(result, board);
     }
     // A failed run: the static checks that may explain it (the HTML page always shows them).
+    // So does a halt whose output a host reads (Kelvin's contract): a broken layout halts
+    // as cleanly as a good one, and only the layout says whether the output means anything.
+    const bool explain = faultline::ExitStatus(result) != 0 ||
+                         (result.outcome == faultline::Outcome::kHalt && board.host_page.has_value());
     std::optional<faultline::CheckResult> checked;
-    if (faultline::ExitStatus(result) != 0 || html_out.is_open()) checked = faultline::Check(board, image, check_options);
-    if (faultline::ExitStatus(result) != 0) std::cout << faultline::FormatCheckErrors(*checked);
+    if (explain || html_out.is_open()) checked = faultline::Check(board, image, check_options);
+    if (explain) std::cout << faultline::FormatCheckErrors(*checked);
     WriteOutput(json_out, "--json", json_path, faultline::FormatRunJson(result));
     if (trace) {
       trace->Finish();

@@ -371,6 +371,19 @@ TEST(Kelvin, AHeaderTheFirmwareNeverWroteIsNamed) {
   EXPECT_NE(cli.out.find("error: host-output-header: .output_header is at 0x003ff100"), std::string::npos) << cli.out;
 }
 
+// A layout that breaks the contract halts as cleanly as a good one (exit 0): the run
+// prints what the static check finds, so a clean halt on a broken layout is not silent.
+TEST(Kelvin, ACleanHaltOnABrokenLayoutShowsTheCheck) {
+  REQUIRE_RISCV_FIXTURES();
+  Completed broken = RunCli({"run", "--board", "kelvin", Fixture("kelvin", "input_in_tcm").string()});
+  EXPECT_EQ(broken.status, 0) << broken.out << broken.err;
+  EXPECT_NE(broken.out.find("outcome: halt"), std::string::npos) << broken.out;
+  EXPECT_NE(broken.out.find("error: host-input: .model_input (0x000000d0-0x000001cf) is in tcm"), std::string::npos)
+      << broken.out;
+  Completed fixed = RunCli({"run", "--board", "kelvin", Fixture("kelvin", "layout_a").string()});
+  EXPECT_EQ(fixed.out.find("static check"), std::string::npos) << fixed.out;
+}
+
 TEST(Kelvin, AVectorInstructionIsUnsupportedAndNamed) {
   REQUIRE_RISCV_FIXTURES();
   Completed cli;
