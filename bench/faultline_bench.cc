@@ -285,7 +285,7 @@ struct Bench {
       nat.note = nat.argv[0] + " is not built";
     }
     // Before/after for docs/performance.md: Unicorn 2.0.1's own store path, block hook
-    // call and per-access exit test (emulator/src/cpu/unicorn_store_path.cc,
+    // call and per-access exit test (emulator/src/engine/store_path.cc,
     // core_block_count.cc and core_data_faults.cc turned off).
     Series stock = FaultlineSeries("fl-stock", "mps2-an505", elf);
     stock.env = {"FAULTLINE_UNICORN_STORE_PATH=stock", "FAULTLINE_BLOCK_COUNT=hook", "FAULTLINE_EXIT_CHECK=stock"};

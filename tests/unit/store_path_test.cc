@@ -1,4 +1,4 @@
-// emulator/src/cpu/unicorn_store_path.cc lets guest stores to data pages take
+// emulator/src/engine/store_path.cc lets guest stores to data pages take
 // Unicorn's inline fast path. These pin down what that must not break: a page made
 // read-only still refuses stores, and code in RAM that the guest rewrites runs as
 // rewritten. Each drives Unicorn directly with a few Thumb instructions.
@@ -12,7 +12,7 @@
 #include <cstring>
 
 #include "engine/unicorn_build.h"
-#include "cpu/unicorn_store_path.h"
+#include "engine/store_path.h"
 
 namespace {
 
@@ -65,10 +65,10 @@ TEST(StorePath, StoresToADataPageTakeTheFastPath) {
   engine.Code(kFlash, {kStrR0R1, kNop});
   engine.Set(UC_ARM_REG_R0, 5);
   engine.Set(UC_ARM_REG_R1, kRam + 0x20);
-  const uint64_t before = faultline::cpu::FastStorePages();
+  const uint64_t before = faultline::engine::FastStorePages();
   ASSERT_EQ(engine.Run(kFlash, kFlash + 2), UC_ERR_OK);
   EXPECT_EQ(engine.ram[0x20], 5);
-  EXPECT_GT(faultline::cpu::FastStorePages(), before) << "libunicorn did not call faultline's tlb_set_page_with_attrs_arm";
+  EXPECT_GT(faultline::engine::FastStorePages(), before) << "libunicorn did not call faultline's tlb_set_page_with_attrs_arm";
 }
 
 TEST(StorePath, AStoreAfterTheRegionIsMadeReadOnlyStillFaults) {
@@ -130,10 +130,10 @@ TEST(StorePath, Rv32StoresToADataPageTakeTheFastPath) {
   engine.Code(Rv32Engine::kCode, {kSwA0A1, kRvNop});
   engine.Set(UC_RISCV_REG_A0, 5);
   engine.Set(UC_RISCV_REG_A1, Rv32Engine::kData + 0x20);
-  const uint64_t before = faultline::cpu::FastStorePages();
+  const uint64_t before = faultline::engine::FastStorePages();
   ASSERT_EQ(uc_emu_start(engine.uc, Rv32Engine::kCode, Rv32Engine::kCode + 4, 0, 0), UC_ERR_OK);
   EXPECT_EQ(engine.ram[0x20], 5);
-  EXPECT_GT(faultline::cpu::FastStorePages(), before)
+  EXPECT_GT(faultline::engine::FastStorePages(), before)
       << "libunicorn did not call faultline's tlb_set_page_with_attrs_riscv32";
 }
 
@@ -180,7 +180,7 @@ TEST(UnicornBuild, AnotherBuildRunsUnicornsOwnStorePath) {
         engine.Set(UC_ARM_REG_R0, 5);
         engine.Set(UC_ARM_REG_R1, kRam + 0x20);
         const bool ran = engine.Run(kFlash, kFlash + 2) == UC_ERR_OK;
-        std::exit(ran && engine.ram[0x20] == 5 && faultline::cpu::FastStorePages() == 0 &&
+        std::exit(ran && engine.ram[0x20] == 5 && faultline::engine::FastStorePages() == 0 &&
                           !faultline::engine::KnownUnicornBuild() && faultline::engine::UnicornBuildId() == "0123"
                       ? 0
                       : 1);

@@ -11,7 +11,7 @@
 //
 // How the generated code gets there. libunicorn exports its internal functions and
 // reaches them through its PLT or GOT, so definitions in the executable interpose them
-// (unicorn_store_path.cc does the same for the store path; exported with
+// (engine/store_path.cc does the same for the store path; exported with
 // --export-dynamic-symbol, emulator/CMakeLists.txt):
 //
 //   tcg_func_start_arm          a translation starts: remember its TCGContext

@@ -1,5 +1,5 @@
 // What the Arm target's replacements of libunicorn's internal functions share beyond
-// engine/unicorn_interpose.h (unicorn_store_path.cc, core_block_count.cc,
+// engine/unicorn_interpose.h (engine/store_path.cc, core_block_count.cc,
 // core_data_faults.cc).
 #pragma once
 

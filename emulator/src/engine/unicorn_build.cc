@@ -1,5 +1,5 @@
 // Which libunicorn this process runs on. faultline's replacements of libunicorn's internal
-// functions (cpu/unicorn_store_path.cc, cpu/core_block_count.cc, cpu/core_data_faults.cc,
+// functions (engine/store_path.cc, cpu/core_block_count.cc, cpu/core_data_faults.cc,
 // cpu/unicorn_xip.cc, cpu/unicorn_dsp_ops.cc, cpu/core_traps.cc, riscv/hart_block_count.cc) call them with the signatures and read the struct layouts
 // of one build, so they are enabled for that build only: the GNU build-id of the loaded
 // library must be one measured here. Any other build — a rebuild of the same 2.0.1

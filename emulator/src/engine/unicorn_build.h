@@ -24,4 +24,4 @@ bool KnownUnicornRelease();
 // against.
 bool TurnedOff(const char* var, const char* value);
 
-}  // namespace faultline::cpu
+}  // namespace faultline::engine

@@ -1,9 +1,9 @@
-// Unicorn 2.0.1's guest-store path, replaced (unicorn_store_path.cc).
+// Unicorn 2.0.1's guest-store path, replaced (store_path.cc).
 #pragma once
 
 #include <cstdint>
 
-namespace faultline::cpu {
+namespace faultline::engine {
 
 // TLB entries of data pages this process has let take the inline store fast path. Zero
 // means the replacement is not in effect: FAULTLINE_UNICORN_STORE_PATH=stock, or a
@@ -11,4 +11,4 @@ namespace faultline::cpu {
 // with -Bsymbolic or without exported symbols), which is correct but ~6x slower.
 uint64_t FastStorePages();
 
-}  // namespace faultline::cpu
+}  // namespace faultline::engine

@@ -31,7 +31,8 @@
 //
 // FAULTLINE_UNICORN_STORE_PATH=stock in the environment turns all three off (Unicorn's own
 // functions run), for A/B measurement.
-#include "unicorn_store_path.h"
+#include "store_path.h"
+#include "unicorn_build.h"
 #include "unicorn_interpose.h"
 
 #include <dlfcn.h>
@@ -102,9 +103,9 @@ struct StorePath {
     TlbSetPageWithAttrs set_page = nullptr;
     TbGenCode gen_code = nullptr;
     Unicorn() {
-      using faultline::cpu::Unicorns;
+      using faultline::engine::Unicorns;
       const std::string suffix = Target::kSuffix;
-      stock = faultline::cpu::TurnedOff("FAULTLINE_UNICORN_STORE_PATH", "stock");
+      stock = faultline::engine::TurnedOff("FAULTLINE_UNICORN_STORE_PATH", "stock");
       lock = Unicorns<PageCollectionLock>(("page_collection_lock" + suffix).c_str());
       unlock = Unicorns<PageCollectionUnlock>(("page_collection_unlock" + suffix).c_str());
       set_page = Unicorns<TlbSetPageWithAttrs>(("tlb_set_page_with_attrs" + suffix).c_str());
@@ -196,8 +197,8 @@ FAULTLINE_STORE_PATH(arm, Arm)
 FAULTLINE_STORE_PATH(riscv32, Rv32)
 }  // extern "C"
 
-namespace faultline::cpu {
+namespace faultline::engine {
 
 uint64_t FastStorePages() { return fast_store_pages.load(std::memory_order_relaxed); }
 
-}  // namespace faultline::cpu
+}  // namespace faultline::engine
