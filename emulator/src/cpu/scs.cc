@@ -20,6 +20,10 @@ constexpr uint32_t kNvicIspr = 0xE000E200u;
 constexpr uint32_t kNvicIcpr = 0xE000E280u;
 constexpr uint32_t kNvicIabr = 0xE000E300u;
 constexpr uint32_t kNvicIpr = 0xE000E400u;
+// The NVIC's bit arrays are read and written as one table: ISER, ICER, ISPR, ICPR, IABR
+// every 0x80 bytes (`(a - kNvicIser) / 0x80` below).
+static_assert(kNvicIcer - kNvicIser == 0x80 && kNvicIspr - kNvicIcer == 0x80 && kNvicIcpr - kNvicIspr == 0x80 &&
+              kNvicIabr - kNvicIcpr == 0x80);
 constexpr uint32_t kCpuid = 0xE000ED00u;
 constexpr uint32_t kIcsr = 0xE000ED04u;
 constexpr uint32_t kVtor = 0xE000ED08u;
@@ -41,7 +45,9 @@ constexpr uint32_t kMpuCtrl = 0xE000ED94u;
 constexpr uint32_t kMpuRnr = 0xE000ED98u;
 constexpr uint32_t kMpuRbar = 0xE000ED9Cu;
 constexpr uint32_t kMpuRasr = 0xE000EDA0u;  // RLAR on Armv8-M
-// MPU_RBAR_A1..A3 / MPU_RASR_A1..A3 (PMSAv7) or MPU_RLAR_A1..A3 (PMSAv8) follow in pairs.
+// MPU_RBAR_A1..A3 / MPU_RASR_A1..A3 (PMSAv7) or MPU_RLAR_A1..A3 (PMSAv8) follow in pairs,
+// each RBAR 8 bytes after the previous (`(a - kMpuRbar) / 8` below).
+static_assert(kMpuRasr - kMpuRbar == 4);
 constexpr uint32_t kMpuAliasEnd = 0xE000EDBCu;
 constexpr uint32_t kMpuMair0 = 0xE000EDC0u;
 constexpr uint32_t kMpuMair1 = 0xE000EDC4u;

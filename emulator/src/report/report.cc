@@ -144,7 +144,8 @@ std::string StepText(const RoadStep& s) {
 
 std::string FoldRoad(const std::vector<RoadBlock>& road, const std::string& end) {
   // Consecutive blocks of one function are one step. A function already on the stack (of
-  // the current exception level: "" separates them) is a return to it, any other a call.
+  // the current exception level: "" separates them) is a return to it; a function entered
+  // at its first instruction is a call; entered elsewhere, a return from before the window.
   std::vector<RoadStep> steps;
   std::vector<std::string> stack;
   for (const RoadBlock& b : road) {
@@ -167,6 +168,12 @@ std::string FoldRoad(const std::vector<RoadBlock>& road, const std::string& end)
     auto on = std::find(level.base(), stack.end(), f);
     if (on != stack.end()) {
       stack.erase(on + 1, stack.end());
+      steps.push_back({RoadStep::Kind::kReturn, f, ""});
+    } else if (b.symbol && b.symbol->offset != 0 && !steps.empty()) {
+      // Into the middle of a function nobody called in the window: a return to a caller
+      // from before the window opened (a call lands on a function's first instruction).
+      stack.erase(level.base(), stack.end());
+      stack.push_back(f);
       steps.push_back({RoadStep::Kind::kReturn, f, ""});
     } else {
       stack.push_back(f);
