@@ -161,6 +161,28 @@ TEST(Gdb, WatchpointsFireAtTheLinesThatAccessTheGlobal) {
   EXPECT_NE(served.stdout_text().find("handled 0x00000001"), std::string::npos) << served.stdout_text();
 }
 
+// A watchpoint on a peripheral register (the CMSDK UART's DATA, a page served access by
+// access): it stops at the store that transmits, before the UART sees it; gdb steps that
+// store with the watchpoint removed, so each byte still leaves the UART exactly once.
+TEST(Gdb, AWatchpointOnAUartRegisterStopsAtTheTransmittingStore) {
+  SERVE_FOR_GDB(served, "mps2-an385", "uart_hello");
+  const std::string out = Gdb(elf, served.port(),
+                              {"awatch *(volatile unsigned *)0x40004000", "continue", "bt 1", "continue",
+                               "delete 1", "continue"});
+  EXPECT_NE(out.find("Hardware access (read/write) watchpoint 1: *(volatile unsigned *)0x40004000"),
+            std::string::npos)
+      << out;
+  // Stopped twice, each time in uart_puts (uart_putc is inlined) just past a byte's store.
+  EXPECT_TRUE(std::regex_search(out, std::regex(R"(#0  uart_puts \(s=0x[0-9a-f]+ "ello from the UART)"))) << out;
+  EXPECT_NE(out.find("uart_puts (s=0x1aa \"llo from the UART"), std::string::npos) << out;
+  EXPECT_EQ(served.Wait(), 0) << served.stderr_text();
+  const std::string console = served.stdout_text();
+  EXPECT_NE(console.find("hello from the UART"), std::string::npos) << console;
+  EXPECT_NE(console.find("6 * 7 = 42"), std::string::npos) << console;
+  // As many stores to DATA as without gdb (31 characters, a CR before each of 2 LFs).
+  EXPECT_NE(console.find("UART0.DATA               = 0x0000000a    (33 writes)"), std::string::npos) << console;
+}
+
 // gdb's `load` programs the board's flash through the memory map (vFlash packets) and
 // `monitor reset` boots what it loaded; `monitor check` and `monitor events` answer.
 TEST(Gdb, LoadProgramsFlashAndAWarmResetBootsIt) {

@@ -310,6 +310,8 @@ uint64_t Core::ServedAccessFault(uint64_t addr, unsigned size, AccessType type, 
 }
 
 uint64_t Core::ServeAccess(uint64_t addr, unsigned size, bool write, uint64_t value) {
+  // A debugger's watchpoint on a peripheral register: before the device sees the access.
+  if (!watches_.empty() && StopsForWatch(addr, size, write)) return 0;
   const AccessType type = write ? AccessType::kWrite : AccessType::kRead;
   auto fault = [&] { return ServedAccessFault(addr, size, type); };
   // Before the device sees it: a refused write to a transmit register sends nothing.
@@ -995,6 +997,13 @@ Core::WatchOutcome Core::WatchedAccess(uint64_t addr, uint32_t size, bool write,
     const bool allowed = (perms & (write ? UC_PROT_WRITE : UC_PROT_READ)) != 0;
     if (!allowed && !SplitPageAllows(a, 1, write)) return WatchOutcome::kNotWatched;
   }
+  if (StopsForWatch(addr, size, write)) return WatchOutcome::kStopped;
+  if (write) Check(uc_mem_write(uc_, addr, &value, size), "uc_mem_write");
+  return WatchOutcome::kPerformed;
+}
+
+bool Core::StopsForWatch(uint64_t addr, uint32_t size, bool write) {
+  const uint64_t end = addr + std::max<uint32_t>(size, 1);
   for (const Watch& w : watches_) {
     if (!w.Watches(write) || addr >= w.end || w.begin >= end) continue;
     // GDB on Arm expects a watchpoint to stop before the access (its
@@ -1004,10 +1013,9 @@ Core::WatchOutcome Core::WatchedAccess(uint64_t addr, uint32_t size, bool write,
            .access = write ? AccessType::kWrite : AccessType::kRead, .address = addr, .size = size};
     if (TracedInBlock()) s.pc = *last_traced_;
     StopWith(s);
-    return WatchOutcome::kStopped;
+    return true;
   }
-  if (write) Check(uc_mem_write(uc_, addr, &value, size), "uc_mem_write");
-  return WatchOutcome::kPerformed;
+  return false;
 }
 
 void Core::FlushAllCode() {

@@ -224,8 +224,8 @@ class Core {
   // kinds of access it watches, so that only accesses to them reach the invalid-access
   // hook, which performs those outside the watched range and stops the run before an
   // instruction that would access it (kWatchpoint): nothing is paid elsewhere. MVE
-  // accesses see the same protections (PageAllows). Not on peripheral pages served by
-  // callback.
+  // accesses see the same protections (PageAllows). Peripheral pages, served by
+  // callback, ask at each access.
   enum class WatchKind : uint32_t { kWrite = 2, kRead = 3, kAccess = 4 };
   void SetWatch(uint64_t address, uint64_t length, WatchKind kind, bool on);
   // r0-r12 (0-12), sp (13) or lr (14).
@@ -466,6 +466,8 @@ class Core {
   // refuses it is performed (a write by the hook), or stops the run if it touches one.
   enum class WatchOutcome { kNotWatched, kPerformed, kStopped };
   WatchOutcome WatchedAccess(uint64_t addr, uint32_t size, bool write, uint64_t value);
+  // Stops the run before an access a watchpoint watches (kWatchpoint), left undone.
+  bool StopsForWatch(uint64_t addr, uint32_t size, bool write);
   bool stepping_ = false;
   bool started_ = false;  // the engine has run: translations may exist
   int step_seen_ = 0;     // instructions the step hook has let through in this Run
