@@ -82,6 +82,12 @@ class RiscvRun {
     res.boot_source = in_.options.boot_address ? in_.options.boot_source : "";
     res.vector_table = pc_;
     hart_ = std::make_unique<Hart>(board.cpu, *map_);
+    if (hart_->rvc() && !HasRvc(board.cpu)) {
+      events_.push_back({.kind = "engine-limit", .where = "misa.C", .first_address = 0, .first_pc = pc_,
+                         .count = 1,
+                         .message = "this libunicorn's RV32 model keeps the C extension on: a jump to a 2-byte "
+                                    "boundary runs instead of raising instruction-address-misaligned"});
+    }
     const auto stack = in_.image.values.find("__stack");
     semihosting_ = std::make_unique<Semihosting>(
         *map_, ComputeHeapInfo(*map_, in_.image, stack == in_.image.values.end() ? 0 : uint32_t(stack->second)),
