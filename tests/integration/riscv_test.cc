@@ -434,6 +434,22 @@ TEST(Kelvin, ADataFaultGoesToTheHost) {
   EXPECT_NE(report["fault"]["detail"].get<std::string>().find("reports a data fault to the host"), std::string::npos);
 }
 
+// The road to the fault on RV32: the last blocks folded into functions, the trap entered
+// named before its handler, as on the Cortex-M boards.
+TEST(RiscvVirt, TheRoadLeadsToTheFaultAndIntoItsHandler) {
+  REQUIRE_RISCV_FIXTURES();
+  Completed cli;
+  auto fault = RunJson("riscv32-virt", "no_handler", {}, &cli);
+  const std::string road = fault["fault"]["road_folded"];
+  const std::string end = "<- main -> (load access fault)";
+  EXPECT_TRUE(road.size() >= end.size() && road.compare(road.size() - end.size(), end.size(), end) == 0) << road;
+  EXPECT_LE(fault["fault"]["road"].size(), 64u);
+  EXPECT_NE(cli.out.find("  road:        "), std::string::npos) << cli.out;
+  auto spins = RunJson("riscv32-virt", "handler_spins", {}, &cli);
+  const std::string run_road = spins["road_folded"];
+  EXPECT_NE(run_road.find("main -> (store/AMO access fault) spin_handler"), std::string::npos) << run_road;
+}
+
 // Instructions counted by the translated code itself (riscv/hart_block_count.cc) must give
 // what the block hook's callback gives when it counts every block
 // (FAULTLINE_BLOCK_COUNT=hook), for every way an RV32 run ends.
@@ -461,7 +477,9 @@ void ExpectSameRun(const std::string& board, const std::filesystem::path& elf, c
   nlohmann::json counted = CountReport(board, elf, extra, false), hooked = CountReport(board, elf, extra, true);
   ASSERT_FALSE(counted.is_null());
   EXPECT_GT(counted["instructions"].get<uint64_t>(), 0u);
-  for (const char* field : {"outcome", "exit_code", "instructions", "console", "registers", "fault", "hang", "halt"}) {
+  // The road too: the translated code's ring and the callback's pushes keep the same blocks.
+  for (const char* field :
+       {"outcome", "exit_code", "instructions", "console", "registers", "fault", "faults", "hang", "halt", "road"}) {
     EXPECT_EQ(counted[field], hooked[field]) << field;
   }
 }
@@ -481,6 +499,7 @@ INSTANTIATE_TEST_SUITE_P(
                       CountCase{"riscv32-virt", "traps", {}},                                  // traps, taken
                       CountCase{"riscv32-virt", "load_fault", {}},                             // a fault inside a block
                       CountCase{"riscv32-virt", "no_handler", {}},
+                      CountCase{"riscv32-virt", "handler_spins", {}},                          // a trap entered
                       CountCase{"riscv32-virt", "spin", {"--max-instructions", "100000"}},     // the budget
                       CountCase{"riscv32-virt", "spin", {"--max-instructions", "1"}},
                       CountCase{"kelvin", "layout_a", {}},                                     // mpause

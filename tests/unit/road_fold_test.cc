@@ -33,5 +33,20 @@ TEST(FoldRoad, ALoopThatCallsOutShowsOnceWithItsCount) {
   EXPECT_EQ(FoldRoad(road, ""), "main [-> f <- main] x3");
 }
 
+// A body of 7 steps (a C library's putc through its register save/restore helpers).
+TEST(FoldRoad, ALongerLoopBodyFoldsToo) {
+  std::vector<RoadBlock> road = {At("puts", 0x10)};
+  for (int i = 0; i < 3; ++i) {
+    road.push_back(At("putc", 0));
+    road.push_back(At("save", 0));
+    road.push_back(At("putc", 0x8));
+    road.push_back(At("semihost", 0));
+    road.push_back(At("putc", 0x10));
+    road.push_back(At("restore", 0));
+    road.push_back(At("puts", 0x20));
+  }
+  EXPECT_EQ(FoldRoad(road, ""), "puts [-> putc -> save <- putc -> semihost <- putc -> restore <- puts] x3");
+}
+
 }  // namespace
 }  // namespace faultline

@@ -39,9 +39,7 @@ namespace faultline::cpu {
 
 namespace {
 
-using engine::Arg;
 using engine::Hook;
-using engine::TempArg;
 
 struct Unicorn : engine::Originals {
   bool no_road = TurnedOff("FAULTLINE_ROAD", "off");
@@ -78,19 +76,7 @@ struct InlineCount {
 
   // road_[road_at_ & road_mask_] = info; road_at_ += 8 (`base` holds &core.left_).
   static void EmitRoad(TCGContext* s, Core& c, intptr_t base, intptr_t info) {
-    const auto at = [&c](const void* field) { return FieldOffset(c, field); };
-    TCGTemp* slot = tcg_temp_new_internal_arm(s, engine::kTypeI64, false);
-    TCGTemp* road_at = tcg_temp_new_internal_arm(s, engine::kTypeI64, false);
-    const auto var = [s](TCGTemp* temp) { return engine::Var(s, temp); };
-    const intptr_t road = tcg_const_i64_arm(s, int64_t(reinterpret_cast<uintptr_t>(c.road_.get())));
-    tcg_gen_op3_arm(s, engine::kOpLdI64, TempArg(road_at), Arg(s, base), at(&c.road_at_));
-    tcg_gen_andi_i64_arm(s, var(slot), var(road_at), int64_t(c.road_mask_));
-    tcg_gen_op3_arm(s, engine::kOpAddI64, TempArg(slot), TempArg(slot), Arg(s, road));
-    tcg_gen_op3_arm(s, engine::kOpStI64, Arg(s, info), TempArg(slot), 0);
-    tcg_gen_addi_i64_arm(s, var(road_at), var(road_at), int64_t(sizeof(void*)));
-    tcg_gen_op3_arm(s, engine::kOpStI64, TempArg(road_at), Arg(s, base), at(&c.road_at_));
-    for (TCGTemp* temp : {slot, road_at}) tcg_temp_free_internal_arm(s, temp);
-    tcg_temp_free_internal_arm(s, reinterpret_cast<TCGTemp*>(Arg(s, road)));
+    engine::EmitRing(engine::kArmTcg, s, base, info, {FieldOffset(c, &c.road_at_), c.road_.get(), c.road_mask_});
   }
 
   // Emits the counting ops and the conditional call; false if the block stays on

@@ -9,10 +9,26 @@ namespace faultline::engine {
 
 const Tcg kArmTcg = {tcg_temp_new_internal_arm, tcg_temp_free_internal_arm, tcg_const_i64_arm,
                      tcg_const_i32_arm,         tcg_emit_op_arm,            tcg_gen_op1_arm,
-                     tcg_gen_op3_arm,           gen_new_label_arm,          tcg_gen_brcondi_i64_arm};
+                     tcg_gen_op3_arm,           gen_new_label_arm,          tcg_gen_brcondi_i64_arm,
+                     tcg_gen_addi_i64_arm,      tcg_gen_andi_i64_arm};
 const Tcg kRiscv32Tcg = {tcg_temp_new_internal_riscv32, tcg_temp_free_internal_riscv32, tcg_const_i64_riscv32,
                          tcg_const_i32_riscv32,         tcg_emit_op_riscv32,            tcg_gen_op1_riscv32,
-                         tcg_gen_op3_riscv32,           gen_new_label_riscv32,          tcg_gen_brcondi_i64_riscv32};
+                         tcg_gen_op3_riscv32,           gen_new_label_riscv32,          tcg_gen_brcondi_i64_riscv32,
+                         tcg_gen_addi_i64_riscv32,      tcg_gen_andi_i64_riscv32};
+
+void EmitRing(const Tcg& tcg, TCGContext* s, intptr_t base, intptr_t info, const RingFields& ring) {
+  TCGTemp* slot = tcg.temp_new(s, kTypeI64, false);
+  TCGTemp* at = tcg.temp_new(s, kTypeI64, false);
+  const intptr_t start = tcg.const_i64(s, int64_t(reinterpret_cast<uintptr_t>(ring.ring)));
+  tcg.op3(s, kOpLdI64, TempArg(at), Arg(s, base), ring.at_offset);
+  tcg.andi_i64(s, Var(s, slot), Var(s, at), int64_t(ring.mask));
+  tcg.op3(s, kOpAddI64, TempArg(slot), TempArg(slot), Arg(s, start));
+  tcg.op3(s, kOpStI64, Arg(s, info), TempArg(slot), 0);
+  tcg.addi_i64(s, Var(s, at), Var(s, at), int64_t(sizeof(void*)));
+  tcg.op3(s, kOpStI64, TempArg(at), Arg(s, base), ring.at_offset);
+  for (TCGTemp* temp : {slot, at}) tcg.temp_free(s, temp);
+  tcg.temp_free(s, reinterpret_cast<TCGTemp*>(Arg(s, start)));
+}
 
 void EmitBlockCount(const Tcg& tcg, AddInlineHook add_inline_hook, uc_struct* uc, Hook* hook, Translation& t,
                     const CountFields& fields, const MoreOps& more) {

@@ -83,6 +83,8 @@ struct Tcg {
   void (*op3)(TCGContext*, int opc, uintptr_t, uintptr_t, uintptr_t);
   TCGLabel* (*new_label)(TCGContext*);
   void (*brcondi_i64)(TCGContext*, int cond, intptr_t, int64_t, TCGLabel*);
+  void (*addi_i64)(TCGContext*, intptr_t ret, intptr_t, int64_t);
+  void (*andi_i64)(TCGContext*, intptr_t ret, intptr_t, int64_t);
 };
 extern const Tcg kArmTcg;
 extern const Tcg kRiscv32Tcg;
@@ -118,6 +120,15 @@ using MoreOps = std::function<void(intptr_t base, intptr_t info)>;
 // `add_inline_hook`) with the arguments (uc, t.tb->pc, 0, hook->user_data).
 void EmitBlockCount(const Tcg& tcg, AddInlineHook add_inline_hook, uc_struct* uc, Hook* hook, Translation& t,
                     const CountFields& fields, const MoreOps& more);
+// The road to a fault: a ring of the last blocks' entries, `at` (a uint64_t at `at_offset`
+// from the object `base` points into) counting the bytes ever written, 8 per block.
+struct RingFields {
+  uintptr_t at_offset;
+  const void* ring;
+  uint64_t mask;  // of the ring's size in bytes
+};
+// Emits `*(ring + (at & mask)) = info; at += 8` (six ops, no call): a MoreOps body.
+void EmitRing(const Tcg& tcg, TCGContext* s, intptr_t base, intptr_t info, const RingFields& ring);
 // The block is translated: `count` instructions, written into its ops.
 void SetCount(Translation& t, uint64_t count);
 

@@ -35,5 +35,7 @@ void tcg_gen_op1_riscv32(TCGContext* s, int opc, uintptr_t a1);
 void tcg_gen_op3_riscv32(TCGContext* s, int opc, uintptr_t a1, uintptr_t a2, uintptr_t a3);
 TCGLabel* gen_new_label_riscv32(TCGContext* s);
 void tcg_gen_brcondi_i64_riscv32(TCGContext* s, int cond, intptr_t a1, int64_t a2, TCGLabel* l);
+void tcg_gen_addi_i64_riscv32(TCGContext* s, intptr_t ret, intptr_t a1, int64_t a2);
+void tcg_gen_andi_i64_riscv32(TCGContext* s, intptr_t ret, intptr_t a1, int64_t a2);
 
 }  // extern "C"

@@ -258,17 +258,32 @@ class RiscvRun {
     f.detail = fmt::format("mcause {}", s.cause);
     f.exception = fmt::format("the trap handler at mtvec 0x{:08x}{}", mtvec,
                               Symbol(mtvec) ? " (" + Symbol(mtvec)->ToString() + ")" : "");
-    KeepFault(out_.result, f);
+    Chain(f);
     if (!first_fault_) first_fault_ = f;
+    hart_->MarkTrap(f.kind);
     pc_ = hart_->Trap(s.cause, s.pc, s.tval);
   }
 
   void EndWith(Fault f) {
     RunResult& res = out_.result;
     res.outcome = Outcome::kFault;
-    KeepFault(out_.result, f);
+    Chain(f);
     res.fault = std::move(f);
     Finish(res.fault->pc);
+  }
+
+  // Into the fault chain as the Cortex-M machine does (Machine::Chain): the first
+  // kFaultsKept with their road, then only the latest, whose road is named at the end.
+  void Chain(Fault& f) {
+    RunResult& res = out_.result;
+    if (res.faults.size() < RunResult::kFaultsKept) f.road = Road(hart_->Road());
+    if (!KeepFault(res, f)) latest_road_ = hart_->Road();
+  }
+
+  std::vector<RoadBlock> Road(const std::vector<Hart::RoadEntry>& entries) const {
+    std::vector<RoadBlock> road;
+    for (const Hart::RoadEntry& e : entries) road.push_back({e.start, uint32_t(e.count), Symbol(e.start), e.entered});
+    return road;
   }
 
   void Finish(uint32_t pc) {
@@ -282,6 +297,14 @@ class RiscvRun {
     const Semihosting& sh = *semihosting_;
     TakeConsole(sh, res);
     res.pc_symbol = Symbol(pc);
+    res.road = Road(hart_->Road());
+    if (res.faults_not_kept > 0) {
+      Fault& latest = res.faults.back();
+      latest.road = Road(latest_road_);
+      if (res.fault && res.fault->instructions == latest.instructions && res.fault->pc == latest.pc) {
+        res.fault->road = latest.road;
+      }
+    }
     res.events = events_;
     for (Event& e : res.events) e.first_pc_symbol = Symbol(e.first_pc);
     out_.wall_clock = sh.wall_clock();
@@ -298,6 +321,7 @@ class RiscvRun {
   std::vector<Event> events_;  // semihosting's
   std::optional<Fault> first_fault_;
   std::optional<uint64_t> last_trap_at_;
+  std::vector<Hart::RoadEntry> latest_road_;  // of the latest fault not kept (Chain)
   uint32_t pc_ = 0;
   bool ended_ = false;
 };

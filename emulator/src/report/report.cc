@@ -180,11 +180,12 @@ std::string FoldRoad(const std::vector<RoadBlock>& road, const std::string& end)
       steps.push_back({b.returned ? RoadStep::Kind::kReturn : RoadStep::Kind::kCall, f, ""});
     }
   }
-  // A loop that calls out and comes back shows once, with its count: [-> f <- main] x3.
+  // A loop that calls out and comes back shows once, with its count: [-> f <- main] x3
+  // (bodies of up to 8 steps: a putc through a C library's helpers is about 7).
   std::string out = steps.empty() ? "" : StepText(steps[0]).substr(steps[0].kind == RoadStep::Kind::kException ? 3 : 4);
   for (size_t i = 1; i < steps.size();) {
     size_t best_period = 0, best_repeats = 1;
-    for (size_t p = 1; p <= 4 && i + 2 * p <= steps.size(); ++p) {
+    for (size_t p = 1; p <= 8 && i + 2 * p <= steps.size(); ++p) {
       size_t k = 1;
       while (i + (k + 1) * p <= steps.size() &&
              std::equal(steps.begin() + long(i), steps.begin() + long(i + p), steps.begin() + long(i + k * p))) {

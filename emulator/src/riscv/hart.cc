@@ -19,6 +19,7 @@
 #include <unicorn/unicorn.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
@@ -93,6 +94,8 @@ std::string CauseName(uint32_t mcause) {
 Hart::Hart(Cpu cpu, MemoryMap& map) : cpu_(cpu), map_(map) {
   Check(uc_open(UC_ARCH_RISCV, UC_MODE_RISCV32, &uc_), "uc_open");
   rvc_ = HasRvc(cpu_) || !ClearRvc(uc_);
+  const char* road = std::getenv("FAULTLINE_ROAD");
+  road_on_ = road == nullptr || std::strcmp(road, "off") != 0;
   uint32_t page = 0;
   size_t page_size = 0;
   Check(uc_query(uc_, UC_QUERY_PAGE_SIZE, &page_size), "uc_query");
@@ -184,10 +187,11 @@ void Hart::StopWith(Stop s) {
 void Hart::OnBlock(uc_struct*, uint64_t address, uint32_t size, void* user) {
   Hart& h = *static_cast<Hart*>(user);
   if (size != 0) {
-    h.hook_block_ = {uint32_t(address), uint32_t(address + size), 0};
-    h.hook_block_.count = h.Count(h.hook_block_.start, h.hook_block_.end);
-    h.current_ = &h.hook_block_;
-    h.left_ -= int64_t(h.hook_block_.count);
+    Block& b = h.hook_blocks_[uint32_t(address)];
+    if (b.end != address + size) b = {uint32_t(address), uint32_t(address + size), h.Count(uint32_t(address), uint32_t(address + size))};
+    h.current_ = &b;
+    h.PushRoad(&b);
+    h.left_ -= int64_t(b.count);
     if (size == 4 && !h.CountsInline(uint32_t(address))) {
       h.StopWith({.kind = Stop::Kind::kHang, .pc = uint32_t(address)});
       return;
@@ -202,6 +206,31 @@ void Hart::OnBlock(uc_struct*, uint64_t address, uint32_t size, void* user) {
     h.UpdateCheckAt();
     if (std::chrono::steady_clock::now() >= *h.deadline_) h.StopWith({.kind = Stop::Kind::kTimeout, .pc = uint32_t(address)});
   }
+  // A budget stopped the run before this block ran: it is not on the road.
+  if (h.road_on_ && h.stop_ && (h.stop_->kind == Stop::Kind::kLimit || h.stop_->kind == Stop::Kind::kTimeout)) {
+    h.road_at_ -= sizeof(void*);
+  }
+}
+
+std::vector<Hart::RoadEntry> Hart::Road() const {
+  std::vector<RoadEntry> road;
+  const uint64_t n = std::min<uint64_t>(road_at_ / sizeof(void*), kRoadBlocks);
+  auto mark = road_marks_.begin();
+  for (uint64_t at = road_at_ - n * sizeof(void*); at < road_at_; at += sizeof(void*)) {
+    const Block* b = road_[(at & road_mask_) / sizeof(void*)];
+    RoadEntry e{b->start, b->count, ""};
+    for (; mark != road_marks_.end() && mark->first <= at; ++mark) {
+      if (mark->first == at) e.entered = mark->second;
+    }
+    road.push_back(std::move(e));
+  }
+  return road;
+}
+
+void Hart::MarkTrap(std::string trap) {
+  // Only the road's span matters: keep the marks of its last blocks.
+  if (road_marks_.size() >= 4 * kRoadBlocks) road_marks_.erase(road_marks_.begin(), road_marks_.begin() + kRoadBlocks);
+  road_marks_.emplace_back(road_at_, std::move(trap));
 }
 
 void Hart::UpdateCheckAt() {

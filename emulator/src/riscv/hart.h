@@ -7,8 +7,11 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "../engine/block_arena.h"
@@ -99,6 +102,20 @@ class Hart {
   // would not let it be turned off (hart.cc ClearRvc).
   bool rvc() const { return rvc_; }
 
+  // The road to a stop: the last kRoadBlocks blocks executed (the stop's own included),
+  // oldest first, each with the trap entered just before it (MarkTrap), if one was. The
+  // translated code writes each block into a ring as it counts it, as on the Cortex-M
+  // core (engine/tcg_block.h EmitRing).
+  static constexpr size_t kRoadBlocks = 64;
+  struct RoadEntry {
+    uint32_t start = 0;
+    uint64_t count = 0;
+    std::string entered;
+  };
+  std::vector<RoadEntry> Road() const;
+  // The machine entered the firmware's trap handler for `trap`: the next block is its.
+  void MarkTrap(std::string trap);
+
  private:
   friend struct InlineCount;  // the counting emitted into translated code (hart_block_count.cc)
   // A translation block as the count sees it.
@@ -137,7 +154,22 @@ class Hart {
   int64_t left_ = 0;            // check_at_ - Through()
   const Block* current_ = &hook_block_;  // the block running now, counted whole
   uint64_t check_at_ = 0;       // at most INT64_MAX, so that left_ cannot overflow
-  Block hook_block_;            // the current block when Unicorn's path counted it
+  Block hook_block_;            // the current block before the first one runs
+  // The blocks Unicorn's path counted (`j .`, FAULTLINE_BLOCK_COUNT=hook), by address: the
+  // road keeps pointers to them.
+  std::unordered_map<uint32_t, Block> hook_blocks_;
+  // The road's ring: road_at_ counts the bytes of the entries ever written (8 per block),
+  // the next goes to road_at_ & road_mask_. Addressed by the translated code from &left_.
+  uint64_t road_at_ = 0;
+  bool road_on_ = true;  // FAULTLINE_ROAD=off: no ring (A/B measurement, as on Arm)
+  uint64_t road_mask_ = kRoadBlocks * sizeof(void*) - 1;
+  std::unique_ptr<const Block*[]> road_{new const Block*[kRoadBlocks]()};
+  std::vector<std::pair<uint64_t, std::string>> road_marks_;  // (road_at_, MarkTrap's trap)
+  void PushRoad(const Block* b) {
+    if (!road_on_) return;
+    road_[(road_at_ & road_mask_) / sizeof(void*)] = b;
+    road_at_ += sizeof(void*);
+  }
   engine::BlockArena<Block> inline_blocks_;  // the inline-counted blocks' entries
   uint64_t budget_ = UINT64_MAX;
   std::optional<std::chrono::steady_clock::time_point> deadline_;

@@ -57,8 +57,16 @@ struct InlineCount {
     if (t.s == nullptr || t.tb == nullptr || !h.CountsInline(t.tb->pc)) return false;
     t.hart = &h;
     t.info = h.inline_blocks_.New();
+    // The road (hart.h): this block's entry into the ring, as on the Cortex-M core.
+    engine::MoreOps road;
+    if (h.road_on_) {
+      const uintptr_t at = uintptr_t(reinterpret_cast<const char*>(&h.road_at_) - reinterpret_cast<const char*>(&h.left_));
+      road = [&](intptr_t base, intptr_t info) {
+        engine::EmitRing(engine::kRiscv32Tcg, t.s, base, info, {at, h.road_.get(), h.road_mask_});
+      };
+    }
     engine::EmitBlockCount(engine::kRiscv32Tcg, Original().add_inline_hook, uc, hook, t,
-                           {&h.left_, &h.current_, t.info}, {});
+                           {&h.left_, &h.current_, t.info}, road);
     inline_blocks.fetch_add(1, std::memory_order_relaxed);
     return true;
   }
