@@ -325,15 +325,6 @@ TEST(RiscvVirt, StopAtFaultStopsBeforeTheHandler) {
   EXPECT_EQ(report["console"], "reading 0x00020000\n");  // picolibc's handler never ran
 }
 
-TEST(RiscvVirt, TracesAreRefusedForNow) {
-  REQUIRE_RISCV_FIXTURES();
-  TempDir dir;
-  Completed cli = RunCli({"run", "--board", "riscv32-virt", "--trace", (dir.path() / "t.txt").string(),
-                          Fixture("riscv32-virt", "hello").string()});
-  EXPECT_EQ(cli.status, 2) << cli.err;
-  EXPECT_NE(cli.err.find("block traces are for Cortex-M cores so far"), std::string::npos) << cli.err;
-}
-
 TEST(RiscvVirt, TheGdbServerIsRefusedForNow) {
   REQUIRE_RISCV_FIXTURES();
   Completed cli = RunCli({"run", "--board", "riscv32-virt", "--gdb", "0", Fixture("riscv32-virt", "hello").string()});

@@ -4,6 +4,7 @@
 
 #include "armv81m.h"
 #include "thumb.h"
+#include "../engine/road_ring.h"
 
 #include <unicorn/unicorn.h>
 
@@ -876,18 +877,13 @@ void Core::TraceBlocks(TraceSink sink) {
 }
 
 void Core::FlushTrace() {
-  std::array<TracedBlock, 4096> batch;
-  size_t n = 0;
   const bool relocated = !loops_.empty();  // OriginalPc is the identity otherwise: no call per block
-  for (; traced_at_ < road_at_; traced_at_ += sizeof(void*)) {
-    const BlockInfo* b = road_[(traced_at_ & road_mask_) / sizeof(void*)];
-    batch[n++] = {relocated ? OriginalPc(uint32_t(b->address)) : uint32_t(b->address), b->count};
-    if (n == batch.size()) {
-      trace_(batch.data(), n);
-      n = 0;
-    }
-  }
-  if (n > 0) trace_(batch.data(), n);
+  engine::DrainRing(
+      road_.get(), road_mask_, traced_at_, road_at_,
+      [&](const BlockInfo& b) {
+        return TracedBlock{relocated ? OriginalPc(uint32_t(b.address)) : uint32_t(b.address), b.count};
+      },
+      trace_);
   trace_flush_at_ = Through() + kTraceFlushEvery;
 }
 

@@ -60,11 +60,6 @@ class RiscvRun {
       for (const HostAction& a : OfKind(in_.options.before_reset, HostAction::Kind::kField)) v.push_back(a);
       return v;
     }();
-    if (in_.trace_blocks || in_.options.trace_blocks) {
-      throw InputError("--trace", fmt::format("board {} has an RV32 hart: block traces are for Cortex-M cores so far",
-                                              board.name),
-                       "run without --trace");
-    }
     if (!other.empty() || !in_.options.breakpoints.empty()) {
       throw InputError(!other.empty() ? other.front().origin : in_.options.breakpoints.front().label,
                        fmt::format("board {} has an RV32 hart: {} not supported on RISC-V boards yet", board.name,
@@ -82,6 +77,7 @@ class RiscvRun {
     res.boot_source = in_.options.boot_address ? in_.options.boot_source : "";
     res.vector_table = pc_;
     hart_ = std::make_unique<Hart>(board.cpu, *map_);
+    if (in_.options.trace_blocks) hart_->TraceBlocks(in_.options.trace_blocks);  // no replays on RV32
     if (hart_->rvc() && !HasRvc(board.cpu)) {
       events_.push_back({.kind = "engine-limit", .where = "misa.C", .first_address = 0, .first_pc = pc_,
                          .count = 1,

@@ -14,11 +14,13 @@
 // - every RV32 cpu model has the C extension and misa is read-only (QEMU 5.0's write_misa
 //   drops writes unless RISCV_FEATURE_MISA, which no model sets): see ClearRvc.
 #include "hart.h"
+#include "../engine/road_ring.h"
 
 #include <fmt/core.h>
 #include <unicorn/unicorn.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -29,6 +31,10 @@ namespace {
 
 // The wall clock is read when this many more instructions have retired.
 constexpr uint64_t kClockEvery = uint64_t{1} << 20;
+// A trace's ring, and how often it is emptied: each block is at least one instruction,
+// so a ring twice the interval never wraps over blocks not yet passed on.
+constexpr size_t kTraceRing = size_t(1) << 16;
+constexpr uint64_t kTraceFlushEvery = kTraceRing / 2;
 
 void Check(uc_err err, const char* what) {
   if (err != UC_ERR_OK) throw std::logic_error(std::string("unicorn: ") + what + ": " + uc_strerror(err));
@@ -210,6 +216,26 @@ void Hart::OnBlock(uc_struct*, uint64_t address, uint32_t size, void* user) {
   if (h.road_on_ && h.stop_ && (h.stop_->kind == Stop::Kind::kLimit || h.stop_->kind == Stop::Kind::kTimeout)) {
     h.road_at_ -= sizeof(void*);
   }
+  if (h.trace_ && retired >= h.trace_flush_at_) {
+    h.FlushTrace();
+    h.UpdateCheckAt();
+  }
+}
+
+void Hart::TraceBlocks(TraceSink sink) {
+  trace_ = std::move(sink);
+  road_on_ = true;
+  road_.reset(new const Block*[kTraceRing]());
+  road_mask_ = kTraceRing * sizeof(void*) - 1;
+  road_at_ = traced_at_ = 0;
+  trace_flush_at_ = Through() + kTraceFlushEvery;
+}
+
+void Hart::FlushTrace() {
+  engine::DrainRing(
+      road_.get(), road_mask_, traced_at_, road_at_,
+      [](const Block& b) { return TracedBlock{b.start, uint32_t(b.count)}; }, trace_);
+  trace_flush_at_ = Through() + kTraceFlushEvery;
 }
 
 std::vector<Hart::RoadEntry> Hart::Road() const {
@@ -237,6 +263,7 @@ void Hart::UpdateCheckAt() {
   const uint64_t through = Through();
   uint64_t at = budget_ == UINT64_MAX ? UINT64_MAX : budget_ + 1;
   if (deadline_) at = std::min(at, clock_at_);
+  if (trace_) at = std::min(at, trace_flush_at_);
   check_at_ = std::min<uint64_t>(at, INT64_MAX);
   SetThrough(through);
 }
@@ -402,6 +429,7 @@ Stop Hart::Run(uint32_t pc, uint64_t max_instructions,
                       s.kind != Stop::Kind::kLimit && s.kind != Stop::Kind::kTimeout;
   if (inside && Through() > before) SetThrough(Through() - Count(s.pc, current_->end));
   if (s.kind == Stop::Kind::kWfi) SetThrough(Through() + 1);  // wfi itself completes
+  if (trace_) FlushTrace();
   return s;
 }
 

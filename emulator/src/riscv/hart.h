@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -115,6 +116,11 @@ class Hart {
   std::vector<RoadEntry> Road() const;
   // The machine entered the firmware's trap handler for `trap`: the next block is its.
   void MarkTrap(std::string trap);
+  // Passes every block executed to `sink`, in order, in batches, through the road's ring
+  // made large: from the block hook's slow path, which then runs at least every
+  // kTraceFlushEvery instructions, and at each stop. Called before the first Run.
+  using TraceSink = std::function<void(const TracedBlock* blocks, size_t n)>;
+  void TraceBlocks(TraceSink sink);
 
  private:
   friend struct InlineCount;  // the counting emitted into translated code (hart_block_count.cc)
@@ -165,6 +171,10 @@ class Hart {
   uint64_t road_mask_ = kRoadBlocks * sizeof(void*) - 1;
   std::unique_ptr<const Block*[]> road_{new const Block*[kRoadBlocks]()};
   std::vector<std::pair<uint64_t, std::string>> road_marks_;  // (road_at_, MarkTrap's trap)
+  TraceSink trace_;
+  uint64_t traced_at_ = 0;       // road_at_ up to which the sink has the blocks
+  uint64_t trace_flush_at_ = UINT64_MAX;  // Through() at which the slow path passes them on
+  void FlushTrace();
   void PushRoad(const Block* b) {
     if (!road_on_) return;
     road_[(road_at_ & road_mask_) / sizeof(void*)] = b;
