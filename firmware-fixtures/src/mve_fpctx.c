@@ -11,9 +11,12 @@
  *      preserves the interrupted context and creates the handler's, the loop is
  *      tail-predicated and the interrupted code gets its own LTPSIZE back; with a count
  *      of 0 it does neither. In a handler (lazy preservation) and in Thread mode.
+ *      With CP10 off, a WLSTP is NOCP whatever its count.
  *   3. A lazy preservation that the MPU refuses when the handler's first FP instruction
  *      is a vector one: MLSPERR, and whether the MemManage preempts the handler at once
- *      (higher priority) or waits for its return.
+ *      (higher priority) or waits for its return; with MemManage disabled, a forced
+ *      HardFault; and the preempting case with a scalar FP instruction first. The handler that takes it turns the MPU off: the instruction, not run,
+ *      preserves again.
  * Compared with QEMU's console.
  */
 #include <stdint.h>
@@ -29,8 +32,61 @@
 #define LTPSIZE_SHIFT 16
 #define RMODE_RZ (3u << 22)
 
-PRINTS_AND_EXITS(HardFault_Handler, 1)
-PRINTS_AND_EXITS(UsageFault_Handler, 2)
+/* With `expect_hardfault` (case 3, MemManage disabled): records HFSR and CFSR, turns the
+ * MPU off so that the preservation succeeds when tried again. */
+static volatile uint32_t expect_hardfault, hf_hfsr, hf_cfsr, hf_at_site;
+extern const uint16_t lazy_fp_site[], lazy_fp_scalar_site[];
+/* Whether `pc` is the handler's first FP instruction (case 3). */
+static int at_lazy_fp_site(uint32_t pc)
+{
+    return pc == (uint32_t)lazy_fp_site || pc == (uint32_t)lazy_fp_scalar_site;
+}
+void hardfault_c(uint32_t *frame);
+void hardfault_c(uint32_t *frame)
+{
+    if (!expect_hardfault) {
+        print_fault_status("HardFault_Handler", frame);
+        sh_exit(1);
+    }
+    hf_hfsr = SCB_HFSR;
+    hf_cfsr = SCB_CFSR;
+    hf_at_site = at_lazy_fp_site(frame[6]);
+    SCB_HFSR = SCB_HFSR;
+    SCB_CFSR = SCB_CFSR;
+    MPU_CTRL = 0;
+    __asm__ volatile("dsb\n\tisb" ::: "memory");
+}
+FRAME_HANDLER(HardFault_Handler, hardfault_c)
+
+/* NOCP from a WLSTP with CP10 off (case 2): records CFSR and whether the stacked PC is
+ * the WLSTP, and steps over it. */
+extern const uint16_t nocp_wlstp_site[];
+static volatile uint32_t nocp_cfsr, nocp_at_site, nocp_faults;
+void usage_c(uint32_t *frame);
+void usage_c(uint32_t *frame)
+{
+    if (frame[6] != (uint32_t)nocp_wlstp_site) {
+        print_fault_status("UsageFault_Handler", frame);
+        sh_exit(2);
+    }
+    nocp_cfsr = SCB_CFSR;
+    nocp_at_site = 1;
+    nocp_faults++;
+    SCB_CFSR = SCB_CFSR;
+    frame[6] += 4;
+}
+FRAME_HANDLER(UsageFault_Handler, usage_c)
+
+/* A WLSTP whose loop is a NOP and has no LETP (the handler steps past the WLSTP). */
+__attribute__((naked, noinline)) static void wlstp_alone(uint32_t n)
+{
+    (void)n;
+    __asm__ volatile("push {lr}\n\t"
+                     ".global nocp_wlstp_site\n"
+                     "nocp_wlstp_site: wlstp.32 lr, r0, 1f\n\t"
+                     "nop.w\n"
+                     "1: pop {pc}");
+}
 
 static uint32_t control(void)
 {
@@ -45,10 +101,9 @@ static void drop_fp_context(void)
     __asm__ volatile("msr control, %0\n isb" : : "r"(control() & ~4u) : "memory");
 }
 
-/* Case 1: out[0] = the sum 1.0 + 2^-30 rounded by the FPSCR the VMSR wrote (RZ: 1.0,
- * RN: 1.0 + ... is also 1.0, so the inputs are chosen where they differ: 1.0 +
- * (1 + 2^-23) * 2^-24 is 1.0 under RZ and 1.0 + 2^-23 under RN), out[1] = FPSCR after,
- * out[2] = P0 after the scalar instructions. r0 = FPSCR, r1 = P0, r2 = out, r3 = in. */
+/* Case 1: out[0] = 1.0 + (1 + 2^-23) * 2^-24 rounded by the FPSCR the VMSR wrote (RZ:
+ * 1.0; RN: 1.0 + 2^-23), out[1] = FPSCR after, out[2] = P0 after the scalar
+ * instructions. r0 = FPSCR, r1 = P0, r2 = out, r3 = in. */
 __attribute__((naked, noinline)) static void vmsr_then_scalar(uint32_t fpscr, uint32_t p0, volatile uint32_t *out,
                                                               const uint32_t *in)
 {
@@ -104,19 +159,31 @@ static uint32_t stack[128] __attribute__((aligned(128)));
 static volatile uint32_t order, mm_order, mm_cfsr, svc_before_branch, svc_after_branch;
 
 /* Turns the MPU off, so that a preservation tried again succeeds. */
-extern const uint16_t lazy_fp_site[];
 static volatile uint32_t mm_at_site;
 void memmanage_c(uint32_t *frame);
 void memmanage_c(uint32_t *frame)
 {
     mm_cfsr = SCB_CFSR;
     mm_order = ++order;
-    mm_at_site = frame[6] == (uint32_t)lazy_fp_site;
+    mm_at_site = at_lazy_fp_site(frame[6]);
     SCB_CFSR = SCB_CFSR;
     MPU_CTRL = 0;
     __asm__ volatile("dsb\n\tisb" ::: "memory");
 }
 FRAME_HANDLER(MemManage_Handler, memmanage_c)
+
+/* Case 3's SVC handler body: `first` (at global label `site`), then mm_order into
+ * svc_before_branch in the same block, and into svc_after_branch after a branch. */
+#define FIRST_FP_THEN_RECORD(site, first, clobbered)                                      \
+    __asm__ volatile(".global " site "\n" site ": " first "\n\t"                           \
+                     "ldr r0, [%0]\n\t"                                                   \
+                     "str r0, [%1]\n\t"                                                   \
+                     "b 1f\n\t"                                                           \
+                     "1: ldr r0, [%0]\n\t"                                                \
+                     "str r0, [%2]\n\t"                                                   \
+                     :                                                                    \
+                     : "r"(&mm_order), "r"(&svc_before_branch), "r"(&svc_after_branch)    \
+                     : "r0", clobbered, "memory")
 
 void svc_c(uint32_t *frame);
 void svc_c(uint32_t *frame)
@@ -139,16 +206,11 @@ void svc_c(uint32_t *frame)
     case 4:
         /* The first FP instruction is a vector one; then, in the same block, what the
          * MemManage has done so far, and again after a branch. */
-        __asm__ volatile(".global lazy_fp_site\n"
-                         "lazy_fp_site: vmov.i32 q2, #0\n\t"
-                         "ldr r0, [%0]\n\t"
-                         "str r0, [%1]\n\t"
-                         "b 1f\n\t"
-                         "1: ldr r0, [%0]\n\t"
-                         "str r0, [%2]\n\t"
-                         :
-                         : "r"(&mm_order), "r"(&svc_before_branch), "r"(&svc_after_branch)
-                         : "r0", "q2", "memory");
+        FIRST_FP_THEN_RECORD("lazy_fp_site", "vmov.i32 q2, #0", "q2");
+        break;
+    case 5:
+        /* The same with a scalar FP instruction first (the engine's translator runs it). */
+        FIRST_FP_THEN_RECORD("lazy_fp_scalar_site", "vmov.f32 s8, #1.0", "s8");
         break;
     }
 }
@@ -193,10 +255,18 @@ static void mpu_setup(void)
     __asm__ volatile("dsb\n\tisb" ::: "memory");
 }
 
-static void case3(uint32_t svc_priority)
+/* `which`: the SVC handler's case, 4 (a vector instruction first) or 5 (a scalar one). */
+static void case3(uint32_t svc_priority, int memmanage_enabled, uint32_t which)
 {
+    if (memmanage_enabled) {
+        SCB_SHCSR |= SHCSR_MEMFAULTENA;
+    } else {
+        SCB_SHCSR &= ~SHCSR_MEMFAULTENA;
+    }
+    expect_hardfault = !memmanage_enabled;
+    hf_hfsr = hf_cfsr = hf_at_site = 0;
     SCB_SHPR2 = svc_priority << 24;
-    svc_case = 4;
+    svc_case = which;
     order = mm_order = mm_cfsr = mm_at_site = 0;
     svc_before_branch = svc_after_branch = 0xFFu;
     for (uint32_t i = 0; i < 128; i++) stack[i] = 0xA5A5A5A5u;
@@ -218,10 +288,17 @@ static void case3(uint32_t svc_priority)
     __asm__ volatile("dsb\n\tisb" ::: "memory");
     sh_puts_hex("  memmanage cfsr ", mm_cfsr);
     sh_puts_hex("  memmanage order ", mm_order);
-    sh_puts_hex("  memmanage taken at the vector instruction ", mm_at_site);
+    sh_puts_hex("  memmanage taken at the first fp instruction ", mm_at_site);
     sh_puts_hex("  handler saw before its branch ", svc_before_branch);
     sh_puts_hex("  handler saw after its branch ", svc_after_branch);
     sh_puts_hex("  stacked s0 word ", stack[64]);
+    if (!memmanage_enabled) {
+        sh_puts_hex("  hardfault hfsr ", hf_hfsr);
+        sh_puts_hex("  hardfault cfsr ", hf_cfsr);
+        sh_puts_hex("  hardfault taken at the first fp instruction ", hf_at_site);
+    }
+    expect_hardfault = 0;
+    SCB_SHCSR |= SHCSR_MEMFAULTENA;
 }
 
 int main(void)
@@ -259,8 +336,23 @@ int main(void)
     print_dst();
 
     sh_write0("lazy preservation refused, svc below memmanage:\n");
-    case3(0x80);
+    case3(0x80, 1, 4);
     sh_write0("lazy preservation refused, svc at memmanage's priority:\n");
-    case3(0);
+    case3(0, 1, 4);
+    sh_write0("lazy preservation refused, memmanage disabled:\n");
+    case3(0x80, 0, 4);
+    sh_write0("lazy preservation refused at a scalar instruction, svc below memmanage:\n");
+    case3(0x80, 1, 5);
+
+    /* WLSTP with CP10 off: NOCP whatever the count (QEMU 7.2 trans_WLS). */
+    SCB_CPACR &= ~(0xFu << 20);
+    __asm__ volatile("dsb\n isb" ::: "memory");
+    wlstp_alone(0);
+    wlstp_alone(6);
+    SCB_CPACR |= 0xFu << 20;
+    __asm__ volatile("dsb\n isb" ::: "memory");
+    sh_puts_hex("wlstp with cp10 off: nocp faults ", nocp_faults);
+    sh_puts_hex("  cfsr ", nocp_cfsr);
+    sh_puts_hex("  at the wlstp ", nocp_at_site);
     return 0;
 }

@@ -349,7 +349,9 @@ TEST(Mve, TailPredicatedLoopsMatchQemuAndRunInTheEngine) {
 // with a count of 0 is not. A lazy preservation the MPU refuses at a vector
 // instruction is a MemManage MLSPERR taken at once at that instruction when it can
 // preempt (LSPACT kept: the instruction preserves again on return), else after the
-// handler.
+// handler; with MemManage disabled, a forced HardFault at once; the same at a scalar FP
+// instruction (the engine's translator's call). A WLSTP with CP10 off
+// is NOCP whatever its count.
 TEST(Mve, VectorCodeMakesOneFpContextAndPreservationFaultsAreTakenAsQemuTakesThem) {
   REQUIRE_FIXTURES();
   const std::string one_context = "  sum 0x3f800000\n  fpscr rmode 0x00000003\n  p0 0x00003c5a\n";
@@ -364,11 +366,16 @@ TEST(Mve, VectorCodeMakesOneFpContextAndPreservationFaultsAreTakenAsQemuTakesThe
        "thread, wlstp of 6 first, no fp context: control.fpca 0x00000001\n  dst 0x00000001\n  dst 0x00000002\n"
        "  dst 0x00000003\n  dst 0x00000004\n" + tail_predicated,
        "svc below memmanage:\n  memmanage cfsr 0x00000020\n  memmanage order 0x00000001\n"
-       "  memmanage taken at the vector instruction 0x00000001\n  handler saw before its branch 0x00000001\n"
+       "  memmanage taken at the first fp instruction 0x00000001\n  handler saw before its branch 0x00000001\n"
        "  handler saw after its branch 0x00000001\n  stacked s0 word 0x3f800000\n",
        "svc at memmanage's priority:\n  memmanage cfsr 0x00000020\n  memmanage order 0x00000001\n"
-       "  memmanage taken at the vector instruction 0x00000000\n  handler saw before its branch 0x00000000\n"
-       "  handler saw after its branch 0x00000000\n  stacked s0 word 0xa5a5a5a5\n"},
+       "  memmanage taken at the first fp instruction 0x00000000\n  handler saw before its branch 0x00000000\n"
+       "  handler saw after its branch 0x00000000\n  stacked s0 word 0xa5a5a5a5\n",
+       "  stacked s0 word 0x3f800000\n  hardfault hfsr 0x40000000\n  hardfault cfsr 0x00000020\n"
+       "  hardfault taken at the first fp instruction 0x00000001\n",
+       "at a scalar instruction, svc below memmanage:\n  memmanage cfsr 0x00000020\n  memmanage order 0x00000001\n"
+       "  memmanage taken at the first fp instruction 0x00000001\n  handler saw before its branch 0x00000001\n",
+       "wlstp with cp10 off: nocp faults 0x00000002\n  cfsr 0x00080000\n  at the wlstp 0x00000001\n"},
       &skipped);
   if (skipped) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
 }
