@@ -58,14 +58,14 @@ void hardfault_c(uint32_t *frame)
 }
 FRAME_HANDLER(HardFault_Handler, hardfault_c)
 
-/* NOCP from a WLSTP with CP10 off (case 2): records CFSR and whether the stacked PC is
- * the WLSTP, and steps over it. */
-extern const uint16_t nocp_wlstp_site[];
+/* NOCP from a WLSTP or VMSR FPSCR with CP10 off (case 2): records CFSR and that the
+ * stacked PC is the instruction, and steps over it. */
+extern const uint16_t nocp_wlstp_site[], nocp_vmsr_site[];
 static volatile uint32_t nocp_cfsr, nocp_at_site, nocp_faults;
 void usage_c(uint32_t *frame);
 void usage_c(uint32_t *frame)
 {
-    if (frame[6] != (uint32_t)nocp_wlstp_site) {
+    if (frame[6] != (uint32_t)nocp_wlstp_site && frame[6] != (uint32_t)nocp_vmsr_site) {
         print_fault_status("UsageFault_Handler", frame);
         sh_exit(2);
     }
@@ -86,6 +86,18 @@ __attribute__((naked, noinline)) static void wlstp_alone(uint32_t n)
                      "nocp_wlstp_site: wlstp.32 lr, r0, 1f\n\t"
                      "nop.w\n"
                      "1: pop {pc}");
+}
+
+/* VMSR FPSCR (translated as the end of its block), then a count of what ran after it. */
+__attribute__((naked, noinline)) static uint32_t vmsr_alone(uint32_t fpscr)
+{
+    (void)fpscr;
+    __asm__ volatile("movs r1, #0\n\t"
+                     ".global nocp_vmsr_site\n"
+                     "nocp_vmsr_site: vmsr fpscr, r0\n\t"
+                     "adds r1, r1, #1\n\t"
+                     "mov r0, r1\n\t"
+                     "bx lr");
 }
 
 static uint32_t control(void)
@@ -349,10 +361,12 @@ int main(void)
     __asm__ volatile("dsb\n isb" ::: "memory");
     wlstp_alone(0);
     wlstp_alone(6);
+    const uint32_t after_vmsr = vmsr_alone(4u << LTPSIZE_SHIFT);
     SCB_CPACR |= 0xFu << 20;
     __asm__ volatile("dsb\n isb" ::: "memory");
-    sh_puts_hex("wlstp with cp10 off: nocp faults ", nocp_faults);
+    sh_puts_hex("wlstp, vmsr fpscr with cp10 off: nocp faults ", nocp_faults);
     sh_puts_hex("  cfsr ", nocp_cfsr);
-    sh_puts_hex("  at the wlstp ", nocp_at_site);
+    sh_puts_hex("  at the instruction ", nocp_at_site);
+    sh_puts_hex("  ran after the vmsr ", after_vmsr);
     return 0;
 }
