@@ -363,7 +363,7 @@ void Core::TailPredicationStarts(uint32_t at, bool in_engine) {
 bool Core::TpLoopCalls(uint32_t at) {
   if (auto known = tp_loop_calls_.find(at); known != tp_loop_calls_.end()) return known->second;
   constexpr uint32_t kScan = 4096;
-  const uint32_t start = at + 4;
+  const uint32_t start = OriginalPc(at) + 4;  // a relocated loop's copy reads as the firmware's code
   bool calls = true;
   for (uint32_t pc = start; pc < start + kScan;) {
     const std::vector<uint8_t> bytes = InstructionAt(pc);
