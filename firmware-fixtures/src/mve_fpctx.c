@@ -6,7 +6,7 @@
  *      which then runs scalar FP ones, with no FP context active (FPCCR.ASPEN, CONTROL.FPCA
  *      clear): one context, created by the first; the scalar ones see the FPSCR and VPR
  *      it left. Once in Thread mode, once as an SVC handler's first instructions (lazy
- *      preservation pending too).
+ *      preservation pending too). Unprivileged, a vector instruction sets CONTROL.FPCA.
  *   2. WLSTP as the first FP instruction (it writes FPSCR.LTPSIZE): with a count it
  *      preserves the interrupted context and creates the handler's, the loop is
  *      tail-predicated and the interrupted code gets its own LTPSIZE back; with a count
@@ -224,6 +224,10 @@ void svc_c(uint32_t *frame)
         /* The same with a scalar FP instruction first (the engine's translator runs it). */
         FIRST_FP_THEN_RECORD("lazy_fp_scalar_site", "vmov.f32 s8, #1.0", "s8");
         break;
+    case 6:
+        /* Back to privileged Thread mode (CONTROL.nPRIV, in effect on the return). */
+        __asm__ volatile("msr control, %0\n\tisb" : : "r"(control() & ~1u) : "memory");
+        break;
     }
 }
 FRAME_HANDLER(SVC_Handler, svc_c)
@@ -327,6 +331,16 @@ int main(void)
     print_case1("thread, vmsr first, fp context:\n");
     svc_from_fp_context(1);
     print_case1("handler, vmsr first:\n");
+    /* Unprivileged Thread mode, which cannot write CONTROL.FPCA itself: the vector
+     * instruction's new context sets it all the same. */
+    drop_fp_context();
+    __asm__ volatile("msr control, %0\n isb" : : "r"(control() | 1u) : "memory");
+    uint32_t unprivileged;
+    __asm__ volatile("vmov.i32 q1, #0\n\t"
+                     "mrs %0, control" : "=r"(unprivileged) : : "q1", "memory");
+    svc_case = 6;
+    __asm__ volatile("svc #0" ::: "memory");
+    sh_puts_hex("unprivileged, after a vector instruction: control.fpca ", (unprivileged >> 2) & 1);
 
     svc_from_fp_context(2);
     sh_puts_hex("handler, wlstp of 6 first: control.fpca ", (seen_control >> 2) & 1);

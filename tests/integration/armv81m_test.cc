@@ -359,7 +359,9 @@ TEST(Mve, VectorCodeMakesOneFpContextAndPreservationFaultsAreTakenAsQemuTakesThe
   bool skipped = false;
   ExpectsAndMatchesQemu(
       "mve_fpctx",
-      {"thread, vmsr first, no fp context:\n" + one_context, "handler, vmsr first:\n" + one_context,
+      {"thread, vmsr first, no fp context:\n" + one_context,
+       "handler, vmsr first:\n" + one_context + "  control.fpca 0x00000001\n"
+       "unprivileged, after a vector instruction: control.fpca 0x00000001\n",
        "handler, wlstp of 6 first: control.fpca 0x00000001\n  fpccr.lspact 0x00000000\n",
        tail_predicated + "  thread ltpsize after 0x00000002\nhandler, wlstp of 0 first: control.fpca 0x00000000\n"
                          "  fpccr.lspact 0x00000001\n",

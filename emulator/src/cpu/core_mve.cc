@@ -217,6 +217,7 @@ struct MveUnit {
   Core& core;
   bool usable = false;                // layouts found
   size_t q_offset = 0, fpscr_offset = 0, standard_fp_offset = 0;
+  size_t control_offset = SIZE_MAX;  // CONTROL's Secure bank (FPCA), if found
   bool features_set = false;
   struct Decoded {
     uint32_t address;
@@ -297,6 +298,36 @@ size_t FindStandardFpStatus(const uint8_t* p, size_t from, size_t size) {
   return found;
 }
 
+// CONTROL's Secure bank in CPUARMState (v7m.control[M_REG_S], where QEMU keeps FPCA and
+// SFPA), from `base` (R0) in the saved context `before`: the one word that changes, by
+// FPCA alone, when FPCA is toggled through Unicorn's register API. SIZE_MAX if not one.
+size_t FindControl(uc_engine* e, const uint8_t* before, size_t base, size_t size) {
+  constexpr uint32_t kFpca = 1u << 2;
+  uint32_t control = 0;
+  uc_reg_read(e, UC_ARM_REG_CONTROL, &control);
+  const uint32_t toggled = control ^ kFpca;
+  uc_reg_write(e, UC_ARM_REG_CONTROL, &toggled);
+  uc_context* ctx = nullptr;
+  size_t found = SIZE_MAX;
+  if (uc_context_alloc(e, &ctx) == UC_ERR_OK && uc_context_save(e, ctx) == UC_ERR_OK) {
+    const auto* after = reinterpret_cast<const uint8_t*>(ctx);
+    for (size_t i = base; i + 4 <= size; i += 4) {
+      uint32_t a, b;
+      std::memcpy(&a, before + i, 4);
+      std::memcpy(&b, after + i, 4);
+      if (a == b) continue;
+      if ((a ^ b) != kFpca || found != SIZE_MAX) {
+        found = SIZE_MAX;
+        break;
+      }
+      found = i - base;
+    }
+  }
+  if (ctx != nullptr) uc_context_free(ctx);
+  uc_reg_write(e, UC_ARM_REG_CONTROL, &control);
+  return found;
+}
+
 }  // namespace
 
 // Finds the Q registers and FPSCR in CPUARMState: writes marker values through
@@ -342,6 +373,7 @@ void MveUnit::Calibrate(uc_struct* uc) {
       q_offset = d0 - base;
       fpscr_offset = fp - base;
       standard_fp_offset = status - base;
+      control_offset = FindControl(e, p, base, size);
     }
     uc_context_free(ctx);
   }
@@ -526,9 +558,10 @@ bool MveUnit::EmitOps(TCGContext* s, uint32_t i, TCGTemp* ret) {
 // What the translator does before an FP instruction (core_fp_context.cc), for a vector
 // one or a WLSTP: the lazy preservation a handler's first one triggers, and with
 // FPCCR.ASPEN a new context when none is active: FPSCR from FPDSCR, CONTROL.FPCA (and
-// SFPA, Secure) set as QEMU 7.2's translator sets them. Unprivileged code cannot write
-// FPCA through MSR (QEMU 5.0 v7m_msr): there fp_context alone stands for it. False when
-// the preservation raised a fault to take before the instruction (nothing else done).
+// SFPA, Secure) set as QEMU 7.2's translator sets them, in unprivileged code too: as the
+// translator does, in CONTROL's word itself (MSR would refuse it: QEMU 5.0 v7m_msr);
+// without that word found, MSR, and fp_context stands for FPCA where MSR refuses. False
+// when the preservation raised a fault to take before the instruction (nothing else done).
 bool MveUnit::EnterFpContext(void* env) {
   const uint32_t f = core.scs_.fpccr();
   if ((f & fpccr::kLspact) && core.PreserveFpState()) return false;
@@ -536,7 +569,11 @@ bool MveUnit::EnterFpContext(void* env) {
   constexpr uint32_t kControl = 20, kFpca = 1u << 2, kSfpa = 1u << 3;  // SYSm, CONTROL bits
   const uint32_t control = Original().mrs(env, kControl);
   if (!(control & kFpca)) {
-    Original().msr(env, kControl, control | kFpca | kSfpa);
+    if (control_offset != SIZE_MAX) {
+      *reinterpret_cast<uint32_t*>(static_cast<uint8_t*>(env) + control_offset) |= kFpca | kSfpa;
+    } else {
+      Original().msr(env, kControl, control | kFpca | kSfpa);
+    }
     const uint32_t fpdscr = core.scs_.fpdscr();
     Original().set_fpscr(env, fpdscr & ~(arm::mve::fpscr::kLtpsize | arm::mve::fpscr::kFz16));
     NewFpContext(fpdscr);
