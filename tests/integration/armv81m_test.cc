@@ -10,6 +10,8 @@
 #include <iterator>
 #include <regex>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "cli.h"
 
@@ -32,6 +34,25 @@ std::multiset<std::string> Armv81Mnemonics(const std::filesystem::path& elf) {
 // The QEMU console of a fixture on mps3-an547.
 std::string QemuConsole(const std::filesystem::path& elf, const std::string&) {
   return QemuSemihostingConsole("mps3-an547", "cortex-m55", elf);
+}
+
+// Runs an mps3-an547 fixture loaded as a debugger would: it exits, its console holds
+// each of `expected`, and (QEMU installed) it is the console QEMU prints. Returns the
+// report; `skipped` tells the caller to GTEST_SKIP (no QEMU: the oracle's absence shows).
+nlohmann::json ExpectsAndMatchesQemu(const std::string& fixture, const std::vector<std::string>& expected,
+                                     bool* skipped) {
+  Completed cli;
+  auto report = RunJson("mps3-an547", fixture, {"--load-mode", "debugger"}, &cli);
+  EXPECT_EQ(report["outcome"], "exit") << cli.out << cli.err;
+  const std::string console = report["console"];
+  for (const std::string& e : expected) {
+    EXPECT_NE(console.find(e), std::string::npos) << e << "\n---\n" << console;
+  }
+  *skipped = !HaveQemu();
+  if (!*skipped) {
+    EXPECT_EQ(console, QemuConsole(Fixture("mps3-an547", fixture), fixture));
+  }
+  return report;
 }
 
 TEST(Armv81M, TheFixtureReallyContainsLoopsAndSelects) {
@@ -317,6 +338,70 @@ TEST(Mve, TailPredicatedLoopsMatchQemuAndRunInTheEngine) {
   EXPECT_EQ(report["armv81m"]["host_executions"].get<int>(), 6) << report["armv81m"].dump();
   if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
   EXPECT_EQ(console, QemuConsole(Fixture("mps3-an547", "mve_loops"), "mve_loops"));
+}
+
+// Issue 15: the FP context next to vector code (mve_fpctx.c). A block whose first FP
+// instruction is a vector one (VMSR FPSCR, VMSR P0) makes one context: the scalar FP
+// instructions after it in the same block keep its FPSCR (round to zero) and P0, where
+// the engine's translator, which made the block for "new context due", made a second
+// one over them. A WLSTP that starts its loop is an FP instruction (preservation, new
+// context) and its loop stays tail-predicated, in a handler and in Thread mode; one
+// with a count of 0 is not. A lazy preservation the MPU refuses at a vector
+// instruction is a MemManage MLSPERR taken at once at that instruction when it can
+// preempt (LSPACT kept: the instruction preserves again on return), else after the
+// handler; with MemManage disabled, a forced HardFault at once; the same at a scalar FP
+// instruction (the engine's translator's call). A WLSTP with CP10 off
+// is NOCP whatever its count; so is a VMSR FPSCR (translated as the end of its block).
+TEST(Mve, VectorCodeMakesOneFpContextAndPreservationFaultsAreTakenAsQemuTakesThem) {
+  REQUIRE_FIXTURES();
+  const std::string one_context = "  sum 0x3f800000\n  fpscr rmode 0x00000003\n  p0 0x00003c5a\n";
+  const std::string tail_predicated = "  dst 0x00000005\n  dst 0x00000006\n  dst 0x00000000\n  dst 0x00000000\n";
+  bool skipped = false;
+  ExpectsAndMatchesQemu(
+      "mve_fpctx",
+      {"thread, vmsr first, no fp context:\n" + one_context,
+       "handler, vmsr first:\n" + one_context + "  control.fpca 0x00000001\n"
+       "unprivileged, after a vector instruction: control.fpca 0x00000001\n",
+       "handler, wlstp of 6 first: control.fpca 0x00000001\n  fpccr.lspact 0x00000000\n",
+       tail_predicated + "  thread ltpsize after 0x00000002\nhandler, wlstp of 0 first: control.fpca 0x00000000\n"
+                         "  fpccr.lspact 0x00000001\n",
+       "thread, wlstp of 6 first, no fp context: control.fpca 0x00000001\n  dst 0x00000001\n  dst 0x00000002\n"
+       "  dst 0x00000003\n  dst 0x00000004\n" + tail_predicated,
+       "svc below memmanage:\n  memmanage cfsr 0x00000020\n  memmanage order 0x00000001\n"
+       "  memmanage taken at the first fp instruction 0x00000001\n  handler saw before its branch 0x00000001\n"
+       "  handler saw after its branch 0x00000001\n  stacked s0 word 0x3f800000\n",
+       "svc at memmanage's priority:\n  memmanage cfsr 0x00000020\n  memmanage order 0x00000001\n"
+       "  memmanage taken at the first fp instruction 0x00000000\n  handler saw before its branch 0x00000000\n"
+       "  handler saw after its branch 0x00000000\n  stacked s0 word 0xa5a5a5a5\n",
+       "  stacked s0 word 0x3f800000\n  hardfault hfsr 0x40000000\n  hardfault cfsr 0x00000020\n"
+       "  hardfault taken at the first fp instruction 0x00000001\n",
+       "at a scalar instruction, svc below memmanage:\n  memmanage cfsr 0x00000020\n  memmanage order 0x00000001\n"
+       "  memmanage taken at the first fp instruction 0x00000001\n  handler saw before its branch 0x00000001\n",
+       "wlstp, vmsr fpscr with cp10 off: nocp faults 0x00000003\n  cfsr 0x00080000\n  at the instruction 0x00000001\n"
+       "  ran after the vmsr 0x00000001\n"},
+      &skipped);
+  if (skipped) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
+}
+
+// Issue 15: LE loops where LTPSIZE changes under them (mve_loop_edges.c). A VMSR FPSCR
+// in a loop's body that leaves LTPSIZE 2 makes that iteration's LE INVSTATE, also once
+// the loop runs from its relocated copy (the LE test right after the VMSR); VMSR P0 in
+// a body changes nothing. An LE in a function a tail-predicated loop calls, translated
+// before with LTPSIZE 4, is INVSTATE like one in the body.
+TEST(Mve, LeAfterAVmsrInItsBodyOrCalledFromATailPredicatedLoopIsInvstate) {
+  REQUIRE_FIXTURES();
+  const std::string invstate = "  UsageFault cfsr 0x00020000\n  at the vmsr loop's LE\n";
+  const std::string called = "  UsageFault cfsr 0x00020000\n  at the called function's LE\n";
+  bool skipped = false;
+  auto report = ExpectsAndMatchesQemu(
+      "mve_loop_edges",
+      {"vmsr loop, all ltpsize 4: body ran 0x0000000a\n" + invstate + "vmsr loop, ltpsize 2 at 1: body ran 0x00000001\n" +
+           invstate + "vmsr loop, ltpsize 2 at 6: body ran 0x00000006\n",
+       "vmsr p0 loop: body ran 0x0000000a\n  p0 sum 0x00000037\n",
+       called + called + "tp loop of 6, called le: inner bodies 0x00000002\n", "faults 0x00000009\n"},
+      &skipped);
+  EXPECT_GE(report["armv81m"]["loops_relocated"].get<int>(), 1) << report["armv81m"].dump();
+  if (skipped) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
 }
 
 TEST(Armv81M, EveryM55BoardsHelloIsArmv81Code) {

@@ -147,8 +147,9 @@ class Core {
   // The engine's CPUARMState, as the translator's first fetch shows it (core_mve.cc).
   void SeeEngineState(void* env) { engine_env_ = env; }
   // Lazy FP state preservation (core_fp_context.cc): the translator is about to run an
-  // FP instruction with FPCCR.LSPACT set, or the MVE unit a vector instruction.
-  void PreserveFpState();
+  // FP instruction with FPCCR.LSPACT set, or the MVE unit a vector instruction. True
+  // when a fault it raised is to be taken before that instruction runs.
+  bool PreserveFpState();
   // HardFault or NMI running with MPU_CTRL.HFNMIENA clear: the MPU does not apply.
   bool MpuBypassed() const;
 
@@ -284,6 +285,10 @@ class Core {
   // it. Cleared by exception entry and return, which set FPCA themselves.
   bool MveFpContext() const;
   void MveClearFpContext();
+  // An instruction the host runs that counts as an FP one for the FP context (a WLSTP
+  // starting its loop): the preservation and new context a vector one would make. False
+  // when a fault it raised is to be taken before the instruction.
+  bool MveFpInstruction();
   void MveRestore(uint32_t fpscr, uint32_t vpr);
   // MVE instructions executed so far.
   uint64_t mve_instructions() const;
@@ -615,6 +620,12 @@ class Core {
   bool LtpsizeFaultsLe() const;
   void LoopEndsStop();
   void LtpsizeWritten(bool in_engine);
+  // A DLSTP or WLSTP at `at` started its loop: if the body calls out, the code it calls
+  // may run an LE translated while LTPSIZE was 4 (by the DLSTP/WLSTP's address, whether
+  // its body calls out before its LETP: TpLoopCalls).
+  void TailPredicationStarts(uint32_t at, bool in_engine);
+  bool TpLoopCalls(uint32_t at);
+  std::map<uint32_t, bool> tp_loop_calls_;
   void SetLoopTest(RelocatedLoop& loop, bool stops);
   std::unique_ptr<MveUnit, MveUnitDeleter> mve_;
   mutable int page_windows_[2] = {-1, -1};  // the windows PageAllows found last, newest first

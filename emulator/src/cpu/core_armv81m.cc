@@ -271,6 +271,22 @@ bool Core::HandleArmv81(uint32_t pc) {
   st.r[15] = pc;
   st.apsr = Read(Reg::kApsr);
   st.ltpsize = ltpsize_;
+  // A WLSTP that starts its loop writes FPSCR.LTPSIZE: an FP instruction, which takes
+  // NOCP with CP10 off whatever the count (QEMU 7.2 trans_WLS checks before the count),
+  // and otherwise does the lazy preservation and makes a new context first, as a vector
+  // instruction would (else the loop's first vector instruction would make it, and
+  // reset the LTPSIZE the WLSTP set).
+  if (insn->op == v81m::Op::kWlstp && mve_ != nullptr) {
+    const uint32_t cp10 = (scs_.cpacr() >> 20) & 3;
+    if (cp10 == 0 || (cp10 == 1 && Unprivileged())) {
+      stop_ = Stop{.kind = Stop::Kind::kCoprocessor, .pc = pc};
+      return false;
+    }
+    if (st.r[insn->rn] != 0) {
+      if (!MveFpInstruction()) return true;  // its fault is taken first
+      st.ltpsize = ltpsize_;
+    }
+  }
   if (insn->op == v81m::Op::kVscclrm) {
     for (uint32_t s = insn->first; s < insn->first + insn->count; ++s) {
       uint64_t v = 0;
@@ -291,7 +307,10 @@ bool Core::HandleArmv81(uint32_t pc) {
     }
   }
   ltpsize_ = st.ltpsize;
-  if (insn->op == v81m::Op::kDlstp || insn->op == v81m::Op::kWlstp) loop_ltpsize_ = ltpsize_;
+  if (insn->op == v81m::Op::kDlstp || insn->op == v81m::Op::kWlstp) {
+    loop_ltpsize_ = ltpsize_;
+    if (next == pc + 4) TailPredicationStarts(pc, /*in_engine=*/false);
+  }
   Write(Reg::kPc, next | 1u);
   SetThrough(Through() + 1);  // no block is current here (Run settled it)
   ++armv81_stats_.executed_by_host;
@@ -323,6 +342,50 @@ void Core::LtpsizeWritten(bool in_engine) {
   loop_ends_to_stop_ = true;
   next_event_ = 0;
   SetCheckAt(0);
+}
+
+// An LE in code a tail-predicated loop calls (which no compiler emits: silicon faults)
+// runs while the DLSTP/WLSTP's LTPSIZE holds, and is INVSTATE as on QEMU only if its
+// site stops: translated before, while LTPSIZE was 4, it would not. So a loop whose body
+// calls out makes every LE site stop again (from inside the engine, at the next block
+// boundary: before the code it calls runs); they are translated again once LTPSIZE is 4.
+// A loop that calls nothing, as compilers and CMSIS write them, costs nothing here.
+void Core::TailPredicationStarts(uint32_t at, bool in_engine) {
+  if (ltpsize_ == 4 || !TpLoopCalls(at)) return;
+  if (!in_engine) return LoopEndsStop();
+  loop_ends_to_stop_ = true;
+  next_event_ = 0;
+  SetCheckAt(0);
+}
+
+// Whether the body after the DLSTP/WLSTP at `at` has a BL or BLX (register) before the
+// LETP that closes it (found within 4 KiB; if not, assumed to call).
+bool Core::TpLoopCalls(uint32_t at) {
+  if (auto known = tp_loop_calls_.find(at); known != tp_loop_calls_.end()) return known->second;
+  constexpr uint32_t kScan = 4096;
+  const uint32_t start = OriginalPc(at) + 4;  // a relocated loop's copy reads as the firmware's code
+  bool calls = true;
+  for (uint32_t pc = start; pc < start + kScan;) {
+    const std::vector<uint8_t> bytes = InstructionAt(pc);
+    if (bytes.size() < 2) break;
+    const uint16_t hw1 = uint16_t(bytes[0] | bytes[1] << 8);
+    if (bytes.size() == 2) {
+      if ((hw1 & 0xFF87) == 0x4780) break;  // BLX Rm
+      pc += 2;
+      continue;
+    }
+    const std::optional<v81m::Insn> insn = v81m::Decode(bytes, pc);
+    if (insn && insn->op == v81m::Op::kLetp && insn->target == start) {
+      calls = false;
+      break;
+    }
+    // BL (LE and LETP share BLX's encoding space, which M-profile leaves to them).
+    const uint16_t hw2 = uint16_t(bytes[2] | bytes[3] << 8);
+    if ((hw1 & 0xF800) == 0xF000 && (hw2 & 0xD000) == 0xD000) break;
+    pc += 4;
+  }
+  tp_loop_calls_[at] = calls;
+  return calls;
 }
 
 // The LE sites rewritten in place or to a trampoline get the firmware's LE back; a

@@ -113,14 +113,17 @@ void Core::ReserveFpState(uint32_t fpcar, bool thread, bool unprivileged, int ex
 // VPR) into the reserved space, as the context that owned them would have: the MPU
 // checks the writes with FPCCR.USER's privilege, and is off at a negative priority
 // (HFRDY clear) unless HFNMIENA (QEMU 7.2 v7m_preserve_fp_state, arm_v7m_mmu_idx_all).
-// A refused word is MLSPERR, a MemManage fault; a bus error LSPERR, a BusFault. Either is
-// pended for the next block boundary (QEMU 7.2 takes it at once when its priority lets
-// it preempt), or HardFault if FPCCR says it could not be taken when the context was
+// A refused word is MLSPERR, a MemManage fault; a bus error LSPERR, a BusFault; either
+// is pended, or HardFault if FPCCR says it could not be taken when the context was
 // stacked (armv7m_nvic_set_pending_lazyfp; with HFRDY clear too QEMU stops with a
-// lockup, faultline pends the HardFault).
-void Core::PreserveFpState() {
+// lockup, faultline pends the HardFault). If what is pending can preempt now, the FP
+// instruction does not run: the fault is taken at it with LSPACT still set, so that
+// the instruction preserves again when the handler returns to it (QEMU 7.2 raises
+// EXCP_LAZYFP). Returns true then; the caller leaves the block at the instruction.
+// Otherwise LSPACT is cleared and the fault waits for the next block boundary.
+bool Core::PreserveFpState() {
   const uint32_t f = scs_.fpccr();
-  if (!(f & fpccr::kLspact)) return;
+  if (!(f & fpccr::kLspact)) return false;
   const uint32_t at = scs_.fpcar();
   uint32_t words[18];
   for (int i = 0; i < 16; ++i) uc_reg_read(uc_, UC_ARM_REG_S0 + i, &words[i]);
@@ -142,20 +145,22 @@ void Core::PreserveFpState() {
     next_event_ = 0;
     SetCheckAt(0);
   };
-  for (int i = 0; i < n; ++i) {
+  bool stacked = true;
+  for (int i = 0; i < n && stacked; ++i) {
     const uint32_t word = at + uint32_t(4 * i);
     const std::optional<MpuPermission> p = mpu ? mpu->Access(word, privileged) : std::nullopt;
     if (p && !p->write) {
       pend(kMemManage, cfsr::kMlsperr, fpccr::kMmrdy);
-      break;
-    }
-    if (!BusWrite32(word, words[i])) {
+      stacked = false;
+    } else if (!BusWrite32(word, words[i])) {
       pend(kBusFault, cfsr::kLsperr, fpccr::kBfrdy);
-      break;
+      stacked = false;
     }
   }
+  if (!stacked && scs_.PendingToTake(ExecutionPriority())) return true;
   scs_.set_fpccr(f & ~fpccr::kLspact);
   PushFpControl();
+  return false;
 }
 
 // Exception return to an extended frame whose space was never written: the registers

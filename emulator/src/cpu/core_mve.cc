@@ -23,6 +23,9 @@
 //   - helper_v7m_mrs_arm (interposed) executes that instruction on the engine's own
 //     registers (Q0-Q7 are D0-D15, so scalar FP and vector code see each other's
 //     writes) and returns R0 as it then is, which the MRS writes back unchanged.
+// VMSR FPSCR, which may write LTPSIZE, is shown as `MSR <SYSm>, r0` instead, whose
+// translation ends the block after it (Core::LtpsizeWritten: the next block's start is
+// where the LE sites are made to stop, before an LE right after it in a loop copy).
 // So a vector instruction costs one call from the translated code, counts as one
 // instruction in the block it is in, and a Unicorn code hook on its address runs before
 // it as for any instruction. Its memory accesses go through the engine's own load and
@@ -72,6 +75,12 @@ constexpr uint32_t kSysm = kHostSysm;       // a reserved SYSm (Armv8-M ARM §D1
 constexpr uint32_t kTag = kMveTag;          // above every SYSm | mask << 10 MSR/MRS pass
 constexpr uint16_t kMrsR0 = 0xF3EF;         // MRS r0, <SYSm>: hw1
 constexpr uint16_t kMrsR0Hw2 = 0x8000 | kSysm;
+// MSR <SYSm>, r0 (mask 0b10), for an instruction after which the block must end: QEMU
+// 5.0 passes (mask << 10) | SYSm to helper_v7m_msr and ends the block after it
+// (gen_lookup_tb).
+constexpr uint16_t kMsrR0 = 0xF380;
+constexpr uint16_t kMsrR0Hw2 = 0x8800 | kSysm;
+constexpr uint32_t kMsrSysm = 0x800 | kSysm;
 // Cortex-M33 ID registers as QEMU 5.0 sets them (target/arm/cpu.c, cortex_m33_initfn).
 constexpr uint32_t kM33Mvfr0 = 0x10110021, kM33Mvfr1 = 0x11000011, kM33Mvfr2 = 0x00000040;
 
@@ -208,6 +217,7 @@ struct MveUnit {
   Core& core;
   bool usable = false;                // layouts found
   size_t q_offset = 0, fpscr_offset = 0, standard_fp_offset = 0;
+  size_t control_offset = SIZE_MAX;  // CONTROL's Secure bank (FPCA), if found
   bool features_set = false;
   struct Decoded {
     uint32_t address;
@@ -226,6 +236,7 @@ struct MveUnit {
   // instruction is shown as the MRS, and the index whose constant comes next.
   uint32_t second_at = UINT32_MAX;
   bool replacing = false;
+  bool as_msr = false;  // shown as the MSR (the block ends after it), not the MRS
   int32_t pending = -1;
   uint32_t last_index = 0;
   // The constant tcg_const_i32_arm made last for an instruction's index: the call whose
@@ -260,7 +271,7 @@ struct MveUnit {
   uint32_t Execute(void* env, uint32_t index, uintptr_t ra);
   bool OpsMayReplaceCall() const;
   bool EmitOps(TCGContext* s, uint32_t i, TCGTemp* ret);
-  void EnterFpContext(void* env);
+  bool EnterFpContext(void* env);
   void NewFpContext(uint32_t fpdscr);
 };
 
@@ -284,6 +295,36 @@ size_t FindStandardFpStatus(const uint8_t* p, size_t from, size_t size) {
       found = o + 16;
     }
   }
+  return found;
+}
+
+// CONTROL's Secure bank in CPUARMState (v7m.control[M_REG_S], where QEMU keeps FPCA and
+// SFPA), from `base` (R0) in the saved context `before`: the one word that changes, by
+// FPCA alone, when FPCA is toggled through Unicorn's register API. SIZE_MAX if not one.
+size_t FindControl(uc_engine* e, const uint8_t* before, size_t base, size_t size) {
+  constexpr uint32_t kFpca = 1u << 2;
+  uint32_t control = 0;
+  uc_reg_read(e, UC_ARM_REG_CONTROL, &control);
+  const uint32_t toggled = control ^ kFpca;
+  uc_reg_write(e, UC_ARM_REG_CONTROL, &toggled);
+  uc_context* ctx = nullptr;
+  size_t found = SIZE_MAX;
+  if (uc_context_alloc(e, &ctx) == UC_ERR_OK && uc_context_save(e, ctx) == UC_ERR_OK) {
+    const auto* after = reinterpret_cast<const uint8_t*>(ctx);
+    for (size_t i = base; i + 4 <= size; i += 4) {
+      uint32_t a, b;
+      std::memcpy(&a, before + i, 4);
+      std::memcpy(&b, after + i, 4);
+      if (a == b) continue;
+      if ((a ^ b) != kFpca || found != SIZE_MAX) {
+        found = SIZE_MAX;
+        break;
+      }
+      found = i - base;
+    }
+  }
+  if (ctx != nullptr) uc_context_free(ctx);
+  uc_reg_write(e, UC_ARM_REG_CONTROL, &control);
   return found;
 }
 
@@ -332,6 +373,7 @@ void MveUnit::Calibrate(uc_struct* uc) {
       q_offset = d0 - base;
       fpscr_offset = fp - base;
       standard_fp_offset = status - base;
+      control_offset = FindControl(e, p, base, size);
     }
     uc_context_free(ctx);
   }
@@ -395,7 +437,7 @@ uint32_t MveUnit::Fetch(void* env, uint32_t addr, uint32_t hw) {
     if (!replacing) return hw;
     replacing = false;
     pending = int32_t(last_index);
-    return kMrsR0Hw2;
+    return as_msr ? kMsrR0Hw2 : kMrsR0Hw2;
   }
   second_at = (hw >> 11) >= 0x1D ? addr + 2 : UINT32_MAX;  // a 32-bit instruction's first
   replacing = false;
@@ -429,7 +471,8 @@ uint32_t MveUnit::Fetch(void* env, uint32_t addr, uint32_t hw) {
   }
   last_index = it->second;
   replacing = true;
-  return kMrsR0;
+  as_msr = std::strcmp(insn->name, "VMSR FPSCR") == 0 && insn->imm == 1;  // FPSCR, not FPSCR_nzcvqc
+  return as_msr ? kMsrR0 : kMrsR0;
 }
 
 // Inlined into the call from translated code (helper_v7m_mrs_arm), which runs millions
@@ -444,7 +487,9 @@ uint32_t MveUnit::Fetch(void* env, uint32_t addr, uint32_t hw) {
       LeaveAtInstruction(ra);
     }
     const uint32_t f = core.scs_.fpccr();
-    if ((f & fpccr::kLspact) || (!fp_context && (f & fpccr::kAspen))) EnterFpContext(env);
+    if (((f & fpccr::kLspact) || (!fp_context && (f & fpccr::kAspen))) && !EnterFpContext(env)) {
+      LeaveAtInstruction(ra);  // the preservation's fault is taken at this instruction
+    }
   }
   uint32_t fpscr;
   std::memcpy(&fpscr, base + fpscr_offset, 4);
@@ -461,6 +506,7 @@ uint32_t MveUnit::Fetch(void* env, uint32_t addr, uint32_t hw) {
     // A DLSTP's LTPSIZE is its loop's; another (VMSR FPSCR) makes LE sites check it.
     if (std::strcmp(d.insn.name, "DLSTP") == 0) {
       core.loop_ltpsize_ = s.ltpsize;
+      core.TailPredicationStarts(d.address, /*in_engine=*/true);
     } else {
       core.LtpsizeWritten(/*in_engine=*/true);
     }
@@ -510,23 +556,30 @@ bool MveUnit::EmitOps(TCGContext* s, uint32_t i, TCGTemp* ret) {
 }
 
 // What the translator does before an FP instruction (core_fp_context.cc), for a vector
-// one: the lazy preservation a handler's first one triggers, and with FPCCR.ASPEN a new
-// context when none is active: FPSCR from FPDSCR, CONTROL.FPCA (and SFPA, Secure) set
-// as QEMU 7.2's translator sets them. Unprivileged code cannot write FPCA through MSR
-// (QEMU 5.0 v7m_msr): there fp_context alone stands for it.
-void MveUnit::EnterFpContext(void* env) {
+// one or a WLSTP: the lazy preservation a handler's first one triggers, and with
+// FPCCR.ASPEN a new context when none is active: FPSCR from FPDSCR, CONTROL.FPCA (and
+// SFPA, Secure) set as QEMU 7.2's translator sets them, in unprivileged code too: as the
+// translator does, in CONTROL's word itself (MSR would refuse it: QEMU 5.0 v7m_msr);
+// without that word found, MSR, and fp_context stands for FPCA where MSR refuses. False
+// when the preservation raised a fault to take before the instruction (nothing else done).
+bool MveUnit::EnterFpContext(void* env) {
   const uint32_t f = core.scs_.fpccr();
-  if (f & fpccr::kLspact) core.PreserveFpState();
-  if (fp_context || !(f & fpccr::kAspen)) return;
+  if ((f & fpccr::kLspact) && core.PreserveFpState()) return false;
+  if (fp_context || !(f & fpccr::kAspen)) return true;
   constexpr uint32_t kControl = 20, kFpca = 1u << 2, kSfpa = 1u << 3;  // SYSm, CONTROL bits
   const uint32_t control = Original().mrs(env, kControl);
   if (!(control & kFpca)) {
-    Original().msr(env, kControl, control | kFpca | kSfpa);
+    if (control_offset != SIZE_MAX) {
+      *reinterpret_cast<uint32_t*>(static_cast<uint8_t*>(env) + control_offset) |= kFpca | kSfpa;
+    } else {
+      Original().msr(env, kControl, control | kFpca | kSfpa);
+    }
     const uint32_t fpdscr = core.scs_.fpdscr();
     Original().set_fpscr(env, fpdscr & ~(arm::mve::fpscr::kLtpsize | arm::mve::fpscr::kFz16));
     NewFpContext(fpdscr);
   }
   fp_context = true;
+  return true;
 }
 
 // The rest of a new context's state, which lives here: FPSCR.FZ16 from FPDSCR, QC
@@ -566,6 +619,11 @@ void Core::MveEnterHandler(bool fp_context, bool lazy) {
 uint32_t Core::MveLazyVpr() const { return mve_->lazy_vpr; }
 void Core::MveResumeLazyVpr() { mve_->state.vpr = mve_->lazy_vpr; }
 bool Core::MveFpContext() const { return mve_ && mve_->fp_context; }
+bool Core::MveFpInstruction() {
+  const uint32_t f = scs_.fpccr();
+  if (!(f & fpccr::kLspact) && (mve_->fp_context || !(f & fpccr::kAspen))) return true;
+  return mve_->EnterFpContext(engine_env_);
+}
 void Core::MveClearFpContext() {
   if (mve_) mve_->fp_context = false;
 }
@@ -632,7 +690,8 @@ __attribute__((visibility("default"))) uint32_t cpu_lduw_code_arm(void* env, uin
 
 __attribute__((visibility("default"))) intptr_t tcg_const_i32_arm(void* s, int32_t value) {
   fl::Core* c = fl::running_core;
-  if (c != nullptr && c->mve() != nullptr && c->mve()->pending >= 0 && uint32_t(value) == fl::kSysm) {
+  if (c != nullptr && c->mve() != nullptr && c->mve()->pending >= 0 &&
+      uint32_t(value) == (c->mve()->as_msr ? fl::kMsrSysm : fl::kSysm)) {
     const auto index = uint32_t(c->mve()->pending);
     c->mve()->pending = -1;
     const intptr_t v = fl::Original().const_i32(s, int32_t(fl::kTag | index));
@@ -659,8 +718,13 @@ __attribute__((visibility("default"))) uint32_t helper_v7m_mrs_arm(void* env, ui
 // FAULTMASK_NS 0x93). The MPU's page protections follow what CONTROL and FAULTMASK
 // change (Core::SyncMpu): let the runner look at the next block boundary.
 __attribute__((visibility("default"))) void helper_v7m_msr_arm(void* env, uint32_t maskreg, uint32_t value) {
-  fl::Original().msr(env, maskreg, value);
   fl::Core* c = fl::running_core;
+  if (maskreg & fl::kTag) {
+    // A vector instruction shown as MSR (VMSR FPSCR): no register to write back.
+    c->mve()->Execute(env, maskreg & ~fl::kTag, reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
+    return;
+  }
+  fl::Original().msr(env, maskreg, value);
   // CONTROL (20) may drop privilege; FAULTMASK (19, also CPSID/CPSIE f) moves the
   // execution priority to or from -1, where HFNMIENA decides whether the MPU applies.
   if (c != nullptr && ((maskreg & 0x7Fu) == 20 || (maskreg & 0x7Fu) == 19)) c->ControlWritten();
@@ -672,18 +736,27 @@ __attribute__((visibility("default"))) void helper_v7m_msr_arm(void* env, uint32
 // the engine runs nothing else calls it: VMSR FPSCR is the MVE unit's, exception entry
 // and return are faultline's. The new context's FZ16, QC, LTPSIZE and VPR are the MVE
 // unit's to set, or a half-precision instruction after it would see the old context's.
+//
+// QEMU 5.0 decides that a new context is due when it translates the block (its flags:
+// ASPEN set, FPCA clear), and makes it at the block's first FP instruction it runs. A
+// vector instruction before that in the same block made the context already (the
+// translator saw an MRS): this call then comes late and would reset FPSCR, VPR, QC and
+// LTPSIZE under the context the vector instruction started. QEMU 7.2, whose translator
+// sees the vector instruction, makes one context.
 __attribute__((visibility("default"))) void helper_vfp_set_fpscr_arm(void* env, uint32_t value) {
-  fl::Original().set_fpscr(env, value);
   fl::Core* c = fl::running_core;
+  if (c != nullptr && c->mve() != nullptr && c->MveFpContext()) return;
+  fl::Original().set_fpscr(env, value);
   if (c != nullptr && c->mve() != nullptr) c->mve()->NewFpContext(value);
 }
 
 // The translator's call before an FP instruction while FPCCR.LSPACT is set: the lazy
 // FP state preservation (core_fp_context.cc).
 __attribute__((visibility("default"))) void helper_v7m_preserve_fp_state_arm(void* env) {
+  const auto ra = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
   fl::Core* c = fl::running_core;
   if (c == nullptr) return fl::Original().preserve_fp_state(env);
-  c->PreserveFpState();
+  if (c->PreserveFpState()) fl::LeaveAtInstruction(ra);  // its fault is taken at the FP instruction
 }
 
 }  // extern "C"
