@@ -67,6 +67,7 @@ void tcg_gen_addi_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
 void tcg_gen_shri_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
 void tcg_gen_ori_i64_arm(TCGContext* s, intptr_t ret, intptr_t a1, int64_t a2);
 void tcg_gen_op2_arm(TCGContext* s, int opc, uintptr_t a1, uintptr_t a2);
+void tcg_gen_xori_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
 }
 
 namespace faultline::cpu {
@@ -130,6 +131,22 @@ bool PredicateOnly() {
 
 bool Named(const arm::mve::Insn& insn, const char* name) { return std::strcmp(insn.name, name) == 0; }
 
+// VPR's mask fields (bits 23:16) where the ops being emitted will run, when the block
+// itself set them: after a VPST emitted as ops, each beat-wise instruction emitted as ops
+// moves them on as VPTAdvance does, whatever P0 holds. Between two instructions of one
+// block nothing else writes VPR without a call (an exception is taken at a block
+// boundary; a fault leaves the block; a code hook, where a debugger may write VPR, and
+// every vector instruction not emitted as ops are calls), so any other call, and a new
+// translation, forget them (ForgetKnownVpt). Known, the predicate's halves and the VPT
+// advance are constants instead of ops on the loaded fields.
+struct KnownMasks {
+  TCGContext* s = nullptr;
+  int masks = -1;  // MASK23:MASK01, or -1: not known
+};
+thread_local KnownMasks known;
+int Known(TCGContext* s) { return known.s == s ? known.masks : -1; }
+void Know(TCGContext* s, int masks) { known = {s, masks}; }
+
 // `to` = all ones in the byte lanes of half `at` (16: lanes 0-7, 20: 8-15) whose VPT mask
 // field in `vpr` is zero (`cond` kCondEq: the half is outside a VPT block), or whose mask
 // says the next instruction is an E one (kCondGtu 8: VPTAdvance inverts that half).
@@ -145,10 +162,15 @@ void HalfWhereMask(const Ops& o, uintptr_t to, uintptr_t vpr, unsigned at, int c
 void ElementMask(const Ops& o, const MveOpTargets& t, uintptr_t mask, uintptr_t v, uintptr_t lr) {
   const uintptr_t x = o.New(kTypeI32), y = o.New(kTypeI32);
   tcg_gen_andi_i32_arm(o.s, o.V(mask), o.V(v), int32_t(kP0));
-  HalfWhereMask(o, x, v, 16, kCondEq);
-  o.Op(kOpOrI32, mask, mask, x);
-  HalfWhereMask(o, x, v, 20, kCondEq);
-  o.Op(kOpOrI32, mask, mask, x);
+  if (const int k = Known(o.s); k >= 0) {
+    const int32_t outside = ((k & 0xF) == 0 ? 0x00FF : 0) | ((k >> 4) == 0 ? 0xFF00 : 0);
+    if (outside != 0) tcg_gen_ori_i32_arm(o.s, o.V(mask), o.V(mask), outside);
+  } else {
+    HalfWhereMask(o, x, v, 16, kCondEq);
+    o.Op(kOpOrI32, mask, mask, x);
+    HalfWhereMask(o, x, v, 20, kCondEq);
+    o.Op(kOpOrI32, mask, mask, x);
+  }
   // Tail predication: LTPSIZE < 4 and LR <= 16 >> LTPSIZE keep the first LR << LTPSIZE
   // bytes (at most 16; any other shift's result is not chosen).
   const uintptr_t ltpsize_at = o.Pointer(t.ltpsize), ltpsize = o.New(kTypeI32), sixteen = o.Const(16),
@@ -170,6 +192,17 @@ void ElementMask(const Ops& o, const MveOpTargets& t, uintptr_t mask, uintptr_t 
 // AdvanceVptBlock: a half whose mask is above 0b1000 inverts its P0 bits; both masks
 // shift left one (with both mask fields zero it changes nothing, so no test).
 void AdvanceVpt(const Ops& o, uintptr_t v) {
+  if (const int k = Known(o.s); k >= 0) {
+    const int mask01 = k & 0xF, mask23 = k >> 4, next = ((mask01 << 1) & 0xF) | ((mask23 << 1) & 0xF) << 4;
+    const int32_t invert = (mask01 > 8 ? 0x00FF : 0) | (mask23 > 8 ? 0xFF00 : 0);
+    if (invert != 0) tcg_gen_xori_i32_arm(o.s, o.V(v), o.V(v), invert);
+    if (next != k) {
+      tcg_gen_andi_i32_arm(o.s, o.V(v), o.V(v), int32_t(~kMasks));
+      if (next != 0) tcg_gen_ori_i32_arm(o.s, o.V(v), o.V(v), next << 16);
+    }
+    Know(o.s, next);
+    return;
+  }
   const uintptr_t x = o.New(kTypeI32);
   HalfWhereMask(o, x, v, 16, kCondGtu);
   o.Op(kOpXorI32, v, v, x);
@@ -478,6 +511,7 @@ bool EmitAsOps(TCGContext* s, const arm::mve::Insn& insn, const MveOpTargets& t,
     tcg_gen_andi_i32_arm(s, o.V(v), o.V(v), int32_t(~kMasks));
     tcg_gen_ori_i32_arm(s, o.V(v), o.V(v), int32_t(mask << 16 | mask << 20));
     o.Op(kOpStI32, v, vpr_at, 0);
+    Know(s, int(mask | mask << 4));
   } else if (vctp) {
     o.Op(kOpLdI32, v, vpr_at, 0);
     Vctp(o, insn, t, v, rt, lr);
@@ -490,6 +524,7 @@ bool EmitAsOps(TCGContext* s, const arm::mve::Insn& insn, const MveOpTargets& t,
       o.Op(kOpStI32, v, vpr_at, 0);
     } else {
       o.Op(kOpStI32, rt, vpr_at, 0);
+      Know(s, -1);  // the mask fields are Rt's
     }
   } else {
     // Handlers::ReadVpr: P0 alone (imm 1), or all of VPR.
@@ -504,6 +539,8 @@ bool EmitAsOps(TCGContext* s, const arm::mve::Insn& insn, const MveOpTargets& t,
   emitted[int(kind)].fetch_add(1, std::memory_order_relaxed);
   return true;
 }
+
+void ForgetKnownVpt() { known = {}; }
 
 uint64_t MveInstructionsEmittedAsOps(MveOpKind kind) { return emitted[int(kind)].load(std::memory_order_relaxed); }
 

@@ -64,6 +64,11 @@ bool EmitAsOps(TCGContext* s, const arm::mve::Insn& insn, const MveOpTargets& ta
 // call, which is then made.
 bool EmitMveOps(TCGContext* s, void* func, TCGTemp* ret, int nargs, TCGTemp** args);
 
+// The ops stop relying on the VPT mask fields the block set (core_mve_ops.cc): a call
+// the ops do not replace was emitted (the tcg_gen_callN_arm interposer), or a
+// translation starts (tcg_func_start_arm).
+void ForgetKnownVpt();
+
 // How many vector instructions this process has translated as ops (for tests: zero
 // means the calls are not replaced).
 uint64_t MveInstructionsEmittedAsOps();
