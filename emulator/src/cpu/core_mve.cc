@@ -237,6 +237,7 @@ struct MveUnit {
   // registers (core_fp_context.cc): what the preservation writes or the return restores.
   uint32_t lazy_vpr = 0;
   uint64_t executed = 0;
+  alignas(8) uint8_t scratch[16] = {};  // what ops emitted for this core keep aside (MveOpTargets)
   bool fp_context = false;  // CONTROL.FPCA as this path's instructions set it
   // What every instruction is handed, made once the engine's env is known (the first
   // fetch): the State's pointers into the engine and its accessors. Execute fills in
@@ -505,6 +506,7 @@ bool MveUnit::EmitOps(TCGContext* s, uint32_t i, TCGTemp* ret, TCGTemp** args) {
   if (!EmitsAsOps(d.insn) || !OpsMayReplaceCall()) return false;
   const MveOpTargets targets{&state.vpr,      d.counted ? &executed : nullptr,
                              &core.ltpsize_,  state.q,
+                             scratch,
                              {memory->load_pages(), &core.protection_changes_, d.mmu_idx},
                              {reinterpret_cast<void*>(&helper_v7m_mrs_arm), args[0], kTag | i}};
   if (!EmitAsOps(s, d.insn, targets, ret)) return false;

@@ -61,8 +61,6 @@ void tcg_gen_extr_i64_i32_arm(TCGContext* s, intptr_t lo, intptr_t hi, intptr_t 
 void tcg_gen_extrl_i64_i32_arm(TCGContext* s, intptr_t ret, intptr_t a);
 void tcg_gen_umin_i64_arm(TCGContext* s, intptr_t ret, intptr_t a1, intptr_t a2);
 void tcg_gen_shli_i64_arm(TCGContext* s, intptr_t ret, intptr_t a1, int64_t a2);
-void tcg_gen_extract_i64_arm(TCGContext* s, intptr_t ret, intptr_t a1, unsigned ofs, unsigned len);
-void tcg_gen_sextract_i64_arm(TCGContext* s, intptr_t ret, intptr_t a1, unsigned ofs, unsigned len);
 void tcg_gen_addi_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
 void tcg_gen_shri_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
 void tcg_gen_ori_i64_arm(TCGContext* s, intptr_t ret, intptr_t a1, int64_t a2);
@@ -310,26 +308,31 @@ void Halves(const Ops& o, const uint8_t* q, uintptr_t mask, unsigned size, uintp
   o.Free(at);
 }
 
-// `to` = element e of `size` of the halves, extended as `is_unsigned` says.
-void Element(const Ops& o, uintptr_t to, const uintptr_t half[2], unsigned size, unsigned e, bool is_unsigned) {
-  const unsigned bits = 8u << size, per_half = 64 / bits, at = (e % per_half) * bits;
-  (is_unsigned ? tcg_gen_extract_i64_arm : tcg_gen_sextract_i64_arm)(o.s, o.V(to), o.V(half[e / per_half]), at, bits);
+// `to` = element e of `size` of the 16 bytes at host pointer `at`, extended as
+// `is_unsigned` says: one host load.
+void Element(const Ops& o, uintptr_t to, uintptr_t at, unsigned size, unsigned e, bool is_unsigned) {
+  // ld8u_i64 ... ld32s_i64 (tcg-opc.h): unsigned then signed, by size.
+  constexpr int kOpLd8uI64 = 0x43;
+  o.Op(kOpLd8uI64 + 2 * int(size) + (is_unsigned ? 0 : 1), to, at, e << size);
 }
 
 // VADDV(A) and VMLADAV(A)/VMLSDAV(A) with X (Handlers::AddAcross, MulAddAcross): the sum
 // over the active elements of Qm, or of the products of Qn's and Qm's, into Rda (plus Rda
-// with A). Inactive elements of Qm read 0, so they add nothing; the 32-bit result is the
-// low half of the 64-bit sum, so signed and unsigned sums, wrapping, are the same ops.
+// with A). Qm is copied to the MVE unit's scratch vector with its inactive elements 0, so
+// they add nothing, and each element is a load from there; the 32-bit result is the low
+// half of the 64-bit sum, so signed and unsigned sums, wrapping, are the same ops.
 void Across(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, uintptr_t mask, uintptr_t rda) {
   const bool multiply = !Named(insn, "VADDV");
-  uintptr_t m[2], n[2] = {0, 0};
+  uintptr_t m[2];
   Halves(o, t.q + 16 * insn.qm, mask, insn.size, m);
-  if (multiply) Halves(o, t.q + 16 * insn.qn, 0, insn.size, n);
+  const uintptr_t scratch = o.Pointer(t.scratch), n = o.Pointer(t.q + 16 * insn.qn);
+  o.Op(kOpStI64, m[0], scratch, 0);
+  o.Op(kOpStI64, m[1], scratch, 8);
   const uintptr_t sum = insn.accumulate ? o.New(kTypeI64) : o.Const64(0), x = o.New(kTypeI64),
                   y = o.New(kTypeI64);
   if (insn.accumulate) tcg_gen_extu_i32_i64_arm(o.s, o.V(sum), o.V(rda));
   for (unsigned e = 0; e < 16u >> insn.size; ++e) {
-    Element(o, x, m, insn.size, e, insn.u);
+    Element(o, x, scratch, insn.size, e, insn.u);
     if (multiply) {
       Element(o, y, n, insn.size, insn.exchange ? e ^ 1 : e, insn.u);
       o.Op(kOpMulI64, x, x, y);
@@ -337,9 +340,7 @@ void Across(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, uin
     o.Op(insn.subtract && (e & 1) ? kOpSubI64 : kOpAddI64, sum, sum, x);
   }
   tcg_gen_extrl_i64_i32_arm(o.s, o.V(rda), o.V(sum));
-  for (uintptr_t temp : {m[0], m[1], n[0], n[1], sum, x, y}) {
-    if (temp != 0) o.Free(temp);
-  }
+  for (uintptr_t temp : {m[0], m[1], scratch, n, sum, x, y}) o.Free(temp);
 }
 
 // The MVE unit's count of vector instructions, one more (MveUnit::executed).

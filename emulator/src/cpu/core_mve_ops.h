@@ -32,6 +32,7 @@ struct MveOpTargets {
   uint64_t* executed;
   const uint32_t* ltpsize;  // FPSCR.LTPSIZE (Core::ltpsize_), which the predicate reads
   uint8_t* q;               // Q0-Q7 in the engine's CPU state (State::q)
+  uint8_t* scratch;         // 16 bytes of the MVE unit's own (the sums' masked Qm)
   struct {
     const MveLoadPage* pages;  // the two pages, newest first
     const uint64_t* protections;
