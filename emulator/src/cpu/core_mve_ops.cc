@@ -43,7 +43,6 @@ void tcg_gen_ori_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
 void tcg_gen_deposit_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, intptr_t a2, unsigned ofs, unsigned len);
 void tcg_gen_addi_i64_arm(TCGContext* s, intptr_t ret, intptr_t a1, int64_t a2);
 void tcg_gen_extract_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, unsigned ofs, unsigned len);
-void tcg_gen_setcond_i32_arm(TCGContext* s, int cond, intptr_t ret, intptr_t a1, intptr_t a2);
 void tcg_gen_setcondi_i32_arm(TCGContext* s, int cond, intptr_t ret, intptr_t a1, int32_t a2);
 void tcg_gen_muli_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
 void tcg_gen_shli_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
@@ -75,8 +74,9 @@ namespace {
 // QEMU 5.0 tcg-opc.h numbers, as unicorn_dsp_ops.cc and core_block_count.cc read them.
 constexpr int kTypeI32 = 0, kTypeI64 = 1;
 constexpr int kOpSetLabel = 0x1, kOpBr = 0x3, kOpMoviI64 = 0x40;
+constexpr int kOpLd16uI32 = 0xb;
 constexpr int kOpMovI32 = 0x5, kOpLdI32 = 0xd, kOpStI32 = 0x10, kOpAndI32 = 0x1a, kOpOrI32 = 0x1b,
-              kOpXorI32 = 0x1c, kOpShlI32 = 0x1d, kOpShrI32 = 0x1e, kOpLdI64 = 0x49, kOpStI64 = 0x4d,
+              kOpXorI32 = 0x1c, kOpShlI32 = 0x1d, kOpLdI64 = 0x49, kOpStI64 = 0x4d,
               kOpAddI64 = 0x4e, kOpSubI64 = 0x4f, kOpMulI64 = 0x50, kOpAndI64 = 0x57, kOpShlI64 = 0x5a,
               kOpShrI64 = 0x5b, kOpSarI64 = 0x5c;
 // tcg-cond.h: EQ, NE, LT, LTU, LEU, GTU.
@@ -154,6 +154,22 @@ void HalfWhereMask(const Ops& o, uintptr_t to, uintptr_t vpr, unsigned at, int c
   tcg_gen_muli_i32_arm(o.s, o.V(to), o.V(to), at == 16 ? 0x00FF : 0xFF00);
 }
 
+// ElementMask's tail predicate by LTPSIZE (0-7) and LR (0-31, LR above 31 as 31): with
+// LTPSIZE < 4 and LR <= 16 >> LTPSIZE, on a tail-predicated loop's last iteration, the
+// first LR << LTPSIZE bytes; otherwise every byte.
+struct Tails {
+  uint16_t of[8 * 32] = {};
+  constexpr Tails() {
+    for (unsigned ltpsize = 0; ltpsize < 8; ++ltpsize) {
+      for (unsigned lr = 0; lr < 32; ++lr) {
+        const bool tail = ltpsize < 4 && lr <= (16u >> ltpsize);
+        of[ltpsize << 5 | lr] = uint16_t(tail ? (1u << (lr << ltpsize)) - 1 : 0xFFFF);
+      }
+    }
+  }
+};
+constexpr Tails kTails;
+
 // ElementMask (arm/mve/mve.h) of VPR `v` into `mask`: P0 in a VPT block's halves, all
 // lanes outside, less the lanes past LR on a tail-predicated loop's last iteration
 // (LTPSIZE read from the core at run time: it is not part of a block's key).
@@ -169,22 +185,20 @@ void ElementMask(const Ops& o, const MveOpTargets& t, uintptr_t mask, uintptr_t 
     HalfWhereMask(o, x, v, 20, kCondEq);
     o.Op(kOpOrI32, mask, mask, x);
   }
-  // Tail predication: LTPSIZE < 4 and LR <= 16 >> LTPSIZE keep the first LR << LTPSIZE
-  // bytes (at most 16; any other shift's result is not chosen).
-  const uintptr_t ltpsize_at = o.Pointer(t.ltpsize), ltpsize = o.New(kTypeI32), sixteen = o.Const(16),
-                  one = o.Const(1);
-  o.Op(kOpLdI32, ltpsize, ltpsize_at, 0);
-  o.Op(kOpShrI32, x, sixteen, ltpsize);
-  tcg_gen_setcond_i32_arm(o.s, kCondLeu, o.V(x), o.V(lr), o.V(x));
-  tcg_gen_setcondi_i32_arm(o.s, kCondLtu, o.V(y), o.V(ltpsize), 4);
-  o.Op(kOpAndI32, x, x, y);
-  o.Op(kOpShlI32, y, lr, ltpsize);
-  o.Op(kOpShlI32, y, one, y);
-  tcg_gen_subi_i32_arm(o.s, o.V(y), o.V(y), 1);
-  const uintptr_t all = o.Const(int32_t(kP0)), zero = o.Const(0);
-  tcg_gen_movcond_i32_arm(o.s, kCondNe, o.V(y), o.V(x), o.V(zero), o.V(y), o.V(all));
+  // Tail predication: a table by LTPSIZE and LR (at most 31: any more is no tail).
+  const uintptr_t ltpsize_at = o.Pointer(t.ltpsize), limit = o.Const(31), index = o.New(kTypeI64),
+                  table = o.Pointer(kTails.of);
+  o.Op(kOpLdI32, x, ltpsize_at, 0);
+  tcg_gen_andi_i32_arm(o.s, o.V(x), o.V(x), 7);  // FPSCR.LTPSIZE is 3 bits
+  tcg_gen_shli_i32_arm(o.s, o.V(x), o.V(x), 5);
+  tcg_gen_umin_i32_arm(o.s, o.V(y), o.V(lr), o.V(limit));
+  o.Op(kOpOrI32, x, x, y);
+  tcg_gen_extu_i32_i64_arm(o.s, o.V(index), o.V(x));
+  tcg_gen_shli_i64_arm(o.s, o.V(index), o.V(index), 1);
+  o.Op(kOpAddI64, index, index, table);
+  o.Op(kOpLd16uI32, y, index, 0);
   o.Op(kOpAndI32, mask, mask, y);
-  for (uintptr_t temp : {x, y, ltpsize_at, ltpsize, sixteen, one, all, zero}) o.Free(temp);
+  for (uintptr_t temp : {x, y, ltpsize_at, limit, index, table}) o.Free(temp);
 }
 
 // AdvanceVptBlock: a half whose mask is above 0b1000 inverts its P0 bits; both masks
