@@ -1,7 +1,8 @@
-// emulator/src/cpu/core_mve_ops.cc runs VPST and VMSR/VMRS P0 as TCG ops instead of the
-// MVE unit's call. That only happens if the translator's call of helper_v7m_mrs reaches
-// faultline's tcg_gen_callN_arm and the block may run them so; this pins down that it
-// does on an M55 build (what they compute is compared with QEMU in MveDiff and in
+// emulator/src/cpu/core_mve_ops.cc runs VPST, VMSR/VMRS P0, VCTP, LSLL/ASRL by register,
+// VADDV, VMLADAV/VMLSDAV and contiguous loads as TCG ops instead of the MVE unit's call.
+// That only happens if the translator's call of helper_v7m_mrs reaches faultline's
+// tcg_gen_callN_arm and the block may run them so; this pins down that it does on an M55
+// build (what they compute is compared with QEMU here, in MveDiff and in
 // Mve.VprIsExactAfterPredicateOpsAtFaultsAndNocp).
 #include <gtest/gtest.h>
 
@@ -29,6 +30,46 @@ TEST(MveOps, PredicateBookkeepingIsEmittedAsOps) {
   // mve_vpr has 12 such instructions where CP10 is on and no FP context is due; each
   // block holding them is translated at least once (the NOCP cases' twice).
   EXPECT_GE(cpu::MveInstructionsEmittedAsOps() - before, 8u);
+}
+
+// mve_ops runs LSLL/ASRL by register, VADDV(A) and VMLADAV(A)/VMLSDAV(A) at their edges
+// (shifts of 0, 32, 64 and more, negative, by a low byte alone; every size and sign, T
+// and E slots of a VPT block, elements half predicated, accumulators that wrap; a
+// tail-predicated loop over 0-33 elements) and loads their vectors with VLDRW and VLDRB.
+// Each kind is emitted as ops, and at run time the calls are few: a load whose page
+// lookup always missed would make the call every time (two of the eight vector
+// instructions of each case). What they leave is what QEMU 7.2 leaves.
+TEST(MveOps, LongShiftsSumsAndLoadsRunAsOpsAndMatchQemu) {
+  REQUIRE_FIXTURES();
+  const char* e = std::getenv("FAULTLINE_MVE_INLINE");
+  if (e != nullptr && std::strcmp(e, "stock") == 0) GTEST_SKIP() << "FAULTLINE_MVE_INLINE=stock";
+  Board board = LoadBoardFile(std::filesystem::path(FAULTLINE_BOARDS_DIR) / "mps3-an547.yaml");
+  const std::filesystem::path elf = testing::Fixture("mps3-an547", "mve_ops");
+  Image image = LoadElf(elf);
+  using cpu::MveOpKind;
+  const uint64_t shifts = cpu::MveInstructionsEmittedAsOps(MveOpKind::kLongShift),
+                 across = cpu::MveInstructionsEmittedAsOps(MveOpKind::kAcross),
+                 loads = cpu::MveInstructionsEmittedAsOps(MveOpKind::kLoad), calls = cpu::MveCallsOnThisThread();
+  const RunResult r = faultline::Run(board, image, RunOptions{});
+  EXPECT_EQ(r.outcome, Outcome::kExit) << r.console;
+  EXPECT_GE(cpu::MveInstructionsEmittedAsOps(MveOpKind::kLongShift) - shifts, 4u);  // four sites
+  EXPECT_GE(cpu::MveInstructionsEmittedAsOps(MveOpKind::kAcross) - across, 17u * 4 + 1 + 2);
+  EXPECT_GE(cpu::MveInstructionsEmittedAsOps(MveOpKind::kLoad) - loads, 17u * 2 + 1 + 1);
+  const uint64_t made = cpu::MveCallsOnThisThread() - calls;
+  EXPECT_GT(made, 0u);  // the first, made before the FP context exists
+  EXPECT_LT(made * 20, r.mve_instructions) << made << " calls for " << r.mve_instructions << " instructions";
+  // 0x8000000180000001 by 64: LSLL leaves 0 and ASRL the sign; by -1 (0xffffffff) LSLL
+  // shifts right and ASRL left. A tail-predicated loop over no elements adds nothing.
+  for (const char* expected :
+       {"shift 0x00000040\n  lsll hi 0x00000000\n  lsll lo 0x00000000\n  asrl hi 0xffffffff\n"
+        "  asrl lo 0xffffffff\n  r4:r5 same 0x00000001\n",
+        "shift 0xffffffff\n  lsll hi 0x40000000\n  lsll lo 0xc0000000\n  asrl hi 0x00000003\n"
+        "  asrl lo 0x00000002\n  r4:r5 same 0x00000001\n",
+        "tail n 0x00000000\n  sum 0x7ffffff0\n  dot 0xfffffff0\n"}) {
+    EXPECT_NE(r.console.find(expected), std::string::npos) << expected << "\n---\n" << r.console;
+  }
+  if (!testing::HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
+  EXPECT_EQ(r.console, testing::QemuSemihostingConsole("mps3-an547", "cortex-m55", elf));
 }
 
 }  // namespace

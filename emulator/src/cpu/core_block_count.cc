@@ -27,6 +27,7 @@
 // every target), and FAULTLINE_ROAD=off leaves out the road's ring (unless the run
 // traces), for A/B measurement.
 #include "core.h"
+#include "core_mve_ops.h"
 #include "unicorn_dsp_ops.h"
 #include "unicorn_interpose.h"
 #include "../engine/tcg_block.h"
@@ -123,6 +124,7 @@ extern "C" {
 
 __attribute__((visibility("default"))) void tcg_func_start_arm(TCGContext* s) {
   faultline::cpu::ForgetDspOps();
+  faultline::cpu::ForgetKnownVpt();
   Arm::FuncStart(s);
 }
 

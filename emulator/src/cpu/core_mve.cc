@@ -116,6 +116,7 @@ bool OpsOff() {
 }
 
 std::atomic<uint64_t> emitted_as_ops{0};
+thread_local uint64_t calls = 0;  // MveUnit::Execute, on this thread
 
 thread_local Core* running_core = nullptr;
 
@@ -129,7 +130,7 @@ namespace {
 // softmmu TLB entry (QEMU 5.0 tlb_vaddr_to_host: a miss is refilled without faulting).
 // It answers only for a span inside one 1 KiB target page (the M-profile page size)
 // whose entry has no flag: MMIO, a served or gated window, a page with translated code
-// (TLB_NOTDIRTY, unicorn_store_path.cc) all answer null, and so does a page whose
+// (TLB_NOTDIRTY, engine/store_path.cc) all answer null, and so does a page whose
 // protections (the board's access narrowed by the MPU) refuse the access, which the TLB
 // entry does not show for reads (Core::PageAllows): the element-by-element path then
 // takes the access and any fault exactly as before. A load remembers the two pages it
@@ -169,14 +170,11 @@ class EngineMemory final : public arm::mve::Memory {
     }
     return host;
   }
+  // What contiguous loads emitted as ops look up (core_mve_ops.cc).
+  const MveLoadPage* load_pages() const { return loads_; }
 
  private:
-  struct LoadPage {
-    uint32_t page = UINT32_MAX;
-    int mmu_idx = -1;
-    uint64_t protections = 0;
-    uint8_t* host = nullptr;
-  };
+  using LoadPage = MveLoadPage;
   const Core& core_;
   void* env_;
   uintptr_t ra_ = 0;
@@ -250,6 +248,7 @@ struct MveUnit {
   // registers (core_fp_context.cc): what the preservation writes or the return restores.
   uint32_t lazy_vpr = 0;
   uint64_t executed = 0;
+  alignas(8) uint8_t scratch[16] = {};  // what ops emitted for this core keep aside (MveOpTargets)
   bool fp_context = false;  // CONTROL.FPCA as this path's instructions set it
   // What every instruction is handed, made once the engine's env is known (the first
   // fetch): the State's pointers into the engine and its accessors. Execute fills in
@@ -270,7 +269,7 @@ struct MveUnit {
   uint32_t Fetch(void* env, uint32_t addr, uint32_t hw);
   uint32_t Execute(void* env, uint32_t index, uintptr_t ra);
   bool OpsMayReplaceCall() const;
-  bool EmitOps(TCGContext* s, uint32_t i, TCGTemp* ret);
+  bool EmitOps(TCGContext* s, uint32_t i, TCGTemp* ret, TCGTemp** args);
   bool EnterFpContext(void* env);
   void NewFpContext(uint32_t fpdscr);
 };
@@ -480,6 +479,7 @@ uint32_t MveUnit::Fetch(void* env, uint32_t addr, uint32_t hw) {
 [[gnu::always_inline]] inline uint32_t MveUnit::Execute(void* env, uint32_t i, uintptr_t ra) {
   auto* base = static_cast<uint8_t*>(env);
   const Decoded& d = insns[i];
+  ++calls;
   if (!d.insn.scalar) {
     // CPACR.CP10 off: NOCP UsageFault, as for FP instructions (DDI 0553 §B5.x).
     if (((core.scs_.cpacr() >> 20) & 3) == 0) {
@@ -547,10 +547,15 @@ bool MveUnit::OpsMayReplaceCall() const {
   return (control & kFpca) && (control & kSfpa);
 }
 
-bool MveUnit::EmitOps(TCGContext* s, uint32_t i, TCGTemp* ret) {
+bool MveUnit::EmitOps(TCGContext* s, uint32_t i, TCGTemp* ret, TCGTemp** args) {
   const Decoded& d = insns[i];
   if (!EmitsAsOps(d.insn) || !OpsMayReplaceCall()) return false;
-  if (!EmitAsOps(s, d.insn, {&state.vpr, d.counted ? &executed : nullptr, &core.ltpsize_}, ret)) return false;
+  const MveOpTargets targets{&state.vpr,      d.counted ? &executed : nullptr,
+                             &core.ltpsize_,  state.q,
+                             scratch,
+                             {memory->load_pages(), &core.protection_changes_, d.mmu_idx},
+                             {reinterpret_cast<void*>(&helper_v7m_mrs_arm), args[0], kTag | i}};
+  if (!EmitAsOps(s, d.insn, targets, ret)) return false;
   emitted_as_ops.fetch_add(1, std::memory_order_relaxed);
   return true;
 }
@@ -644,6 +649,8 @@ uint64_t Core::mve_instructions() const { return mve_ ? mve_->executed : 0; }
 
 uint64_t MveInstructionsEmittedAsOps() { return emitted_as_ops.load(std::memory_order_relaxed); }
 
+uint64_t MveCallsOnThisThread() { return calls; }
+
 // The translator's call of helper_v7m_mrs for a vector instruction (the MRS it was
 // shown): ops instead, where core_mve_ops.cc has them.
 bool EmitMveOps(TCGContext* s, void* func, TCGTemp* ret, int nargs, TCGTemp** args) {
@@ -658,7 +665,7 @@ bool EmitMveOps(TCGContext* s, void* func, TCGTemp* ret, int nargs, TCGTemp** ar
   if (t.s != s || reinterpret_cast<uintptr_t>(args[1]) != reinterpret_cast<uintptr_t>(s) + uintptr_t(t.v)) {
     return false;
   }
-  return u.EmitOps(s, t.index, ret);
+  return u.EmitOps(s, t.index, ret, args);
 }
 
 Core* Core::Running(Core* core) {

@@ -29,9 +29,12 @@
 // mem_offset at 0x18, before it is used).
 #include "core_mve_ops.h"
 
+#include <atomic>
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
 
+#include "../engine/unicorn_interpose.h"
 #include "../engine/unicorn_tcg.h"
 
 extern "C" {
@@ -40,7 +43,6 @@ void tcg_gen_ori_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
 void tcg_gen_deposit_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, intptr_t a2, unsigned ofs, unsigned len);
 void tcg_gen_addi_i64_arm(TCGContext* s, intptr_t ret, intptr_t a1, int64_t a2);
 void tcg_gen_extract_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, unsigned ofs, unsigned len);
-void tcg_gen_setcond_i32_arm(TCGContext* s, int cond, intptr_t ret, intptr_t a1, intptr_t a2);
 void tcg_gen_setcondi_i32_arm(TCGContext* s, int cond, intptr_t ret, intptr_t a1, int32_t a2);
 void tcg_gen_muli_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
 void tcg_gen_shli_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
@@ -48,6 +50,21 @@ void tcg_gen_subi_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
 void tcg_gen_umin_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, intptr_t a2);
 void tcg_gen_movcond_i32_arm(TCGContext* s, int cond, intptr_t ret, intptr_t c1, intptr_t c2, intptr_t v1,
                              intptr_t v2);
+void tcg_gen_movcond_i64_arm(TCGContext* s, int cond, intptr_t ret, intptr_t c1, intptr_t c2, intptr_t v1,
+                             intptr_t v2);
+void tcg_gen_ext8s_i32_arm(TCGContext* s, intptr_t ret, intptr_t a);
+void tcg_gen_ext_i32_i64_arm(TCGContext* s, intptr_t ret, intptr_t a);
+void tcg_gen_extu_i32_i64_arm(TCGContext* s, intptr_t ret, intptr_t a);
+void tcg_gen_concat_i32_i64_arm(TCGContext* s, intptr_t ret, intptr_t lo, intptr_t hi);
+void tcg_gen_extr_i64_i32_arm(TCGContext* s, intptr_t lo, intptr_t hi, intptr_t a);
+void tcg_gen_extrl_i64_i32_arm(TCGContext* s, intptr_t ret, intptr_t a);
+void tcg_gen_umin_i64_arm(TCGContext* s, intptr_t ret, intptr_t a1, intptr_t a2);
+void tcg_gen_shli_i64_arm(TCGContext* s, intptr_t ret, intptr_t a1, int64_t a2);
+void tcg_gen_addi_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
+void tcg_gen_shri_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
+void tcg_gen_ori_i64_arm(TCGContext* s, intptr_t ret, intptr_t a1, int64_t a2);
+void tcg_gen_op2_arm(TCGContext* s, int opc, uintptr_t a1, uintptr_t a2);
+void tcg_gen_xori_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
 }
 
 namespace faultline::cpu {
@@ -56,15 +73,21 @@ namespace {
 
 // QEMU 5.0 tcg-opc.h numbers, as unicorn_dsp_ops.cc and core_block_count.cc read them.
 constexpr int kTypeI32 = 0, kTypeI64 = 1;
+constexpr int kOpSetLabel = 0x1, kOpBr = 0x3, kOpMoviI64 = 0x40;
+constexpr int kOpLd16uI32 = 0xb;
 constexpr int kOpMovI32 = 0x5, kOpLdI32 = 0xd, kOpStI32 = 0x10, kOpAndI32 = 0x1a, kOpOrI32 = 0x1b,
-              kOpXorI32 = 0x1c, kOpShlI32 = 0x1d, kOpShrI32 = 0x1e, kOpLdI64 = 0x49, kOpStI64 = 0x4d;
-// tcg-cond.h: EQ, NE, LTU, LEU, GTU.
-constexpr int kCondEq = 8, kCondNe = 9, kCondLtu = 4, kCondLeu = 12, kCondGtu = 13;
+              kOpXorI32 = 0x1c, kOpShlI32 = 0x1d, kOpLdI64 = 0x49, kOpStI64 = 0x4d,
+              kOpAddI64 = 0x4e, kOpSubI64 = 0x4f, kOpMulI64 = 0x50, kOpAndI64 = 0x57, kOpShlI64 = 0x5a,
+              kOpShrI64 = 0x5b, kOpSarI64 = 0x5c;
+// tcg-cond.h: EQ, NE, LT, LTU, LEU, GTU.
+constexpr int kCondEq = 8, kCondNe = 9, kCondLt = 2, kCondLtu = 4, kCondLeu = 12, kCondGtu = 13;
 constexpr size_t kCpuR = 0x9600;          // offsetof(TCGContext, cpu_R)
 constexpr size_t kTempMemOffset = 0x18;   // offsetof(TCGTemp, mem_offset)
 constexpr size_t kTemps = 0x388, kTempSize = 0x38, kMaxTemps = 512;  // TCGContext.temps
 
 constexpr uint32_t kP0 = 0xFFFF, kMasks = 0xFFu << 16;  // VPR (DDI 0553 §B5.4)
+
+std::atomic<uint64_t> emitted[5];  // by MveOpKind
 
 struct Ops {
   TCGContext* s;
@@ -76,6 +99,7 @@ struct Ops {
     return Arg(tcg_const_i64_arm(s, int64_t(reinterpret_cast<uintptr_t>(p))));
   }
   uintptr_t Const(int32_t v) const { return Arg(tcg_const_i32_arm(s, v)); }
+  uintptr_t Const64(int64_t v) const { return Arg(tcg_const_i64_arm(s, v)); }
   void Op(int opc, uintptr_t a, uintptr_t b, uintptr_t c = 0) const { tcg_gen_op3_arm(s, opc, a, b, c); }
 };
 
@@ -92,7 +116,34 @@ uintptr_t GeneralRegister(TCGContext* s, unsigned n) {
   return mem_offset == intptr_t(4 * n) ? temp : 0;  // CPUARMState.regs[n]: env + 4n
 }
 
+// FAULTLINE_MVE_INLINE=predicate keeps only the predicate bookkeeping as ops (what came
+// before the long shifts, sums and loads), for A/B measurement; =stock keeps every call
+// (core_mve.cc).
+bool PredicateOnly() {
+  static const bool only = [] {
+    const char* e = std::getenv("FAULTLINE_MVE_INLINE");
+    return e != nullptr && std::strcmp(e, "predicate") == 0;
+  }();
+  return only;
+}
+
 bool Named(const arm::mve::Insn& insn, const char* name) { return std::strcmp(insn.name, name) == 0; }
+
+// VPR's mask fields (bits 23:16) where the ops being emitted will run, when the block
+// itself set them: after a VPST emitted as ops, each beat-wise instruction emitted as ops
+// moves them on as VPTAdvance does, whatever P0 holds. Between two instructions of one
+// block nothing else writes VPR without a call (an exception is taken at a block
+// boundary; a fault leaves the block; a code hook, where a debugger may write VPR, and
+// every vector instruction not emitted as ops are calls), so any other call, and a new
+// translation, forget them (ForgetKnownVpt). Known, the predicate's halves and the VPT
+// advance are constants instead of ops on the loaded fields.
+struct KnownMasks {
+  TCGContext* s = nullptr;
+  int masks = -1;  // MASK23:MASK01, or -1: not known
+};
+thread_local KnownMasks known;
+int Known(TCGContext* s) { return known.s == s ? known.masks : -1; }
+void Know(TCGContext* s, int masks) { known = {s, masks}; }
 
 // `to` = all ones in the byte lanes of half `at` (16: lanes 0-7, 20: 8-15) whose VPT mask
 // field in `vpr` is zero (`cond` kCondEq: the half is outside a VPT block), or whose mask
@@ -103,43 +154,68 @@ void HalfWhereMask(const Ops& o, uintptr_t to, uintptr_t vpr, unsigned at, int c
   tcg_gen_muli_i32_arm(o.s, o.V(to), o.V(to), at == 16 ? 0x00FF : 0xFF00);
 }
 
-// VCTP (Handlers::Vctp): P0 = the first min(Rn, elements) elements, under the current
-// predicate (ElementMask: P0 in a VPT block's halves, all lanes outside, less the lanes
-// past LR on a tail-predicated loop's last iteration), then the VPT block moves on
-// (AdvanceVptBlock; with both mask fields zero it changes nothing, so no test).
-void Vctp(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, uintptr_t v, uintptr_t rn,
-          uintptr_t lr) {
-  const uintptr_t mask = o.New(kTypeI32), x = o.New(kTypeI32), y = o.New(kTypeI32);
+// ElementMask's tail predicate by LTPSIZE (0-7) and LR (0-31, LR above 31 as 31): with
+// LTPSIZE < 4 and LR <= 16 >> LTPSIZE, on a tail-predicated loop's last iteration, the
+// first LR << LTPSIZE bytes; otherwise every byte.
+struct Tails {
+  uint16_t of[8 * 32] = {};
+  constexpr Tails() {
+    for (unsigned ltpsize = 0; ltpsize < 8; ++ltpsize) {
+      for (unsigned lr = 0; lr < 32; ++lr) {
+        const bool tail = ltpsize < 4 && lr <= (16u >> ltpsize);
+        of[ltpsize << 5 | lr] = uint16_t(tail ? (1u << (lr << ltpsize)) - 1 : 0xFFFF);
+      }
+    }
+  }
+};
+constexpr Tails kTails;
+
+// ElementMask (arm/mve/mve.h) of VPR `v` into `mask`: P0 in a VPT block's halves, all
+// lanes outside, less the lanes past LR on a tail-predicated loop's last iteration
+// (LTPSIZE read from the core at run time: it is not part of a block's key).
+void ElementMask(const Ops& o, const MveOpTargets& t, uintptr_t mask, uintptr_t v, uintptr_t lr) {
+  const uintptr_t x = o.New(kTypeI32), y = o.New(kTypeI32);
   tcg_gen_andi_i32_arm(o.s, o.V(mask), o.V(v), int32_t(kP0));
-  HalfWhereMask(o, x, v, 16, kCondEq);
-  o.Op(kOpOrI32, mask, mask, x);
-  HalfWhereMask(o, x, v, 20, kCondEq);
-  o.Op(kOpOrI32, mask, mask, x);
-  // Tail predication: LTPSIZE < 4 and LR <= 16 >> LTPSIZE keep the first LR << LTPSIZE
-  // bytes (at most 16; any other shift's result is not chosen).
-  const uintptr_t ltpsize_at = o.Pointer(t.ltpsize), ltpsize = o.New(kTypeI32), sixteen = o.Const(16),
-                  one = o.Const(1);
-  o.Op(kOpLdI32, ltpsize, ltpsize_at, 0);
-  o.Op(kOpShrI32, x, sixteen, ltpsize);
-  tcg_gen_setcond_i32_arm(o.s, kCondLeu, o.V(x), o.V(lr), o.V(x));
-  tcg_gen_setcondi_i32_arm(o.s, kCondLtu, o.V(y), o.V(ltpsize), 4);
-  o.Op(kOpAndI32, x, x, y);
-  o.Op(kOpShlI32, y, lr, ltpsize);
-  o.Op(kOpShlI32, y, one, y);
-  tcg_gen_subi_i32_arm(o.s, o.V(y), o.V(y), 1);
-  const uintptr_t all = o.Const(int32_t(kP0)), zero = o.Const(0);
-  tcg_gen_movcond_i32_arm(o.s, kCondNe, o.V(y), o.V(x), o.V(zero), o.V(y), o.V(all));
+  if (const int k = Known(o.s); k >= 0) {
+    const int32_t outside = ((k & 0xF) == 0 ? 0x00FF : 0) | ((k >> 4) == 0 ? 0xFF00 : 0);
+    if (outside != 0) tcg_gen_ori_i32_arm(o.s, o.V(mask), o.V(mask), outside);
+  } else {
+    HalfWhereMask(o, x, v, 16, kCondEq);
+    o.Op(kOpOrI32, mask, mask, x);
+    HalfWhereMask(o, x, v, 20, kCondEq);
+    o.Op(kOpOrI32, mask, mask, x);
+  }
+  // Tail predication: a table by LTPSIZE and LR (at most 31: any more is no tail).
+  const uintptr_t ltpsize_at = o.Pointer(t.ltpsize), limit = o.Const(31), index = o.New(kTypeI64),
+                  table = o.Pointer(kTails.of);
+  o.Op(kOpLdI32, x, ltpsize_at, 0);
+  tcg_gen_andi_i32_arm(o.s, o.V(x), o.V(x), 7);  // FPSCR.LTPSIZE is 3 bits
+  tcg_gen_shli_i32_arm(o.s, o.V(x), o.V(x), 5);
+  tcg_gen_umin_i32_arm(o.s, o.V(y), o.V(lr), o.V(limit));
+  o.Op(kOpOrI32, x, x, y);
+  tcg_gen_extu_i32_i64_arm(o.s, o.V(index), o.V(x));
+  tcg_gen_shli_i64_arm(o.s, o.V(index), o.V(index), 1);
+  o.Op(kOpAddI64, index, index, table);
+  o.Op(kOpLd16uI32, y, index, 0);
   o.Op(kOpAndI32, mask, mask, y);
-  // The predicate: (1 << (min(Rn, 16 >> size) << size)) - 1, at most 16 bits.
-  const uintptr_t elements = o.Const(int32_t(16u >> insn.size));
-  tcg_gen_umin_i32_arm(o.s, o.V(x), o.V(rn), o.V(elements));
-  tcg_gen_shli_i32_arm(o.s, o.V(x), o.V(x), insn.size);
-  o.Op(kOpShlI32, x, one, x);
-  tcg_gen_subi_i32_arm(o.s, o.V(x), o.V(x), 1);
-  o.Op(kOpAndI32, x, x, mask);
-  tcg_gen_deposit_i32_arm(o.s, o.V(v), o.V(v), o.V(x), 0, 16);
-  // AdvanceVptBlock: a half whose mask is above 0b1000 inverts its P0 bits; both masks
-  // shift left one.
+  for (uintptr_t temp : {x, y, ltpsize_at, limit, index, table}) o.Free(temp);
+}
+
+// AdvanceVptBlock: a half whose mask is above 0b1000 inverts its P0 bits; both masks
+// shift left one (with both mask fields zero it changes nothing, so no test).
+void AdvanceVpt(const Ops& o, uintptr_t v) {
+  if (const int k = Known(o.s); k >= 0) {
+    const int mask01 = k & 0xF, mask23 = k >> 4, next = ((mask01 << 1) & 0xF) | ((mask23 << 1) & 0xF) << 4;
+    const int32_t invert = (mask01 > 8 ? 0x00FF : 0) | (mask23 > 8 ? 0xFF00 : 0);
+    if (invert != 0) tcg_gen_xori_i32_arm(o.s, o.V(v), o.V(v), invert);
+    if (next != k) {
+      tcg_gen_andi_i32_arm(o.s, o.V(v), o.V(v), int32_t(~kMasks));
+      if (next != 0) tcg_gen_ori_i32_arm(o.s, o.V(v), o.V(v), next << 16);
+    }
+    Know(o.s, next);
+    return;
+  }
+  const uintptr_t x = o.New(kTypeI32);
   HalfWhereMask(o, x, v, 16, kCondGtu);
   o.Op(kOpXorI32, v, v, x);
   HalfWhereMask(o, x, v, 20, kCondGtu);
@@ -148,33 +224,309 @@ void Vctp(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, uintp
   tcg_gen_andi_i32_arm(o.s, o.V(x), o.V(x), 0x00EE0000);
   tcg_gen_andi_i32_arm(o.s, o.V(v), o.V(v), int32_t(~kMasks));
   o.Op(kOpOrI32, v, v, x);
-  for (uintptr_t temp : {mask, x, y, ltpsize_at, ltpsize, sixteen, one, all, zero, elements}) o.Free(temp);
+  o.Free(x);
+}
+
+// VCTP (Handlers::Vctp): P0 = the first min(Rn, elements) elements, under the current
+// predicate, then the VPT block moves on.
+void Vctp(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, uintptr_t v, uintptr_t rn,
+          uintptr_t lr) {
+  const uintptr_t mask = o.New(kTypeI32), x = o.New(kTypeI32), one = o.Const(1);
+  ElementMask(o, t, mask, v, lr);
+  // The predicate: (1 << (min(Rn, 16 >> size) << size)) - 1, at most 16 bits.
+  const uintptr_t elements = o.Const(int32_t(16u >> insn.size));
+  tcg_gen_umin_i32_arm(o.s, o.V(x), o.V(rn), o.V(elements));
+  tcg_gen_shli_i32_arm(o.s, o.V(x), o.V(x), insn.size);
+  o.Op(kOpShlI32, x, one, x);
+  tcg_gen_subi_i32_arm(o.s, o.V(x), o.V(x), 1);
+  o.Op(kOpAndI32, x, x, mask);
+  tcg_gen_deposit_i32_arm(o.s, o.V(v), o.V(v), o.V(x), 0, 16);
+  AdvanceVpt(o, v);
+  for (uintptr_t temp : {mask, x, one, elements}) o.Free(temp);
+}
+
+// LSLL/ASRL by register (Handlers::LongShift). DDI 0553B §C2.4 LSLL (register):
+// `shift = SInt(R[m]<7:0>); if shift >= 0 then result = LSL(R[dah]:R[dal], shift) else
+// result = LSR(R[dah]:R[dal], -shift)`, and ASRL the same with ASR and LSL; QEMU 7.2's
+// do_mve_shl_rr hands the pair and Rm to mve_ushll / mve_sshrl, which shift by
+// (int8_t)Rm through do_uqrshl_d / do_sqrshl_d without saturation: a shift of 64 or more
+// leaves 0, or the sign for ASR. Both directions are computed and the sign chooses.
+void LongShift(const Ops& o, const arm::mve::Insn& insn, uintptr_t lo, uintptr_t hi, uintptr_t rm) {
+  const uintptr_t value = o.New(kTypeI64), n = o.New(kTypeI64), negated = o.New(kTypeI64),
+                  left = o.New(kTypeI64), right = o.New(kTypeI64), amount = o.New(kTypeI64),
+                  n8 = o.New(kTypeI32), zero = o.Const64(0), limit = o.Const64(64);
+  tcg_gen_concat_i32_i64_arm(o.s, o.V(value), o.V(lo), o.V(hi));
+  tcg_gen_ext8s_i32_arm(o.s, o.V(n8), o.V(rm));
+  tcg_gen_ext_i32_i64_arm(o.s, o.V(n), o.V(n8));
+  o.Op(kOpSubI64, negated, zero, n);
+  const bool asrl = insn.imm == 2;
+  // LSLL shifts left by n and right by -n; ASRL the other way. Compared unsigned, a
+  // negative amount is never below 64, and its direction is not the one chosen.
+  const uintptr_t up = asrl ? negated : n, down = asrl ? n : negated;
+  tcg_gen_andi_i64_arm(o.s, o.V(amount), o.V(up), 63);
+  o.Op(kOpShlI64, left, value, amount);
+  tcg_gen_movcond_i64_arm(o.s, kCondLtu, o.V(left), o.V(up), o.V(limit), o.V(left), o.V(zero));
+  if (asrl) {
+    const uintptr_t most = o.Const64(63);
+    tcg_gen_umin_i64_arm(o.s, o.V(amount), o.V(down), o.V(most));
+    o.Op(kOpSarI64, right, value, amount);
+    o.Free(most);
+  } else {
+    tcg_gen_andi_i64_arm(o.s, o.V(amount), o.V(down), 63);
+    o.Op(kOpShrI64, right, value, amount);
+    tcg_gen_movcond_i64_arm(o.s, kCondLtu, o.V(right), o.V(down), o.V(limit), o.V(right), o.V(zero));
+  }
+  tcg_gen_movcond_i64_arm(o.s, kCondLt, o.V(value), o.V(n), o.V(zero), o.V(asrl ? left : right),
+                          o.V(asrl ? right : left));
+  tcg_gen_extr_i64_i32_arm(o.s, o.V(lo), o.V(hi), o.V(value));
+  for (uintptr_t temp : {value, n, negated, left, right, amount, n8, zero, limit}) o.Free(temp);
+}
+
+// All ones in each byte whose bit of an 8-bit predicate is set (lanes.h KeepBytes).
+struct ByteMasks {
+  uint64_t of[256] = {};
+  constexpr ByteMasks() {
+    for (int m = 0; m < 256; ++m) {
+      for (int b = 0; b < 8; ++b) of[m] |= (m >> b & 1) ? uint64_t(0xFF) << (8 * b) : 0;
+    }
+  }
+};
+constexpr ByteMasks kByteMasks;
+
+// The 16 bytes at host pointer `at` (an i64 temp) as two 64-bit halves (lane 0 lowest),
+// with `mask` (0: none) widened to whole elements of `size` (LaneMask: an element is
+// active by its lowest byte's bit): the bytes of inactive elements read 0.
+void Halves(const Ops& o, uintptr_t at, uintptr_t mask, unsigned size, uintptr_t half[2]) {
+  for (unsigned h = 0; h < 2; ++h) {
+    half[h] = o.New(kTypeI64);
+    o.Op(kOpLdI64, half[h], at, 8 * h);
+  }
+  if (mask == 0) return;
+  const uintptr_t lanes = o.New(kTypeI32), index = o.New(kTypeI32), bytes = o.New(kTypeI64),
+                  table = o.Pointer(kByteMasks.of);
+  tcg_gen_andi_i32_arm(o.s, o.V(lanes), o.V(mask), size == 0 ? 0xFFFF : size == 1 ? 0x5555 : 0x1111);
+  if (size != 0) tcg_gen_muli_i32_arm(o.s, o.V(lanes), o.V(lanes), size == 1 ? 3 : 15);
+  for (unsigned h = 0; h < 2; ++h) {
+    tcg_gen_extract_i32_arm(o.s, o.V(index), o.V(lanes), 8 * h, 8);
+    tcg_gen_extu_i32_i64_arm(o.s, o.V(bytes), o.V(index));
+    tcg_gen_shli_i64_arm(o.s, o.V(bytes), o.V(bytes), 3);
+    o.Op(kOpAddI64, bytes, bytes, table);
+    o.Op(kOpLdI64, bytes, bytes, 0);
+    o.Op(kOpAndI64, half[h], half[h], bytes);
+  }
+  for (uintptr_t temp : {lanes, index, bytes, table}) o.Free(temp);
+}
+void Halves(const Ops& o, const uint8_t* q, uintptr_t mask, unsigned size, uintptr_t half[2]) {
+  const uintptr_t at = o.Pointer(q);
+  Halves(o, at, mask, size, half);
+  o.Free(at);
+}
+
+// `to` = element e of `size` of the 16 bytes at host pointer `at`, extended as
+// `is_unsigned` says: one host load.
+void Element(const Ops& o, uintptr_t to, uintptr_t at, unsigned size, unsigned e, bool is_unsigned) {
+  // ld8u_i64 ... ld32s_i64 (tcg-opc.h): unsigned then signed, by size.
+  constexpr int kOpLd8uI64 = 0x43;
+  o.Op(kOpLd8uI64 + 2 * int(size) + (is_unsigned ? 0 : 1), to, at, e << size);
+}
+
+// VADDV(A) and VMLADAV(A)/VMLSDAV(A) with X (Handlers::AddAcross, MulAddAcross): the sum
+// over the active elements of Qm, or of the products of Qn's and Qm's, into Rda (plus Rda
+// with A). Qm is copied to the MVE unit's scratch vector with its inactive elements 0, so
+// they add nothing, and each element is a load from there; the 32-bit result is the low
+// half of the 64-bit sum, so signed and unsigned sums, wrapping, are the same ops.
+void Across(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, uintptr_t mask, uintptr_t rda) {
+  const bool multiply = !Named(insn, "VADDV");
+  uintptr_t m[2];
+  Halves(o, t.q + 16 * insn.qm, mask, insn.size, m);
+  const uintptr_t scratch = o.Pointer(t.scratch), n = o.Pointer(t.q + 16 * insn.qn);
+  o.Op(kOpStI64, m[0], scratch, 0);
+  o.Op(kOpStI64, m[1], scratch, 8);
+  const uintptr_t sum = insn.accumulate ? o.New(kTypeI64) : o.Const64(0), x = o.New(kTypeI64),
+                  y = o.New(kTypeI64);
+  if (insn.accumulate) tcg_gen_extu_i32_i64_arm(o.s, o.V(sum), o.V(rda));
+  for (unsigned e = 0; e < 16u >> insn.size; ++e) {
+    Element(o, x, scratch, insn.size, e, insn.u);
+    if (multiply) {
+      Element(o, y, n, insn.size, insn.exchange ? e ^ 1 : e, insn.u);
+      o.Op(kOpMulI64, x, x, y);
+    }
+    o.Op(insn.subtract && (e & 1) ? kOpSubI64 : kOpAddI64, sum, sum, x);
+  }
+  tcg_gen_extrl_i64_i32_arm(o.s, o.V(rda), o.V(sum));
+  for (uintptr_t temp : {m[0], m[1], scratch, n, sum, x, y}) o.Free(temp);
+}
+
+// The MVE unit's count of vector instructions, one more (MveUnit::executed).
+void Count(const Ops& o, const MveOpTargets& t) {
+  if (t.executed == nullptr) return;
+  const uintptr_t count_at = o.Pointer(t.executed), n = o.New(kTypeI64);
+  o.Op(kOpLdI64, n, count_at, 0);
+  tcg_gen_addi_i64_arm(o.s, o.V(n), o.V(n), 1);
+  o.Op(kOpStI64, n, count_at, 0);
+  o.Free(n);
+  o.Free(count_at);
+}
+
+// QEMU 5.0 TCGLabel: `present` is bit 0 of its first word, `refs` its upper half (what
+// gen_set_label and tcg_gen_br set; a label nothing refers to is removed).
+void Branch(const Ops& o, TCGLabel* l) {
+  ++*reinterpret_cast<uint16_t*>(reinterpret_cast<uint8_t*>(l) + 2);
+  tcg_gen_op1_arm(o.s, kOpBr, reinterpret_cast<uintptr_t>(l));
+}
+void SetLabel(const Ops& o, TCGLabel* l) {
+  *reinterpret_cast<uint8_t*>(l) |= 1;
+  tcg_gen_op1_arm(o.s, kOpSetLabel, reinterpret_cast<uintptr_t>(l));
+}
+
+// `to` = Rn plus or minus the offset (the offset address), or Rn (post-indexed).
+void TransferAddress(const Ops& o, const arm::mve::Insn& insn, uintptr_t to, uintptr_t rn, bool offset) {
+  tcg_gen_addi_i32_arm(o.s, o.V(to), o.V(rn), offset || insn.pre ? (insn.add ? insn.imm : -insn.imm) : 0);
+}
+
+using CallN = void (*)(TCGContext*, void*, TCGTemp*, int, TCGTemp**);
+using ConstI32 = intptr_t (*)(TCGContext*, int32_t);
+
+// VLDRB/VLDRH/VLDRW Qd, [Rn, #imm]{!} (Transfer's contiguous load, HostTransfer): where
+// the 16 bytes lie in one of the two pages the MVE unit's loads were last answered for
+// (EngineMemory::Host: plain memory, under the MMU index and protections it was found
+// with), the ops read them there, zero the inactive elements and write Qd; anywhere else
+// (another page, a span across two, MMIO, a page the MPU refuses) the translator's call
+// runs the instruction as before, with its faults where QEMU takes them. The pages are
+// the same two EngineMemory::Host would answer from, so the ops read what it would.
+void Load(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, uintptr_t rn, uintptr_t lr,
+          uintptr_t r0, TCGTemp* ret) {
+  static const CallN call_n = engine::Unicorns<CallN>("tcg_gen_callN_arm");
+  static const ConstI32 const_i32 = engine::Unicorns<ConstI32>("tcg_const_i32_arm");
+  // host = the page's bytes at the address, or 0: in a local temp, which (unlike the
+  // others) keeps its value past the branch.
+  const uintptr_t host = reinterpret_cast<uintptr_t>(tcg_temp_new_internal_arm(o.s, kTypeI64, true));
+  {
+    const uintptr_t address = o.New(kTypeI32), x = o.New(kTypeI32), offset = o.New(kTypeI64),
+                    key = o.New(kTypeI64), found = o.New(kTypeI64), protections = o.New(kTypeI64),
+                    candidate = o.New(kTypeI64), zero = o.Const64(0), pages = o.Pointer(t.loads.pages),
+                    changes_at = o.Pointer(t.loads.protections);
+    TransferAddress(o, insn, address, rn, false);
+    // The key of the address's page as MveLoadPage's first eight bytes hold it: page,
+    // then the MMU index.
+    tcg_gen_shri_i32_arm(o.s, o.V(x), o.V(address), 10);
+    tcg_gen_extu_i32_i64_arm(o.s, o.V(key), o.V(x));
+    tcg_gen_ori_i64_arm(o.s, o.V(key), o.V(key), int64_t(uint64_t(uint32_t(t.loads.mmu_idx)) << 32));
+    o.Op(kOpLdI64, protections, changes_at, 0);
+    tcg_gen_op2_arm(o.s, kOpMoviI64, host, 0);
+    for (int e = 1; e >= 0; --e) {  // the newest, last, wins
+      const uintptr_t at = 24 * unsigned(e);
+      static_assert(sizeof(MveLoadPage) == 24 && offsetof(MveLoadPage, protections) == 8 &&
+                    offsetof(MveLoadPage, host) == 16);
+      o.Op(kOpLdI64, found, pages, at);
+      o.Op(kOpLdI64, candidate, pages, at + 8);
+      o.Op(kOpLdI64, offset, pages, at + 16);  // its host bytes, if its protections stand
+      tcg_gen_movcond_i64_arm(o.s, kCondEq, o.V(candidate), o.V(candidate), o.V(protections), o.V(offset),
+                              o.V(zero));
+      tcg_gen_movcond_i64_arm(o.s, kCondEq, o.V(host), o.V(found), o.V(key), o.V(candidate), o.V(host));
+    }
+    // The 16 bytes within the page (1 KiB), at the page's bytes plus the offset.
+    tcg_gen_andi_i32_arm(o.s, o.V(x), o.V(address), 0x3FF);
+    tcg_gen_extu_i32_i64_arm(o.s, o.V(offset), o.V(x));
+    o.Op(kOpAddI64, candidate, host, offset);
+    tcg_gen_movcond_i64_arm(o.s, kCondNe, o.V(candidate), o.V(host), o.V(zero), o.V(candidate), o.V(zero));
+    const uintptr_t last = o.Const64(0x3F0);
+    tcg_gen_movcond_i64_arm(o.s, kCondLeu, o.V(host), o.V(offset), o.V(last), o.V(candidate), o.V(zero));
+    for (uintptr_t temp : {address, x, offset, key, found, protections, candidate, zero, pages, changes_at, last}) {
+      o.Free(temp);
+    }
+  }
+  TCGLabel* slow = gen_new_label_arm(o.s);
+  TCGLabel* done = gen_new_label_arm(o.s);
+  tcg_gen_brcondi_i64_arm(o.s, kCondEq, o.V(host), 0, slow);
+  {
+    // The fast path: every temp is new after the branch.
+    const uintptr_t vpr_at = o.Pointer(t.vpr), v = o.New(kTypeI32), mask = o.New(kTypeI32), q = o.Pointer(t.q);
+    uintptr_t half[2];
+    o.Op(kOpLdI32, v, vpr_at, 0);
+    ElementMask(o, t, mask, v, lr);
+    Halves(o, host, mask, insn.size, half);  // a load writes every lane, zero where inactive
+    o.Op(kOpStI64, half[0], q, 16 * insn.qd);
+    o.Op(kOpStI64, half[1], q, 16 * insn.qd + 8);
+    if (insn.wback) TransferAddress(o, insn, rn, rn, true);
+    AdvanceVpt(o, v);
+    o.Op(kOpStI32, v, vpr_at, 0);
+    Count(o, t);
+    for (uintptr_t temp : {vpr_at, v, mask, q, half[0], half[1]}) o.Free(temp);
+  }
+  Branch(o, done);
+  SetLabel(o, slow);
+  {
+    const uintptr_t result = o.New(kTypeI32), tag = o.Arg(const_i32(o.s, int32_t(t.call.tag)));
+    TCGTemp* args[2] = {t.call.env, reinterpret_cast<TCGTemp*>(tag)};
+    call_n(o.s, t.call.helper, reinterpret_cast<TCGTemp*>(result), 2, args);
+    o.Free(result);
+    o.Free(tag);
+  }
+  SetLabel(o, done);
+  // Either way R0 is what the instruction left: the MRS writes it back.
+  o.Op(kOpMovI32, reinterpret_cast<uintptr_t>(ret), r0);
+  o.Free(host);
 }
 
 }  // namespace
 
-bool EmitsAsOps(const arm::mve::Insn& insn) {
+bool EmitsAsOps(const arm::mve::Insn& insn) { return KindOf(insn) != MveOpKind::kNone; }
+
+MveOpKind KindOf(const arm::mve::Insn& insn) {
   // Rt is a general register other than SP and PC (UNPREDICTABLE; the call keeps them).
   const bool rt_ok = insn.rt < 13 || insn.rt == 14, rn_ok = insn.rn < 13 || insn.rn == 14;
-  return Named(insn, "VPST") || ((Named(insn, "VMRS P0/VPR") || Named(insn, "VMSR P0/VPR")) && rt_ok) ||
-         (Named(insn, "VCTP") && rn_ok);
+  if (Named(insn, "VPST") || ((Named(insn, "VMRS P0/VPR") || Named(insn, "VMSR P0/VPR")) && rt_ok) ||
+      (Named(insn, "VCTP") && rn_ok)) {
+    return MveOpKind::kPredicate;
+  }
+  if (PredicateOnly()) return MveOpKind::kNone;
+  // The decoder has refused SP and PC for RdaHi and Rm; RdaLo and Rda are even.
+  if (Named(insn, "LSLL/ASRL (register)")) return MveOpKind::kLongShift;
+  if (Named(insn, "VADDV") || Named(insn, "VMLADAV (8-bit)") || Named(insn, "VMLSDAV (8-bit)") ||
+      Named(insn, "VMLADAV/VMLSDAV")) {
+    return MveOpKind::kAcross;
+  }
+  // Loads (L, bit 20) as wide as their elements; Rn is not PC (the decoder's refusal).
+  if (Named(insn, "VLDR/VSTR") && (insn.raw >> 20 & 1)) return MveOpKind::kLoad;
+  return MveOpKind::kNone;
 }
 
 bool EmitAsOps(TCGContext* s, const arm::mve::Insn& insn, const MveOpTargets& t, TCGTemp* ret) {
   const Ops o{s};
+  const MveOpKind kind = KindOf(insn);
   const bool vctp = Named(insn, "VCTP");
-  const uintptr_t r0 = GeneralRegister(s, 0), rt = GeneralRegister(s, vctp ? insn.rn : insn.rt),
-                  lr = GeneralRegister(s, 14);
-  if (r0 == 0 || rt == 0 || lr == 0) return false;
+  const unsigned first = kind == MveOpKind::kPredicate ? (vctp ? insn.rn : insn.rt)
+                         : kind == MveOpKind::kLoad     ? insn.rn
+                                                        : insn.rda;
+  const uintptr_t r0 = GeneralRegister(s, 0), rt = GeneralRegister(s, first), lr = GeneralRegister(s, 14),
+                  rm = GeneralRegister(s, insn.rm), rdahi = GeneralRegister(s, insn.rdahi);
+  if (r0 == 0 || rt == 0 || lr == 0 || rm == 0 || rdahi == 0) return false;
+  if (kind == MveOpKind::kLoad) {
+    Load(o, insn, t, GeneralRegister(s, insn.rn), lr, r0, ret);
+    emitted[int(kind)].fetch_add(1, std::memory_order_relaxed);
+    return true;
+  }
   const uintptr_t vpr_at = o.Pointer(t.vpr);
   const uintptr_t v = o.New(kTypeI32);
-  if (Named(insn, "VPST")) {
+  if (kind == MveOpKind::kLongShift) {
+    LongShift(o, insn, rt, rdahi, rm);  // scalar: VPR is neither read nor advanced
+  } else if (kind == MveOpKind::kAcross) {
+    const uintptr_t mask = o.New(kTypeI32);
+    o.Op(kOpLdI32, v, vpr_at, 0);
+    ElementMask(o, t, mask, v, lr);
+    Across(o, insn, t, mask, rt);
+    AdvanceVpt(o, v);
+    o.Op(kOpStI32, v, vpr_at, 0);
+    o.Free(mask);
+  } else if (Named(insn, "VPST")) {
     // Handlers::Vpst: both mask fields from the instruction's mask.
     const uint32_t mask = uint32_t(insn.imm);
     o.Op(kOpLdI32, v, vpr_at, 0);
     tcg_gen_andi_i32_arm(s, o.V(v), o.V(v), int32_t(~kMasks));
     tcg_gen_ori_i32_arm(s, o.V(v), o.V(v), int32_t(mask << 16 | mask << 20));
     o.Op(kOpStI32, v, vpr_at, 0);
+    Know(s, int(mask | mask << 4));
   } else if (vctp) {
     o.Op(kOpLdI32, v, vpr_at, 0);
     Vctp(o, insn, t, v, rt, lr);
@@ -187,6 +539,7 @@ bool EmitAsOps(TCGContext* s, const arm::mve::Insn& insn, const MveOpTargets& t,
       o.Op(kOpStI32, v, vpr_at, 0);
     } else {
       o.Op(kOpStI32, rt, vpr_at, 0);
+      Know(s, -1);  // the mask fields are Rt's
     }
   } else {
     // Handlers::ReadVpr: P0 alone (imm 1), or all of VPR.
@@ -194,18 +547,16 @@ bool EmitAsOps(TCGContext* s, const arm::mve::Insn& insn, const MveOpTargets& t,
     if (insn.imm) tcg_gen_andi_i32_arm(s, o.V(v), o.V(v), int32_t(kP0));
     o.Op(kOpMovI32, rt, v);
   }
-  if (t.executed != nullptr) {
-    const uintptr_t count_at = o.Pointer(t.executed), n = o.New(kTypeI64);
-    o.Op(kOpLdI64, n, count_at, 0);
-    tcg_gen_addi_i64_arm(s, o.V(n), o.V(n), 1);
-    o.Op(kOpStI64, n, count_at, 0);
-    o.Free(n);
-    o.Free(count_at);
-  }
+  Count(o, t);
   o.Op(kOpMovI32, reinterpret_cast<uintptr_t>(ret), r0);
   o.Free(v);
   o.Free(vpr_at);
+  emitted[int(kind)].fetch_add(1, std::memory_order_relaxed);
   return true;
 }
+
+void ForgetKnownVpt() { known = {}; }
+
+uint64_t MveInstructionsEmittedAsOps(MveOpKind kind) { return emitted[int(kind)].load(std::memory_order_relaxed); }
 
 }  // namespace faultline::cpu

@@ -1,5 +1,7 @@
-// MVE predicate bookkeeping (VPST, VCTP, VMRS/VMSR P0 and VPR) emitted as TCG ops instead of
-// the MVE unit's call (core_mve_ops.cc).
+// MVE instructions emitted as TCG ops instead of the MVE unit's call (core_mve_ops.cc):
+// the predicate bookkeeping (VPST, VCTP, VMRS/VMSR P0 and VPR), the long shifts by
+// register (LSLL, ASRL), the across-vector sums VADDV and VMLADAV/VMLSDAV, and
+// contiguous loads (VLDRB/VLDRH/VLDRW) from a page of plain memory.
 #pragma once
 
 #include <cstdint>
@@ -13,13 +15,41 @@ struct TCGTemp;
 
 namespace faultline::cpu {
 
+// A page of plain memory the MVE unit's loads were last answered for (core_mve.cc,
+// EngineMemory::Host): its host bytes stand while the MMU index and the core's count of
+// protection changes are those it was found under.
+struct MveLoadPage {
+  uint32_t page = UINT32_MAX;  // address >> 10 (1 KiB M-profile pages)
+  int mmu_idx = -1;
+  uint64_t protections = 0;
+  uint8_t* host = nullptr;  // the page's first byte
+};
+
 // Where the ops read and write: the MVE unit's VPR, and its count of vector
 // instructions (null: the instruction is not counted).
 struct MveOpTargets {
   uint32_t* vpr;
   uint64_t* executed;
-  const uint32_t* ltpsize;  // FPSCR.LTPSIZE (Core::ltpsize_), which VCTP's predicate reads
+  const uint32_t* ltpsize;  // FPSCR.LTPSIZE (Core::ltpsize_), which the predicate reads
+  uint8_t* q;               // Q0-Q7 in the engine's CPU state (State::q)
+  uint8_t* scratch;         // 16 bytes of the MVE unit's own (the sums' masked Qm)
+  struct {
+    const MveLoadPage* pages;  // the two pages, newest first
+    const uint64_t* protections;
+    int mmu_idx;  // the block's
+  } loads;
+  // The call the ops replace, which a contiguous load makes where its pages are not
+  // known: helper_v7m_mrs(env, tag).
+  struct {
+    void* helper;
+    TCGTemp* env;
+    uint32_t tag;
+  } call;
 };
+
+// What EmitAsOps emits an instruction as (kNone: it does not).
+enum class MveOpKind { kNone, kPredicate, kLongShift, kAcross, kLoad };
+MveOpKind KindOf(const arm::mve::Insn& insn);
 
 // Whether `insn` is one EmitAsOps emits.
 bool EmitsAsOps(const arm::mve::Insn& insn);
@@ -35,8 +65,18 @@ bool EmitAsOps(TCGContext* s, const arm::mve::Insn& insn, const MveOpTargets& ta
 // call, which is then made.
 bool EmitMveOps(TCGContext* s, void* func, TCGTemp* ret, int nargs, TCGTemp** args);
 
+// The ops stop relying on the VPT mask fields the block set (core_mve_ops.cc): a call
+// the ops do not replace was emitted (the tcg_gen_callN_arm interposer), or a
+// translation starts (tcg_func_start_arm).
+void ForgetKnownVpt();
+
 // How many vector instructions this process has translated as ops (for tests: zero
 // means the calls are not replaced).
 uint64_t MveInstructionsEmittedAsOps();
+// ... of one kind, counted as EmitAsOps emits them.
+uint64_t MveInstructionsEmittedAsOps(MveOpKind kind);
+// How many vector instructions the MVE unit has executed in calls from translated code
+// on this thread (for tests: the rest ran as ops).
+uint64_t MveCallsOnThisThread();
 
 }  // namespace faultline::cpu

@@ -345,5 +345,6 @@ void ForgetDspOps() { last_add_setq = {}; }
 extern "C" __attribute__((visibility("default"))) void tcg_gen_callN_arm(TCGContext* s, void* func, TCGTemp* ret,
                                                                         int nargs, TCGTemp** args) {
   if (faultline::cpu::EmitMveOps(s, func, ret, nargs, args)) return;
+  faultline::cpu::ForgetKnownVpt();  // the call may write VPR (a code hook, the MVE unit's)
   if (!faultline::cpu::EmitInline(s, func, ret, nargs, args)) faultline::cpu::Original().call_n(s, func, ret, nargs, args);
 }

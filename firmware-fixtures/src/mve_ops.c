@@ -1,0 +1,170 @@
+/*
+ * mve_ops (mps3-an547): the edges of the MVE instructions faultline runs as TCG ops in
+ * the translated block instead of a call (cpu/core_mve_ops.cc), compared with QEMU:
+ *   1. LSLL and ASRL by register on two register pairs, by 0, 1, 31, 32, 33, 63, 64, 65,
+ *      127, the negatives of those and -128, and amounts whose low byte is all that
+ *      counts (0x100, 0x1ff, 0xffffff80).
+ *   2. VADDV(A) and VMLADAV(A)/VMLSDAV(A) with and without X, each size and sign,
+ *      outside a VPT block, in its T and E slots (P0 with elements half covered), on
+ *      accumulators that wrap; one 32-bit sum per instruction and predicate.
+ *   3. VADDVA and VMLADAVA in a tail-predicated loop (DLSTP.8 ... LETP) over 0-33
+ *      elements: the inactive lanes of the last iteration add nothing.
+ */
+#include <stdint.h>
+
+#include "semihost.h"
+
+/* LSLL/ASRL RdaLo, RdaHi, Rm on r0:r1 by r2, and on r4:r5 by r12. */
+#define LONG_SHIFT(name, insn)                                                                   \
+    __attribute__((naked, noinline)) static uint64_t name(uint64_t v, uint32_t s)              \
+    {                                                                                            \
+        (void)v, (void)s;                                                                        \
+        __asm__ volatile(insn " r0, r1, r2\n\t"                                                  \
+                         "bx lr");                                                               \
+    }                                                                                            \
+    __attribute__((naked, noinline)) static uint64_t name##_r4(uint64_t v, uint32_t s)         \
+    {                                                                                            \
+        (void)v, (void)s;                                                                        \
+        __asm__ volatile("push {r4, r5}\n\t"                                                     \
+                         "mov r4, r0\n\t"                                                        \
+                         "mov r5, r1\n\t"                                                        \
+                         "mov r12, r2\n\t"                                                       \
+                         insn " r4, r5, r12\n\t"                                                 \
+                         "mov r0, r4\n\t"                                                        \
+                         "mov r1, r5\n\t"                                                        \
+                         "pop {r4, r5}\n\t"                                                      \
+                         "bx lr");                                                               \
+    }
+LONG_SHIFT(lsll, "lsll")
+LONG_SHIFT(asrl, "asrl")
+
+/* Rda (r0) after `insn` on Qn = *r1, Qm = *r2 with P0 = r3: outside a VPT block, then
+ * VPSTE's T and E slots, then once more after the block. */
+#define ACROSS(name, insn, type, ops)                                                                  \
+    __attribute__((naked, noinline)) static uint32_t name(uint32_t acc, const void *n,          \
+                                                          const void *m, uint32_t p0)            \
+    {                                                                                            \
+        (void)acc, (void)n, (void)m, (void)p0;                                                   \
+        __asm__ volatile("vldrw.u32 q1, [r1]\n\t"                                                \
+                         "vldrw.u32 q2, [r2]\n\t"                                                \
+                         "vmsr p0, r3\n\t"                                                       \
+                         insn "." type " r0, " ops "\n\t"                                        \
+                         "vpste\n\t"                                                             \
+                         insn "t." type " r0, " ops "\n\t"                                       \
+                         insn "e." type " r0, " ops "\n\t"                                       \
+                         insn "." type " r0, " ops "\n\t"                                        \
+                         "bx lr");                                                               \
+    }
+ACROSS(vaddva_s8, "vaddva", "s8", "q2")
+ACROSS(vaddva_u8, "vaddva", "u8", "q2")
+ACROSS(vaddva_s16, "vaddva", "s16", "q2")
+ACROSS(vaddva_u16, "vaddva", "u16", "q2")
+ACROSS(vaddva_s32, "vaddva", "s32", "q2")
+ACROSS(vaddva_u32, "vaddva", "u32", "q2")
+ACROSS(vmladava_s8, "vmladava", "s8", "q1, q2")
+ACROSS(vmladava_u8, "vmladava", "u8", "q1, q2")
+ACROSS(vmladava_s16, "vmladava", "s16", "q1, q2")
+ACROSS(vmladava_u16, "vmladava", "u16", "q1, q2")
+ACROSS(vmladava_s32, "vmladava", "s32", "q1, q2")
+ACROSS(vmladava_u32, "vmladava", "u32", "q1, q2")
+ACROSS(vmladavax_s8, "vmladavax", "s8", "q1, q2")
+ACROSS(vmladavax_s16, "vmladavax", "s16", "q1, q2")
+ACROSS(vmlsdava_s8, "vmlsdava", "s8", "q1, q2")
+ACROSS(vmlsdavax_s16, "vmlsdavax", "s16", "q1, q2")
+ACROSS(vmlsdava_s32, "vmlsdava", "s32", "q1, q2")
+
+/* VADDV without A: Rda is only written. */
+__attribute__((naked, noinline)) static uint32_t vaddv_s16(uint32_t acc, const void *n, const void *m, uint32_t p0)
+{
+    (void)acc, (void)n, (void)m, (void)p0;
+    __asm__ volatile("vldrw.u32 q2, [r2]\n\t"
+                     "vmsr p0, r3\n\t"
+                     "vpst\n\t"
+                     "vaddvt.s16 r0, q2\n\t"
+                     "bx lr");
+}
+
+typedef uint32_t (*Across)(uint32_t, const void *, const void *, uint32_t);
+static const struct {
+    const char *name;
+    Across fn;
+} kAcross[] = {
+    {"vaddva.s8", vaddva_s8},         {"vaddva.u8", vaddva_u8},         {"vaddva.s16", vaddva_s16},
+    {"vaddva.u16", vaddva_u16},       {"vaddva.s32", vaddva_s32},       {"vaddva.u32", vaddva_u32},
+    {"vaddv.s16", vaddv_s16},         {"vmladava.s8", vmladava_s8},     {"vmladava.u8", vmladava_u8},
+    {"vmladava.s16", vmladava_s16},   {"vmladava.u16", vmladava_u16},   {"vmladava.s32", vmladava_s32},
+    {"vmladava.u32", vmladava_u32},   {"vmladavax.s8", vmladavax_s8},   {"vmladavax.s16", vmladavax_s16},
+    {"vmlsdava.s8", vmlsdava_s8},     {"vmlsdavax.s16", vmlsdavax_s16}, {"vmlsdava.s32", vmlsdava_s32},
+};
+
+/* The extremes of each element size in both vectors. */
+static const uint8_t kN[16] __attribute__((aligned(16))) = {0x80, 0x7f, 0xff, 0x01, 0x80, 0x80, 0x7f, 0x7f,
+                                                            0x00, 0xff, 0x81, 0x7e, 0x55, 0xaa, 0x80, 0xff};
+static const uint8_t kM[16] __attribute__((aligned(16))) = {0x80, 0x80, 0x7f, 0xff, 0xff, 0xff, 0xff, 0x7f,
+                                                            0x01, 0xfe, 0x80, 0x00, 0x00, 0x80, 0x7f, 0x7f};
+
+/* Sum of n bytes by VADDVA.S8, and of their products with themselves by VMLADAVA.S8,
+ * in a tail-predicated loop. */
+static void tail_sums(const int8_t *p, uint32_t n, uint32_t *sum, uint32_t *dot)
+{
+    uint32_t s = 0x7ffffff0u, d = 0xfffffff0u;
+    __asm__ volatile("   dlstp.8 lr, %[n]\n"
+                     "1: vldrb.8 q0, [%[p]], #16\n"
+                     "   vaddva.s8 %[s], q0\n"
+                     "   vmladava.s8 %[d], q0, q0\n"
+                     "   letp lr, 1b\n"
+                     : [p] "+r"(p), [s] "+r"(s), [d] "+r"(d)
+                     : [n] "r"(n)
+                     : "q0", "lr", "memory");
+    *sum = s;
+    *dot = d;
+}
+
+int main(void)
+{
+    /* The first vector instruction creates the FP context: the blocks after it may run
+     * the ops (a block translated while one is due keeps the calls). */
+    __asm__ volatile("vmsr p0, %0" ::"r"(0u));
+
+    static const uint64_t values[] = {0x8000000180000001ull, 0x7fffffffffffffffull, 0xfedcba9876543210ull};
+    static const int32_t shifts[] = {0,   1,   31,  32,  33,  63,  64,  65,  127, -1,     -31,   -32,
+                                     -33, -63, -64, -65, -127, -128, 0x100, 0x1ff, (int32_t)0xffffff80};
+    for (unsigned v = 0; v < sizeof values / sizeof values[0]; ++v) {
+        for (unsigned s = 0; s < sizeof shifts / sizeof shifts[0]; ++s) {
+            const uint64_t l = lsll(values[v], (uint32_t)shifts[s]), a = asrl(values[v], (uint32_t)shifts[s]);
+            const uint64_t l4 = lsll_r4(values[v], (uint32_t)shifts[s]), a4 = asrl_r4(values[v], (uint32_t)shifts[s]);
+            sh_puts_hex("shift ", (uint32_t)shifts[s]);
+            sh_puts_hex("  lsll hi ", (uint32_t)(l >> 32));
+            sh_puts_hex("  lsll lo ", (uint32_t)l);
+            sh_puts_hex("  asrl hi ", (uint32_t)(a >> 32));
+            sh_puts_hex("  asrl lo ", (uint32_t)a);
+            sh_puts_hex("  r4:r5 same ", l4 == l && a4 == a);
+        }
+    }
+
+    static const uint32_t p0s[] = {0x0000, 0xffff, 0x00ff, 0x5a5a, 0x8001, 0x3c5a};
+    static const uint32_t accs[] = {0x7ffffff0u, 0xffffff00u, 0x80000000u};
+    for (unsigned i = 0; i < sizeof kAcross / sizeof kAcross[0]; ++i) {
+        sh_write0(kAcross[i].name);
+        sh_write0("\n");
+        for (unsigned p = 0; p < sizeof p0s / sizeof p0s[0]; ++p) {
+            uint32_t h = 0;
+            for (unsigned a = 0; a < sizeof accs / sizeof accs[0]; ++a) {
+                h = h * 31u + kAcross[i].fn(accs[a], kN, kM, p0s[p]);
+            }
+            sh_puts_hex("  p0 ", p0s[p]);
+            sh_puts_hex("    ", h);
+        }
+    }
+
+    static int8_t bytes[48];
+    for (unsigned i = 0; i < sizeof bytes; ++i) bytes[i] = (int8_t)(i * 37u + 0x80u);
+    for (uint32_t n = 0; n <= 33; n += 3) {
+        uint32_t sum, dot;
+        tail_sums(bytes, n, &sum, &dot);
+        sh_puts_hex("tail n ", n);
+        sh_puts_hex("  sum ", sum);
+        sh_puts_hex("  dot ", dot);
+    }
+    return 0;
+}
