@@ -193,8 +193,9 @@ void Hart::StopWith(Stop s) {
 void Hart::OnBlock(uc_struct*, uint64_t address, uint32_t size, void* user) {
   Hart& h = *static_cast<Hart*>(user);
   if (size != 0) {
-    Block& b = h.hook_blocks_[uint32_t(address)];
-    if (b.end != address + size) b = {uint32_t(address), uint32_t(address + size), h.Count(uint32_t(address), uint32_t(address + size))};
+    const uint32_t start = uint32_t(address), end = uint32_t(address + size);
+    Block& b = h.hook_blocks_[start];
+    if (b.end != end) b = {start, end, h.Count(start, end)};
     h.current_ = &b;
     h.PushRoad(&b);
     h.left_ -= int64_t(b.count);
@@ -343,9 +344,12 @@ std::optional<CompressedAccess> DecodeCompressedAccess(uint16_t h) {
   const int rs1_prime = int(bit(9, 7)) + 8;
   switch (bit(1, 0)) {
     case 0:  // C.FLD 001, C.LW 010, C.FLW 011, C.FSD 101, C.SW 110, C.FSW 111
-      if (funct3 == 1 || funct3 == 5) return CompressedAccess{rs1_prime, (bit(12, 10) << 3) | (bit(6, 5) << 6), funct3 == 5};
-      if (funct3 == 2 || funct3 == 3 || funct3 == 6 || funct3 == 7)
+      if (funct3 == 1 || funct3 == 5) {
+        return CompressedAccess{rs1_prime, (bit(12, 10) << 3) | (bit(6, 5) << 6), funct3 == 5};
+      }
+      if (funct3 == 2 || funct3 == 3 || funct3 == 6 || funct3 == 7) {
         return CompressedAccess{rs1_prime, (bit(12, 10) << 3) | (bit(6, 6) << 2) | (bit(5, 5) << 6), funct3 >= 6};
+      }
       return std::nullopt;
     case 2:  // C.FLDSP 001, C.LWSP 010, C.FLWSP 011, C.FSDSP 101, C.SWSP 110, C.FSWSP 111
       switch (funct3) {
