@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <chrono>
 
-#include "../cpu/unicorn_build.h"
+#include "../engine/unicorn_build.h"
 #include "../machine/machine.h"
 #include "../machine/riscv_machine.h"
 #include "faultline/debug.h"
@@ -156,8 +156,8 @@ RunResult Run(const Board& board, const Image& image, const RunOptions& options)
 }
 
 std::string EngineFallbackNote() {
-  if (cpu::KnownUnicornBuild()) return "";
-  std::string id = cpu::UnicornBuildId();
+  if (engine::KnownUnicornBuild()) return "";
+  std::string id = engine::UnicornBuildId();
   // The cost and the differences are those of FAULTLINE_UNICORN_BUILD_ID=0 against the
   // default on the bench fixtures (docs/performance.md, "Another libunicorn build").
   return fmt::format("libunicorn {} is not the build faultline's engine patches were measured against (Debian 12 "
