@@ -47,6 +47,22 @@ TEST(Road, TheFoldedRoadNamesTheCallPathToTheBusFault) {
   EXPECT_NE(cli.out.find("main -> rt_execute -> tensor_load -> (BusFault)\n"), std::string::npos) << cli.out;
 }
 
+// FAULTLINE_ROAD=off (A/B measurement) leaves the ring's ops out of the translated code;
+// a block the slow path stops before must not then be taken off a road it was never put
+// on (it wrapped the ring's count and crashed the fault chain's Road()).
+TEST(Road, TurnedOffTheRunEndsAsItDoesWithIt) {
+  REQUIRE_FIXTURES();
+  Completed on, off;
+  json with = RunJson("mps2-an505", "fault_chain", {}, &on);
+  setenv("FAULTLINE_ROAD", "off", 1);
+  json without = RunJson("mps2-an505", "fault_chain", {}, &off);
+  unsetenv("FAULTLINE_ROAD");
+  EXPECT_EQ(off.status, on.status) << off.err;
+  EXPECT_EQ(without["outcome"], with["outcome"]);
+  ASSERT_EQ(without["faults"].size(), with["faults"].size());
+  for (size_t i = 0; i < with["faults"].size(); ++i) EXPECT_EQ(without["faults"][i]["kind"], with["faults"][i]["kind"]);
+}
+
 TEST(Road, AHangShowsItsRoad) {
   REQUIRE_FIXTURES();
   Completed cli;

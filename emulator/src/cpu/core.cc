@@ -73,7 +73,7 @@ struct Hooks {
   static void Block(uc_engine*, uint64_t address, uint32_t size, void* user) {
     Core& c = *static_cast<Core*>(user);
     if (size == 0) {  // counted: Through() and current_ already include this block
-      Due(c, address, c.Retired());
+      Due(c, address, c.Retired(), c.RoadInCode());
       return;
     }
     Core::BlockInfo& b = c.block_cache_[(address >> 1) & (Core::kBlockCacheSize - 1)];
@@ -106,16 +106,17 @@ struct Hooks {
     c.SetThrough(retired + b.count);
     c.current_ = &b;
     c.PushRoad(&b);
-    Due(c, address, retired);
+    Due(c, address, retired, true);
   }
 
   // The block at `address`, counted in Through() and current_ with `retired`
   // instructions before it, is about to run: stop before it if something is due.
-  [[gnu::noinline]] static void Due(Core& c, uint64_t address, uint64_t retired) {
+  // `on_road`: the block was pushed on the road (its code's ring ops, or PushRoad).
+  [[gnu::noinline]] static void Due(Core& c, uint64_t address, uint64_t retired, bool on_road) {
     const bool stopped = c.stop_.has_value();
     DueStop(c, address, retired);
     // The block has not run, so it is not on the road; but `b .` is where a hang is.
-    if (!stopped && c.stop_ && c.stop_->kind != Stop::Kind::kHang) c.UnpushRoad();
+    if (on_road && !stopped && c.stop_ && c.stop_->kind != Stop::Kind::kHang) c.UnpushRoad();
     if (c.trace_) c.FlushTrace();
     c.RecomputeCheckAt();
   }

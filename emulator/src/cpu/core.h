@@ -505,6 +505,9 @@ class Core {
     road_at_ += sizeof(void*);
   }
   void UnpushRoad() { road_at_ -= sizeof(void*); }
+  // Whether inline-counted blocks write the road's ring in their code (FAULTLINE_ROAD=off
+  // leaves the ops out unless the run traces): core_block_count.cc.
+  bool RoadInCode() const;
   void FlushTrace();
   uint64_t check_at_ = 0;           // at most INT64_MAX, so that left_ cannot overflow
   BlockInfo held_;  // the current block's entry, when InvalidateCode empties the cache

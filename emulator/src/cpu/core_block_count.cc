@@ -91,7 +91,7 @@ struct InlineCount {
     // The road to the fault (core.h): this block's entry into the ring, whose address
     // and size are fixed before the first translation (TraceBlocks).
     engine::MoreOps road;
-    if (!cpu::Original().no_road || c.trace_) {
+    if (c.RoadInCode()) {
       road = [&](intptr_t base, intptr_t info) { EmitRoad(t.s, c, base, info); };
     }
     engine::EmitBlockCount(engine::kArmTcg, cpu::Original().add_inline_hook, uc, hook, t, {&c.left_, &c.current_, t.info},
@@ -115,6 +115,8 @@ struct InlineCount {
 thread_local InlineCount::Translation InlineCount::translation;
 
 uint64_t InlineCountedBlocks() { return inline_blocks.load(std::memory_order_relaxed); }
+
+bool Core::RoadInCode() const { return !cpu::Original().no_road || trace_; }
 
 }  // namespace faultline::cpu
 
