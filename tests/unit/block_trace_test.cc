@@ -2,6 +2,9 @@
 // flushes split the blocks, though the first fold keeps a repeat's position across them.
 #include <gtest/gtest.h>
 
+#include <cinttypes>
+#include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -42,6 +45,130 @@ TEST(BlockTrace, FoldsTheSameWhateverTheBatches) {
   EXPECT_NE(whole.find("0x00000140 6 ?\n^1 x99\n"), std::string::npos) << whole;
   EXPECT_LT(std::count(whole.begin(), whole.end(), '\n'), 16) << whole;
   for (size_t batch : {1, 2, 3, 5, 7, 64}) EXPECT_EQ(Traced(blocks, batch), whole) << "batches of " << batch;
+}
+
+// The folding as report.h states it, written plainly: each of three folds holds its
+// entries until the shortest period P <= 32 whose latest P entries equal the P before
+// them (2 x 32 held at most), then matches the repeat entry by entry.
+class PlainFold {
+ public:
+  struct Entry {
+    uint32_t address = 0, instructions = 0, period = 0;
+    uint64_t times = 0;
+    bool operator==(const Entry&) const = default;
+  };
+  explicit PlainFold(std::function<void(const Entry&)> pass) : pass_(std::move(pass)) {}
+  void Add(const Entry& e) {
+    if (!body_.empty()) {
+      if (e == body_[at_]) {
+        if (++at_ == body_.size()) at_ = 0, ++times_;
+        return;
+      }
+      EndRepeat();
+    }
+    Hold(e);
+  }
+  void Finish() {
+    if (!body_.empty()) EndRepeat();
+    for (const Entry& h : held_) pass_(h);
+    held_.clear();
+  }
+
+ private:
+  void Hold(const Entry& e) {
+    held_.push_back(e);
+    const size_t n = held_.size();
+    for (size_t p = 1; p <= 32 && 2 * p <= n; ++p) {
+      if (std::equal(held_.end() - long(p), held_.end(), held_.end() - long(2 * p))) {
+        for (size_t i = 0; i < n - p; ++i) pass_(held_[i]);
+        body_.assign(held_.end() - long(p), held_.end());
+        held_.clear();
+        at_ = 0;
+        times_ = 1;
+        return;
+      }
+    }
+    if (n > 64) {
+      pass_(held_.front());
+      held_.erase(held_.begin());
+    }
+  }
+  void EndRepeat() {
+    pass_({.period = uint32_t(body_.size()), .times = times_});
+    const std::vector<Entry> matched(body_.begin(), body_.begin() + long(at_));
+    body_.clear();
+    for (const Entry& m : matched) Hold(m);
+  }
+  std::function<void(const Entry&)> pass_;
+  std::vector<Entry> held_, body_;
+  size_t at_ = 0;
+  uint64_t times_ = 0;
+};
+
+std::string PlainTraced(const std::vector<TracedBlock>& blocks) {
+  std::string text = "# faultline trace: address instructions symbol; ^P xN: the P entries above ran N more times\n";
+  PlainFold third([&text](const PlainFold::Entry& e) {
+    char line[64];
+    if (e.period > 0) {
+      std::snprintf(line, sizeof line, "^%u x%" PRIu64 "\n", e.period, e.times);
+    } else {
+      std::snprintf(line, sizeof line, "0x%08x %u ?\n", e.address, e.instructions);
+    }
+    text += line;
+  });
+  PlainFold second([&third](const PlainFold::Entry& e) { third.Add(e); });
+  PlainFold first([&second](const PlainFold::Entry& e) { second.Add(e); });
+  for (const TracedBlock& b : blocks) first.Add({.address = b.address, .instructions = b.instructions});
+  first.Finish();
+  second.Finish();
+  third.Finish();
+  return text;
+}
+
+// Loops of random short bodies over a few blocks (so that repeats also happen by
+// chance), nested, between stretches of thousands of blocks that never repeat (longer
+// than the folds' buffers) and one-block loops of many iterations, each followed by an
+// entry of zeros.
+std::vector<TracedBlock> RandomLoops(uint64_t seed) {
+  auto next = [&seed](uint32_t below) {
+    seed = seed * 6364136223846793005u + 1442695040888963407u;
+    return uint32_t(seed >> 33) % below;
+  };
+  auto block = [](uint32_t i) { return TracedBlock{0x1000 + 4 * i, 1 + i % 7}; };
+  std::vector<TracedBlock> blocks;
+  uint32_t unique = 100;
+  for (int part = 0; part < 60; ++part) {
+    switch (next(4)) {
+      case 0:
+        for (uint32_t i = next(6000); i > 0; --i) blocks.push_back(block(unique++));
+        break;
+      case 1:
+        blocks.insert(blocks.end(), 1 + next(3000), block(next(5)));
+        blocks.push_back({0, 0});  // all zeros, as the folds' buffers start
+        break;
+      default: {
+        std::vector<TracedBlock> outer;
+        for (uint32_t i = 1 + next(4); i > 0; --i) {
+          std::vector<TracedBlock> inner;
+          for (uint32_t j = 1 + next(5); j > 0; --j) inner.push_back(block(next(6)));
+          for (uint32_t k = 1 + next(4); k > 0; --k) outer.insert(outer.end(), inner.begin(), inner.end());
+          outer.push_back(block(6 + next(3)));
+        }
+        for (uint32_t k = 1 + next(40); k > 0; --k) blocks.insert(blocks.end(), outer.begin(), outer.end());
+      }
+    }
+  }
+  return blocks;
+}
+
+TEST(BlockTrace, FoldsAsTheShortestRepeatFirst) {
+  for (uint64_t seed = 1; seed <= 12; ++seed) {
+    const std::vector<TracedBlock> blocks = RandomLoops(seed);
+    const std::string plain = PlainTraced(blocks);
+    const std::string folded = Traced(blocks, 4096);
+    ASSERT_EQ(folded, plain) << "seed " << seed;
+    EXPECT_GT(std::count(folded.begin(), folded.end(), '^'), 20) << "seed " << seed;
+  }
 }
 
 }  // namespace

@@ -81,16 +81,18 @@ class BlockTrace {
   void Finish();  // writes what is left
 
  private:
-  struct Entry;
+  template <typename Next>
   class Fold;
+  struct Lines;
+  struct Folds;
   const std::string& Symbol(uint32_t address);
-  void Line(const Entry& e);
+  void Line(uint64_t entry);
   const SymbolTable& symbols_;
   Format format_;
   std::function<void(std::string_view)> write_;
   std::string text_;
   std::unordered_map<uint32_t, std::string> symbols_by_address_;
-  std::vector<std::unique_ptr<Fold>> folds_;  // the blocks go through each in turn
+  std::unique_ptr<Folds> folds_;  // the blocks go through each in turn
 };
 
 // The memory map as a table: regions, aliases, peripherals, gates, reset contents, boot.

@@ -1,15 +1,16 @@
 // `run --trace FILE` (issue 17): every block executed, in order, with loops folded.
 //
 // A trace of every block is as long as the run: ~60 million blocks for a 300 million
-// instruction inference. Loops make it repetitive, so it is folded kFolds times: a
+// instruction inference. Loops make it repetitive, so it is folded three times over: a
 // sequence of up to kMaxPeriod entries that repeats at once is written once, followed by
 // a line saying how many more times it ran ("^6 x31": the 6 entries above, 31 more
 // times). Each fold sees the one before's lines as entries, so loops around loops fold
 // too. Expanding each ^ line in order gives back every block.
-#include <fmt/core.h>
-
 #include <algorithm>
 #include <array>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <nlohmann/json.hpp>
 
 #include "faultline/report.h"
@@ -20,27 +21,44 @@ namespace {
 
 constexpr size_t kTraceBuffer = size_t(1) << 20;  // bytes formatted before each write
 constexpr size_t kMaxPeriod = 32;                  // entries in the longest loop body folded
-constexpr size_t kFolds = 3;
+
+// An entry of a fold's stream in one word, so that entries compare as integers: a block
+// is its instruction count << 32 | its address (a block has far fewer than 2^31
+// instructions); a repeat of the `period` entries before it has the top bit set, the
+// period in bits 56-62 and how many more times it ran in the 56 bits below.
+using Entry = uint64_t;
+constexpr Entry kRepeat = Entry(1) << 63;
+constexpr int kPeriodShift = 56;
+constexpr Entry kTimes = (Entry(1) << kPeriodShift) - 1;
+
+Entry BlockEntry(const TracedBlock& b) { return Entry(b.instructions) << 32 | b.address; }
+Entry RepeatEntry(uint32_t period, uint64_t times) { return kRepeat | Entry(period) << kPeriodShift | times; }
+
+// Writes v in decimal at `at`; returns the end.
+char* Decimal(char* at, uint64_t v) {
+  char digits[20];
+  char* d = digits + sizeof digits;
+  do {
+    *--d = char('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  return std::copy(d, digits + sizeof digits, at);
+}
 
 }  // namespace
 
-// An entry of a fold's stream: a block, or a repeat of the `period` entries before it.
-struct BlockTrace::Entry {
-  uint32_t address = 0, instructions = 0;
-  uint32_t period = 0;  // non-zero: a repeat
-  uint64_t times = 0;   // a repeat: how many more times
-  bool operator==(const Entry&) const = default;
-};
-
-// Passes its entries on, except that a run of entries that repeats at once is passed on
-// once, followed by a repeat entry. Entries are held back (at most 2 x kMaxPeriod) until
-// they cannot start a repeat. A period is looked for only at the distances back to the
-// last few times the same entry was held (a few compares per entry, not kMaxPeriod).
+// Passes its entries on to `Next` (the next fold, or the lines), except that a run of
+// entries that repeats at once is passed on once, followed by a repeat entry. Entries are
+// held back (at most 2 x kMaxPeriod) until they cannot start a repeat. The repeat found
+// is the shortest: for each period P, runs_ counts how many of the latest entries equal
+// the one P before them, and P repeats once that count reaches P (32 compares per held
+// entry, in SSE2 lanes, and no search).
+template <typename Next>
 class BlockTrace::Fold {
  public:
-  Fold(BlockTrace& trace, Fold* next) : trace_(trace), next_(next) {}
+  explicit Fold(Next& next) : next_(next) {}
 
-  void Add(const Entry& e) {
+  void Add(Entry e) {
     if (period_ > 0) {
       if (e == body_[at_]) {
         if (++at_ == period_) at_ = 0, ++times_;
@@ -59,112 +77,148 @@ class BlockTrace::Fold {
         const Entry* body = body_.data();
         uint32_t at = at_;
         uint64_t times = times_;
-        for (; i < n && body[at].period == 0 && blocks[i].address == body[at].address &&
-               blocks[i].instructions == body[at].instructions;
-             ++i) {
+        for (; i < n && BlockEntry(blocks[i]) == body[at]; ++i) {
           if (++at == period_) at = 0, ++times;
         }
         at_ = at;
         times_ = times;
         if (i == n) break;
       }
-      Add({.address = blocks[i].address, .instructions = blocks[i].instructions});
+      Add(BlockEntry(blocks[i]));
       ++i;
     }
   }
 
   void Finish() {
     if (period_ > 0) EndRepeat();
-    for (size_t i = start_; i < held_.size(); ++i) Pass(held_[i]);
-    held_.clear();
-    start_ = 0;
+    for (size_t i = begin_; i < end_; ++i) next_.Add(At(i));
+    Clear();
+    next_.Finish();
   }
 
  private:
-  void Pass(const Entry& e) {
-    if (next_ != nullptr) {
-      next_->Add(e);
-    } else {
-      trace_.Line(e);
-    }
+  void Clear() {
+    begin_ = end_ = kMaxPeriod;
+    runs_ = {};
   }
 
-  void Hold(const Entry& e) {
-    held_.push_back(e);
-    const size_t n = held_.size() - start_;
-    const Entry* end = held_.data() + held_.size();
-    auto repeats = [&](size_t p) { return 2 * p <= n && std::equal(end - p, end, end - 2 * p); };
-    // The candidate periods: the distances back to the entry's last kRecent entries
-    // (direct-mapped by a hash of the entry, so a candidate is only a candidate).
-    size_t period = 0;
-    const uint64_t key = uint64_t(e.address) * 0x9E3779B1u + e.instructions * 31u + e.period * 0x85EBCA77u + e.times;
-    auto& recent = recent_[(key ^ (key >> 17)) % recent_.size()];
-    const uint64_t now = seen_++;
-    for (size_t i = 0; i < recent.size() && period == 0; ++i) {
-      const uint64_t p = now - recent[i];
-      if (p >= 1 && p <= kMaxPeriod && p <= now && repeats(size_t(p))) period = size_t(p);
+  void Hold(Entry e) {
+    if (end_ == lo_.size()) {  // move the held entries back to the start, kMaxPeriod slots in
+      std::copy(lo_.begin() + long(begin_), lo_.end(), lo_.begin() + kMaxPeriod);
+      std::copy(hi_.begin() + long(begin_), hi_.end(), hi_.begin() + kMaxPeriod);
+      end_ -= begin_ - kMaxPeriod;
+      begin_ = kMaxPeriod;
     }
-    std::rotate(recent.rbegin(), recent.rbegin() + 1, recent.rend());
-    recent[0] = now;
-    if (period > 0) {
-      for (size_t i = start_; i < held_.size() - period; ++i) Pass(held_[i]);  // up to and with the first copy
-      body_.assign(end - period, end);
-      held_.clear();
-      start_ = 0;
+    lo_[end_] = uint32_t(e);
+    hi_[end_] = uint32_t(e >> 32);
+    ++end_;
+    const size_t n = end_ - begin_;
+    // Bit 32-P: the latest P or more entries equal the one P before them. The compares
+    // reach back past the held entries, but a run of P compares only held ones once 2P
+    // entries are held.
+    uint32_t found = Runs(end_ - 1 - kMaxPeriod, uint32_t(e), uint32_t(e >> 32));
+    if (n < 2 * kMaxPeriod) found &= ~((uint32_t(2) << (kMaxPeriod - 1 - n / 2)) - 1);
+    if (found != 0) {
+      const size_t period = size_t(__builtin_clz(found)) + 1;
+      for (size_t i = begin_; i < end_ - period; ++i) next_.Add(At(i));  // up to and with the first copy
+      for (size_t i = 0; i < period; ++i) body_[i] = At(end_ - period + i);
+      Clear();
       period_ = uint32_t(period);
       at_ = 0;
       times_ = 1;
       return;
     }
-    if (n > 2 * kMaxPeriod) {
-      Pass(held_[start_++]);
-      if (start_ >= 4096) {  // keep the buffer short: drop what went on
-        held_.erase(held_.begin(), held_.begin() + long(start_));
-        start_ = 0;
-      }
+    if (n > 2 * kMaxPeriod) next_.Add(At(begin_++));
+  }
+
+  Entry At(size_t i) const { return Entry(hi_[i]) << 32 | lo_[i]; }
+
+  // Counts the runs for the entry (lo, hi) compared with the kMaxPeriod at `back`
+  // onwards, entry back + j being P = kMaxPeriod - j before it; returns bit j set where
+  // the run of P reaches P.
+  uint32_t Runs(size_t back, uint32_t lo, uint32_t hi) {
+#ifdef __SSE2__
+    static_assert(kMaxPeriod == 32);
+    const __m128i l = _mm_set1_epi32(int(lo)), h = _mm_set1_epi32(int(hi));
+    auto equal4 = [&](size_t j) {
+      const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(&lo_[back + j]));
+      const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(&hi_[back + j]));
+      return _mm_and_si128(_mm_cmpeq_epi32(a, l), _mm_cmpeq_epi32(b, h));
+    };
+    auto equal16 = [&](size_t j) {  // 16 byte lanes, all ones where equal
+      return _mm_packs_epi16(_mm_packs_epi32(equal4(j), equal4(j + 4)), _mm_packs_epi32(equal4(j + 8), equal4(j + 12)));
+    };
+    const __m128i one = _mm_set1_epi8(1);
+    // Runs stay below 2 x kMaxPeriod + 2, so a signed compare of bytes will do.
+    auto* runs = reinterpret_cast<__m128i*>(runs_.data());
+    const __m128i runs0 = _mm_and_si128(_mm_add_epi8(_mm_load_si128(runs), one), equal16(0));
+    const __m128i runs1 = _mm_and_si128(_mm_add_epi8(_mm_load_si128(runs + 1), one), equal16(16));
+    _mm_store_si128(runs, runs0);
+    _mm_store_si128(runs + 1, runs1);
+    const __m128i below0 = _mm_setr_epi8(31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16);
+    const __m128i below1 = _mm_setr_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    return uint32_t(_mm_movemask_epi8(_mm_cmpgt_epi8(runs0, below0))) |
+           uint32_t(_mm_movemask_epi8(_mm_cmpgt_epi8(runs1, below1))) << 16;
+#else
+    uint32_t found = 0;
+    for (size_t j = 0; j < kMaxPeriod; ++j) {
+      runs_[j] = lo_[back + j] == lo && hi_[back + j] == hi ? uint8_t(runs_[j] + 1) : 0;
+      found |= uint32_t(runs_[j] >= kMaxPeriod - j) << j;
     }
+    return found;
+#endif
   }
 
   // A repeat ends: its entry goes on; the part of the body matched since the last whole
   // copy is entries again.
   void EndRepeat() {
-    Pass({.period = period_, .times = times_});
+    next_.Add(RepeatEntry(period_, times_));
     const uint32_t matched = at_;
     period_ = 0;
     for (uint32_t i = 0; i < matched; ++i) Hold(body_[i]);
   }
 
-  BlockTrace& trace_;
-  Fold* next_;
-  std::vector<Entry> held_;
-  size_t start_ = 0;  // held_[start_..] are held; the rest went on
-  std::vector<Entry> body_;
+  Next& next_;
+  // The held entries' low and high words (apart, for the compares): [begin_, end_) are
+  // held, and there are at least kMaxPeriod slots before begin_.
+  std::array<uint32_t, 4096> lo_{}, hi_{};
+  size_t begin_ = kMaxPeriod, end_ = kMaxPeriod;
+  // For the entry kMaxPeriod - j before the latest, how many of the latest entries in a
+  // row equal the one that far before them.
+  alignas(16) std::array<uint8_t, kMaxPeriod> runs_{};
+  std::array<Entry, kMaxPeriod> body_{};
   uint32_t period_ = 0;  // non-zero while the entries repeat body_
   uint32_t at_ = 0;      // entries of the current copy of body_ seen
   uint64_t times_ = 0;
-  // When entries were last held, by a hash of the entry: seen_ at each of the last kRecent.
-  static constexpr size_t kRecent = 4;
-  std::array<std::array<uint64_t, kRecent>, 1024> recent_{};
-  uint64_t seen_ = 0;
+};
+
+// The last fold's entries, as lines.
+struct BlockTrace::Lines {
+  BlockTrace& trace;
+  void Add(Entry e) { trace.Line(e); }
+  void Finish() {}
+};
+
+// The folds, each passing to the next; `first` sees the blocks.
+struct BlockTrace::Folds {
+  explicit Folds(BlockTrace& trace) : lines{trace} {}
+  Lines lines;
+  Fold<Lines> third{lines};
+  Fold<Fold<Lines>> second{third};
+  Fold<Fold<Fold<Lines>>> first{second};
 };
 
 BlockTrace::BlockTrace(const SymbolTable& symbols, Format format, std::function<void(std::string_view)> write)
-    : symbols_(symbols), format_(format), write_(std::move(write)) {
+    : symbols_(symbols), format_(format), write_(std::move(write)), folds_(std::make_unique<Folds>(*this)) {
   text_.reserve(kTraceBuffer + 256);
   if (format_ == Format::kText) {
     text_ += "# faultline trace: address instructions symbol; ^P xN: the P entries above ran N more times\n";
-  }
-  // folds_[0] sees the blocks, the last writes lines.
-  for (size_t i = kFolds; i > 0; --i) {
-    folds_.insert(folds_.begin(), std::make_unique<Fold>(*this, folds_.empty() ? nullptr : folds_.front().get()));
   }
 }
 
 BlockTrace::~BlockTrace() = default;
 
-void BlockTrace::Add(const TracedBlock* blocks, size_t n) {
-  folds_[0]->AddBlocks(blocks, n);
-}
+void BlockTrace::Add(const TracedBlock* blocks, size_t n) { folds_->first.AddBlocks(blocks, n); }
 
 const std::string& BlockTrace::Symbol(uint32_t address) {
   auto [it, added] = symbols_by_address_.try_emplace(address);
@@ -175,21 +229,40 @@ const std::string& BlockTrace::Symbol(uint32_t address) {
   return it->second;
 }
 
-void BlockTrace::Line(const Entry& e) {
+void BlockTrace::Line(uint64_t e) {
+  const uint32_t address = uint32_t(e), instructions = uint32_t(e >> 32);
+  const uint32_t period = uint32_t(e >> kPeriodShift) & 0x7f;
+  const uint64_t times = e & kTimes;
   if (format_ == Format::kText) {
-    if (e.period > 0) {
-      fmt::format_to(std::back_inserter(text_), "^{} x{}\n", e.period, e.times);
+    // "^P xN" or "0x%08x N symbol", by hand: tinynet's trace is 2.6M lines.
+    char line[48];
+    char* at = line;
+    if (e & kRepeat) {
+      *at++ = '^';
+      at = Decimal(at, period);
+      *at++ = ' ';
+      *at++ = 'x';
+      at = Decimal(at, times);
+      *at++ = '\n';
+      text_.append(line, at);
     } else {
-      const std::string& symbol = Symbol(e.address);
-      fmt::format_to(std::back_inserter(text_), "0x{:08x} {} {}\n", e.address, e.instructions,
-                     symbol.empty() ? "?" : symbol);
+      *at++ = '0';
+      *at++ = 'x';
+      for (int shift = 28; shift >= 0; shift -= 4) *at++ = "0123456789abcdef"[(address >> shift) & 15];
+      *at++ = ' ';
+      at = Decimal(at, instructions);
+      *at++ = ' ';
+      text_.append(line, at);
+      const std::string& symbol = Symbol(address);
+      text_ += symbol.empty() ? "?" : symbol;
+      text_ += '\n';
     }
-  } else if (e.period > 0) {
-    text_ += nlohmann::json{{"repeat", e.period}, {"times", e.times}}.dump() + "\n";
+  } else if (e & kRepeat) {
+    text_ += nlohmann::json{{"repeat", period}, {"times", times}}.dump() + "\n";
   } else {
-    const std::string& symbol = Symbol(e.address);
-    text_ += nlohmann::json{{"address", e.address},
-                            {"instructions", e.instructions},
+    const std::string& symbol = Symbol(address);
+    text_ += nlohmann::json{{"address", address},
+                            {"instructions", instructions},
                             {"symbol", symbol.empty() ? nlohmann::json(nullptr) : nlohmann::json(symbol)}}
                  .dump() +
              "\n";
@@ -201,7 +274,7 @@ void BlockTrace::Line(const Entry& e) {
 }
 
 void BlockTrace::Finish() {
-  for (auto& fold : folds_) fold->Finish();
+  folds_->first.Finish();
   write_(text_);
   text_.clear();
 }
