@@ -404,6 +404,68 @@ TEST(Mve, LeAfterAVmsrInItsBodyOrCalledFromATailPredicatedLoopIsInvstate) {
   if (skipped) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
 }
 
+// Issue 15: vector loads and stores to memory nothing answers are precise BusFaults at
+// the instruction (PRECISERR, BFARVALID, BFAR the first refused element), gather lanes
+// and tail lanes predicated off access nothing, as on QEMU (mve_busfault.c).
+TEST(Mve, VectorAccessToUnmappedMemoryIsAPreciseBusFault) {
+  REQUIRE_FIXTURES();
+  const std::string precise = "  cfsr 0x00008200\n  bfar - address 0x00000000\n  pc in case 0x00000001\n";
+  bool skipped = false;
+  ExpectsAndMatchesQemu("mve_busfault",
+                        {"vldrw faults 0x00000001\n" + precise + "vstrw faults 0x00000001\n" + precise +
+                             "vldrb.u32 faults 0x00000001\n" + precise,
+                         "vld20, vld21 faults 0x00000002\n  cfsr 0x00008200\n  bfar - address 0x00000008\n",
+                         "gather, lane 2 unmapped faults 0x00000001\n" + precise +
+                             "gather, lane 2 predicated off faults 0x00000000\nvldrw, 3 active lanes mapped faults 0x00000000\n"},
+                        &skipped);
+  if (skipped) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
+}
+
+// Issue 15: CPACR.CP10/CP11 gate FP and vector instructions by privilege (fp_cpacr.c):
+// 0b01 (privileged access only) refuses unprivileged code and 0b10 (reserved) refuses
+// all, as QEMU 7.2 (v7m_cpacr_pass) does, for the engine's scalar FP (single, double,
+// VMRS), the MVE unit's half precision and vectors, and VPST's ops; a block translated
+// in one privilege does not decide for the other.
+TEST(Mve, CpacrPrivilegedOnlyRefusesUnprivilegedFpAndVectorCode) {
+  REQUIRE_FIXTURES();
+  const std::string none = "vadd.f32 0 vadd.f64 0 vadd.f16 0 vmrs fpscr 0 vadd.i32 q 0 vpst, vaddt 0\n";
+  const std::string nocp = "vadd.f32 1 vadd.f64 1 vadd.f16 1 vmrs fpscr 1 vadd.i32 q 1 vpst, vaddt 2\n";
+  const auto setting = [](const char* cp10, const std::string& privileged, const std::string& unprivileged) {
+    return fmt::format("cpacr.cp10 {}\n  privileged faults: {}  unprivileged faults: {}  privileged again faults: {}",
+                       cp10, privileged, unprivileged, privileged);
+  };
+  bool skipped = false;
+  ExpectsAndMatchesQemu("fp_cpacr",
+                        {setting("11", none, none) + setting("01", none, nocp) + setting("00", nocp, nocp) +
+                         setting("10", nocp, nocp) + setting("11", none, none)},
+                        &skipped);
+  if (skipped) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
+}
+
+// Issue 15: scalar FP as a hard-float M55 application has it (fp_libm.c): double and
+// _Float16 arithmetic and conversions, newlib's libm and printf of doubles, VMOVX/VINS,
+// under each FPSCR rounding mode, print what QEMU prints.
+TEST(Mve, DoubleAndHalfPrecisionWithLibmAndPrintfPrintWhatQemuPrints) {
+  REQUIRE_FIXTURES();
+  auto elf = Fixture("mps3-an547", "fp_libm");
+  Completed d = RunProgram({"arm-none-eabi-objdump", "-d", "-m", "armv8.1-m.main", elf.string()});
+  for (const char* m : {"\tvsqrt.f64\t", "\tvdiv.f64\t", "\tvfma.f64\t", "\tvcvt.f64.s32\t", "\tvcvt.s32.f64\t",
+                        "\tvcvtb.f16.f64\t", "\tvcvtb.f64.f16\t", "\tvadd.f16\t", "\tvdiv.f16\t", "\tvmovx.f16\t",
+                        "\tvins.f16\t"}) {
+    EXPECT_NE(d.out.find(m), std::string::npos) << m;
+  }
+  bool skipped = false;
+  ExpectsAndMatchesQemu("fp_libm",
+                        {"sqrt(2) 1.4142135623730951 0x3ff6a09e667f3bcd\n", "exp(-0.1) 0.90483741803595952 ",
+                         "half 0x0001: *2 0x0002, +1 0x3c00, to int 0, to double 5.9604644775390625e-08, from float 0x0000\n",
+                         "vmovx, vins: 0xc1003c00\n",
+                         "plus infinity: 0.66666666666666674 1.6858407346410207 -0.47140456650866724\n"
+                         "  half 0x36ee 0x2843 0x42ab, float 0x3d086000\n",
+                         "zero: 0.66666666666666663 1.6858407346410205 "},
+                        &skipped);
+  if (skipped) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
+}
+
 TEST(Armv81M, EveryM55BoardsHelloIsArmv81Code) {
   REQUIRE_FIXTURES();
   // The M55 boards' fixtures are built with -mcpu=cortex-m55, not an Armv8-M subset.

@@ -638,6 +638,8 @@ class Core {
   // translated blocks have them (UINT32_MAX: none translated yet), and the instruction
   // the translator is reading.
   uint32_t TrapConfig() const;
+  // Whether CPACR.CP10 gives access to code of that privilege (FP and MVE instructions).
+  bool Cp10Grants(bool unprivileged) const;
   // Whether the blocks being translated have CPACR.CP10 giving access, and would be
   // dropped if it stopped (what MVE's ops take for granted: core_mve.cc).
   bool TranslatedWithCp10() const;

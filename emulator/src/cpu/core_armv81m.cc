@@ -277,8 +277,7 @@ bool Core::HandleArmv81(uint32_t pc) {
   // instruction would (else the loop's first vector instruction would make it, and
   // reset the LTPSIZE the WLSTP set).
   if (insn->op == v81m::Op::kWlstp && mve_ != nullptr) {
-    const uint32_t cp10 = (scs_.cpacr() >> 20) & 3;
-    if (cp10 == 0 || (cp10 == 1 && Unprivileged())) {
+    if (!Cp10Grants(Unprivileged())) {
       stop_ = Stop{.kind = Stop::Kind::kCoprocessor, .pc = pc};
       return false;
     }
@@ -324,8 +323,7 @@ bool Core::HandleArmv81(uint32_t pc) {
 // v7m_lspact, v7m_new_fp_ctxt_needed).
 bool Core::LtpsizeFaultsLe() const {
   if (mve_ == nullptr || ltpsize_ == 4) return false;
-  const uint32_t cp10 = (scs_.cpacr() >> 20) & 3;
-  if (cp10 == 0 || (cp10 == 1 && Unprivileged())) return false;
+  if (!Cp10Grants(Unprivileged())) return false;
   const uint32_t f = scs_.fpccr();
   if (f & fpccr::kLspact) return false;
   return !(f & fpccr::kAspen) || (Read(Reg::kControl) & 4u) || MveFpContext();

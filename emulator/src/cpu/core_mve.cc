@@ -481,8 +481,9 @@ uint32_t MveUnit::Fetch(void* env, uint32_t addr, uint32_t hw) {
   const Decoded& d = insns[i];
   ++calls;
   if (!d.insn.scalar) {
-    // CPACR.CP10 off: NOCP UsageFault, as for FP instructions (DDI 0553 §B5.x).
-    if (((core.scs_.cpacr() >> 20) & 3) == 0) {
+    // CPACR.CP10 denies this block's privilege: NOCP UsageFault, as for FP instructions
+    // (DDI 0553 §B5.x). Core MMU index bit 0 is ARM_MMU_IDX_M_PRIV (QEMU 5.0).
+    if (!core.Cp10Grants(!(d.mmu_idx & 1))) {
       core.StopWith({.kind = Stop::Kind::kCoprocessor, .pc = d.address});
       LeaveAtInstruction(ra);
     }

@@ -13,11 +13,13 @@
 // before:
 //   - The translator reads each instruction through cpu_lduw_code_arm (interposed,
 //     core_mve.cc). Core::TranslatorFetch follows which instruction is being translated.
-//   - NOCP: with CPACR.CP10 off, an FP instruction (coprocessor 10/11) is shown to the
-//     translator with coprocessor 0 instead; QEMU 5.0's M-profile decoder raises
+//   - NOCP: with CPACR.CP10 denying the block's privilege, an FP instruction
+//     (coprocessor 10/11) is shown to the translator with coprocessor 0 instead; QEMU 5.0's M-profile decoder raises
 //     EXCP_NOCP for every coprocessor other than 10/11 (disas_thumb2_insn), at that
 //     instruction, as QEMU 7.2 does for FP with CPACR off. VLLDM/VLSTM, which CPACR does
-//     not control, are left alone.
+//     not control, are left alone. A block runs only in the privilege it was translated
+//     for (QEMU 5.0 keys it by the MMU index), so CP10's privileged-only setting is
+//     decided per block.
 //   - UNALIGNED: the memory operations the translator generates go through
 //     tcg_gen_qemu_ld/st (interposed, core_data_faults.cc); Core::TranslatorMemop adds
 //     QEMU's MO_ALIGN (MO_ALIGN_4 for a 64-bit access: M-profile needs word alignment
@@ -40,6 +42,8 @@
 #include "core.h"
 #include "unicorn_interpose.h"
 
+extern "C" int arm_mmu_idx_arm(void* env);  // libunicorn's (QEMU 5.0 target/arm/helper.c)
+
 namespace faultline::cpu {
 
 namespace {
@@ -50,7 +54,9 @@ bool Off() {
 }
 
 constexpr uint32_t kCcrUnalignTrp = 1u << 3, kCcrDiv0Trp = 1u << 4;  // Armv7-M ARM §B3.2.8
-constexpr uint32_t kTrapCp10Off = 1, kTrapUnaligned = 2, kTrapDivide = 4;  // Core::translated_traps_
+// Core::translated_traps_; kTrapCp10Unprivileged: CP10 is 0b01, privileged access only.
+constexpr uint32_t kTrapCp10Off = 1, kTrapUnaligned = 2, kTrapDivide = 4, kTrapCp10Unprivileged = 8;
+constexpr int kMmuIdxMPriv = 1;  // QEMU 5.0 ARM_MMU_IDX_M_PRIV in a core MMU index
 // QEMU 5.0 include/exec/memop.h (not ALIGNED_ONLY): MO_SIZE, MO_AMASK = 7 << MO_ASHIFT,
 // MO_ALIGN = MO_AMASK, MO_ALIGN_4 = 2 << MO_ASHIFT.
 constexpr int kMoSize = 3, kMo64 = 3, kMoAmask = 0x70, kMoAlign = 0x70, kMoAlign4 = 0x20;
@@ -84,15 +90,25 @@ bool MayBeUnaligned(uint16_t hw1, uint16_t hw2) {
 uint32_t Core::TrapConfig() const {
   uint32_t t = 0;
   if (Off()) return t;
-  if (((scs_.cpacr() >> 20) & 3) == 0) t |= kTrapCp10Off;
+  if (!Cp10Grants(/*unprivileged=*/false)) t |= kTrapCp10Off;
+  else if (!Cp10Grants(/*unprivileged=*/true)) t |= kTrapCp10Unprivileged;
   if (scs_.ccr() & kCcrUnalignTrp) t |= kTrapUnaligned;
   if (scs_.ccr() & kCcrDiv0Trp) t |= kTrapDivide;
   return t;
 }
 
+// DDI 0553 CPACR.CP10: 0b11 full access, 0b01 privileged only, 0b00 none; the reserved
+// 0b10 is taken as none, as QEMU 7.2 takes it (v7m_cpacr_pass).
+bool Core::Cp10Grants(bool unprivileged) const {
+  const uint32_t cp10 = (scs_.cpacr() >> 20) & 3;
+  return cp10 == 3 || (cp10 == 1 && !unprivileged);
+}
+
+// Asked while a block is translated: the engine is in the state the block runs in.
 bool Core::TranslatedWithCp10() const {
+  const bool unprivileged = !(arm_mmu_idx_arm(engine_env_) & kMmuIdxMPriv);
   return !Off() && translated_traps_ != UINT32_MAX && !(translated_traps_ & kTrapCp10Off) &&
-         ((scs_.cpacr() >> 20) & 3) != 0;
+         !((translated_traps_ & kTrapCp10Unprivileged) && unprivileged) && Cp10Grants(unprivileged);
 }
 
 void Core::FlushStaleTranslations() {
@@ -123,7 +139,8 @@ uint32_t Core::TranslatorFetch(uint32_t addr, uint32_t hw) {
     translating_.second_at = UINT32_MAX;
     translating_.hw2 = uint16_t(hw);
     const uint16_t hw1 = translating_.hw1;
-    if ((translated_traps_ & kTrapCp10Off) && IsFp(hw1, uint16_t(hw))) {
+    if ((translated_traps_ & (kTrapCp10Off | kTrapCp10Unprivileged)) && IsFp(hw1, uint16_t(hw)) &&
+        !TranslatedWithCp10()) {
       shown = hw & ~0x0F00u;  // coprocessor 0: NOCP
     } else if (translating_.divide) {
       shown = kMrsR0Hw2;
