@@ -37,36 +37,6 @@
 #include "../engine/unicorn_interpose.h"
 #include "../engine/unicorn_tcg.h"
 
-extern "C" {
-void tcg_gen_andi_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
-void tcg_gen_ori_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
-void tcg_gen_deposit_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, intptr_t a2, unsigned ofs, unsigned len);
-void tcg_gen_addi_i64_arm(TCGContext* s, intptr_t ret, intptr_t a1, int64_t a2);
-void tcg_gen_extract_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, unsigned ofs, unsigned len);
-void tcg_gen_setcondi_i32_arm(TCGContext* s, int cond, intptr_t ret, intptr_t a1, int32_t a2);
-void tcg_gen_muli_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
-void tcg_gen_shli_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
-void tcg_gen_subi_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
-void tcg_gen_umin_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, intptr_t a2);
-void tcg_gen_movcond_i32_arm(TCGContext* s, int cond, intptr_t ret, intptr_t c1, intptr_t c2, intptr_t v1,
-                             intptr_t v2);
-void tcg_gen_movcond_i64_arm(TCGContext* s, int cond, intptr_t ret, intptr_t c1, intptr_t c2, intptr_t v1,
-                             intptr_t v2);
-void tcg_gen_ext8s_i32_arm(TCGContext* s, intptr_t ret, intptr_t a);
-void tcg_gen_ext_i32_i64_arm(TCGContext* s, intptr_t ret, intptr_t a);
-void tcg_gen_extu_i32_i64_arm(TCGContext* s, intptr_t ret, intptr_t a);
-void tcg_gen_concat_i32_i64_arm(TCGContext* s, intptr_t ret, intptr_t lo, intptr_t hi);
-void tcg_gen_extr_i64_i32_arm(TCGContext* s, intptr_t lo, intptr_t hi, intptr_t a);
-void tcg_gen_extrl_i64_i32_arm(TCGContext* s, intptr_t ret, intptr_t a);
-void tcg_gen_umin_i64_arm(TCGContext* s, intptr_t ret, intptr_t a1, intptr_t a2);
-void tcg_gen_shli_i64_arm(TCGContext* s, intptr_t ret, intptr_t a1, int64_t a2);
-void tcg_gen_addi_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
-void tcg_gen_shri_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
-void tcg_gen_ori_i64_arm(TCGContext* s, intptr_t ret, intptr_t a1, int64_t a2);
-void tcg_gen_op2_arm(TCGContext* s, int opc, uintptr_t a1, uintptr_t a2);
-void tcg_gen_xori_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
-}
-
 namespace faultline::cpu {
 
 namespace {

@@ -54,24 +54,6 @@
 #include <cstdint>
 #include <string>
 
-extern "C" {
-
-// Besides unicorn_tcg.h's, the i32 emitters the DSP ops use.
-void tcg_op_remove_arm(TCGContext* s, void* op);
-void tcg_gen_setcondi_i32_arm(TCGContext* s, int cond, intptr_t ret, intptr_t a1, int32_t a2);
-void tcg_gen_andc_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, intptr_t a2);
-void tcg_gen_shri_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
-void tcg_gen_andi_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
-void tcg_gen_muli_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
-void tcg_gen_shli_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
-void tcg_gen_sari_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
-void tcg_gen_extract_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, unsigned ofs, unsigned len);
-void tcg_gen_sextract_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, unsigned ofs, unsigned len);
-void tcg_gen_deposit_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, intptr_t a2, unsigned ofs, unsigned len);
-void tcg_gen_smin_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, intptr_t a2);
-void tcg_gen_smax_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, intptr_t a2);
-
-}  // extern "C"
 
 namespace faultline::cpu {
 

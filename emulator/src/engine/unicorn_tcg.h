@@ -1,9 +1,10 @@
 // The QEMU 5.0 TCG emitters inside libunicorn 2.0.1 that faultline calls to put its own
 // ops into a block being translated (tcg_block.cc, cpu/core_block_count.cc,
-// cpu/unicorn_dsp_ops.cc). Unicorn's own, resolved from libunicorn at link time: one copy
-// per target, suffixed _arm or _riscv32 (`nm -D libunicorn.so.2`); they run only behind the build-id guard
-// (unicorn_build.h). A TCGv is the temp's offset from the TCGContext
-// (qemu/include/tcg/tcg.h, tcgv_i32_temp); an op's argument is the TCGTemp* itself.
+// cpu/unicorn_dsp_ops.cc, cpu/core_mve_ops.cc). Unicorn's own, resolved from libunicorn
+// at link time: one copy per target, suffixed _arm or _riscv32 (`nm -D libunicorn.so.2`);
+// they run only behind the build-id guard (unicorn_build.h). A TCGv is the temp's offset
+// from the TCGContext (qemu/include/tcg/tcg.h, tcgv_i32_temp); an op's argument is the
+// TCGTemp* itself.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +26,40 @@ TCGLabel* gen_new_label_arm(TCGContext* s);
 void tcg_gen_brcondi_i64_arm(TCGContext* s, int cond, intptr_t a1, int64_t a2, TCGLabel* l);
 void tcg_gen_addi_i64_arm(TCGContext* s, intptr_t ret, intptr_t a1, int64_t a2);
 void tcg_gen_andi_i64_arm(TCGContext* s, intptr_t ret, intptr_t a1, int64_t a2);
+
+// The other emitters faultline's own ops use (cpu/core_mve_ops.cc, cpu/unicorn_dsp_ops.cc).
+void tcg_gen_andi_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
+void tcg_gen_ori_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
+void tcg_gen_deposit_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, intptr_t a2, unsigned ofs, unsigned len);
+void tcg_gen_extract_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, unsigned ofs, unsigned len);
+void tcg_gen_setcondi_i32_arm(TCGContext* s, int cond, intptr_t ret, intptr_t a1, int32_t a2);
+void tcg_gen_muli_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
+void tcg_gen_shli_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
+void tcg_gen_subi_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
+void tcg_gen_umin_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, intptr_t a2);
+void tcg_gen_movcond_i32_arm(TCGContext* s, int cond, intptr_t ret, intptr_t c1, intptr_t c2, intptr_t v1,
+                             intptr_t v2);
+void tcg_gen_movcond_i64_arm(TCGContext* s, int cond, intptr_t ret, intptr_t c1, intptr_t c2, intptr_t v1,
+                             intptr_t v2);
+void tcg_gen_ext8s_i32_arm(TCGContext* s, intptr_t ret, intptr_t a);
+void tcg_gen_ext_i32_i64_arm(TCGContext* s, intptr_t ret, intptr_t a);
+void tcg_gen_extu_i32_i64_arm(TCGContext* s, intptr_t ret, intptr_t a);
+void tcg_gen_concat_i32_i64_arm(TCGContext* s, intptr_t ret, intptr_t lo, intptr_t hi);
+void tcg_gen_extr_i64_i32_arm(TCGContext* s, intptr_t lo, intptr_t hi, intptr_t a);
+void tcg_gen_extrl_i64_i32_arm(TCGContext* s, intptr_t ret, intptr_t a);
+void tcg_gen_umin_i64_arm(TCGContext* s, intptr_t ret, intptr_t a1, intptr_t a2);
+void tcg_gen_shli_i64_arm(TCGContext* s, intptr_t ret, intptr_t a1, int64_t a2);
+void tcg_gen_addi_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
+void tcg_gen_shri_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
+void tcg_gen_ori_i64_arm(TCGContext* s, intptr_t ret, intptr_t a1, int64_t a2);
+void tcg_gen_op2_arm(TCGContext* s, int opc, uintptr_t a1, uintptr_t a2);
+void tcg_gen_xori_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
+void tcg_op_remove_arm(TCGContext* s, void* op);
+void tcg_gen_andc_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, intptr_t a2);
+void tcg_gen_sari_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
+void tcg_gen_sextract_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, unsigned ofs, unsigned len);
+void tcg_gen_smin_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, intptr_t a2);
+void tcg_gen_smax_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, intptr_t a2);
 
 TCGTemp* tcg_temp_new_internal_riscv32(TCGContext* s, int type, bool local);
 void tcg_temp_free_internal_riscv32(TCGContext* s, TCGTemp* t);
