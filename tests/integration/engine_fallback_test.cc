@@ -47,6 +47,28 @@ TEST(EngineFallback, FixturesPrintTheSameOnUnicornsOwnPaths) {
   EXPECT_NE(tinynet.err.find("slower"), std::string::npos) << tinynet.err;
 }
 
+// The MVE count too: on Unicorn's own paths a vector store that faults is recorded and the
+// instruction goes on inside the MVE unit, which must not count it as executed.
+TEST(EngineFallback, VectorInstructionsThatFaultAreNotCountedOnEitherPath) {
+  REQUIRE_FIXTURES();
+  const auto elf = Fixture("mps3-an547", "mve_fault").string();
+  nlohmann::json counts[2];
+  for (bool other : {false, true}) {
+    const TempDir dir("json");
+    const auto path = (dir / "r.json").string();
+    std::vector<std::string> argv = {"env"};
+    if (other) argv.push_back("FAULTLINE_UNICORN_BUILD_ID=0123");
+    for (std::string a : {std::string(FAULTLINE_CLI), std::string("run"), std::string("--board"),
+                          std::string("mps3-an547"), std::string("--json"), path, elf}) {
+      argv.push_back(a);
+    }
+    RunProgram(argv);
+    counts[other] = nlohmann::json::parse(Slurp(path))["mve"];
+  }
+  EXPECT_GT(counts[0]["instructions"].get<uint64_t>(), 0u);
+  EXPECT_EQ(counts[1], counts[0]);
+}
+
 // The patches are really off: the XIP override (unicorn_xip.cc) is one of them.
 TEST(EngineFallback, XipCodeStopsAsUnsupportedWithoutTheOverride) {
   REQUIRE_FIXTURES();

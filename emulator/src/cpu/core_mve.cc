@@ -501,6 +501,7 @@ uint32_t MveUnit::Fetch(void* env, uint32_t addr, uint32_t hw) {
   const uint32_t nzcv = fpscr & arm::mve::fpscr::kNzcv;
   s.fpscr_nzcv = nzcv;
   s.pc = d.address;
+  const bool stopped_before = core.stop_.has_value();
   arm::mve::Execute(d.insn, s);
   core.ltpsize_ = s.ltpsize;
   if (s.ltpsize != ltpsize) {
@@ -523,7 +524,10 @@ uint32_t MveUnit::Fetch(void* env, uint32_t addr, uint32_t hw) {
     fpscr = (fpscr & ~arm::mve::fpscr::kNzcv) | s.fpscr_nzcv;
     std::memcpy(base + fpscr_offset, &fpscr, 4);
   }
-  executed += d.counted;
+  // An access of this instruction that faulted (on Unicorn's own paths the fault is
+  // recorded and Execute goes on; the data-fault exit never comes back here): not executed.
+  const bool faulted = !stopped_before && core.stop_ && core.stop_->kind == Stop::Kind::kMemoryFault;
+  if (!faulted) executed += d.counted;
   return s.r[0];
 }
 
