@@ -106,9 +106,10 @@ bool Core::Cp10Grants(bool unprivileged) const {
 
 // Asked while a block is translated: the engine is in the state the block runs in.
 bool Core::TranslatedWithCp10() const {
+  if (Off() || translated_traps_ == UINT32_MAX || (translated_traps_ & kTrapCp10Off)) return false;
+  // libunicorn's own function, asked only behind the build guard (Off).
   const bool unprivileged = !(arm_mmu_idx_arm(engine_env_) & kMmuIdxMPriv);
-  return !Off() && translated_traps_ != UINT32_MAX && !(translated_traps_ & kTrapCp10Off) &&
-         !((translated_traps_ & kTrapCp10Unprivileged) && unprivileged) && Cp10Grants(unprivileged);
+  return !((translated_traps_ & kTrapCp10Unprivileged) && unprivileged) && Cp10Grants(unprivileged);
 }
 
 void Core::FlushStaleTranslations() {

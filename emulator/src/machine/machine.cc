@@ -399,13 +399,7 @@ void Machine::Finish() {
   TakeConsole(semihosting, res);
   res.pc_symbol = in_.image.symbols.Lookup(res.registers.pc);
   res.road = Named(core.Road(), in_.image);
-  if (res.faults_not_kept > 0) {
-    Fault& latest = res.faults.back();
-    latest.road = Named(latest_road_, in_.image);
-    if (res.fault && res.fault->instructions == latest.instructions && res.fault->pc == latest.pc) {
-      res.fault->road = latest.road;
-    }
-  }
+  if (res.faults_not_kept > 0) NameLatestRoad(res, Named(latest_road_, in_.image));
   res.events = Events();
   res.register_writes = core.register_writes();
   for (const auto& port : map.uarts()) {

@@ -294,13 +294,7 @@ class RiscvRun {
     TakeConsole(sh, res);
     res.pc_symbol = Symbol(pc);
     res.road = Road(hart_->Road());
-    if (res.faults_not_kept > 0) {
-      Fault& latest = res.faults.back();
-      latest.road = Road(latest_road_);
-      if (res.fault && res.fault->instructions == latest.instructions && res.fault->pc == latest.pc) {
-        res.fault->road = latest.road;
-      }
-    }
+    if (res.faults_not_kept > 0) NameLatestRoad(res, Road(latest_road_));
     res.events = events_;
     for (Event& e : res.events) e.first_pc_symbol = Symbol(e.first_pc);
     out_.wall_clock = sh.wall_clock();

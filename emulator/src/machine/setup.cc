@@ -214,6 +214,15 @@ bool KeepFault(RunResult& res, const Fault& f) {
   return false;
 }
 
+void NameLatestRoad(RunResult& res, std::vector<RoadBlock> road) {
+  if (res.faults_not_kept == 0) return;
+  Fault& latest = res.faults.back();
+  latest.road = std::move(road);
+  if (res.fault && res.fault->instructions == latest.instructions && res.fault->pc == latest.pc) {
+    res.fault->road = latest.road;
+  }
+}
+
 void RecordSemihostingProblem(std::vector<Event>& events, const SemihostingResult& r, uint32_t pc) {
   if (r.problem.empty()) return;
   auto same = std::find_if(events.begin(), events.end(),

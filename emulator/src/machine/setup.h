@@ -37,6 +37,9 @@ std::vector<std::vector<uint8_t>> Capture(const MemoryMap& map, const std::vecto
 // entry that always holds the latest (faults_not_kept counts those past the first).
 // False when `f` went into that last entry.
 bool KeepFault(RunResult& res, const Fault& f);
+// At the end of a run whose chain dropped faults: the road of the latest (named only now,
+// so that a storm of faults does not cost a road each), also on res.fault when it is that one.
+void NameLatestRoad(RunResult& res, std::vector<RoadBlock> road);
 // A semihosting call that did something the firmware cannot tell (SYS_WRITE0 of an
 // unterminated string), as one event per calling instruction with its count.
 void RecordSemihostingProblem(std::vector<Event>& events, const SemihostingResult& r, uint32_t pc);
