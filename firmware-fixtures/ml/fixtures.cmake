@@ -33,7 +33,9 @@ function(fx_ml_link target board name script)
     ADDITIONAL_CLEAN_FILES ${outdir}/${name}.map)
 endfunction()
 
-# ml_inference: tinynet_run on every board with the common startup and linker script.
+# ml_inference: tinynet_run on every board with the common startup and linker script. On
+# the M55 boards this is the vendor build (MVE on, hard float): tinynet's int8 dot products
+# run as Helium (dot_s8).
 fx_ml_model_asm(FX_ML_BLOB_ASM model ${FX_ML_MODEL_BIN})
 foreach(board IN LISTS FX_BOARDS)
   fx_ml_kernels(${board})
@@ -43,14 +45,3 @@ foreach(board IN LISTS FX_BOARDS)
   add_dependencies(${board}_ml_inference ml_model)
   fx_ml_link(${board}_ml_inference ${board} ml_inference ${FX_BOARDS_DIR}/${board}.ld)
 endforeach()
-
-# ml_inference_mve (mps3-an547): the same inference built as vendor M55 firmware is, with
-# MVE on and the hard-float ABI: tinynet's int8 dot products run as Helium (dot_s8).
-set(FX_ML_MVE_FLAGS -mcpu=cortex-m55 -mfloat-abi=hard)
-add_executable(mps3-an547_ml_inference_mve ${FX_ML_DIR}/src/ml_inference.c ${FX_ML_DIR}/src/tinynet.c
-               ${FX_ML_DIR}/src/ml_console.c ${FX_COMMON_SOURCES} ${FX_ML_BLOB_ASM})
-target_include_directories(mps3-an547_ml_inference_mve PRIVATE ${FX_ML_DIR}/include ${FX_COMMON_DIR})
-target_compile_options(mps3-an547_ml_inference_mve PRIVATE ${FX_ML_MVE_FLAGS} ${FX_COMMON_FLAGS}
-                       -fno-tree-loop-distribute-patterns)
-add_dependencies(mps3-an547_ml_inference_mve ml_model)
-fx_ml_link(mps3-an547_ml_inference_mve mps3-an547 ml_inference_mve ${FX_BOARDS_DIR}/mps3-an547.ld ${FX_ML_MVE_FLAGS})

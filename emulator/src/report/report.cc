@@ -294,16 +294,20 @@ std::string FormatOutcomeText(const RunResult& r, const Board& board) {
                          r.faults_not_kept - 1, RunResult::kFaultsKept);
     }
   }
+  // How much ran; on an M55 that executed vector code, how much of it was Helium.
+  const std::string ran = r.mve_instructions == 0
+                              ? fmt::format("{} instructions", r.instructions)
+                              : fmt::format("{} instructions ({} MVE)", r.instructions, r.mve_instructions);
   switch (r.outcome) {
     case Outcome::kExit:
-      out += fmt::format("outcome: exit, status {} ({}) after {} instructions\n", r.exit_code,
-                         r.stop_detail, r.instructions);
+      out += fmt::format("outcome: exit, status {} ({}) after {}\n", r.exit_code,
+                         r.stop_detail, ran);
       break;
     case Outcome::kFault:
     case Outcome::kLockup: {
       const Fault& f = *r.fault;
-      out += fmt::format("outcome: {} after {} instructions\n",
-                         r.outcome == Outcome::kLockup ? "LOCKUP" : "FAULT", r.instructions);
+      out += fmt::format("outcome: {} after {}\n",
+                         r.outcome == Outcome::kLockup ? "LOCKUP" : "FAULT", ran);
       Fault shown = f;
       if (!f.handled_by_firmware) shown.registers.reset();  // the run's last: the same, or as the run left them
       AppendFaultRecord(out, shown, r.registers, board);
@@ -315,13 +319,13 @@ std::string FormatOutcomeText(const RunResult& r, const Board& board) {
       break;
     }
     case Outcome::kHang:
-      out += fmt::format("outcome: hang at {}: {} after {} instructions\n",
-                         WithSymbol(r.hang->pc, r.hang->pc_symbol), r.hang->why, r.instructions);
+      out += fmt::format("outcome: hang at {}: {} after {}\n",
+                         WithSymbol(r.hang->pc, r.hang->pc_symbol), r.hang->why, ran);
       if (!r.road.empty()) out += fmt::format("  road:        {}\n", FoldRoad(r.road, "(hang)"));
       break;
     case Outcome::kLimit:
-      out += fmt::format("outcome: limit: {} after {} instructions, pc {}\n", r.stop_detail,
-                         r.instructions, WithSymbol(r.registers.pc, r.pc_symbol));
+      out += fmt::format("outcome: limit: {} after {}, pc {}\n", r.stop_detail, ran,
+                         WithSymbol(r.registers.pc, r.pc_symbol));
       if (r.budget) {
         out += fmt::format("  budget: the {} ended the run; raise it with {}{}\n",
                            r.budget->kind == "wall-clock" ? "wall-clock timeout" : "instruction budget",
@@ -336,8 +340,8 @@ std::string FormatOutcomeText(const RunResult& r, const Board& board) {
       }
       break;
     case Outcome::kHalt:
-      out += fmt::format("outcome: halt at {} ({}) after {} instructions\n", WithSymbol(r.halt->pc, r.halt->pc_symbol),
-                         r.halt->why, r.instructions);
+      out += fmt::format("outcome: halt at {} ({}) after {}\n", WithSymbol(r.halt->pc, r.halt->pc_symbol),
+                         r.halt->why, ran);
       if (const auto& h = r.output_header) {
         out += fmt::format("  output header at 0x{:08x}: return_code {}, output 0x{:08x} ({} bytes){}\n", h->address,
                            int32_t(h->return_code), h->output_ptr, h->length,
@@ -349,8 +353,8 @@ std::string FormatOutcomeText(const RunResult& r, const Board& board) {
       }
       break;
     case Outcome::kUnsupported:
-      out += fmt::format("outcome: unsupported instruction at {} after {} instructions\n  {}\n",
-                         WithSymbol(r.unsupported->pc, r.unsupported->pc_symbol), r.instructions,
+      out += fmt::format("outcome: unsupported instruction at {} after {}\n  {}\n",
+                         WithSymbol(r.unsupported->pc, r.unsupported->pc_symbol), ran,
                          r.unsupported->what);
       if (!r.road.empty()) out += fmt::format("  road:        {}\n", FoldRoad(r.road, "(unsupported)"));
       break;

@@ -65,6 +65,13 @@ void Reset_Handler(void)
   /* As the CMSIS startup does (startup_ARMCM55.c: __set_MSPLIM(__STACK_LIMIT)): an
    * overflow of the reserved stack is a UsageFault (STKOF), not silent corruption. */
   __asm__ volatile("msr msplim, %0" : : "r"((uint32_t)(uintptr_t)&__StackLimit));
+#if defined(__ARM_FP) || defined(__ARM_FEATURE_MVE)
+  /* As the SDK's SystemInit does for a build with the FPU or MVE (CMSIS system_ARMCM55.c:
+   * SCB->CPACR |= CP10/CP11 full access): without it the first FP or vector instruction
+   * of the hard-float runtime is a NOCP UsageFault. */
+  *(volatile uint32_t *)0xE000ED88u |= 0xFu << 20; /* SCB->CPACR */
+  __asm__ volatile("dsb\n\tisb" ::: "memory");
+#endif
   for (const uint32_t *e = __copy_table_start__; e < __copy_table_end__; e += 3) {
     const uint32_t *src = (const uint32_t *)(uintptr_t)e[0];
     uint32_t *dst = (uint32_t *)(uintptr_t)e[1];
