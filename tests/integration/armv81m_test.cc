@@ -421,6 +421,38 @@ TEST(Mve, VectorAccessToUnmappedMemoryIsAPreciseBusFault) {
   if (skipped) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
 }
 
+// Issue 15 on the N6 (mve_n6_gates.c; QEMU has no N6, the scalar access to the same
+// address is the reference): with XSPI2 in indirect mode a VLDRB of the NOR window is the
+// precise BusFault an LDRB is; with AXISRAM5 shut down VSTRW's lanes vanish and VLDRW
+// reads 0 as words do, each lane counted in the gate's events; opened, both read back.
+TEST(Mve, VectorAccessesMeetTheN6GatesAsScalarOnesDo) {
+  REQUIRE_FIXTURES();
+  Completed cli;
+  auto report = RunJson("stm32n657", "mve_n6_gates", {"--load-mode", "debugger"}, &cli);
+  ASSERT_EQ(report["outcome"], "exit") << cli.out << cli.err;
+  const std::string console = report["console"];
+  const std::string precise = " faults 0x00000001\n  cfsr 0x00008200\n  bfar - address 0x00000000\n  pc in case 0x00000001\n";
+  for (const std::string& e :
+       {"xspi2 indirect, vldrb.u32" + precise + "xspi2 indirect, ldrb" + precise,
+        std::string("axisram5 shut down: vector read sum 0x00000000\n  scalar read sum 0x00000000\n"),
+        std::string("axisram5 enabled: vector read sum 0x0000004a\n  scalar read sum 0x0000004a\n"),
+        std::string("xspi2 memory-mapped, vldrb.u32 faults 0x00000000\n  blank nor lane 0x000000ff\n")}) {
+    EXPECT_NE(console.find(e), std::string::npos) << e << "\n---\n" << console;
+  }
+  for (const char* kind : {"disabled-region-write", "disabled-region-read"}) {
+    const nlohmann::json* found = nullptr;
+    for (const auto& e : report["events"]) {
+      if (e["kind"] == kind) found = &e;
+    }
+    ASSERT_NE(found, nullptr) << kind << report["events"].dump(2);
+    EXPECT_EQ((*found)["where"], "axisram5");
+    // Four lanes of the vector access and four words: the gate sees every lane.
+    EXPECT_EQ((*found)["count"], 8) << found->dump();
+    EXPECT_EQ((*found)["first_pc_symbol"].get<std::string>().rfind("npuram_round_trip+", 0), 0u) << found->dump();
+  }
+  EXPECT_GE(report["mve"]["instructions"].get<uint64_t>(), 6u);
+}
+
 // Issue 15: CPACR.CP10/CP11 gate FP and vector instructions by privilege (fp_cpacr.c):
 // 0b01 (privileged access only) refuses unprivileged code and 0b10 (reserved) refuses
 // all, as QEMU 7.2 (v7m_cpacr_pass) does, for the engine's scalar FP (single, double,
