@@ -47,6 +47,27 @@ TEST(DspKernels, DspBuildsUseTheSimd32Instructions) {
   }
 }
 
+// Issue 15: built with MVE, the same layers are Helium kernels written with the ACLE MVE
+// intrinsics (tail-predicated dot products, VQRDMULH + VRSHL requantisation, VMAX
+// pooling, widening loads and narrowing stores): the host's checksum on faultline and on
+// QEMU 7.2 (-M mps3-an547), with the vector instructions counted.
+TEST(DspKernels, TheHeliumBuildIsAclesKernelsAndPrintsWhatQemuPrints) {
+  REQUIRE_FIXTURES();
+  Completed d = RunProgram({"arm-none-eabi-objdump", "-d", "-m", "armv8.1-m.main",
+                            Fixture("mps3-an547", "dsp_check_mve").string()});
+  ASSERT_EQ(d.status, 0) << d.err;
+  for (const char* mnemonic : {"\tvctp.8\t", "\tvldrbt.u8\t", "\tvmlavat.s8\t", "\tvqrdmulh.s32\t",
+                               "\tvrshl.s32\t", "\tvmax.s8\t", "\tvldrb.s32\t", "\tvstrb.32\t"}) {
+    EXPECT_NE(d.out.find(mnemonic), std::string::npos) << mnemonic;
+  }
+  const std::string expected = fmt::format("bench: checksum 0x{:08x}\n", bench_dsp(kCheckRepeats));
+  Completed cli;
+  auto report = RunJson("mps3-an547", "dsp_check_mve", {}, &cli);
+  EXPECT_GT(report["mve"]["instructions"].get<uint64_t>(), 10'000u) << cli.out;
+  if (!ExpectsQemusConsole(QemuMachine{"mps3-an547", "cortex-m55"}, "dsp_check_mve", expected))
+    GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
+}
+
 // The parallel add/subtract loops (dsp_simd.c) on the Cortex-M4: the host's checksum on
 // faultline and on QEMU 7.2 (-M mps2-an386), built from the instructions they are about.
 TEST(SimdKernels, TheM4BuildPrintsTheHostsChecksumAsQemuDoes) {
