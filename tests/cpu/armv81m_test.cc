@@ -321,6 +321,63 @@ TEST_P(Armv81, SelectVariantsAndAliases) {
   }
 }
 
+// A select whose Rd already holds one of its outcomes fits its four bytes as an IT and
+// one 16-bit instruction (v81m::CselInPlace): no trampoline, and the pair retires as one
+// instruction. r3 = 10, r4 = 20, r5 = 30, r9 = 90, r10 = 100 before each.
+TEST_P(Armv81, SelectsOntoTheirOwnOperandRunInPlace) {
+  const SelectCase cases[] = {
+      {"cinc r3, r3, lt  (= csinc r3, r3, r3, ge; N != V)", 0xea53, 0x93a3, 0x80000000, 3, 11},
+      {"cinc r3, r3, lt  (N == V)", 0xea53, 0x93a3, 0x00000000, 3, 10},
+      {"cinv r3, r3, gt  (= csinv r3, r3, r3, le; GT holds)", 0xea53, 0xa3d3, 0x00000000, 3, ~10u},
+      {"cinv r3, r3, gt  (Z)", 0xea53, 0xa3d3, 0x40000000, 3, 10},
+      {"cneg r3, r3, mi  (= csneg r3, r3, r3, pl; N)", 0xea53, 0xb353, 0x80000000, 3, uint32_t(-10)},
+      {"cneg r3, r3, mi  (!N)", 0xea53, 0xb353, 0x00000000, 3, 10},
+      {"csinc r3, r3, r5, lt  (N == V: r5 + 1)", 0xea53, 0x93b5, 0x00000000, 3, 31},
+      {"csinc r3, r3, r5, lt  (N != V: r3)", 0xea53, 0x93b5, 0x80000000, 3, 10},
+      {"csel r3, r3, r5, eq  (!Z: r5)", 0xea53, 0x8305, 0x00000000, 3, 30},
+      {"csel r3, r3, r5, eq  (Z: r3)", 0xea53, 0x8305, 0x40000000, 3, 10},
+      {"csel r3, r4, r3, ne  (!Z: r4)", 0xea54, 0x8313, 0x00000000, 3, 20},
+      {"csel r3, r4, r3, ne  (Z: r3)", 0xea54, 0x8313, 0x40000000, 3, 10},
+      {"csel r3, r3, zr, eq  (!Z: 0)", 0xea53, 0x830f, 0x20000000, 3, 0},
+      {"csel r9, r9, r10, eq  (!Z: r10, high registers)", 0xea59, 0x890a, 0x00000000, 9, 100},
+      {"csel r9, r9, r10, eq  (Z: r9)", 0xea59, 0x890a, 0x60000000, 9, 90},
+  };
+  for (const SelectCase& c : cases) {
+    // The B ends the pair's block, so that `b .` is a block of its own (a hang) either way.
+    Load({c.hw1, c.hw2, 0xe7ff, 0xe7fe});  // <select>; b.n 6; b .
+    for (int r = 0; r < 3; ++r) Set(r, 0xEEEE0000u + r);
+    Set(3, 10);
+    Set(4, 20);
+    Set(5, 30);
+    Set(9, 90);
+    Set(10, 100);
+    SetFlags(c.flags);
+    EXPECT_EQ(RunTo(6), 2u) << c.disassembly;  // the select and the B
+    EXPECT_EQ(R(int(c.rd)), c.expected) << c.disassembly;
+    EXPECT_EQ(Flags(), c.flags) << c.disassembly;
+    for (int r : {0, 1, 2, 3, 4, 5, 9, 10}) {
+      if (uint32_t(r) == c.rd) continue;
+      const uint32_t before = r < 3 ? 0xEEEE0000u + r : r < 6 ? 10u * (r - 2) : 10u * r;
+      EXPECT_EQ(R(r), before) << c.disassembly << " r" << r;
+    }
+    uint8_t site[2];
+    map_.Read(kCode, site);
+    EXPECT_EQ(site[1] == 0xBF, Translating()) << c.disassembly << ": an IT in place when translating";
+  }
+}
+
+// A debugger's single step goes over the pair as the one instruction it stands for.
+TEST_P(Armv81, ASingleStepOverASelectInPlaceStepsTheWholeInstruction) {
+  if (!Translating()) GTEST_SKIP() << "only translated sites are pairs";
+  Load({0xea53, 0x93a3, 0x4600, 0xe7fe});  // cinc r3, r3, lt; mov r0, r0; b .
+  RunTo(6);
+  core_.StepOne(true);
+  cpu::Stop s = core_.Run(kCode, {.max_instructions = core_.instructions() + 100});
+  core_.StepOne(false);
+  EXPECT_EQ(s.kind, cpu::Stop::Kind::kStep);
+  EXPECT_EQ(s.pc, kCode + 4);
+}
+
 // --- CLRM, VSCCLRM, branch future ---------------------------------------------------
 
 TEST_P(Armv81, ClrmClearsTheListedRegistersAndApsr) {
@@ -573,6 +630,28 @@ TEST_P(RelocatedLoop, AStopInsideTheCopyIsReportedInTheFirmwaresCode) {
   EXPECT_EQ(s.kind, cpu::Stop::Kind::kHang);
   EXPECT_EQ(R(1), 64u * 65 / 2);
   EXPECT_EQ(core_.instructions(), 1 + 3 * 64 + 2);
+}
+
+// An IT block in the body moves with it (a max as GCC writes it): the flags it reads are
+// the body's own.
+TEST_P(RelocatedLoop, WithAnItBlockInItsBody) {
+  Load({
+      0xf042, 0xe001,  // 00: dls   lr, r2
+      0xf850, 0x3b04,  // 04: ldr.w r3, [r0], #4
+      0x4299,          // 08: cmp   r1, r3
+      0xbfb8,          // 0a: it    lt
+      0x4619,          // 0c: movlt r1, r3
+      0xf00f, 0xc807,  // 0e: le    lr, 4
+      0x2900,          // 12: cmp   r1, #0
+      0xe7fe,          // 14: b.n   14
+  });
+  for (uint32_t n : {3u, 64u, 7u}) {
+    Start(n);
+    // DLS; n x (LDR, CMP, IT, MOV, LE); CMP; `b .`
+    EXPECT_EQ(RunTo(0x14), 1 + 5 * n + 2) << n;
+    EXPECT_EQ(R(1), n) << n;
+  }
+  EXPECT_EQ(core_.armv81_stats().loops_relocated, Translating() ? 1u : 0u);
 }
 
 // The DLS with setup code between it and the loop, as GCC emits it.

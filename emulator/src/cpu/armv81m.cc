@@ -289,6 +289,53 @@ uint32_t Execute(const Insn& i, State& st) {
   return next;
 }
 
+// A CSEL-family instruction whose Rd already holds one of its two outcomes, as the
+// CINC/CINV/CNEG aliases with Rd == Rn and CSEL onto one of its own operands do: an IT
+// and one 16-bit instruction that writes the other outcome, in the site's four bytes
+// (inside an IT block the 16-bit ADDS/MOVS/MVNS/RSBS leave the flags alone). The pair
+// retires as the one instruction it replaces (Core::CountInstructions). None when the
+// operation needs a wide encoding, or the site straddles a 1 KiB translation page (a
+// block would end between the two).
+namespace {
+std::optional<std::array<uint8_t, 4>> CselInPlace(const Insn& i, uint32_t site) {
+  constexpr uint32_t kPage = 1024;  // Unicorn's M-profile target page (unicorn.md §3)
+  if (site % kPage == kPage - 2 || i.cond >= 14) return std::nullopt;
+  auto low = [](uint32_t r) { return r < 8; };
+  uint32_t cond = 0;
+  uint16_t op = 0;
+  if (i.rd == i.rn && i.rn != kZr) {  // cond holds: Rd stays; else Rd = op(Rm)
+    cond = i.cond ^ 1;
+    const bool zr = i.rm == kZr;
+    if (!low(i.rd) && !(i.csel_op == 0 && !zr)) return std::nullopt;
+    if (!zr && i.csel_op != 0 && !low(i.rm)) return std::nullopt;
+    switch (i.csel_op) {
+      case 0: op = zr ? uint16_t(0x2000 | i.rd << 8) : uint16_t(0x4600 | (i.rd & 8) << 4 | i.rm << 3 | (i.rd & 7)); break;  // MOVS #0 / MOV
+      case 1: op = zr ? uint16_t(0x2001 | i.rd << 8) : uint16_t(0x1C40 | i.rm << 3 | i.rd); break;  // MOVS #1 / ADDS #1
+      case 2: if (zr) return std::nullopt; op = uint16_t(0x43C0 | i.rm << 3 | i.rd); break;          // MVNS
+      case 3: op = zr ? uint16_t(0x2000 | i.rd << 8) : uint16_t(0x4240 | i.rm << 3 | i.rd); break;  // MOVS #0 / RSBS #0
+    }
+  } else if (i.rd == i.rm && i.csel_op == 0 && i.rm != kZr) {  // cond fails: Rd stays; else Rd = Rn
+    cond = i.cond;
+    if (i.rn == kZr) {
+      if (!low(i.rd)) return std::nullopt;
+      op = uint16_t(0x2000 | i.rd << 8);  // MOVS Rd, #0
+    } else {
+      op = uint16_t(0x4600 | (i.rd & 8) << 4 | i.rn << 3 | (i.rd & 7));  // MOV Rd, Rn
+    }
+  } else {
+    return std::nullopt;
+  }
+  Asm a{.address = site, .bytes = {}};
+  a.It(cond, /*with_else=*/false);
+  a.H(op);
+  return std::array<uint8_t, 4>{a.bytes[0], a.bytes[1], a.bytes[2], a.bytes[3]};
+}
+}  // namespace
+
+bool IsInPlacePair(const std::array<uint8_t, 4>& site) {
+  return site[1] == 0xBF && (site[0] & 0x0F) != 0;  // an IT: only CselInPlace writes one at a site
+}
+
 std::optional<Translation> Translate(const Insn& i, uint32_t site, uint32_t tramp) {
   Asm a{.address = tramp, .bytes = {}};
   Translation t;
@@ -350,6 +397,10 @@ std::optional<Translation> Translate(const Insn& i, uint32_t site, uint32_t tram
       return via_trampoline();
     }
     case Op::kCsel: {
+      if (auto pair = CselInPlace(i, site)) {
+        t.site = *pair;
+        return t;
+      }
       a.It(i.cond, /*with_else=*/true);
       if (i.rn == kZr) a.MovImm(i.rd, 0);
       else a.MovReg(i.rd, i.rn);
@@ -584,17 +635,29 @@ bool FlagsDeadAt(uint32_t pc, const Fetch& fetch) {
 bool RelocatableBody(uint32_t begin, uint32_t end, const Fetch& fetch) {
   if (end <= begin || end - begin > kMaxLoopBody) return false;
   uint32_t live = kNZCV;  // flags the body could read from before the loop
+  uint32_t in_it = 0;     // instructions left in the current IT block
   for (uint32_t pc = begin; pc < end;) {
     auto insn = fetch(pc);
     if (insn.empty() || pc + insn.size() > end) return false;
+    const uint16_t hw = Half(insn, 0);
+    if ((hw & 0xFF00) == 0xBF00 && (hw & 0xF) != 0) {  // IT: reads the flags; its block moves with it
+      if (live != 0) return false;
+      in_it = 4 - uint32_t(__builtin_ctz(hw & 0xF));  // the mask's lowest set bit ends the block
+      pc += 2;
+      continue;
+    }
     const FlowInfo f = Flow(insn, pc);
     if (f.flow != FlowInfo::kNext || f.uses_pc || (f.reads_flags && live != 0)) return false;
     // An Armv8.1-M instruction in the body (patched or not) stays where it is.
     if (Decode(insn, pc)) return false;
-    live &= ~f.writes_flags;
+    if (in_it != 0) {
+      --in_it;  // conditional: it may not write the flags it sets (16-bit ones set none)
+    } else {
+      live &= ~f.writes_flags;
+    }
     pc += uint32_t(insn.size());
   }
-  return true;
+  return in_it == 0;  // an IT block that runs into the LE stays where it is
 }
 
 LoopCopy RelocateLoop(std::span<const uint8_t> code, uint32_t lead, uint32_t site, uint32_t entry_address,

@@ -79,6 +79,9 @@ struct Translation {
   std::vector<uint8_t> trampoline;
 };
 std::optional<Translation> Translate(const Insn& insn, uint32_t site, uint32_t trampoline_address);
+// Whether a translated site is an IT and one 16-bit instruction standing for a CSEL-family
+// instruction in place (two instructions to the engine, one retired).
+bool IsInPlacePair(const std::array<uint8_t, 4>& site);
 // The longest trampoline Translate makes, in bytes.
 constexpr uint32_t kMaxTrampoline = 72;
 // Whether a B.W at `from` reaches `to` (T4: +-16 MiB).

@@ -166,7 +166,8 @@ struct Hooks {
 
   static void Step(uc_engine*, uint64_t address, uint32_t, void* user) {
     Core& c = *static_cast<Core*>(user);
-    if (!c.stepping_ || c.step_seen_++ == 0) return;
+    // The second half of an in-place pair is the same instruction as its IT.
+    if (!c.stepping_ || c.InPlacePairsIn(address - 2, 4) != 0 || c.step_seen_++ == 0) return;
     c.StopWith({.kind = Stop::Kind::kStep, .pc = uint32_t(address)});
   }
 
@@ -803,6 +804,7 @@ uint32_t Core::CountInstructions(uint64_t address, uint32_t size, bool* self_loo
   for (const RelocatedLoop& l : loops_) {  // a DLS that branches into its loop's copy
     if (l.dls != 0 && l.dls >= address && l.dls + 4 <= address + size) --count;  // counted there
   }
+  count -= InPlacePairsIn(address, size);
   // `b .` (T2 encoding 0xE7FE) or `b.w .` (T4: 0xF7FF 0xBFFE) as the whole block.
   if (size == 2 && bytes[0] == 0xFE && bytes[1] == 0xE7) *self_loop = true;
   if (size == 4 && bytes[0] == 0xFF && bytes[1] == 0xF7 && bytes[2] == 0xFE && bytes[3] == 0xBF) {

@@ -603,6 +603,7 @@ class Core {
   const TrampolinePage* PageOf(uint64_t address) const;
   bool RelocateLoop(uint32_t site, uint32_t loop_start, uint32_t step);
   uint32_t LetpStep(uint32_t loop_start) const;
+  uint32_t InPlacePairsIn(uint64_t address, uint32_t size) const;
   // Where a PC in a loop copy is in the firmware's code (the same instruction there).
   uint32_t OriginalPc(uint32_t pc) const;
   bool PageIsFree(uint64_t page) const;

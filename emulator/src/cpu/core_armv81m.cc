@@ -190,6 +190,16 @@ bool Core::RelocateLoop(uint32_t site, uint32_t start, uint32_t step) {
   return true;
 }
 
+// Sites in [address, address + size) rewritten in place into two instructions that
+// retire as one (v81m::IsInPlacePair).
+uint32_t Core::InPlacePairsIn(uint64_t address, uint32_t size) const {
+  uint32_t n = 0;
+  for (auto p = patches_.lower_bound(uint32_t(address)); p != patches_.end() && p->first + 4 <= address + size; ++p) {
+    n += v81m::IsInPlacePair(p->second.patched);
+  }
+  return n;
+}
+
 // What a tail-predicated loop's LETP subtracts from LR each iteration, when it can be
 // fixed in a relocated copy: the loop is the MVE unit's (it runs DLSTP and the exit's
 // LCTP) and starts right after a DLSTP or WLSTP whose element size LTPSIZE still holds,
