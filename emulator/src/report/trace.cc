@@ -105,6 +105,27 @@ class BlockTrace::Fold {
     return s.passed == passed_ ? kCounted : kOther;
   }
   void Count(uint64_t times) { times_ += times; }
+  // Back to a saved state.
+  void Restore(const FoldState& s) {
+    begin_ = kMaxPeriod;
+    end_ = begin_ + s.n;
+    for (size_t i = 0; i < s.n; ++i) {
+      lo_[begin_ + i] = uint32_t(s.held[i]);
+      hi_[begin_ + i] = uint32_t(s.held[i] >> 32);
+    }
+    std::copy_n(s.body.begin(), s.period, body_.begin());
+    period_ = s.period;
+    at_ = s.at;
+    times_ = s.times;
+    passed_ = s.passed;
+    // The runs among the held entries: a period is found only from those (see Hold).
+    for (size_t j = 0; j < kMaxPeriod; ++j) {
+      const size_t p = kMaxPeriod - j;
+      size_t i = end_;
+      while (i >= begin_ + p + 1 && At(i - 1) == At(i - 1 - p)) --i;
+      runs_[j] = uint8_t(end_ - i);
+    }
+  }
   uint64_t Times() const { return period_ > 0 ? times_ : 0; }
 
   void Finish() {
@@ -216,15 +237,28 @@ class BlockTrace::Fold {
   uint64_t passed_ = 0;  // entries passed on
 };
 
-// The last fold's entries, as lines; while `record` is set, kept there too.
+// The last fold's entries, as lines; while `record` is set, their text is kept there too.
 struct BlockTrace::Lines {
   BlockTrace& trace;
-  std::vector<Entry>* record = nullptr;
+  std::string* record = nullptr;
   void Add(Entry e) {
-    if (record != nullptr) record->push_back(e);
+    const size_t from = trace.text_.size();
     trace.Line(e);
+    if (record != nullptr) record->append(trace.text_, from);
+    WriteIfFull();
+  }
+  // Lines written before, again.
+  void Again(std::string_view text) {
+    trace.text_ += text;
+    WriteIfFull();
   }
   void Finish() {}
+  void WriteIfFull() {
+    if (trace.text_.size() >= kTraceBuffer) {
+      trace.write_(trace.text_);
+      trace.text_.clear();
+    }
+  }
 };
 
 // The folds, each passing to the next, behind a shortcut for loops longer than a fold's
@@ -273,6 +307,7 @@ struct BlockTrace::Folds {
   static constexpr uint64_t kMask = kHistory - 1;
   static constexpr uint64_t kMaxCycle = kHistory / 2;
   static constexpr size_t kLastSlots = 4096;
+  static constexpr uint64_t kCheckpointEvery = 128;  // blocks
   enum Phase { kSearch, kVerify, kSkip };
 
   static size_t Slot(Entry e) { return size_t((e * 0x9e3779b97f4a7c15u) >> 52); }
@@ -294,23 +329,35 @@ struct BlockTrace::Folds {
     first.Add(e);
     ++t_;
     if (phase_ == kVerify) {
-      if (t_ == from_ + cycle_) Verify();
+      if (t_ == from_ + cycle_) {
+        Verify();
+      } else if ((t_ - from_) % kCheckpointEvery == 0) {
+        Save((t_ - from_) / kCheckpointEvery);
+      }
     } else if (cycle_ > 0 && matched_ == save_at_) {
-      first.Save(saved_[0]);
-      second.Save(saved_[1]);
-      third.Save(saved_[2]);
       cycle_lines_.clear();
       lines.record = &cycle_lines_;
       phase_ = kVerify;
       from_ = t_;
+      Save(0);
     }
+  }
+
+  // The folds' states and the lines written so far, at checkpoint k of the cycle.
+  void Save(size_t k) {
+    if (k >= checkpoints_.size()) checkpoints_.resize(k + 1);
+    first.Save(checkpoints_[k].states[0]);
+    second.Save(checkpoints_[k].states[1]);
+    third.Save(checkpoints_[k].states[2]);
+    checkpoints_[k].lines = cycle_lines_.size();
   }
 
   // A cycle since the states were saved, the blocks repeating all along: skip from here
   // if the folds are back where they were.
   void Verify() {
     lines.record = nullptr;
-    const int since[3] = {first.Compare(saved_[0]), second.Compare(saved_[1]), third.Compare(saved_[2])};
+    const FoldState* saved = checkpoints_[0].states;
+    const int since[3] = {first.Compare(saved[0]), second.Compare(saved[1]), third.Compare(saved[2])};
     counted_ = -1;
     bool same = true;
     for (int i = 0; i < 3; ++i) {
@@ -319,7 +366,7 @@ struct BlockTrace::Folds {
     }
     if (same && (counted_ < 0 || cycle_lines_.empty())) {
       const uint64_t times[3] = {first.Times(), second.Times(), third.Times()};
-      if (counted_ >= 0) per_cycle_ = times[counted_] - saved_[counted_].times;
+      if (counted_ >= 0) per_cycle_ = times[counted_] - saved[counted_].times;
       phase_ = kSkip;
       from_ = t_;
       return;
@@ -330,19 +377,27 @@ struct BlockTrace::Folds {
   }
 
   // Block t_ differs from the one a cycle before: the folds take the whole cycles
-  // skipped at once, then the blocks since the last whole one.
+  // skipped at once, start again from the last checkpoint passed in the cycle (as
+  // the first cycle left them there, one more cycle back), and take the blocks since.
   void CatchUp() {
-    const uint64_t skipped = t_ - from_, cycles = skipped / cycle_;
+    const uint64_t skipped = t_ - from_, rest = skipped % cycle_, k = rest / kCheckpointEvery;
+    uint64_t cycles = skipped / cycle_;
+    if (k > 0) {
+      const Checkpoint& c = checkpoints_[k];
+      first.Restore(c.states[0]);
+      second.Restore(c.states[1]);
+      third.Restore(c.states[2]);
+      ++cycles;
+    }
     if (counted_ == 0) first.Count(cycles * per_cycle_);
     if (counted_ == 1) second.Count(cycles * per_cycle_);
     if (counted_ == 2) third.Count(cycles * per_cycle_);
-    if (counted_ < 0) {
-      for (uint64_t c = 0; c < cycles; ++c) {
-        for (Entry e : cycle_lines_) lines.Add(e);
-      }
+    if (counted_ < 0 && !cycle_lines_.empty()) {
+      for (uint64_t c = k > 0; c < cycles; ++c) lines.Again(cycle_lines_);
+      if (k > 0) lines.Again(std::string_view(cycle_lines_).substr(0, checkpoints_[k].lines));
     }
     for (uint64_t t = std::max(from_, t_ - cycle_); t < t_; ++t) last[Slot(history[t & kMask])] = t + 1;
-    for (uint64_t t = t_ - skipped % cycle_; t < t_; ++t) first.Add(history[t & kMask]);
+    for (uint64_t t = t_ - (rest - k * kCheckpointEvery); t < t_; ++t) first.Add(history[t & kMask]);
     phase_ = kSearch;
   }
 
@@ -355,8 +410,14 @@ struct BlockTrace::Folds {
   unsigned tries_ = 0;
   Phase phase_ = kSearch;
   uint64_t from_ = 0;  // kVerify: the t_ the states were saved at; kSkip: the first t_ skipped
-  FoldState saved_[3];
-  std::vector<Entry> cycle_lines_;  // the lines written in a cycle
+  struct Checkpoint {
+    FoldState states[3];  // of the folds
+    size_t lines;         // the size of cycle_lines_
+  };
+  // Every kCheckpointEvery blocks of the cycle, from the start (where the blocks repeat
+  // from); where they stop repeating, the folds start from the checkpoint before.
+  std::vector<Checkpoint> checkpoints_;
+  std::string cycle_lines_;  // the lines written in a cycle
   int counted_ = -1;                // kSkip: the fold a cycle adds per_cycle_ to its count (-1: lines)
   uint64_t per_cycle_ = 0;
 };
@@ -419,10 +480,6 @@ void BlockTrace::Line(uint64_t e) {
                             {"symbol", symbol.empty() ? nlohmann::json(nullptr) : nlohmann::json(symbol)}}
                  .dump() +
              "\n";
-  }
-  if (text_.size() >= kTraceBuffer) {
-    write_(text_);
-    text_.clear();
   }
 }
 
