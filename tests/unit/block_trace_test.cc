@@ -125,15 +125,18 @@ std::string PlainTraced(const std::vector<TracedBlock>& blocks) {
   return text;
 }
 
+// A pseudo-random number below `below`, the same on every host.
+uint32_t Below(uint64_t& seed, uint32_t below) {
+  seed = seed * 6364136223846793005u + 1442695040888963407u;
+  return uint32_t(seed >> 33) % below;
+}
+
 // Loops of random short bodies over a few blocks (so that repeats also happen by
 // chance), nested, between stretches of thousands of blocks that never repeat (longer
 // than the folds' buffers) and one-block loops of many iterations, each followed by an
 // entry of zeros.
 std::vector<TracedBlock> RandomLoops(uint64_t seed) {
-  auto next = [&seed](uint32_t below) {
-    seed = seed * 6364136223846793005u + 1442695040888963407u;
-    return uint32_t(seed >> 33) % below;
-  };
+  auto next = [&seed](uint32_t below) { return Below(seed, below); };
   auto block = [](uint32_t i) { return TracedBlock{0x1000 + 4 * i, 1 + i % 7}; };
   std::vector<TracedBlock> blocks;
   uint32_t unique = 100;
@@ -168,6 +171,60 @@ TEST(BlockTrace, FoldsAsTheShortestRepeatFirst) {
     const std::string folded = Traced(blocks, 4096);
     ASSERT_EQ(folded, plain) << "seed " << seed;
     EXPECT_GT(std::count(folded.begin(), folded.end(), '^'), 20) << "seed " << seed;
+  }
+}
+
+// Outer loops longer than the folds' periods (hundreds of blocks, as in bench_mem and
+// bench_tinynet), whose bodies hold inner loops of two or three iterations, run many
+// times; an occasional iteration differs in one block (a branch taken once, or an inner
+// loop one longer) somewhere in the body, so that the shortcut that skips repeated outer
+// iterations stops at any point of a cycle, and an outer loop sometimes contains a
+// one-block loop long enough to stay folded for the whole iteration.
+std::vector<TracedBlock> LongLoops(uint64_t seed) {
+  auto next = [&seed](uint32_t below) { return Below(seed, below); };
+  auto block = [](uint32_t i) { return TracedBlock{0x2000 + 4 * i, 1 + i % 5}; };
+  std::vector<TracedBlock> blocks;
+  for (int part = 0; part < 8; ++part) {
+    struct Inner {
+      std::vector<TracedBlock> body;
+      uint32_t times;
+    };
+    std::vector<Inner> inners;
+    for (uint32_t i = 10 + next(60); i > 0; --i) {
+      Inner inner{{}, 1 + next(3)};
+      for (uint32_t j = 1 + next(4); j > 0; --j) inner.body.push_back(block(next(40)));
+      if (next(20) == 0) inner = {{block(41)}, 40 + next(200)};
+      inners.push_back(inner);
+    }
+    for (uint32_t k = 2 + next(150); k > 0; --k) {
+      const bool odd = next(8) == 0;
+      const size_t where = next(uint32_t(inners.size()));
+      for (size_t i = 0; i < inners.size(); ++i) {
+        const uint32_t times = inners[i].times + (odd && i == where && next(2) == 0);
+        for (uint32_t r = 0; r < times; ++r) blocks.insert(blocks.end(), inners[i].body.begin(), inners[i].body.end());
+        if (odd && i == where) blocks.push_back(block(50 + next(3)));
+      }
+    }
+  }
+  return blocks;
+}
+
+// Where two traces part (a whole trace in a failure message is megabytes).
+std::string Parting(const std::string& a, const std::string& b) {
+  const size_t at = size_t(std::mismatch(a.begin(), a.begin() + long(std::min(a.size(), b.size())), b.begin()).first - a.begin());
+  const size_t line = a.rfind('\n', at) == std::string::npos ? 0 : a.rfind('\n', at) + 1;
+  return "line " + std::to_string(std::count(a.begin(), a.begin() + long(line), '\n') + 1) + ": " + a.substr(line, 40) +
+         " against " + b.substr(line, 40);
+}
+
+TEST(BlockTrace, SkipsRepeatedOuterLoopsAsIfFoldingThem) {
+  for (uint64_t seed = 1; seed <= 16; ++seed) {
+    const std::vector<TracedBlock> blocks = LongLoops(seed);
+    const std::string plain = PlainTraced(blocks);
+    for (size_t batch : {size_t(4096), size_t(1 + seed * 37)}) {
+      const std::string folded = Traced(blocks, batch);
+      ASSERT_TRUE(folded == plain) << "seed " << seed << ", batches of " << batch << ", " << Parting(folded, plain);
+    }
   }
 }
 

@@ -34,6 +34,20 @@ constexpr Entry kTimes = (Entry(1) << kPeriodShift) - 1;
 Entry BlockEntry(const TracedBlock& b) { return Entry(b.instructions) << 32 | b.address; }
 Entry RepeatEntry(uint32_t period, uint64_t times) { return kRepeat | Entry(period) << kPeriodShift | times; }
 
+// What a fold's output from here on depends on: the held entries and the repeat (its
+// runs only say which periods the held entries repeat at, once they are 2P long), and
+// how many entries it has passed on.
+struct FoldState {
+  std::array<Entry, 2 * kMaxPeriod + 1> held;
+  std::array<Entry, kMaxPeriod> body;
+  size_t n;
+  uint32_t period, at;
+  uint64_t times, passed;
+};
+// What became of a fold's saved state: the same; the same but for its repeat's count,
+// which it went on matching (nothing passed on); or another.
+enum Since { kSame, kCounted, kOther };
+
 // Writes v in decimal at `at`; returns the end.
 char* Decimal(char* at, uint64_t v) {
   char digits[20];
@@ -69,29 +83,54 @@ class BlockTrace::Fold {
     Hold(e);
   }
 
-  // The first fold's blocks: a block that continues a repeat costs one compare, with
-  // the repeat's position kept in registers (alu's one-block loop is all this).
-  void AddBlocks(const TracedBlock* blocks, size_t n) {
-    for (size_t i = 0; i < n;) {
-      if (period_ > 0) {
-        const Entry* body = body_.data();
-        uint32_t at = at_;
-        uint64_t times = times_;
-        for (; i < n && BlockEntry(blocks[i]) == body[at]; ++i) {
-          if (++at == period_) at = 0, ++times;
-        }
-        at_ = at;
-        times_ = times;
-        if (i == n) break;
-      }
-      Add(BlockEntry(blocks[i]));
-      ++i;
+  void Save(FoldState& s) const {
+    s.n = end_ - begin_;
+    for (size_t i = 0; i < s.n; ++i) s.held[i] = At(begin_ + i);
+    std::copy_n(body_.begin(), period_, s.body.begin());
+    s.period = period_;
+    s.at = at_;
+    s.times = Times();
+    s.passed = passed_;
+  }
+  // What became of the state saved in `s`.
+  Since Compare(const FoldState& s) const {
+    if (s.n != end_ - begin_ || s.period != period_ || s.at != at_ ||
+        !std::equal(body_.begin(), body_.begin() + period_, s.body.begin())) {
+      return kOther;
+    }
+    for (size_t i = 0; i < s.n; ++i) {
+      if (s.held[i] != At(begin_ + i)) return kOther;
+    }
+    if (period_ == 0 || s.times == times_) return kSame;
+    return s.passed == passed_ ? kCounted : kOther;
+  }
+  void Count(uint64_t times) { times_ += times; }
+  // Back to a saved state.
+  void Restore(const FoldState& s) {
+    begin_ = kMaxPeriod;
+    end_ = begin_ + s.n;
+    for (size_t i = 0; i < s.n; ++i) {
+      lo_[begin_ + i] = uint32_t(s.held[i]);
+      hi_[begin_ + i] = uint32_t(s.held[i] >> 32);
+    }
+    std::copy_n(s.body.begin(), s.period, body_.begin());
+    period_ = s.period;
+    at_ = s.at;
+    times_ = s.times;
+    passed_ = s.passed;
+    // The runs among the held entries: a period is found only from those (see Hold).
+    for (size_t j = 0; j < kMaxPeriod; ++j) {
+      const size_t p = kMaxPeriod - j;
+      size_t i = end_;
+      while (i >= begin_ + p + 1 && At(i - 1) == At(i - 1 - p)) --i;
+      runs_[j] = uint8_t(end_ - i);
     }
   }
+  uint64_t Times() const { return period_ > 0 ? times_ : 0; }
 
   void Finish() {
     if (period_ > 0) EndRepeat();
-    for (size_t i = begin_; i < end_; ++i) next_.Add(At(i));
+    for (size_t i = begin_; i < end_; ++i) Pass(At(i));
     Clear();
     next_.Finish();
   }
@@ -120,7 +159,7 @@ class BlockTrace::Fold {
     if (n < 2 * kMaxPeriod) found &= ~((uint32_t(2) << (kMaxPeriod - 1 - n / 2)) - 1);
     if (found != 0) {
       const size_t period = size_t(__builtin_clz(found)) + 1;
-      for (size_t i = begin_; i < end_ - period; ++i) next_.Add(At(i));  // up to and with the first copy
+      for (size_t i = begin_; i < end_ - period; ++i) Pass(At(i));  // up to and with the first copy
       for (size_t i = 0; i < period; ++i) body_[i] = At(end_ - period + i);
       Clear();
       period_ = uint32_t(period);
@@ -128,10 +167,15 @@ class BlockTrace::Fold {
       times_ = 1;
       return;
     }
-    if (n > 2 * kMaxPeriod) next_.Add(At(begin_++));
+    if (n > 2 * kMaxPeriod) Pass(At(begin_++));
   }
 
   Entry At(size_t i) const { return Entry(hi_[i]) << 32 | lo_[i]; }
+
+  void Pass(Entry e) {
+    ++passed_;
+    next_.Add(e);
+  }
 
   // Counts the runs for the entry (lo, hi) compared with the kMaxPeriod at `back`
   // onwards, entry back + j being P = kMaxPeriod - j before it; returns bit j set where
@@ -172,7 +216,7 @@ class BlockTrace::Fold {
   // A repeat ends: its entry goes on; the part of the body matched since the last whole
   // copy is entries again.
   void EndRepeat() {
-    next_.Add(RepeatEntry(period_, times_));
+    Pass(RepeatEntry(period_, times_));
     const uint32_t matched = at_;
     period_ = 0;
     for (uint32_t i = 0; i < matched; ++i) Hold(body_[i]);
@@ -190,22 +234,192 @@ class BlockTrace::Fold {
   uint32_t period_ = 0;  // non-zero while the entries repeat body_
   uint32_t at_ = 0;      // entries of the current copy of body_ seen
   uint64_t times_ = 0;
+  uint64_t passed_ = 0;  // entries passed on
 };
 
-// The last fold's entries, as lines.
+// The last fold's entries, as lines; while `record` is set, their text is kept there too.
 struct BlockTrace::Lines {
   BlockTrace& trace;
-  void Add(Entry e) { trace.Line(e); }
+  std::string* record = nullptr;
+  void Add(Entry e) {
+    const size_t from = trace.text_.size();
+    trace.Line(e);
+    if (record != nullptr) record->append(trace.text_, from);
+    WriteIfFull();
+  }
+  // Lines written before, again.
+  void Again(std::string_view text) {
+    trace.text_ += text;
+    WriteIfFull();
+  }
   void Finish() {}
+  void WriteIfFull() {
+    if (trace.text_.size() >= kTraceBuffer) {
+      trace.write_(trace.text_);
+      trace.text_.clear();
+    }
+  }
 };
 
-// The folds, each passing to the next; `first` sees the blocks.
+// The folds, each passing to the next, behind a shortcut for loops longer than a fold's
+// periods (outer loops of hundreds of blocks): when the blocks repeat the `cycle` blocks
+// before them and the folds are back in the state they were in `cycle` blocks before,
+// the next `cycle` blocks will do to the folds exactly what the last did: write the same
+// lines, or add the same count to one fold's repeat (nothing depends on the count but its
+// line). So while the blocks go on repeating, each costs a compare with the one `cycle`
+// before, and the folds are brought up to date when one differs. The cycle to try is the
+// distance to the block's previous occurrence (as LZ77 finds a match).
 struct BlockTrace::Folds {
-  explicit Folds(BlockTrace& trace) : lines{trace} {}
+  explicit Folds(BlockTrace& trace) : lines{trace}, history(kHistory), last(kLastSlots) {}
   Lines lines;
   Fold<Lines> third{lines};
   Fold<Fold<Lines>> second{third};
   Fold<Fold<Fold<Lines>>> first{second};
+
+  void Add(const TracedBlock* blocks, size_t n) {
+    Entry* h = history.data();
+    for (size_t i = 0; i < n; ++i) {
+      if (phase_ == kSkip) {
+        uint64_t t = t_;
+        for (; i < n; ++i, ++t) {
+          const Entry e = BlockEntry(blocks[i]);
+          h[t & kMask] = e;
+          if (e != h[(t - cycle_) & kMask]) break;
+        }
+        t_ = t;
+        if (i == n) break;
+        CatchUp();
+      } else {
+        h[t_ & kMask] = BlockEntry(blocks[i]);
+      }
+      Step(h[t_ & kMask]);
+    }
+  }
+
+  void Finish() {
+    if (phase_ == kSkip) CatchUp();
+    lines.record = nullptr;
+    first.Finish();
+  }
+
+ private:
+  static constexpr uint64_t kHistory = uint64_t(1) << 16;  // blocks kept (a power of two)
+  static constexpr uint64_t kMask = kHistory - 1;
+  static constexpr uint64_t kMaxCycle = kHistory / 2;
+  static constexpr size_t kLastSlots = 4096;
+  static constexpr uint64_t kCheckpointEvery = 128;  // blocks
+  enum Phase { kSearch, kVerify, kSkip };
+
+  static size_t Slot(Entry e) { return size_t((e * 0x9e3779b97f4a7c15u) >> 52); }
+
+  // Block t_ (in the history) through the folds, the cycle followed or a new one tried.
+  void Step(Entry e) {
+    if (cycle_ > 0 && e == history[(t_ - cycle_) & kMask]) {
+      ++matched_;
+    } else {
+      lines.record = nullptr;
+      phase_ = kSearch;
+      const uint64_t seen = last[Slot(e)];  // 1 + where it was
+      cycle_ = seen > 0 && t_ - (seen - 1) <= kMaxCycle && history[(seen - 1) & kMask] == e ? t_ - (seen - 1) : 0;
+      matched_ = cycle_ > 0;
+      save_at_ = std::clamp<uint64_t>(cycle_, 32, 64);
+      tries_ = 0;
+    }
+    last[Slot(e)] = t_ + 1;
+    first.Add(e);
+    ++t_;
+    if (phase_ == kVerify) {
+      if (t_ == from_ + cycle_) {
+        Verify();
+      } else if ((t_ - from_) % kCheckpointEvery == 0) {
+        Save((t_ - from_) / kCheckpointEvery);
+      }
+    } else if (cycle_ > 0 && matched_ == save_at_) {
+      cycle_lines_.clear();
+      lines.record = &cycle_lines_;
+      phase_ = kVerify;
+      from_ = t_;
+      Save(0);
+    }
+  }
+
+  // The folds' states and the lines written so far, at checkpoint k of the cycle.
+  void Save(size_t k) {
+    if (k >= checkpoints_.size()) checkpoints_.resize(k + 1);
+    first.Save(checkpoints_[k].states[0]);
+    second.Save(checkpoints_[k].states[1]);
+    third.Save(checkpoints_[k].states[2]);
+    checkpoints_[k].lines = cycle_lines_.size();
+  }
+
+  // A cycle since the states were saved, the blocks repeating all along: skip from here
+  // if the folds are back where they were.
+  void Verify() {
+    lines.record = nullptr;
+    const FoldState* saved = checkpoints_[0].states;
+    const int since[3] = {first.Compare(saved[0]), second.Compare(saved[1]), third.Compare(saved[2])};
+    counted_ = -1;
+    bool same = true;
+    for (int i = 0; i < 3; ++i) {
+      if (since[i] == kOther || (since[i] == kCounted && counted_ >= 0)) same = false;
+      if (since[i] == kCounted) counted_ = i;
+    }
+    if (same && (counted_ < 0 || cycle_lines_.empty())) {
+      const uint64_t times[3] = {first.Times(), second.Times(), third.Times()};
+      if (counted_ >= 0) per_cycle_ = times[counted_] - saved[counted_].times;
+      phase_ = kSkip;
+      from_ = t_;
+      return;
+    }
+    // Not yet (a fold may still hold entries from before the loop): try again later.
+    phase_ = kSearch;
+    save_at_ = matched_ + (cycle_ << std::min(++tries_, 10u));
+  }
+
+  // Block t_ differs from the one a cycle before: the folds take the whole cycles
+  // skipped at once, start again from the last checkpoint passed in the cycle (as
+  // the first cycle left them there, one more cycle back), and take the blocks since.
+  void CatchUp() {
+    const uint64_t skipped = t_ - from_, rest = skipped % cycle_, k = rest / kCheckpointEvery;
+    uint64_t cycles = skipped / cycle_;
+    if (k > 0) {
+      const Checkpoint& c = checkpoints_[k];
+      first.Restore(c.states[0]);
+      second.Restore(c.states[1]);
+      third.Restore(c.states[2]);
+      ++cycles;
+    }
+    if (counted_ == 0) first.Count(cycles * per_cycle_);
+    if (counted_ == 1) second.Count(cycles * per_cycle_);
+    if (counted_ == 2) third.Count(cycles * per_cycle_);
+    if (counted_ < 0 && !cycle_lines_.empty()) {
+      for (uint64_t c = k > 0; c < cycles; ++c) lines.Again(cycle_lines_);
+      if (k > 0) lines.Again(std::string_view(cycle_lines_).substr(0, checkpoints_[k].lines));
+    }
+    for (uint64_t t = std::max(from_, t_ - cycle_); t < t_; ++t) last[Slot(history[t & kMask])] = t + 1;
+    for (uint64_t t = t_ - (rest - k * kCheckpointEvery); t < t_; ++t) first.Add(history[t & kMask]);
+    phase_ = kSearch;
+  }
+
+  std::vector<Entry> history;  // block t at t & kMask
+  std::vector<uint64_t> last;  // by Slot(block): 1 + the latest t it was at (0: none)
+  uint64_t t_ = 0;             // blocks seen
+  uint64_t cycle_ = 0;         // the distance followed (0: none)
+  uint64_t matched_ = 0;       // how many blocks in a row equal the one cycle_ before
+  uint64_t save_at_ = 0;       // the matched_ at which to save the folds' states
+  unsigned tries_ = 0;
+  Phase phase_ = kSearch;
+  uint64_t from_ = 0;  // kVerify: the t_ the states were saved at; kSkip: the first t_ skipped
+  struct Checkpoint {
+    FoldState states[3];  // of the folds
+    size_t lines;         // the size of cycle_lines_
+  };
+  // Every kCheckpointEvery blocks of the cycle, from the start (where the blocks repeat
+  // from); where they stop repeating, the folds start from the checkpoint before.
+  std::vector<Checkpoint> checkpoints_;
+  std::string cycle_lines_;  // the lines written in a cycle
+  int counted_ = -1;                // kSkip: the fold a cycle adds per_cycle_ to its count (-1: lines)
+  uint64_t per_cycle_ = 0;
 };
 
 BlockTrace::BlockTrace(const SymbolTable& symbols, Format format, std::function<void(std::string_view)> write)
@@ -218,7 +432,7 @@ BlockTrace::BlockTrace(const SymbolTable& symbols, Format format, std::function<
 
 BlockTrace::~BlockTrace() = default;
 
-void BlockTrace::Add(const TracedBlock* blocks, size_t n) { folds_->first.AddBlocks(blocks, n); }
+void BlockTrace::Add(const TracedBlock* blocks, size_t n) { folds_->Add(blocks, n); }
 
 const std::string& BlockTrace::Symbol(uint32_t address) {
   auto [it, added] = symbols_by_address_.try_emplace(address);
@@ -267,14 +481,10 @@ void BlockTrace::Line(uint64_t e) {
                  .dump() +
              "\n";
   }
-  if (text_.size() >= kTraceBuffer) {
-    write_(text_);
-    text_.clear();
-  }
 }
 
 void BlockTrace::Finish() {
-  folds_->first.Finish();
+  folds_->Finish();
   write_(text_);
   text_.clear();
 }
