@@ -300,34 +300,33 @@ namespace {
 std::optional<std::array<uint8_t, 4>> CselInPlace(const Insn& i, uint32_t site) {
   constexpr uint32_t kPage = 1024;  // Unicorn's M-profile target page (unicorn.md §3)
   if (site % kPage == kPage - 2 || i.cond >= 14) return std::nullopt;
+  using Op16 = std::optional<uint16_t>;
   auto low = [](uint32_t r) { return r < 8; };
-  uint32_t cond = 0;
-  uint16_t op = 0;
+  // The 16-bit encodings (T1; inside an IT block the flag-setting ones set none).
+  auto mov = [](uint32_t d, uint32_t m) -> Op16 { return uint16_t(0x4600 | (d & 8) << 4 | m << 3 | (d & 7)); };
+  auto movs = [&](uint32_t d, uint32_t imm) -> Op16 { return low(d) ? Op16(uint16_t(0x2000 | d << 8 | imm)) : Op16(); };
+  auto low_pair = [&](uint16_t base, uint32_t d, uint32_t m) -> Op16 {
+    return low(d) && low(m) ? Op16(uint16_t(base | m << 3 | d)) : Op16();
+  };
+  uint32_t cond = 0;  // when the IT's instruction runs
+  Op16 op;
   if (i.rd == i.rn && i.rn != kZr) {  // cond holds: Rd stays; else Rd = op(Rm)
     cond = i.cond ^ 1;
     const bool zr = i.rm == kZr;
-    if (!low(i.rd) && !(i.csel_op == 0 && !zr)) return std::nullopt;
-    if (!zr && i.csel_op != 0 && !low(i.rm)) return std::nullopt;
     switch (i.csel_op) {
-      case 0: op = zr ? uint16_t(0x2000 | i.rd << 8) : uint16_t(0x4600 | (i.rd & 8) << 4 | i.rm << 3 | (i.rd & 7)); break;  // MOVS #0 / MOV
-      case 1: op = zr ? uint16_t(0x2001 | i.rd << 8) : uint16_t(0x1C40 | i.rm << 3 | i.rd); break;  // MOVS #1 / ADDS #1
-      case 2: if (zr) return std::nullopt; op = uint16_t(0x43C0 | i.rm << 3 | i.rd); break;          // MVNS
-      case 3: op = zr ? uint16_t(0x2000 | i.rd << 8) : uint16_t(0x4240 | i.rm << 3 | i.rd); break;  // MOVS #0 / RSBS #0
+      case 0: op = zr ? movs(i.rd, 0) : mov(i.rd, i.rm); break;                   // MOVS #0 / MOV
+      case 1: op = zr ? movs(i.rd, 1) : low_pair(0x1C40, i.rd, i.rm); break;      // MOVS #1 / ADDS Rd, Rm, #1
+      case 2: op = zr ? Op16() : low_pair(0x43C0, i.rd, i.rm); break;             // MVNS
+      case 3: op = zr ? movs(i.rd, 0) : low_pair(0x4240, i.rd, i.rm); break;      // MOVS #0 / RSBS Rd, Rm, #0
     }
   } else if (i.rd == i.rm && i.csel_op == 0 && i.rm != kZr) {  // cond fails: Rd stays; else Rd = Rn
     cond = i.cond;
-    if (i.rn == kZr) {
-      if (!low(i.rd)) return std::nullopt;
-      op = uint16_t(0x2000 | i.rd << 8);  // MOVS Rd, #0
-    } else {
-      op = uint16_t(0x4600 | (i.rd & 8) << 4 | i.rn << 3 | (i.rd & 7));  // MOV Rd, Rn
-    }
-  } else {
-    return std::nullopt;
+    op = i.rn == kZr ? movs(i.rd, 0) : mov(i.rd, i.rn);
   }
+  if (!op) return std::nullopt;
   Asm a{.address = site, .bytes = {}};
   a.It(cond, /*with_else=*/false);
-  a.H(op);
+  a.H(*op);
   return std::array<uint8_t, 4>{a.bytes[0], a.bytes[1], a.bytes[2], a.bytes[3]};
 }
 }  // namespace

@@ -190,12 +190,16 @@ bool Core::RelocateLoop(uint32_t site, uint32_t start, uint32_t step) {
   return true;
 }
 
-// Sites in [address, address + size) rewritten in place into two instructions that
-// retire as one (v81m::IsInPlacePair).
+// Sites in [address, address + size) that memory holds rewritten in place into two
+// instructions that retire as one (v81m::IsInPlacePair); not one that code loaded since
+// has replaced.
 uint32_t Core::InPlacePairsIn(uint64_t address, uint32_t size) const {
   uint32_t n = 0;
   for (auto p = patches_.lower_bound(uint32_t(address)); p != patches_.end() && p->first + 4 <= address + size; ++p) {
-    n += v81m::IsInPlacePair(p->second.patched);
+    if (!v81m::IsInPlacePair(p->second.patched)) continue;
+    std::array<uint8_t, 4> now;
+    map_.Read(p->first, now);
+    n += now == p->second.patched;
   }
   return n;
 }
