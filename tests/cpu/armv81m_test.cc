@@ -366,6 +366,14 @@ TEST_P(Armv81, SelectsOntoTheirOwnOperandRunInPlace) {
   }
 }
 
+// Code loaded over a rewritten site is counted as what it is now.
+TEST_P(Armv81, CodeLoadedOverASelectInPlaceCountsAsItself) {
+  Load({0xea53, 0x93a3, 0xe7ff, 0xe7fe});  // cinc r3, r3, lt; b.n 6; b .
+  EXPECT_EQ(RunTo(6), 2u);
+  Load({0x4600, 0x4600, 0xe7ff, 0xe7fe});  // mov r0, r0; mov r0, r0; b.n 6; b .
+  EXPECT_EQ(RunTo(6), 3u);
+}
+
 // A debugger's single step goes over the pair as the one instruction it stands for.
 TEST_P(Armv81, ASingleStepOverASelectInPlaceStepsTheWholeInstruction) {
   if (!Translating()) GTEST_SKIP() << "only translated sites are pairs";
