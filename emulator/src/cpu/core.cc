@@ -871,7 +871,7 @@ void Core::MarkRoad(uint32_t exception) {
 
 void Core::TraceBlocks(TraceSink sink) {
   trace_ = std::move(sink);
-  road_.reset(new const BlockInfo*[kTraceRing]());
+  road_.Reset(kTraceRing);
   road_mask_ = kTraceRing * sizeof(void*) - 1;
   road_at_ = traced_at_ = 0;
   trace_flush_at_ = Through() + kTraceFlushEvery;

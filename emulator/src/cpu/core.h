@@ -495,7 +495,7 @@ class Core {
   // ring when tracing.
   uint64_t road_at_ = 0;
   uint64_t road_mask_ = kRoadBlocks * sizeof(void*) - 1;
-  std::unique_ptr<const BlockInfo*[]> road_{new const BlockInfo*[kRoadBlocks]()};
+  engine::RingSlots<BlockInfo> road_{kRoadBlocks};
   uint64_t traced_at_ = 0;  // road_at_ up to which the trace sink has the blocks
   std::vector<std::pair<uint64_t, uint32_t>> road_marks_;  // (road_at_, MarkRoad's argument)
   TraceSink trace_;

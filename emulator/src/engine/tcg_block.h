@@ -127,7 +127,8 @@ struct RingFields {
   const void* ring;
   uint64_t mask;  // of the ring's size in bytes
 };
-// Emits `*(ring + (at & mask)) = info; at += 8` (six ops, no call): a MoreOps body.
+// Emits `*(ring + (at & mask)) = info; at += 8` (five ops and no call where the ring lies
+// below 2 GiB, RingSlots; six elsewhere): a MoreOps body.
 void EmitRing(const Tcg& tcg, TCGContext* s, intptr_t base, intptr_t info, const RingFields& ring);
 // The block is translated: `count` instructions, written into its ops.
 void SetCount(Translation& t, uint64_t count);
