@@ -41,7 +41,6 @@ void EmitBlockCount(const Tcg& tcg, AddInlineHook add_inline_hook, uc_struct* uc
                     const CountFields& fields, const MoreOps& more) {
   TCGContext* s = t.s;
   const auto ptr = [](const void* p) { return int64_t(reinterpret_cast<uintptr_t>(p)); };
-  const uintptr_t current_at = uintptr_t(ptr(fields.current) - ptr(fields.left));
   const intptr_t base = tcg.const_i64(s, ptr(fields.left));
   TCGTemp* left = tcg.temp_new(s, kTypeI64, false);
   TCGTemp* count = tcg.temp_new(s, kTypeI64, false);
@@ -52,7 +51,9 @@ void EmitBlockCount(const Tcg& tcg, AddInlineHook add_inline_hook, uc_struct* uc
   tcg.op3(s, kOpLdI64, TempArg(left), Arg(s, base), 0);
   tcg.op3(s, kOpAddI64, TempArg(left), TempArg(left), TempArg(count));
   tcg.op3(s, kOpStI64, TempArg(left), Arg(s, base), 0);
-  tcg.op3(s, kOpStI64, Arg(s, info), Arg(s, base), current_at);
+  if (fields.current != nullptr) {
+    tcg.op3(s, kOpStI64, Arg(s, info), Arg(s, base), uintptr_t(ptr(fields.current) - ptr(fields.left)));
+  }
   if (more) more(base, info);
   TCGLabel* skip = tcg.new_label(s);
   tcg.brcondi_i64(s, kCondGt, Var(s, left), 0, skip);

@@ -106,7 +106,8 @@ struct Translation {
 };
 
 // The fields the emitted ops address, all of one object: `left` (the base the ops hold
-// in a TCGv) and `current` (a pointer field, which gets `info`).
+// in a TCGv) and `current` (a pointer field, which gets `info`; none if null: the
+// target's own ops record the block).
 struct CountFields {
   int64_t* left;
   const void* current;
