@@ -72,7 +72,7 @@ struct Hooks {
   // left_ is no longer positive, with size 0; the others call it every time.
   static void Block(uc_engine*, uint64_t address, uint32_t size, void* user) {
     Core& c = *static_cast<Core*>(user);
-    if (size == 0) {  // counted: Through() and current_ already include this block
+    if (size == 0) {  // counted: Through() and CurrentBlock() already include this block
       Due(c, address, c.Retired(), c.RoadInCode());
       return;
     }
@@ -82,8 +82,8 @@ struct Hooks {
     const uint64_t through = c.Through() + b.count;
     if (b.key == (address | uint64_t(size) << 32) && through < c.check_at_) {
       c.SetThrough(through);
-      c.current_ = &b;
       c.PushRoad(&b);
+      c.SetCurrentBlock(&b);
       return;
     }
     BlockChecks(c, address, size, b);
@@ -99,17 +99,17 @@ struct Hooks {
       b.key = b.self_loop || b.hidden ? Core::BlockInfo::kNoKey : address | uint64_t(size) << 32;
     }
     if (b.hidden) {  // an Armv8.1-M trampoline: it stands for the site's one instruction
-      c.current_ = &Core::kNoBlock;
+      c.SetCurrentBlock(&Core::kNoBlock);
       return;
     }
     const uint64_t retired = c.Through();  // everything before this block
     c.SetThrough(retired + b.count);
-    c.current_ = &b;
     c.PushRoad(&b);
+    c.SetCurrentBlock(&b);
     Due(c, address, retired, true);
   }
 
-  // The block at `address`, counted in Through() and current_ with `retired`
+  // The block at `address`, counted in Through() and CurrentBlock() with `retired`
   // instructions before it, is about to run: stop before it if something is due.
   // `on_road`: the block was pushed on the road (its code's ring ops, or PushRoad).
   [[gnu::noinline]] static void Due(Core& c, uint64_t address, uint64_t retired, bool on_road) {
@@ -128,7 +128,7 @@ struct Hooks {
         (c.watch_masks_ && c.ReadMasksRaw() != c.masks_snapshot_)) {
       c.Settle(0);
       c.StopWith({.kind = Stop::Kind::kEvent, .pc = uint32_t(address)});
-    } else if (c.current_->self_loop) {
+    } else if (c.CurrentBlock()->self_loop) {
       c.Settle(0);
       c.StopWith({.kind = Stop::Kind::kHang, .pc = uint32_t(address)});
     } else if (c.Through() > c.budget_) {
@@ -873,9 +873,11 @@ void Core::MarkRoad(uint32_t exception) {
 
 void Core::TraceBlocks(TraceSink sink) {
   trace_ = std::move(sink);
-  road_.reset(new const BlockInfo*[kTraceRing]());
+  const BlockInfo* current = CurrentBlock();
+  road_.Reset(kTraceRing);
   road_mask_ = kTraceRing * sizeof(void*) - 1;
   road_at_ = traced_at_ = 0;
+  SetCurrentBlock(current);
   trace_flush_at_ = Through() + kTraceFlushEvery;
 }
 
@@ -893,7 +895,7 @@ void Core::FlushTrace() {
 const Core::BlockInfo Core::kNoBlock{};
 
 uint32_t Core::CountUpTo(uint64_t pc) const {
-  const BlockInfo& b = *current_;
+  const BlockInfo& b = *CurrentBlock();
   if (b.address == UINT64_MAX || pc < b.address || pc >= b.address + b.size) return b.count;
   bool unused;
   return CountInstructions(b.address, uint32_t(pc - b.address), &unused);
@@ -901,7 +903,7 @@ uint32_t Core::CountUpTo(uint64_t pc) const {
 
 void Core::Settle(uint64_t executed) {
   SetThrough(Retired() + executed);
-  current_ = &kNoBlock;
+  SetCurrentBlock(&kNoBlock);
 }
 
 void Core::RetireThrough(uint32_t pc) { Settle(CountUpTo(pc) + 1); }
@@ -909,8 +911,9 @@ void Core::RetireThrough(uint32_t pc) { Settle(CountUpTo(pc) + 1); }
 bool Core::TracedInBlock() const {
   // A trace hook covers the faulting instruction only if the last traced PC is in the
   // block now executing; several ranges may be traced.
-  return tracing_ && last_traced_ && current_->address != UINT64_MAX && *last_traced_ >= current_->address &&
-         *last_traced_ < current_->address + current_->size;
+  const BlockInfo& b = *CurrentBlock();
+  return tracing_ && last_traced_ && b.address != UINT64_MAX && *last_traced_ >= b.address &&
+         *last_traced_ < b.address + b.size;
 }
 
 void Core::TraceRange(uint64_t begin, uint64_t end) {
@@ -1068,9 +1071,10 @@ void Core::ForgetBlocks() {
   // The block hook's counts were made from the old bytes: a block may keep its address
   // and size and change what it is (`b.w .` patched over an LE). The current block's
   // entry is kept aside: the count of a block stopped in is still needed.
-  if (current_ >= block_cache_.data() && current_ < block_cache_.data() + kBlockCacheSize) {
-    held_ = *current_;
-    current_ = &held_;
+  const BlockInfo* current = CurrentBlock();
+  if (current >= block_cache_.data() && current < block_cache_.data() + kBlockCacheSize) {
+    held_ = *current;
+    SetCurrentBlock(&held_);
   }
   block_cache_.fill(BlockInfo{});
 }
@@ -1121,11 +1125,11 @@ Stop Core::Run(uint32_t pc, const Limits& limits) {
   while (stop_ && stop_->kind == Stop::Kind::kInvalidInstruction) {
     const uint32_t at = stop_->pc;
     const uint64_t through = Through();
-    const BlockInfo* current = current_;
+    const BlockInfo* current = CurrentBlock();
     Settle(CountUpTo(at));  // the block's instructions before it have retired
     if (!HandleArmv81(at)) {  // (false before it changes anything)
       SetThrough(through);    // accounted below, with the stop
-      current_ = current;
+      SetCurrentBlock(current);
       break;
     }
     stop_.reset();

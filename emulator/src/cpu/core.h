@@ -481,21 +481,26 @@ class Core {
   std::array<BlockInfo, kBlockCacheSize> block_cache_;
 
   // Retired-instruction accounting. A block is counted whole when it starts: Through()
-  // includes all of the current block (current_), so the instructions retired so far
-  // are Through() - current_->count, and a stop inside it settles the count (Settle).
+  // includes all of the current block (CurrentBlock()), so the instructions retired so
+  // far are Through() - CurrentBlock()->count, and a stop inside it settles the count
+  // (Settle).
   // The count is kept as the distance to check_at_, the count below which no stop can
   // be due: the translated code subtracts each block from left_ and calls the block
   // hook once it is no longer positive (core_block_count.cc). Anything that moves
   // next_event_, idle_ or watch_masks_ sets check_at_ to 0 (SetCheckAt).
-  static const BlockInfo kNoBlock;  // current_ while no block executes (core.cc)
+  static const BlockInfo kNoBlock;  // the current block while none executes (core.cc)
   int64_t left_ = 0;                // check_at_ - Through()
+  // The current block (CurrentBlock). Blocks whose code writes the road's ring do not store
+  // it: it is then the ring's latest entry, unless the core set it since (SetCurrentBlock),
+  // which current_at_ == road_at_ says. Other blocks' code stores it here.
   const BlockInfo* current_ = &kNoBlock;
+  uint64_t current_at_ = 0;
   // The road: ring of entered blocks' entries. road_at_ counts the bytes of the entries
   // ever written (8 per block); the slot of the next is road_at_ & road_mask_. A larger
   // ring when tracing.
   uint64_t road_at_ = 0;
   uint64_t road_mask_ = kRoadBlocks * sizeof(void*) - 1;
-  std::unique_ptr<const BlockInfo*[]> road_{new const BlockInfo*[kRoadBlocks]()};
+  engine::RingSlots<BlockInfo> road_{kRoadBlocks};
   uint64_t traced_at_ = 0;  // road_at_ up to which the trace sink has the blocks
   std::vector<std::pair<uint64_t, uint32_t>> road_marks_;  // (road_at_, MarkRoad's argument)
   TraceSink trace_;
@@ -504,7 +509,18 @@ class Core {
     road_[(road_at_ & road_mask_) / sizeof(void*)] = b;
     road_at_ += sizeof(void*);
   }
-  void UnpushRoad() { road_at_ -= sizeof(void*); }
+  void UnpushRoad() {  // the current block stays current
+    const BlockInfo* b = CurrentBlock();
+    road_at_ -= sizeof(void*);
+    SetCurrentBlock(b);
+  }
+  const BlockInfo* CurrentBlock() const {
+    return current_at_ == road_at_ ? current_ : road_[((road_at_ - sizeof(void*)) & road_mask_) / sizeof(void*)];
+  }
+  void SetCurrentBlock(const BlockInfo* b) {
+    current_ = b;
+    current_at_ = road_at_;
+  }
   // Whether inline-counted blocks write the road's ring in their code (FAULTLINE_ROAD=off
   // leaves the ops out unless the run traces): core_block_count.cc.
   bool RoadInCode() const;
@@ -520,7 +536,7 @@ class Core {
     check_at_ = std::min<uint64_t>(at, INT64_MAX);
     SetThrough(through);
   }
-  uint64_t Retired() const { return Through() - current_->count; }
+  uint64_t Retired() const { return Through() - CurrentBlock()->count; }
   uint64_t budget_ = 0;
   std::optional<std::chrono::steady_clock::time_point> deadline_;
   uint64_t clock_at_ = 0;   // Retired() at which the wall clock is read next

@@ -2,12 +2,14 @@
 // (engine/tcg_block.h has the shared emitter and the layouts; docs/performance.md,
 // section 2b). For faultline's block hook the ops are:
 //
-//     left_ -= <instructions in this block>;   current_ = <this block's BlockInfo>;
-//     road_[road_at_ & road_mask_] = current_;  road_at_ += 8;
+//     left_ -= <instructions in this block>;
+//     road_[road_at_ & road_mask_] = <this block's BlockInfo>;  road_at_ += 8;
 //     if (left_ <= 0) Hooks::Block(uc, pc, 0, core);   // the slow path
 //
 // (left_ is check_at_, the count below which nothing can be due, minus the count so
 // far: core.h), so that the block hook's callback runs only when something can be due.
+// The ring's latest entry is the current block (Core::CurrentBlock); with the road left out
+// the ops store it into current_ instead.
 //
 // How the generated code gets there. libunicorn exports its internal functions and
 // reaches them through its PLT or GOT, so definitions in the executable interpose them
@@ -94,8 +96,8 @@ struct InlineCount {
     if (c.RoadInCode()) {
       road = [&](intptr_t base, intptr_t info) { EmitRoad(t.s, c, base, info); };
     }
-    engine::EmitBlockCount(engine::kArmTcg, cpu::Original().add_inline_hook, uc, hook, t, {&c.left_, &c.current_, t.info},
-                           road);
+    engine::EmitBlockCount(engine::kArmTcg, cpu::Original().add_inline_hook, uc, hook, t,
+                           {&c.left_, road ? nullptr : &c.current_, t.info}, road);
     inline_blocks.fetch_add(1, std::memory_order_relaxed);
     return true;
   }

@@ -19,22 +19,28 @@ const Tcg kRiscv32Tcg = {tcg_temp_new_internal_riscv32, tcg_temp_free_internal_r
 void EmitRing(const Tcg& tcg, TCGContext* s, intptr_t base, intptr_t info, const RingFields& ring) {
   TCGTemp* slot = tcg.temp_new(s, kTypeI64, false);
   TCGTemp* at = tcg.temp_new(s, kTypeI64, false);
-  const intptr_t start = tcg.const_i64(s, int64_t(reinterpret_cast<uintptr_t>(ring.ring)));
+  const uintptr_t start = reinterpret_cast<uintptr_t>(ring.ring);
   tcg.op3(s, kOpLdI64, TempArg(at), Arg(s, base), ring.at_offset);
   tcg.andi_i64(s, Var(s, slot), Var(s, at), int64_t(ring.mask));
-  tcg.op3(s, kOpAddI64, TempArg(slot), TempArg(slot), Arg(s, start));
-  tcg.op3(s, kOpStI64, Arg(s, info), TempArg(slot), 0);
+  if (start <= uintptr_t(INT32_MAX)) {
+    // A low ring (RingSlots): its address is the store's displacement, which TCG's x86
+    // back end encodes as a 32-bit one.
+    tcg.op3(s, kOpStI64, Arg(s, info), TempArg(slot), start);
+  } else {
+    const intptr_t base_of_ring = tcg.const_i64(s, int64_t(start));
+    tcg.op3(s, kOpAddI64, TempArg(slot), TempArg(slot), Arg(s, base_of_ring));
+    tcg.op3(s, kOpStI64, Arg(s, info), TempArg(slot), 0);
+    tcg.temp_free(s, reinterpret_cast<TCGTemp*>(Arg(s, base_of_ring)));
+  }
   tcg.addi_i64(s, Var(s, at), Var(s, at), int64_t(sizeof(void*)));
   tcg.op3(s, kOpStI64, TempArg(at), Arg(s, base), ring.at_offset);
   for (TCGTemp* temp : {slot, at}) tcg.temp_free(s, temp);
-  tcg.temp_free(s, reinterpret_cast<TCGTemp*>(Arg(s, start)));
 }
 
 void EmitBlockCount(const Tcg& tcg, AddInlineHook add_inline_hook, uc_struct* uc, Hook* hook, Translation& t,
                     const CountFields& fields, const MoreOps& more) {
   TCGContext* s = t.s;
   const auto ptr = [](const void* p) { return int64_t(reinterpret_cast<uintptr_t>(p)); };
-  const uintptr_t current_at = uintptr_t(ptr(fields.current) - ptr(fields.left));
   const intptr_t base = tcg.const_i64(s, ptr(fields.left));
   TCGTemp* left = tcg.temp_new(s, kTypeI64, false);
   TCGTemp* count = tcg.temp_new(s, kTypeI64, false);
@@ -45,7 +51,9 @@ void EmitBlockCount(const Tcg& tcg, AddInlineHook add_inline_hook, uc_struct* uc
   tcg.op3(s, kOpLdI64, TempArg(left), Arg(s, base), 0);
   tcg.op3(s, kOpAddI64, TempArg(left), TempArg(left), TempArg(count));
   tcg.op3(s, kOpStI64, TempArg(left), Arg(s, base), 0);
-  tcg.op3(s, kOpStI64, Arg(s, info), Arg(s, base), current_at);
+  if (fields.current != nullptr) {
+    tcg.op3(s, kOpStI64, Arg(s, info), Arg(s, base), uintptr_t(ptr(fields.current) - ptr(fields.left)));
+  }
   if (more) more(base, info);
   TCGLabel* skip = tcg.new_label(s);
   tcg.brcondi_i64(s, kCondGt, Var(s, left), 0, skip);

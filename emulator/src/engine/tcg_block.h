@@ -106,7 +106,8 @@ struct Translation {
 };
 
 // The fields the emitted ops address, all of one object: `left` (the base the ops hold
-// in a TCGv) and `current` (a pointer field, which gets `info`).
+// in a TCGv) and `current` (a pointer field, which gets `info`; none if null: the
+// target's own ops record the block).
 struct CountFields {
   int64_t* left;
   const void* current;
@@ -127,7 +128,8 @@ struct RingFields {
   const void* ring;
   uint64_t mask;  // of the ring's size in bytes
 };
-// Emits `*(ring + (at & mask)) = info; at += 8` (six ops, no call): a MoreOps body.
+// Emits `*(ring + (at & mask)) = info; at += 8` (five ops and no call where the ring lies
+// below 2 GiB, RingSlots; six elsewhere): a MoreOps body.
 void EmitRing(const Tcg& tcg, TCGContext* s, intptr_t base, intptr_t info, const RingFields& ring);
 // The block is translated: `count` instructions, written into its ops.
 void SetCount(Translation& t, uint64_t count);

@@ -226,7 +226,7 @@ void Hart::OnBlock(uc_struct*, uint64_t address, uint32_t size, void* user) {
 void Hart::TraceBlocks(TraceSink sink) {
   trace_ = std::move(sink);
   road_on_ = true;
-  road_.reset(new const Block*[kTraceRing]());
+  road_.Reset(kTraceRing);
   road_mask_ = kTraceRing * sizeof(void*) - 1;
   road_at_ = traced_at_ = 0;
   trace_flush_at_ = Through() + kTraceFlushEvery;

@@ -169,7 +169,7 @@ class Hart {
   uint64_t road_at_ = 0;
   bool road_on_ = true;  // FAULTLINE_ROAD=off: no ring (A/B measurement, as on Arm)
   uint64_t road_mask_ = kRoadBlocks * sizeof(void*) - 1;
-  std::unique_ptr<const Block*[]> road_{new const Block*[kRoadBlocks]()};
+  engine::RingSlots<Block> road_{kRoadBlocks};
   std::vector<std::pair<uint64_t, std::string>> road_marks_;  // (road_at_, MarkTrap's trap)
   TraceSink trace_;
   uint64_t traced_at_ = 0;       // road_at_ up to which the sink has the blocks
