@@ -61,7 +61,7 @@ struct InlineCount {
     engine::MoreOps road;
     if (h.road_on_) {
       const uintptr_t at = uintptr_t(reinterpret_cast<const char*>(&h.road_at_) - reinterpret_cast<const char*>(&h.left_));
-      road = [&](intptr_t base, intptr_t info) {
+      road = [&t, &h, at](intptr_t base, intptr_t info) {  // `at` by value: it ends with this scope
         engine::EmitRing(engine::kRiscv32Tcg, t.s, base, info, {at, h.road_.get(), h.road_mask_});
       };
     }
