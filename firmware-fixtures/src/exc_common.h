@@ -102,4 +102,37 @@ static inline void print_clear_and_step(const char *what, uint32_t *frame, uint3
     }                                                    \
     FRAME_HANDLER(MemManage_Handler, memmanage_c)
 
+/* Defines BusFault_Handler for fixtures whose cases each run one access that may fault
+ * (a 32-bit instruction): records CFSR, BFAR and the stacked PC, counts the fault, clears
+ * CFSR and steps over the instruction. bus_fault_case(what, fn, address) runs case `fn`
+ * and prints how many faults it took and, if any, CFSR, BFAR - `address` and whether the
+ * stacked PC is in the case's code. */
+#define BUSFAULT_CASES()                                                        \
+    static volatile uint32_t seen_cfsr, seen_bfar, seen_pc, faults;              \
+    __attribute__((used)) void busfault_c(uint32_t *frame);                      \
+    void busfault_c(uint32_t *frame)                                             \
+    {                                                                            \
+        seen_cfsr = SCB_CFSR;                                                    \
+        seen_bfar = SCB_BFAR;                                                    \
+        seen_pc = frame[6];                                                      \
+        ++faults;                                                                \
+        SCB_CFSR = SCB_CFSR;                                                     \
+        frame[6] += 4;                                                           \
+    }                                                                            \
+    FRAME_HANDLER(BusFault_Handler, busfault_c)                                  \
+    static void bus_fault_case(const char *what, void (*fn)(void), uint32_t address) \
+    {                                                                            \
+        const uint32_t before = faults;                                          \
+        seen_cfsr = seen_bfar = seen_pc = 0;                                     \
+        const uint32_t case_address = (uint32_t)(uintptr_t)fn & ~1u;             \
+        fn();                                                                    \
+        sh_write0(what);                                                         \
+        sh_puts_hex(" faults ", faults - before);                                \
+        if (faults != before) {                                                  \
+            sh_puts_hex("  cfsr ", seen_cfsr);                                   \
+            sh_puts_hex("  bfar - address ", seen_bfar - address);               \
+            sh_puts_hex("  pc in case ", seen_pc - case_address < 64u);          \
+        }                                                                        \
+    }
+
 #endif

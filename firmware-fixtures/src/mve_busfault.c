@@ -10,19 +10,7 @@
 
 #include "exc_common.h"
 
-static volatile uint32_t seen_cfsr, seen_bfar, seen_pc, faults;
-
-void busfault_c(uint32_t *frame);
-void busfault_c(uint32_t *frame)
-{
-    seen_cfsr = SCB_CFSR;
-    seen_bfar = SCB_BFAR;
-    seen_pc = frame[6];
-    ++faults;
-    SCB_CFSR = SCB_CFSR;
-    frame[6] += 4;
-}
-FRAME_HANDLER(BusFault_Handler, busfault_c)
+BUSFAULT_CASES()
 
 PRINTS_AND_EXITS(HardFault_Handler, 1)
 
@@ -30,7 +18,6 @@ PRINTS_AND_EXITS(HardFault_Handler, 1)
 
 static uint32_t ram[64] __attribute__((aligned(16)));
 static volatile uint32x4_t sink;
-static volatile uint32_t case_address;
 
 #define CASE(name) __attribute__((noinline)) static void name(void)
 CASE(load_w) { sink = vldrwq_u32(UNMAPPED + 4); }
@@ -56,32 +43,17 @@ CASE(gather_lane_off)
 }
 CASE(load_tail_mapped) { sink = vldrwq_z_u32(ram, vctp32q(3)); }
 
-static void report(const char *what, void (*fn)(void), uint32_t address)
-{
-    const uint32_t before = faults;
-    seen_cfsr = seen_bfar = seen_pc = 0;
-    case_address = (uint32_t)(uintptr_t)fn & ~1u;
-    fn();
-    sh_write0(what);
-    sh_puts_hex(" faults ", faults - before);
-    if (faults != before) {
-        sh_puts_hex("  cfsr ", seen_cfsr);
-        sh_puts_hex("  bfar - address ", seen_bfar - address);
-        sh_puts_hex("  pc in case ", seen_pc - case_address < 64u);
-    }
-}
-
 int main(void)
 {
     SCB_SHCSR |= SHCSR_BUSFAULTENA;
     __asm__ volatile("dsb\n\tisb" ::: "memory");
     const uint32_t u = UNMAPPED_ADDR;
-    report("vldrw", load_w, u + 16);
-    report("vstrw", store_w, u + 32);
-    report("vldrb.u32", load_b_widening, u + 3);
-    report("vld20, vld21", load_2, u + 64);
-    report("gather, lane 2 unmapped", gather, u + 8);
-    report("gather, lane 2 predicated off", gather_lane_off, 0);
-    report("vldrw, 3 active lanes mapped", load_tail_mapped, 0);
+    bus_fault_case("vldrw", load_w, u + 16);
+    bus_fault_case("vstrw", store_w, u + 32);
+    bus_fault_case("vldrb.u32", load_b_widening, u + 3);
+    bus_fault_case("vld20, vld21", load_2, u + 64);
+    bus_fault_case("gather, lane 2 unmapped", gather, u + 8);
+    bus_fault_case("gather, lane 2 predicated off", gather_lane_off, 0);
+    bus_fault_case("vldrw, 3 active lanes mapped", load_tail_mapped, 0);
     return 0;
 }

@@ -25,19 +25,7 @@
 #define NPURAM5 ((uint32_t *)0x342E0000u)      /* AXISRAM5 */
 #define NOR     ((const uint8_t *)0x71000000u) /* XSPI2 window + 16 MiB */
 
-static volatile uint32_t seen_cfsr, seen_bfar, seen_pc, faults;
-
-void busfault_c(uint32_t *frame);
-void busfault_c(uint32_t *frame)
-{
-    seen_cfsr = SCB_CFSR;
-    seen_bfar = SCB_BFAR;
-    seen_pc = frame[6];
-    ++faults;
-    SCB_CFSR = SCB_CFSR;
-    frame[6] += 4;
-}
-FRAME_HANDLER(BusFault_Handler, busfault_c)
+BUSFAULT_CASES()
 
 PRINTS_AND_EXITS(HardFault_Handler, 1)
 
@@ -51,21 +39,6 @@ CASE(nor_scalar)
     uint32_t v;
     __asm__ volatile("ldrb.w %0, [%1]" : "=r"(v) : "r"(NOR) : "memory");
     sink = v;
-}
-
-static void fault_case(const char *what, void (*fn)(void), uint32_t address)
-{
-    const uint32_t before = faults;
-    seen_cfsr = seen_bfar = seen_pc = 0;
-    const uint32_t case_address = (uint32_t)(uintptr_t)fn & ~1u;
-    fn();
-    sh_write0(what);
-    sh_puts_hex(" faults ", faults - before);
-    if (faults != before) {
-        sh_puts_hex("  cfsr ", seen_cfsr);
-        sh_puts_hex("  bfar - address ", seen_bfar - address);
-        sh_puts_hex("  pc in case ", seen_pc - case_address < 64u);
-    }
 }
 
 /* A vector of four words to npuRAM5 and back (VSTRW, VLDRW), then the same word by word. */
@@ -86,8 +59,8 @@ int main(void)
     SCB_SHCSR |= SHCSR_BUSFAULTENA;
     __asm__ volatile("dsb\n\tisb" ::: "memory");
 
-    fault_case("xspi2 indirect, vldrb.u32", nor_vector, 0x71000000u);
-    fault_case("xspi2 indirect, ldrb", nor_scalar, 0x71000000u);
+    bus_fault_case("xspi2 indirect, vldrb.u32", nor_vector, 0x71000000u);
+    bus_fault_case("xspi2 indirect, ldrb", nor_scalar, 0x71000000u);
     npuram_round_trip("axisram5 shut down:");
 
     RCC_MEMENSR = 1u << 2;              /* AXISRAM5ENS */
@@ -99,7 +72,7 @@ int main(void)
     __asm__ volatile("dsb\n\tisb" ::: "memory");
 
     npuram_round_trip("axisram5 enabled:");
-    fault_case("xspi2 memory-mapped, vldrb.u32", nor_vector, 0x71000000u);
+    bus_fault_case("xspi2 memory-mapped, vldrb.u32", nor_vector, 0x71000000u);
     sh_puts_hex("  blank nor lane ", sink);
     return 0;
 }
