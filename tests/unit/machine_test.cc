@@ -190,5 +190,47 @@ TEST(MachineDebug, AWatchpointPausesBeforeEachAccessAndTheRunEndsAsWithoutIt) {
   ExpectSameEnd(m.output().result, faultline::Run(l.board, l.image, l.options));
 }
 
+// Read watchpoints on a page the firmware writes (checksum: the startup copies
+// data_words and zeroes bss_words, one page; main reads data_words twice, as words and
+// as bytes). Unicorn checks permissions only off its inline path (engine/unicorn_tlb.h).
+
+// A store fills the page's TLB entry: reads must still leave the inline path.
+TEST(MachineDebug, AReadWatchpointOnAPageTheFirmwareWritesPausesAtEveryRead) {
+  REQUIRE_FIXTURES();
+  Loaded l = Load("checksum");
+  Machine m(l.DebuggerInput());
+  const uint32_t data = AddressOf(l, "data_words");
+  m.SetWatchpoint(data + 28, 4, cpu::Core::WatchKind::kRead, true);
+  std::vector<uint32_t> hits;
+  for (Pause p; (p = m.Run()) != Pause::kEnded;) {
+    ASSERT_EQ(p, Pause::kWatchpoint);
+    hits.push_back(uint32_t(m.watch_hit()->address));
+    m.SetWatchpoint(data + 28, 4, cpu::Core::WatchKind::kRead, false);
+    ASSERT_EQ(m.Step(), Pause::kStep);
+    m.SetWatchpoint(data + 28, 4, cpu::Core::WatchKind::kRead, true);
+  }
+  // The integrity check's word, then the hash's four bytes.
+  EXPECT_EQ(hits, (std::vector<uint32_t>{data + 28, data + 28, data + 29, data + 30, data + 31}));
+  ExpectSameEnd(m.output().result, faultline::Run(l.board, l.image, l.options));
+}
+
+// The page's entry is in the TLB, granting reads, when the watchpoint is set: the TLB
+// goes with the protection change.
+TEST(MachineDebug, AReadWatchpointSetWhileItsPageIsInTheTlbPausesAtTheNextRead) {
+  REQUIRE_FIXTURES();
+  Loaded l = Load("checksum");
+  Machine m(l.DebuggerInput());
+  const uint32_t data = AddressOf(l, "data_words"), bss = AddressOf(l, "bss_words");
+  ASSERT_EQ(data >> 10, bss >> 10) << "one page";
+  // The startup's last store to bss_words, done with the watchpoint off, as gdb steps.
+  m.SetWatchpoint(bss + 60, 4, cpu::Core::WatchKind::kWrite, true);
+  ASSERT_EQ(m.Run(), Pause::kWatchpoint);
+  m.SetWatchpoint(bss + 60, 4, cpu::Core::WatchKind::kWrite, false);
+  ASSERT_EQ(m.Step(), Pause::kStep);
+  m.SetWatchpoint(data + 28, 4, cpu::Core::WatchKind::kRead, true);
+  ASSERT_EQ(m.Run(), Pause::kWatchpoint);
+  EXPECT_EQ(m.watch_hit()->address, data + 28);
+}
+
 }  // namespace
 }  // namespace faultline::machine

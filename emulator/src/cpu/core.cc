@@ -5,6 +5,7 @@
 #include "armv81m.h"
 #include "thumb.h"
 #include "../engine/road_ring.h"
+#include "../engine/unicorn_tlb.h"
 
 #include <unicorn/unicorn.h>
 
@@ -481,6 +482,7 @@ void Core::ApplyMpu() {
   for (size_t w = 0; w < map_.regions().size(); ++w) {
     if (map_.Enabled(w)) ProtectWindow(w);
   }
+  engine::DropTlb(uc_);  // uc_mem_protect leaves the TLB as it was (engine/unicorn_tlb.h)
   // Code translated from execute-never space ran under the MPU region that allowed it
   // (ExecutesInPlace): once the MPU changes, it must be fetched through the check again.
   for (const Region& r : map_.regions()) {
@@ -976,6 +978,7 @@ void Core::SetWatch(uint64_t address, uint64_t length, WatchKind kind, bool on) 
     const Region& region = map_.regions()[r];
     if (map_.Enabled(r) && region.base < w.end && w.begin < region.end()) ProtectWindow(r);
   }
+  engine::DropTlb(uc_);
 }
 
 uint32_t Core::Watched(uint64_t page, uint32_t perms) const {

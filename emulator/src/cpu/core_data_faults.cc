@@ -25,6 +25,7 @@
 // FAULTLINE_EXIT_CHECK=stock in the environment keeps Unicorn's test and its block-start
 // PC, for A/B measurement.
 #include "core.h"
+#include "engine/unicorn_tlb.h"
 #include "unicorn_interpose.h"
 
 #include <cstdint>
@@ -234,13 +235,16 @@ FAULTLINE_EXPORT void tcg_gen_qemu_st_i64_arm(void* s, intptr_t val, intptr_t ad
   fl::Generating(fl::Original().st_i64, s, val, addr, idx, memop);
 }
 
-// The memory helpers of qemu/accel/tcg/cputlb.c, one per size and byte order.
+// The memory helpers of qemu/accel/tcg/cputlb.c, one per size and byte order. A page
+// in the victim TLB is accessed at once (engine/unicorn_tlb.h): it cannot fault.
 #define FAULTLINE_LOAD(name, field)                                                   \
   FAULTLINE_EXPORT uint64_t name(void* env, uint32_t addr, uint32_t oi, uintptr_t ra) { \
+    if (uint64_t v; faultline::engine::VictimLoad(env, addr, oi, &v)) return v;       \
     return fl::Loaded(fl::Original().field, env, addr, oi, ra);                       \
   }
 #define FAULTLINE_STORE(name, field, T)                                                    \
   FAULTLINE_EXPORT void name(void* env, uint32_t addr, T value, uint32_t oi, uintptr_t ra) { \
+    if (faultline::engine::VictimStore(env, addr, oi, value)) return;                      \
     fl::Stored<T>(fl::Original().field, env, addr, value, oi, ra);                         \
   }
 FAULTLINE_LOAD(helper_ret_ldub_mmu_arm, ldub)

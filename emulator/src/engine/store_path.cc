@@ -29,9 +29,13 @@
 //    TLB_NOTDIRTY: stores to a page that holds code keep invalidating it (self-modifying
 //    code, code copied to RAM and rewritten).
 //
+// tlb_set_page_with_attrs also sends the reads of an Arm entry whose Unicorn block
+// refuses reads to the slow path (unicorn_tlb.h: Unicorn checks permissions only there).
+//
 // FAULTLINE_UNICORN_STORE_PATH=stock in the environment turns all three off (Unicorn's own
 // functions run), for A/B measurement.
 #include "store_path.h"
+#include "unicorn_tlb.h"
 #include "unicorn_build.h"
 #include "unicorn_interpose.h"
 
@@ -80,12 +84,16 @@ struct ArmTarget {
   static constexpr uint32_t kPageBits = 10;
   static void SetDirty(CPUState* cpu, uint32_t vaddr) { tlb_set_dirty_arm(cpu, vaddr); }
   static void FlushPage(CPUState* cpu, uint32_t addr) { tlb_flush_page_arm(cpu, addr); }
+  static void GuardUnreadable(CPUState* cpu, uint32_t vaddr, int mmu_idx) {
+    faultline::engine::GuardUnreadable(cpu, vaddr, mmu_idx);
+  }
 };
 struct Rv32Target {
   static constexpr const char* kSuffix = "_riscv32";
   static constexpr uint32_t kPageBits = 12;
   static void SetDirty(CPUState* cpu, uint32_t vaddr) { tlb_set_dirty_riscv32(cpu, vaddr); }
   static void FlushPage(CPUState* cpu, uint32_t addr) { tlb_flush_page_riscv32(cpu, addr); }
+  static void GuardUnreadable(CPUState*, uint32_t, int) {}  // no watchpoints or MPU on the hart
 };
 
 std::atomic<uint64_t> fast_store_pages{0};
@@ -143,6 +151,7 @@ struct StorePath {
                       uint32_t size) {
     const Unicorn& u = Original();
     u.set_page(cpu, vaddr, paddr, attrs, prot, mmu_idx, size);
+    Target::GuardUnreadable(cpu, vaddr, mmu_idx);  // unicorn_tlb.h
     if (u.stock || (prot & kPageWrite) == 0) return;
     uint32_t first = vaddr >> Target::kPageBits;
     uint32_t last = (vaddr + (size > 0 ? size - 1 : 0)) >> Target::kPageBits;
