@@ -91,7 +91,9 @@ inline void* VictimHost(void* env, uint32_t addr, uint32_t oi) {
   // QEMU 5.0 MemOp: size in bits 0-1, MO_BSWAP 8, MO_AMASK 0x70 (get_alignment_bits).
   const uint32_t memop = oi >> 4, size = 1u << (memop & 3), a = memop & 0x70;
   const uint32_t align = a == 0 ? 1 : a == 0x70 ? size : 1u << (a >> 4);
-  if ((memop & 8) != 0 || (addr & (align - 1)) != 0 || (addr & (kPageSize - 1)) + size > kPageSize) return nullptr;
+  if ((memop & 8) != 0 || (addr & (align - 1)) != 0 || (addr & (kPageSize - 1)) + size > kPageSize || !On()) {
+    return nullptr;
+  }
   const void* uc = At<const void*>(env, kEnvUc);
   if (At<const void*>(uc, hook1) != nullptr || At<const void*>(uc, hook2) != nullptr) return nullptr;
   const uint32_t mmu_idx = oi & 15, page = addr & ~(kPageSize - 1);
@@ -102,10 +104,8 @@ inline void* VictimHost(void* env, uint32_t addr, uint32_t oi) {
     const char* victims = static_cast<const char*>(env) + kVictimTable + kDescStride * mmu_idx;
     int v = 0;
     while (v < kVictims && At<uint32_t>(victims + v * kEntrySize, field) != page) ++v;
-    if (v == kVictims || !On()) return nullptr;
+    if (v == kVictims) return nullptr;
     SwapIn(env, mmu_idx, index, entry, v);
-  } else if (!On()) {
-    return nullptr;
   }
   ++accesses;
   return reinterpret_cast<void*>(uintptr_t{addr} + At<uintptr_t>(entry, kEntryAddend));
