@@ -259,6 +259,7 @@ class Core {
     uint64_t sites_rewritten = 0;   // distinct addresses of the firmware's code patched
     uint64_t executed_by_host = 0;  // executions that took the host round trip
     uint64_t loops_relocated = 0;   // LE loops whose body runs from a copy (armv81m.h)
+    uint64_t jumps_chained = 0;     // blocks translated with a chained jump to or from a trampoline
     uint64_t sites_untrapped = 0;   // VSCCLRM/MVE-shift sites beyond kMaxHostSites
   };
   const Armv81Stats& armv81_stats() const { return armv81_stats_; }
@@ -617,6 +618,9 @@ class Core {
   uint32_t AllocateTrampoline(uint32_t site, uint32_t size, bool counted = false, uint32_t partner = 0);
   TrampolinePage* PageOf(uint64_t address);
   const TrampolinePage* PageOf(uint64_t address) const;
+  // Whether a direct branch from the block at `from` to `to`, on another page, may be
+  // chained (goto_tb) rather than looked up each time: one into or out of a trampoline.
+  bool ChainsDirectly(uint32_t from, uint32_t to) const;
   bool RelocateLoop(uint32_t site, uint32_t loop_start, uint32_t step);
   uint32_t LetpStep(uint32_t loop_start) const;
   uint32_t InPlacePairsIn(uint64_t address, uint32_t size) const;

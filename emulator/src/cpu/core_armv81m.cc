@@ -119,6 +119,22 @@ const Core::TrampolinePage* Core::PageOf(uint64_t address) const {
   return const_cast<Core*>(this)->PageOf(address);
 }
 
+// QEMU chains a block to the next only within a page (use_goto_tb); a direct branch to
+// another page calls helper_lookup_tb_ptr and cpu_get_tb_cpu_state each time it runs
+// (about 110 host instructions), so that the new page is found, and its permission
+// checked, through the TLB. A relocated loop pays two per run, the DLS site's jump into
+// the copy and the copy's jump back, and a select trampoline two per execution: 1.15M on
+// the M55 build of tinynet x12 (docs/performance.md). Those branches are faultline's
+// own, between a trampoline and the code it stands in for, so they are chained (the
+// replacement of tcg_gen_lookup_and_goto_ptr_arm in core_block_count.cc): the page a
+// loop's copy jumps back to is the page its DLS ran from. A rewrite of either end
+// invalidates its blocks, which unlinks the jump (tb_jmp_unlink); the permission to
+// execute is checked when the jump is linked, not each time it runs, as for the chains
+// QEMU makes within a page. FAULTLINE_TRAMPOLINE_CHAIN=off leaves them to the lookup.
+bool Core::ChainsDirectly(uint32_t from, uint32_t to) const {
+  return PageOf(from) != nullptr || PageOf(to) != nullptr;
+}
+
 uint32_t Core::OriginalPc(uint32_t pc) const {
   for (const RelocatedLoop& l : loops_) {
     if (pc >= l.copy && pc < l.copy + l.size) return l.first + (pc - l.copy);  // same code, same offsets

@@ -46,6 +46,7 @@ using engine::Hook;
 
 struct Unicorn : engine::Originals {
   bool no_road = TurnedOff("FAULTLINE_ROAD", "off");
+  bool no_chain = TurnedOff("FAULTLINE_TRAMPOLINE_CHAIN", "off");
   Unicorn() : engine::Originals("arm") {}
 };
 
@@ -87,8 +88,8 @@ struct InlineCount {
   static bool Emit(uc_struct* uc, Hook* hook) {
     Translation& t = translation;
     Core& c = *static_cast<Core*>(hook->user_data);
+    t.core = &c;  // for every block, counted here or not (Chain)
     if (t.s == nullptr || t.tb == nullptr || !c.CountsInline(t.tb->pc)) return false;
-    t.core = &c;
     t.info = c.inline_blocks_.New();
     // The road to the fault (core.h): this block's entry into the ring, whose address
     // and size are fixed before the first translation (TraceBlocks).
@@ -102,6 +103,18 @@ struct InlineCount {
     return true;
   }
 
+  // The front end ends the block with a direct branch to another page: chained if the
+  // branch goes into or out of a trampoline (Core::ChainsDirectly).
+  static bool Chain(TCGContext* s) {
+    Translation& t = translation;
+    if (cpu::Original().no_chain || t.s != s || t.tb == nullptr || t.core == nullptr) return false;
+    const uint32_t from = t.tb->pc;
+    if (!engine::EmitChainedJump(engine::kArmTcg, t, [&](uint32_t to) { return t.core->ChainsDirectly(from, to); })) {
+      return false;
+    }
+    ++t.core->armv81_stats_.jumps_chained;
+    return true;
+  }
   // The block, counted inline, is translated: its size is known, and so is its count.
   static void Finish() {
     Translation& t = translation;
@@ -144,6 +157,9 @@ __attribute__((visibility("default"))) void uc_add_inline_hook_arm(uc_struct* uc
 
 __attribute__((visibility("default"))) int tcg_gen_code_arm(TCGContext* s, faultline::engine::TranslationBlockHead* tb) {
   return Arm::GenCode(s, tb);
+}
+__attribute__((visibility("default"))) void tcg_gen_lookup_and_goto_ptr_arm(TCGContext* s) {
+  if (!faultline::cpu::InlineCount::Chain(s)) faultline::cpu::Original().lookup_and_goto_ptr(s);
 }
 
 }  // extern "C"

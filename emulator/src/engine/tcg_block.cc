@@ -77,6 +77,26 @@ void SetCount(Translation& t, uint64_t count) {
   t.count = nullptr;
 }
 
+bool EmitChainedJump(const Tcg& tcg, Translation& t, const std::function<bool(uint32_t)>& wanted) {
+  constexpr size_t kOpsFirst = 0x7388, kOpsLastLink = 0x7390, kOpLink = 0x8;
+  if (t.s == nullptr || t.tb == nullptr) return false;
+  const char* base = reinterpret_cast<const char*>(t.s);
+  const char* last_link = *reinterpret_cast<char* const*>(base + kOpsLastLink);
+  if (last_link == base + kOpsFirst) return false;  // no op yet
+  const auto* last = reinterpret_cast<const TcgOp*>(last_link - kOpLink);
+  if ((last->opc_and_params & 0xff) != kOpMoviI32 || !wanted(uint32_t(last->args[1]))) return false;
+  unsigned used = 0;  // the jump slots the block's goto_tbs took
+  for (auto* op = *reinterpret_cast<const TcgOp* const*>(base + kOpsFirst); op != nullptr;
+       op = static_cast<const TcgOp*>(op->link[0])) {
+    if ((op->opc_and_params & 0xff) == kOpGotoTb && op->args[0] < 2) used |= 1u << op->args[0];
+  }
+  const unsigned slot = (used & 1) == 0 ? 0 : (used & 2) == 0 ? 1 : 2;
+  if (slot == 2) return false;
+  tcg.op1(t.s, kOpGotoTb, slot);
+  tcg.op1(t.s, kOpExitTb, reinterpret_cast<uintptr_t>(t.tb) + slot);
+  return true;
+}
+
 Originals::Originals(const char* target) {
   const auto own = [target](const char* name) { return std::string(name) + "_" + target; };
   hook_only = TurnedOff("FAULTLINE_BLOCK_COUNT", "hook");
@@ -84,6 +104,7 @@ Originals::Originals(const char* target) {
   func_start = Unicorns<FuncStart>(own("tcg_func_start").c_str());
   gen_intermediate = Unicorns<GenIntermediate>(own("gen_intermediate_code").c_str());
   gen_code = Unicorns<GenCode>(own("tcg_gen_code").c_str());
+  lookup_and_goto_ptr = Unicorns<LookupAndGotoPtr>(own("tcg_gen_lookup_and_goto_ptr").c_str());
 }
 
 }  // namespace faultline::engine

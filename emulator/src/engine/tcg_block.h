@@ -46,6 +46,9 @@ namespace faultline::engine {
 // qemu/include/tcg/tcg.h and tcg-opc.h (QEMU 5.0), as compiled into libunicorn 2.0.1.
 constexpr int kTypeI64 = 1;                 // TCG_TYPE_I64
 constexpr int kOpSetLabel = 0x1, kOpMoviI64 = 0x40, kOpLdI64 = 0x49, kOpStI64 = 0x4d, kOpAddI64 = 0x4e;
+// movi_i32 follows mov_i32 after set_label, call, br and mb; exit_tb and goto_tb from
+// tcg_gen_exit_tb/tcg_gen_goto_tb.
+constexpr int kOpMoviI32 = 0x6, kOpExitTb = 0x82, kOpGotoTb = 0x83;
 constexpr int kCondGt = 11;                 // TCG_COND_GT (signed)
 constexpr int kHookBlock = 8;               // UC_HOOK_BLOCK
 struct TcgOp {
@@ -71,6 +74,8 @@ using AddInlineHook = void (*)(uc_struct*, Hook*, void**, int);
 using FuncStart = void (*)(TCGContext*);
 using GenIntermediate = void (*)(CPUState*, TranslationBlockHead*, int);
 using GenCode = int (*)(TCGContext*, TranslationBlockHead*);
+
+using LookupAndGotoPtr = void (*)(TCGContext*);
 
 // One target's copy of the TCG emitters in libunicorn (unicorn_tcg.h).
 struct Tcg {
@@ -134,6 +139,15 @@ void EmitRing(const Tcg& tcg, TCGContext* s, intptr_t base, intptr_t info, const
 // The block is translated: `count` instructions, written into its ops.
 void SetCount(Translation& t, uint64_t count);
 
+// Where the front end, at the end of block t.tb, has just set the PC to a constant
+// (movi_i32, a direct branch) and now asks for tcg_gen_lookup_and_goto_ptr (the branch
+// leaves the block's page, so QEMU will not chain it): if `wanted(destination)`, emits
+// instead what a same-page branch gets, goto_tb on a jump slot the block has not used and
+// exit_tb, so that the engine links the two blocks once and the jump goes direct. False
+// (nothing emitted) otherwise. TCGContext.ops (a QTAILQ of TCGOp linked at 0x8) at
+// 0x7388, its last link at 0x7390 (tcg_emit_op).
+bool EmitChainedJump(const Tcg& tcg, Translation& t, const std::function<bool(uint32_t)>& wanted);
+
 // libunicorn's own definitions of the functions a target's replacements wrap, for the
 // target whose symbols end in `_<target>`, and whether the replacements stand aside
 // (FAULTLINE_BLOCK_COUNT=hook, or another libunicorn).
@@ -144,6 +158,7 @@ struct Originals {
   FuncStart func_start;
   GenIntermediate gen_intermediate;
   GenCode gen_code;
+  LookupAndGotoPtr lookup_and_goto_ptr;
 };
 
 // The bodies of one target's four replacements (its extern "C" definitions call these),
