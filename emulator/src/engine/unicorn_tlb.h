@@ -72,6 +72,7 @@ T At(const void* p, ptrdiff_t offset) {
 // Whether the replacement is in effect (FAULTLINE_VICTIM_TLB, the build guard).
 bool On();
 inline thread_local uint64_t accesses = 0;
+inline thread_local int last_slot = 0;  // of the victim TLB, found last on this thread
 
 // Swaps victim `v` and its iotlb entry with table entry `index`, as victim_tlb_hit does.
 void SwapIn(void* env, uint32_t mmu_idx, uintptr_t index, char* entry, int v);
@@ -102,9 +103,15 @@ inline void* VictimHost(void* env, uint32_t addr, uint32_t oi) {
   char* entry = At<char*>(env, kFastTable + kFastStride * mmu_idx) + index * kEntrySize;
   if (At<uint32_t>(entry, field) != page) {
     const char* victims = static_cast<const char*>(env) + kVictimTable + kDescStride * mmu_idx;
-    int v = 0;
-    while (v < kVictims && At<uint32_t>(victims + v * kEntrySize, field) != page) ++v;
-    if (v == kVictims) return nullptr;
+    // The slot found last first: two pages taking turns in one entry keep swapping
+    // through the same victim slot.
+    int v = last_slot;
+    if (At<uint32_t>(victims + v * kEntrySize, field) != page) {
+      v = 0;
+      while (v < kVictims && At<uint32_t>(victims + v * kEntrySize, field) != page) ++v;
+      if (v == kVictims) return nullptr;
+      last_slot = v;
+    }
     SwapIn(env, mmu_idx, index, entry, v);
   }
   ++accesses;
