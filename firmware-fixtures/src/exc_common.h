@@ -102,6 +102,19 @@ static inline void print_clear_and_step(const char *what, uint32_t *frame, uint3
     }                                                    \
     FRAME_HANDLER(MemManage_Handler, memmanage_c)
 
+/* With MEMMANAGE_RECORDS_AND_STEPS: report(what, value) prints `what`, the CFSR recorded,
+ * MMFAR's offset from `base` when MMFAR is valid, and `value`, and forgets the fault. */
+#define MEMMANAGE_REPORT(base)                                                       \
+    static void report(const char *what, uint32_t value)                             \
+    {                                                                                \
+        sh_write0(what);                                                             \
+        sh_puts_hex("  cfsr ", mm_cfsr);                                             \
+        if (mm_cfsr & 0x80u) sh_puts_hex("  mmfar at +", mm_mmfar - (uint32_t)(uintptr_t)(base)); \
+        sh_puts_hex("  value ", value);                                              \
+        mm_cfsr = 0;                                                                 \
+        mm_mmfar = 0;                                                                \
+    }
+
 /* Defines BusFault_Handler for fixtures whose cases each run one access that may fault
  * (a 32-bit instruction): records CFSR, BFAR and the stacked PC, counts the fault, clears
  * CFSR and steps over the instruction. bus_fault_case(what, fn, address) runs case `fn`

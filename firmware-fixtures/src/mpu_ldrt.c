@@ -17,15 +17,7 @@ static volatile uint32_t outside; /* in no MPU region */
 
 MEMMANAGE_RECORDS_AND_STEPS(4) /* every "T" form is a 32-bit instruction */
 
-static void report(const char *what, uint32_t value)
-{
-    sh_write0(what);
-    sh_puts_hex("  cfsr ", mm_cfsr);
-    if (mm_cfsr & 0x80u) sh_puts_hex("  mmfar at +", mm_mmfar - (uint32_t)(uintptr_t)pages);
-    sh_puts_hex("  value ", value);
-    mm_cfsr = 0;
-    mm_mmfar = 0;
-}
+MEMMANAGE_REPORT(pages)
 
 #define LOAD(insn, what, offset)                                                         \
     do {                                                                                 \

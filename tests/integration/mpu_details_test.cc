@@ -170,6 +170,49 @@ TEST(MpuLdrtStop, TheReportNamesTheLdrtAndItsAccess) {
   EXPECT_EQ(f["symbol"].get<std::string>().rfind("main+", 0), 0u) << f["symbol"];
 }
 
+// An MPU region reprogrammed while its page is in the engine's TLB
+// (firmware-fixtures/src/mpu_reload.c): read-write, read-only, refused by a second region,
+// read-only again. Each access gets the MPU's answer of the moment, as on QEMU 7.2; the
+// load while refused went through before the core dropped the TLB with the change
+// (engine/unicorn_tlb.h).
+std::string ReloadConsole() {
+  struct Access {
+    const char* what;
+    bool refused;
+    uint32_t offset, value;  // the word loaded (0xeeeeeeee: none) or stored
+  };
+  const Access accesses[] = {
+      {"load, read-write", false, 0, 0x600df00d},  {"store, read-write", false, 4, 0x11111111},
+      {"load, read-only", false, 0, 0x600df00d},   {"store, read-only", true, 4, 0x22222222},
+      {"load, no access", true, 0, 0xeeeeeeee},    {"store, no access", true, 4, 0x33333333},
+      {"load, read-only again", false, 0, 0x600df00d},
+  };
+  std::string out;
+  for (const Access& a : accesses) {
+    out += fmt::format("{}\n  cfsr 0x{:08x}\n", a.what, a.refused ? 0x82 : 0);
+    if (a.refused) out += fmt::format("  mmfar at +0x{:08x}\n", a.offset);
+    out += fmt::format("  value 0x{:08x}\n", a.value);
+  }
+  return out + "stored 0x11111111\n";
+}
+
+class MpuReload : public ::testing::TestWithParam<Case> {};
+
+TEST_P(MpuReload, EachAccessGetsTheRegionsOfTheMomentAsOnQemu) {
+  REQUIRE_FIXTURES();
+  const Case& c = GetParam();
+  if (!ExpectsQemusConsole({c.board, c.cpu}, "mpu_reload", c.expected)) {
+    GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Boards, MpuReload,
+                         ::testing::Values(Case{"mps2-an385", "cortex-m3", ReloadConsole()},
+                                           Case{"mps2-an500", "cortex-m7", ReloadConsole()},
+                                           Case{"mps2-an505", "cortex-m33", ReloadConsole()},
+                                           Case{"mps3-an547", "cortex-m55", ReloadConsole()}),
+                         [](const auto& p) { return BoardTestName(p.param.board); });
+
 // With HFNMIENA set, the HardFault handler's store to the read-only region is a MemManage
 // fault at priority -1: a lockup, at the store. QEMU 7.2 stops there too ("Lockup: can't
 // escalate 3 to HardFault (current priority -1)", R15 the store).

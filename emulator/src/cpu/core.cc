@@ -476,13 +476,17 @@ void Core::MapWindow(size_t w, bool remap) {
   }
 }
 
-void Core::ApplyMpu() {
+void Core::ApplyMpu(bool mpu_changed) {
   mpu_unprivileged_ = Unprivileged();
   mpu_bypassed_ = MpuBypassed();
   for (size_t w = 0; w < map_.regions().size(); ++w) {
     if (map_.Enabled(w)) ProtectWindow(w);
   }
-  engine::DropTlb(uc_);  // uc_mem_protect leaves the TLB as it was (engine/unicorn_tlb.h)
+  // uc_mem_protect leaves the TLB as it was (engine/unicorn_tlb.h): its entries must go
+  // when the MPU's regions change. A change of privilege or of the MPU's bypass alone
+  // needs no drop: each has its own MMU index, whose entries were filled under its own
+  // permissions (an RTOS changes privilege at every exception).
+  if (mpu_changed) engine::DropTlb(uc_);
   // Code translated from execute-never space ran under the MPU region that allowed it
   // (ExecutesInPlace): once the MPU changes, it must be fetched through the check again.
   for (const Region& r : map_.regions()) {
@@ -494,9 +498,9 @@ void Core::ApplyMpu() {
 }
 
 void Core::SyncMpu() {
-  if (scs_.TakeMpuChanged() ||
-      (scs_.mpu_enabled() && (Unprivileged() != mpu_unprivileged_ || MpuBypassed() != mpu_bypassed_))) {
-    ApplyMpu();
+  const bool changed = scs_.TakeMpuChanged();
+  if (changed || (scs_.mpu_enabled() && (Unprivileged() != mpu_unprivileged_ || MpuBypassed() != mpu_bypassed_))) {
+    ApplyMpu(changed);
   }
 }
 

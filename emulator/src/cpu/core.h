@@ -133,7 +133,7 @@ class Core {
   // Re-applies the MPU to every mapped window (after the firmware wrote MPU registers),
   // for the privilege the core runs at now: Thread mode with CONTROL.nPRIV set sees the
   // unprivileged view. Enforced at Unicorn's 1 KiB page granularity.
-  void ApplyMpu();
+  void ApplyMpu(bool mpu_changed);
   // ApplyMpu when the MPU registers changed or, with the MPU on, the core's privilege is
   // no longer the one the page protections show (exception entry and return, MSR
   // CONTROL). The runner calls it before starting the engine.

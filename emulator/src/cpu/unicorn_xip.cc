@@ -19,7 +19,8 @@
 // through (Core::ExecutesInPlace: a board region marked `x`, the MPU on, and an MPU
 // region with XN clear covering the address). Then the page gets PAGE_EXEC and the fill
 // succeeds; everything else faults as before. It runs on a TLB fill that failed, never
-// per access. The engine's TLB keeps what a fill returned: Core::ApplyMpu flushes it.
+// per access. The engine's TLB keeps what a fill returned: Core::ApplyMpu drops it when
+// the MPU's regions change (engine::DropTlb).
 //
 // FAULTLINE_UNICORN_XIP=stock turns it off (fetches there end the run as `unsupported`).
 //

@@ -11,9 +11,10 @@
 // inline. faultline's MPU and watchpoints are such changes. Now an entry of a block that
 // refuses reads sends reads to the slow path (GuardUnreadable, called by store_path.cc's
 // tlb_set_page_with_attrs; refused writes Unicorn already sends there, read-only
-// blocks being read-only memory to QEMU), and the core drops the TLB after each
-// protection change (DropTlb): no access takes the inline path while the block's
-// permissions refuse it.
+// blocks being read-only memory to QEMU), and the core drops the TLB after each change
+// of the MPU's regions or the watchpoints (DropTlb; a change of privilege switches MMU
+// index instead): no access takes the inline path while the block's permissions refuse
+// it.
 //
 // The victim TLB. The M-profile page is 1 KiB and the softmmu TLB is direct-mapped with
 // 256 entries, so pages 256 KiB apart share an entry (docs/performance.md, section 4):
@@ -155,6 +156,5 @@ void GuardUnreadable(void* cpu, uint32_t vaddr, int mmu_idx);
 // Drops every entry of the TLB (all MMU indexes, victims included) of the Arm engine
 // `uc`: QEMU's tlb_flush. Nothing on another libunicorn build (the build guard).
 void DropTlb(void* uc);
-
 
 }  // namespace faultline::engine
