@@ -1,10 +1,9 @@
 // The parts of unicorn_tlb.h that stay out of line.
 #include "unicorn_tlb.h"
 
-#include "unicorn_build.h"
-
 #include <unicorn/unicorn.h>
 
+#include "unicorn_build.h"
 #include "unicorn_mapping.h"
 
 extern "C" {
@@ -19,9 +18,10 @@ bool On() {
   return on;
 }
 
-void SwapIn(void* env, uint32_t mmu_idx, uintptr_t index, char* entry, int v) {
+void SwapIn(void* env, uint32_t mmu_idx, char* entry, int v) {
   char* const base = static_cast<char*>(env);
   char* const victim = base + kVictimTable + kDescStride * mmu_idx + v * kEntrySize;
+  const uintptr_t index = uintptr_t(entry - At<char*>(env, kFastTable + kFastStride * mmu_idx)) / kEntrySize;
   char tmp[kEntrySize];
   std::memcpy(tmp, entry, kEntrySize);
   std::memcpy(entry, victim, kEntrySize);
@@ -53,9 +53,7 @@ void GuardUnreadable(void* cpu, uint32_t vaddr, int mmu_idx) {
   if (!Known()) return;
   const MemoryRegion* mr = memory_mapping(At<uc_struct*>(cpu, kCpuUc), vaddr);
   if (mr == nullptr || (At<uint32_t>(mr, kRegionPerms) & UC_PROT_READ) != 0) return;
-  void* env = At<void*>(cpu, kCpuEnv);
-  const uintptr_t mask = At<uintptr_t>(env, kFastMask + kFastStride * mmu_idx);
-  char* entry = At<char*>(env, kFastTable + kFastStride * mmu_idx) + ((vaddr >> kPageBits) & (mask >> kEntryBits)) * kEntrySize;
+  char* entry = TableEntry(At<void*>(cpu, kCpuEnv), uint32_t(mmu_idx), vaddr);
   const uint32_t read = At<uint32_t>(entry, 0);
   if (read == (vaddr & ~(kPageSize - 1))) {
     const uint32_t guarded = read | kTlbWatchpoint;

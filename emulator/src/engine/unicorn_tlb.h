@@ -70,13 +70,20 @@ T At(const void* p, ptrdiff_t offset) {
   return v;
 }
 
+// The table entry (CPUTLBEntry) for `addr` in MMU index `mmu_idx` (tlb_entry).
+inline char* TableEntry(void* env, uint32_t mmu_idx, uint32_t addr) {
+  const uintptr_t mask = At<uintptr_t>(env, kFastMask + kFastStride * mmu_idx);
+  const uintptr_t index = (addr >> kPageBits) & (mask >> kEntryBits);
+  return At<char*>(env, kFastTable + kFastStride * mmu_idx) + index * kEntrySize;
+}
+
 // Whether the replacement is in effect (FAULTLINE_VICTIM_TLB, the build guard).
 bool On();
 inline thread_local uint64_t accesses = 0;
 inline thread_local int last_slot = 0;  // of the victim TLB, found last on this thread
 
-// Swaps victim `v` and its iotlb entry with table entry `index`, as victim_tlb_hit does.
-void SwapIn(void* env, uint32_t mmu_idx, uintptr_t index, char* entry, int v);
+// Swaps victim `v` and its iotlb entry with the table's `entry`, as victim_tlb_hit does.
+void SwapIn(void* env, uint32_t mmu_idx, char* entry, int v);
 
 }  // namespace victim_tlb
 
@@ -99,9 +106,7 @@ inline void* VictimHost(void* env, uint32_t addr, uint32_t oi) {
   const void* uc = At<const void*>(env, kEnvUc);
   if (At<const void*>(uc, hook1) != nullptr || At<const void*>(uc, hook2) != nullptr) return nullptr;
   const uint32_t mmu_idx = oi & 15, page = addr & ~(kPageSize - 1);
-  const uintptr_t mask = At<uintptr_t>(env, kFastMask + kFastStride * mmu_idx);
-  const uintptr_t index = (addr >> kPageBits) & (mask >> kEntryBits);
-  char* entry = At<char*>(env, kFastTable + kFastStride * mmu_idx) + index * kEntrySize;
+  char* entry = TableEntry(env, mmu_idx, addr);
   if (At<uint32_t>(entry, field) != page) {
     const char* victims = static_cast<const char*>(env) + kVictimTable + kDescStride * mmu_idx;
     // The slot found last first: two pages taking turns in one entry keep swapping
@@ -113,7 +118,7 @@ inline void* VictimHost(void* env, uint32_t addr, uint32_t oi) {
       if (v == kVictims) return nullptr;
       last_slot = v;
     }
-    SwapIn(env, mmu_idx, index, entry, v);
+    SwapIn(env, mmu_idx, entry, v);
   }
   ++accesses;
   return reinterpret_cast<void*>(uintptr_t{addr} + At<uintptr_t>(entry, kEntryAddend));
