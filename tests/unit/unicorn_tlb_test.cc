@@ -2,8 +2,10 @@
 // faultline's memory-helper wrapper instead of Unicorn's slow path. These pin down that
 // it is the same access: values land and read back across two pages that share a TLB
 // entry (256 KiB apart, 1 KiB pages), a page made unreadable while it is a victim still
-// faults, and an MMIO page sharing the entry still reaches its device every time. Each
-// drives Unicorn directly with a few Thumb instructions.
+// faults, and an MMIO page sharing the entry still reaches its device every time. And
+// DropTlb: a page made unreadable while its entry is in the table faults once the TLB
+// is dropped (uc_mem_protect alone leaves the entry). Each drives Unicorn directly with a
+// few Thumb instructions.
 #include <gtest/gtest.h>
 
 #include <unicorn/unicorn.h>
