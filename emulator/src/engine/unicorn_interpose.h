@@ -6,6 +6,9 @@
 
 #include <dlfcn.h>
 
+#include <cstddef>
+#include <cstring>
+
 #include "unicorn_build.h"
 
 namespace faultline::engine {
@@ -15,6 +18,15 @@ namespace faultline::engine {
 template <typename F>
 F Unicorns(const char* name) {
   return reinterpret_cast<F>(dlsym(RTLD_NEXT, name));
+}
+
+// The T at `offset` bytes from `p` inside one of libunicorn's structures (their layouts
+// are read off its disassembly; each replacement names the ones it uses).
+template <typename T>
+T Field(const void* p, ptrdiff_t offset) {
+  T v;
+  std::memcpy(&v, static_cast<const char*>(p) + offset, sizeof v);
+  return v;
 }
 
 }  // namespace faultline::engine

@@ -19,7 +19,6 @@
 // FAULTLINE_UNICORN_MAPPING=stock keeps Unicorn's lookup (A/B measurement).
 #include <atomic>
 #include <cstdint>
-#include <cstring>
 #include <utility>
 
 #include "unicorn_interpose.h"
@@ -39,13 +38,6 @@ struct Unicorn {
 const Unicorn& Original() {
   static const Unicorn u;
   return u;
-}
-
-template <typename T>
-T Field(const void* p, size_t offset) {
-  T v;
-  std::memcpy(&v, static_cast<const char*>(p) + offset, sizeof v);
-  return v;
 }
 
 constexpr size_t kMemRedirect = 0x118, kMappedBlocks = 0x748, kMappedBlockCount = 0x750;

@@ -49,6 +49,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "unicorn_interpose.h"
+
 namespace faultline::engine {
 
 namespace victim_tlb {
@@ -63,18 +65,11 @@ constexpr ptrdiff_t kVictimTable = -0x14e8, kVictimIo = -0x13e8, kIoTable = -0x1
 constexpr ptrdiff_t kEntryAddend = 16, kEntrySize = 32, kIoEntrySize = 16;
 constexpr ptrdiff_t kEnvUc = 0x1128;
 
-template <typename T>
-T At(const void* p, ptrdiff_t offset) {
-  T v;
-  std::memcpy(&v, static_cast<const char*>(p) + offset, sizeof v);
-  return v;
-}
-
 // The table entry (CPUTLBEntry) for `addr` in MMU index `mmu_idx` (tlb_entry).
 inline char* TableEntry(void* env, uint32_t mmu_idx, uint32_t addr) {
-  const uintptr_t mask = At<uintptr_t>(env, kFastMask + kFastStride * mmu_idx);
+  const uintptr_t mask = Field<uintptr_t>(env, kFastMask + kFastStride * mmu_idx);
   const uintptr_t index = (addr >> kPageBits) & (mask >> kEntryBits);
-  return At<char*>(env, kFastTable + kFastStride * mmu_idx) + index * kEntrySize;
+  return Field<char*>(env, kFastTable + kFastStride * mmu_idx) + index * kEntrySize;
 }
 
 // Whether the replacement is in effect (FAULTLINE_VICTIM_TLB, the build guard).
@@ -103,25 +98,25 @@ inline void* VictimHost(void* env, uint32_t addr, uint32_t oi) {
   if ((memop & 8) != 0 || (addr & (align - 1)) != 0 || (addr & (kPageSize - 1)) + size > kPageSize || !On()) {
     return nullptr;
   }
-  const void* uc = At<const void*>(env, kEnvUc);
-  if (At<const void*>(uc, hook1) != nullptr || At<const void*>(uc, hook2) != nullptr) return nullptr;
+  const void* uc = Field<const void*>(env, kEnvUc);
+  if (Field<const void*>(uc, hook1) != nullptr || Field<const void*>(uc, hook2) != nullptr) return nullptr;
   const uint32_t mmu_idx = oi & 15, page = addr & ~(kPageSize - 1);
   char* entry = TableEntry(env, mmu_idx, addr);
-  if (At<uint32_t>(entry, field) != page) {
+  if (Field<uint32_t>(entry, field) != page) {
     const char* victims = static_cast<const char*>(env) + kVictimTable + kDescStride * mmu_idx;
     // The slot found last first: two pages taking turns in one entry keep swapping
     // through the same victim slot.
     int v = last_slot;
-    if (At<uint32_t>(victims + v * kEntrySize, field) != page) {
+    if (Field<uint32_t>(victims + v * kEntrySize, field) != page) {
       v = 0;
-      while (v < kVictims && At<uint32_t>(victims + v * kEntrySize, field) != page) ++v;
+      while (v < kVictims && Field<uint32_t>(victims + v * kEntrySize, field) != page) ++v;
       if (v == kVictims) return nullptr;
       last_slot = v;
     }
     SwapIn(env, mmu_idx, entry, v);
   }
   ++accesses;
-  return reinterpret_cast<void*>(uintptr_t{addr} + At<uintptr_t>(entry, kEntryAddend));
+  return reinterpret_cast<void*>(uintptr_t{addr} + Field<uintptr_t>(entry, kEntryAddend));
 }
 
 // libunicorn's uc hook lists (24 bytes each) that see guest data accesses.
@@ -132,10 +127,10 @@ inline bool VictimLoad(void* env, uint32_t addr, uint32_t oi, uint64_t* value) {
   const void* host = VictimHost<0, kHookMemRead, kHookMemReadAfter>(env, addr, oi);
   if (host == nullptr) return false;
   switch ((oi >> 4) & 3) {
-    case 0: *value = victim_tlb::At<uint8_t>(host, 0); break;
-    case 1: *value = victim_tlb::At<uint16_t>(host, 0); break;
-    case 2: *value = victim_tlb::At<uint32_t>(host, 0); break;
-    default: *value = victim_tlb::At<uint64_t>(host, 0); break;
+    case 0: *value = Field<uint8_t>(host, 0); break;
+    case 1: *value = Field<uint16_t>(host, 0); break;
+    case 2: *value = Field<uint32_t>(host, 0); break;
+    default: *value = Field<uint64_t>(host, 0); break;
   }
   return true;
 }
