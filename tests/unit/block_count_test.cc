@@ -12,6 +12,7 @@
 #include "faultline/board.h"
 #include "faultline/image.h"
 #include "faultline/run.h"
+#include "engine/tcg_block.h"
 #include "riscv/hart.h"
 
 namespace faultline {
@@ -42,6 +43,30 @@ TEST(BlockCount, Rv32BlocksAreCountedByTheirTranslatedCode) {
   EXPECT_EQ(r.outcome, Outcome::kExit);
   EXPECT_GT(r.instructions, 0u);
   EXPECT_GT(riscv::InlineCountedBlocks(), before) << "libunicorn did not call faultline's uc_add_inline_hook_riscv32";
+}
+
+// QEMU's exit-request check leaves the fast path of every counted block (SetCount,
+// engine/tcg_block.h) on both targets: the op pattern it looks for is the one this
+// libunicorn emits. Stops still land where they did: the block-count, data-fault and
+// budget tests pin that.
+TEST(BlockCount, TheExitCheckMovesIntoTheSlowPath) {
+  REQUIRE_FIXTURES();
+  REQUIRE_RISCV_FIXTURES();
+  for (const char* var : {"FAULTLINE_BLOCK_COUNT", "FAULTLINE_EXIT_CHECK"}) {
+    if (std::getenv(var) != nullptr) GTEST_SKIP() << var << " is set";
+  }
+  struct Case {
+    const char* board;
+    const char* fixture;
+  };
+  for (const Case& c : {Case{"mps2-an505", "checksum"}, Case{"riscv32-virt", "alu"}}) {
+    Board board = LoadBoardFile(std::filesystem::path(FAULTLINE_BOARDS_DIR) / (std::string(c.board) + ".yaml"));
+    Image image = LoadElf(testing::Fixture(c.board, c.fixture));
+    const uint64_t before = engine::FoldedExitChecks();
+    RunResult r = faultline::Run(board, image, RunOptions{});
+    EXPECT_EQ(r.outcome, Outcome::kExit) << c.board;
+    EXPECT_GT(engine::FoldedExitChecks(), before) << c.board << ": no block's exit check was moved";
+  }
 }
 
 }  // namespace

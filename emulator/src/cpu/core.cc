@@ -114,10 +114,11 @@ struct Hooks {
   // instructions before it, is about to run: stop before it if something is due.
   // `on_road`: the block was pushed on the road (its code's ring ops, or PushRoad).
   [[gnu::noinline]] static void Due(Core& c, uint64_t address, uint64_t retired, bool on_road) {
-    const bool stopped = c.stop_.has_value();
+    // Stopped already, in the block before (StopWith): the engine leaves before this one.
+    if (c.stop_) return;
     DueStop(c, address, retired);
     // The block has not run, so it is not on the road; but `b .` is where a hang is.
-    if (on_road && !stopped && c.stop_ && c.stop_->kind != Stop::Kind::kHang) c.UnpushRoad();
+    if (on_road && c.stop_ && c.stop_->kind != Stop::Kind::kHang) c.UnpushRoad();
     if (c.trace_) c.FlushTrace();
     c.RecomputeCheckAt();
   }
@@ -726,6 +727,8 @@ void Core::StopWith(const Stop& stop) {
     }
   }
   uc_emu_stop(uc_);
+  // The next block takes its slow path, where QEMU's exit-request check now is (SetCount).
+  SetCheckAt(0);
 }
 
 int Core::Start(uint32_t pc) {

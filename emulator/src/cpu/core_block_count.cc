@@ -123,7 +123,7 @@ struct InlineCount {
     b.address = t.tb->pc;
     b.size = t.tb->size;
     b.count = t.core->CountInstructions(b.address, b.size, &self_loop);
-    engine::SetCount(t, b.count);
+    engine::SetCount(engine::kArmTcg, t, b.count);
   }
 };
 

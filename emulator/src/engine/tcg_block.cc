@@ -1,5 +1,6 @@
 #include "tcg_block.h"
 
+#include <atomic>
 #include <string>
 
 #include "unicorn_interpose.h"
@@ -10,11 +11,47 @@ namespace faultline::engine {
 const Tcg kArmTcg = {tcg_temp_new_internal_arm, tcg_temp_free_internal_arm, tcg_const_i64_arm,
                      tcg_const_i32_arm,         tcg_emit_op_arm,            tcg_gen_op1_arm,
                      tcg_gen_op3_arm,           gen_new_label_arm,          tcg_gen_brcondi_i64_arm,
-                     tcg_gen_addi_i64_arm,      tcg_gen_andi_i64_arm};
+                     tcg_gen_addi_i64_arm,      tcg_gen_andi_i64_arm,
+                     tcg_op_insert_after_arm,   tcg_op_remove_arm};
 const Tcg kRiscv32Tcg = {tcg_temp_new_internal_riscv32, tcg_temp_free_internal_riscv32, tcg_const_i64_riscv32,
                          tcg_const_i32_riscv32,         tcg_emit_op_riscv32,            tcg_gen_op1_riscv32,
                          tcg_gen_op3_riscv32,           gen_new_label_riscv32,          tcg_gen_brcondi_i64_riscv32,
-                         tcg_gen_addi_i64_riscv32,      tcg_gen_andi_i64_riscv32};
+                         tcg_gen_addi_i64_riscv32,      tcg_gen_andi_i64_riscv32,
+                         tcg_op_insert_after_riscv32,   tcg_op_remove_riscv32};
+
+namespace {
+
+// TCGContext.ops, a QTAILQ of TCGOp linked at 0x8: its first op at 0x7388 and its last
+// link at 0x7390 (tcg_emit_op).
+constexpr size_t kOpsFirst = 0x7388, kOpsLastLink = 0x7390, kOpLink = 0x8;
+
+TcgOp* FirstOp(TCGContext* s) { return *reinterpret_cast<TcgOp**>(reinterpret_cast<char*>(s) + kOpsFirst); }
+TcgOp* NextOp(const TcgOp* op) { return static_cast<TcgOp*>(op->link[0]); }
+// The op emitted last (null: none yet).
+TcgOp* LastOp(TCGContext* s) {
+  char* base = reinterpret_cast<char*>(s);
+  char* last_link = *reinterpret_cast<char**>(base + kOpsLastLink);
+  return last_link == base + kOpsFirst ? nullptr : reinterpret_cast<TcgOp*>(last_link - kOpLink);
+}
+int Opcode(const TcgOp* op) { return int(op->opc_and_params & 0xff); }
+
+std::atomic<uint64_t> folded_exit_checks{0};
+
+// QEMU's exit-request check just after `op`: its brcond_i32, or null.
+TcgOp* ExitCheckAfter(const TcgOp* op) {
+  const TcgOp* ld = NextOp(op);
+  if (ld == nullptr || Opcode(ld) != kOpLdI32 || int64_t(ld->args[2]) >= 0) return nullptr;  // icount_decr: env - 0x10
+  const TcgOp* zero = NextOp(ld);
+  if (zero == nullptr || Opcode(zero) != kOpMoviI32 || zero->args[1] != 0) return nullptr;
+  TcgOp* br = NextOp(zero);
+  if (br == nullptr || Opcode(br) != kOpBrcondI32 || br->args[0] != ld->args[0] || br->args[1] != zero->args[0] ||
+      br->args[2] != uint64_t(kCondLt)) {
+    return nullptr;
+  }
+  return br;
+}
+
+}  // namespace
 
 void EmitRing(const Tcg& tcg, TCGContext* s, intptr_t base, intptr_t info, const RingFields& ring) {
   TCGTemp* slot = tcg.temp_new(s, kTypeI64, false);
@@ -70,25 +107,32 @@ void EmitBlockCount(const Tcg& tcg, AddInlineHook add_inline_hook, uc_struct* uc
   for (void* temp : temps) tcg.temp_free(s, static_cast<TCGTemp*>(temp));
   *reinterpret_cast<uint8_t*>(skip) |= 1;  // gen_set_label: present
   tcg.op1(s, kOpSetLabel, reinterpret_cast<uintptr_t>(skip));
+  t.skip = LastOp(s);
 }
 
-void SetCount(Translation& t, uint64_t count) {
+uint64_t FoldedExitChecks() { return folded_exit_checks.load(std::memory_order_relaxed); }
+
+void SetCount(const Tcg& tcg, Translation& t, uint64_t count) {
+  static const bool each_block =
+      TurnedOff("FAULTLINE_EXIT_CHECK", "each-block") || TurnedOff("FAULTLINE_EXIT_CHECK", "stock");
   t.count->args[1] = uint64_t(-int64_t(count));
   t.count = nullptr;
+  if (TcgOp* check = each_block || t.skip == nullptr ? nullptr : ExitCheckAfter(t.skip); check != nullptr) {
+    auto* label = static_cast<TcgOp*>(tcg.op_insert_after(t.s, check, kOpSetLabel));
+    label->args[0] = t.skip->args[0];
+    tcg.op_remove(t.s, t.skip);
+    folded_exit_checks.fetch_add(1, std::memory_order_relaxed);
+  }
+  t.skip = nullptr;
 }
 
 bool EmitChainedJump(const Tcg& tcg, Translation& t, const std::function<bool(uint32_t)>& wanted) {
-  constexpr size_t kOpsFirst = 0x7388, kOpsLastLink = 0x7390, kOpLink = 0x8;
   if (t.s == nullptr || t.tb == nullptr) return false;
-  const char* base = reinterpret_cast<const char*>(t.s);
-  const char* last_link = *reinterpret_cast<char* const*>(base + kOpsLastLink);
-  if (last_link == base + kOpsFirst) return false;  // no op yet
-  const auto* last = reinterpret_cast<const TcgOp*>(last_link - kOpLink);
-  if ((last->opc_and_params & 0xff) != kOpMoviI32 || !wanted(uint32_t(last->args[1]))) return false;
+  const TcgOp* last = LastOp(t.s);
+  if (last == nullptr || Opcode(last) != kOpMoviI32 || !wanted(uint32_t(last->args[1]))) return false;
   unsigned used = 0;  // the jump slots the block's goto_tbs took
-  for (auto* op = *reinterpret_cast<const TcgOp* const*>(base + kOpsFirst); op != nullptr;
-       op = static_cast<const TcgOp*>(op->link[0])) {
-    if ((op->opc_and_params & 0xff) == kOpGotoTb && op->args[0] < 2) used |= 1u << op->args[0];
+  for (const TcgOp* op = FirstOp(t.s); op != nullptr; op = NextOp(op)) {
+    if (Opcode(op) == kOpGotoTb && op->args[0] < 2) used |= 1u << op->args[0];
   }
   const unsigned slot = (used & 1) == 0 ? 0 : (used & 2) == 0 ? 1 : 2;
   if (slot == 2) return false;

@@ -10,7 +10,10 @@
 //
 //     left -= <instructions in this block>;   current = <this block's entry>;
 //     <the target's own ops>
-//     if (left <= 0) callback(uc, pc, 0, user);   // the slow path: something may be due
+//     if (left <= 0) {                               // the slow path: something may be due
+//       callback(uc, pc, 0, user);
+//       if (QEMU's exit request) leave the block;    // moved here from the fast path (SetCount)
+//     }
 //
 // (left is the count below which nothing can be due minus the count so far), and its
 // replacement of tcg_gen_code_<target> writes the count in once the block is translated
@@ -49,7 +52,8 @@ constexpr int kOpSetLabel = 0x1, kOpMoviI64 = 0x40, kOpLdI64 = 0x49, kOpStI64 = 
 // movi_i32 follows mov_i32 after set_label, call, br and mb; exit_tb and goto_tb from
 // tcg_gen_exit_tb/tcg_gen_goto_tb.
 constexpr int kOpMoviI32 = 0x6, kOpExitTb = 0x82, kOpGotoTb = 0x83;
-constexpr int kCondGt = 11;                 // TCG_COND_GT (signed)
+constexpr int kOpLdI32 = 0xd, kOpBrcondI32 = 0x26;  // tcg_op_remove's own case for brcond_i32
+constexpr int kCondLt = 2, kCondGt = 11;    // TCG_COND_LT, TCG_COND_GT (signed)
 constexpr int kHookBlock = 8;               // UC_HOOK_BLOCK
 struct TcgOp {
   uint32_t opc_and_params, life;
@@ -90,6 +94,8 @@ struct Tcg {
   void (*brcondi_i64)(TCGContext*, int cond, intptr_t, int64_t, TCGLabel*);
   void (*addi_i64)(TCGContext*, intptr_t ret, intptr_t, int64_t);
   void (*andi_i64)(TCGContext*, intptr_t ret, intptr_t, int64_t);
+  void* (*op_insert_after)(TCGContext*, void* op, int opc);
+  void (*op_remove)(TCGContext*, void* op);
 };
 extern const Tcg kArmTcg;
 extern const Tcg kRiscv32Tcg;
@@ -108,6 +114,7 @@ struct Translation {
   TCGContext* s = nullptr;
   TranslationBlockHead* tb = nullptr;
   TcgOp* count = nullptr;  // movi_i64 of the placeholder count, while the block counts inline
+  TcgOp* skip = nullptr;   // the set_label that ends the slow path
 };
 
 // The fields the emitted ops address, all of one object: `left` (the base the ops hold
@@ -136,8 +143,17 @@ struct RingFields {
 // Emits `*(ring + (at & mask)) = info; at += 8` (five ops and no call where the ring lies
 // below 2 GiB, RingSlots; six elsewhere): a MoreOps body.
 void EmitRing(const Tcg& tcg, TCGContext* s, intptr_t base, intptr_t info, const RingFields& ring);
-// The block is translated: `count` instructions, written into its ops.
-void SetCount(Translation& t, uint64_t count);
+// The block is translated: `count` instructions, written into its ops. And QEMU's
+// exit-request check, which translator_loop emits right after the block hook's ops
+// (gen_tb_start: ld_i32 of icount_decr, movi_i32 0, brcond_i32 LT to the exit label),
+// moves behind the slow path's branch: the check costs three host instructions a block,
+// and a request to stop is made only by the core's StopWith, which also makes `left`
+// non-positive (so the next block takes the slow path, and the check). Left where it is
+// if the ops are not that (FAULTLINE_EXIT_CHECK=each-block leaves every one, as does =stock,
+// cpu/core_data_faults.cc).
+void SetCount(const Tcg& tcg, Translation& t, uint64_t count);
+// The blocks whose exit-request check SetCount has moved, on every target.
+uint64_t FoldedExitChecks();
 
 // Where the front end, at the end of block t.tb, has just set the PC to a constant
 // (movi_i32, a direct branch) and now asks for tcg_gen_lookup_and_goto_ptr (the branch

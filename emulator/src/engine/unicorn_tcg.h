@@ -55,6 +55,7 @@ void tcg_gen_ori_i64_arm(TCGContext* s, intptr_t ret, intptr_t a1, int64_t a2);
 void tcg_gen_op2_arm(TCGContext* s, int opc, uintptr_t a1, uintptr_t a2);
 void tcg_gen_xori_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
 void tcg_op_remove_arm(TCGContext* s, void* op);
+void* tcg_op_insert_after_arm(TCGContext* s, void* op, int opc);  // a TCGOp*
 void tcg_gen_andc_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, intptr_t a2);
 void tcg_gen_sari_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
 void tcg_gen_sextract_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, unsigned ofs, unsigned len);
@@ -72,5 +73,7 @@ TCGLabel* gen_new_label_riscv32(TCGContext* s);
 void tcg_gen_brcondi_i64_riscv32(TCGContext* s, int cond, intptr_t a1, int64_t a2, TCGLabel* l);
 void tcg_gen_addi_i64_riscv32(TCGContext* s, intptr_t ret, intptr_t a1, int64_t a2);
 void tcg_gen_andi_i64_riscv32(TCGContext* s, intptr_t ret, intptr_t a1, int64_t a2);
+void tcg_op_remove_riscv32(TCGContext* s, void* op);
+void* tcg_op_insert_after_riscv32(TCGContext* s, void* op, int opc);
 
 }  // extern "C"

@@ -188,6 +188,10 @@ uint64_t Hart::Count(uint32_t from, uint32_t to) const {
 void Hart::StopWith(Stop s) {
   if (!stop_) stop_ = s;  // the first reason wins
   uc_emu_stop(uc_);
+  // The next block takes its slow path, where QEMU's exit-request check now is (SetCount).
+  const uint64_t through = Through();
+  check_at_ = 0;
+  SetThrough(through);
 }
 
 void Hart::OnBlock(uc_struct*, uint64_t address, uint32_t size, void* user) {
@@ -205,6 +209,7 @@ void Hart::OnBlock(uc_struct*, uint64_t address, uint32_t size, void* user) {
     }
     if (h.left_ > 0) return;
   }
+  if (h.stop_) return;  // stopped in the block before (StopWith): the engine leaves before this one
   const uint64_t retired = h.Through();
   if (retired > h.budget_) {
     h.StopWith({.kind = Stop::Kind::kLimit, .pc = uint32_t(address)});

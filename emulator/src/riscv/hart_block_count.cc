@@ -78,7 +78,7 @@ struct InlineCount {
     b.start = t.tb->pc;
     b.end = t.tb->pc + t.tb->size;
     b.count = t.hart->Count(b.start, b.end);
-    engine::SetCount(t, b.count);
+    engine::SetCount(engine::kRiscv32Tcg, t, b.count);
   }
 };
 
