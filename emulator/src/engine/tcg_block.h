@@ -193,6 +193,7 @@ struct Replacements {
   static void GenIntermediate(CPUState* cpu, TranslationBlockHead* tb, int max_insns) {
     Counter::translation.tb = tb;
     Counter::translation.count = nullptr;
+    Counter::translation.skip = nullptr;
     Counter::Original().gen_intermediate(cpu, tb, max_insns);
   }
   // Unicorn's emitter of a lone hook's direct call: for the block hook, the count instead.
