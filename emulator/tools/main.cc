@@ -26,6 +26,7 @@
 #include "faultline/report.h"
 #include "faultline/run.h"
 #include "faultline/scenario.h"
+#include "faultline/text.h"
 
 namespace {
 
@@ -119,6 +120,10 @@ std::ofstream OpenOutput(const std::string& flag, const std::string& path) {
   return out;
 }
 
+// The text report on standard output, its bytes that are not UTF-8 (a firmware's console,
+// an ELF's symbol names) escaped as \xNN (faultline/text.h).
+void Print(std::string_view text) { std::cout << faultline::EscapeNonUtf8(text); }
+
 // Standard output is a terminal or a pipe (not a file): text may go there as it comes.
 bool StdoutIsLive() {
   struct stat st {};
@@ -130,7 +135,7 @@ bool StdoutIsLive() {
 void WriteOutput(std::ofstream& out, const std::string& flag, const std::string& path, const std::string& text) {
   if (!out.is_open()) return;
   errno = 0;
-  out << text;
+  out << faultline::EscapeNonUtf8(text);  // JUnit XML, HTML: a console's bytes as \xNN
   out.close();
   if (!out) {
     throw faultline::InputError(flag,
@@ -343,7 +348,7 @@ int main(int argc, char** argv) {
 
   try {
     if (*show) {
-      std::cout << faultline::FormatBoard(faultline::ResolveBoard(show_arg, faultline::DefaultBoardsDir()));
+      Print(faultline::FormatBoard(faultline::ResolveBoard(show_arg, faultline::DefaultBoardsDir())));
       return 0;
     }
     if (*check) {
@@ -357,7 +362,7 @@ int main(int argc, char** argv) {
       options.uninitialised = uninitialised;
       options.map_file = map_file.empty() ? faultline::MapFileBeside(check_firmware) : map_file;
       faultline::CheckResult result = faultline::Check(board, image, options);
-      std::cout << faultline::FormatCheckText(result, board, image);
+      Print(faultline::FormatCheckText(result, board, image));
       WriteOutput(out, "--json", check_json, faultline::FormatCheckJson(result));
       if (html_out.is_open()) {
         faultline::HtmlReport page;
@@ -369,7 +374,7 @@ int main(int argc, char** argv) {
       return CheckStdout(result.errors() > 0 ? 1 : 0);
     }
     if (*boards) {
-      std::cout << faultline::FormatBoardList(faultline::ListBoards(faultline::DefaultBoardsDir()));
+      Print(faultline::FormatBoardList(faultline::ListBoards(faultline::DefaultBoardsDir())));
       return 0;
     }
     // What is left runs firmware: say once when the engine runs without its patches.
@@ -397,16 +402,16 @@ int main(int argc, char** argv) {
       const bool live = isatty(STDOUT_FILENO) != 0;
       if (live) {
         options.on_start = [](size_t i, size_t n, const std::string& label) {
-          std::cout << fmt::format("\r\033[K[{}/{}] running {}...", i, n, label) << std::flush;
+          std::cout << fmt::format("\r\033[K[{}/{}] running {}...", i, n, faultline::EscapeControl(label)) << std::flush;
         };
       }
       faultline::SuiteResult result = faultline::RunScenarioSuite(options);
       if (live) std::cout << "\r\033[K";
-      std::cout << faultline::FormatScenarioTable(result);
+      Print(faultline::FormatScenarioTable(result));
       // Bad input in a scenario is that scenario's ERROR row; said on stderr too, as all bad input is.
       for (const faultline::ScenarioResult& r : result.scenarios) {
         if (r.status != faultline::ScenarioResult::Status::kError || r.internal_error) continue;
-        for (const std::string& f : r.failures) std::cerr << "faultline: error: " << f << "\n";
+        for (const std::string& f : r.failures) std::cerr << "faultline: error: " << faultline::EscapeNonUtf8(f) << "\n";
       }
       WriteOutput(junit_out, "--junit", junit_path, faultline::FormatScenarioJunit(result));
       WriteOutput(json_file, "--json", scenario_json, faultline::FormatScenarioJson(result));
@@ -469,23 +474,25 @@ int main(int argc, char** argv) {
     // it (the report's first lines before it); to a file the report has its last part.
     const bool stream = StdoutIsLive();
     std::string streamed_end;  // the console's last byte, once there is one
+    faultline::Utf8Escaper console_text;
     if (stream) {
       options.on_loaded = [&](const faultline::RunResult& loaded) {
-        std::cout << faultline::FormatRunHeader(loaded, board) << std::flush;
+        Print(faultline::FormatRunHeader(loaded, board));
+        std::cout << std::flush;
       };
       options.console_stream = [&](std::string_view text) {
-        if (streamed_end.empty()) std::cout << faultline::FormatConsoleStart(faultline::RunResult{});
-        std::cout << text << std::flush;
+        if (streamed_end.empty()) Print(faultline::FormatConsoleStart(faultline::RunResult{}));
+        std::cout << console_text.Feed(text) << std::flush;
         streamed_end = std::string(1, text.back());
       };
     }
     options.gdb = ParseGdbListen(gdb->count() > 0, gdb_port, gdb_listen);
     faultline::RunResult result = faultline::Run(board, image, options);
     if (stream) {
-      if (!streamed_end.empty()) std::cout << faultline::FormatConsoleEnd(streamed_end);
-      std::cout << faultline::FormatRunBody(result, board);
+      if (!streamed_end.empty()) std::cout << console_text.Finish() << faultline::FormatConsoleEnd(streamed_end);
+      Print(faultline::FormatRunBody(result, board));
     } else {
-      std::cout << faultline::FormatRunText(result, board);
+      Print(faultline::FormatRunText(result, board));
     }
     // A failed run: the static checks that may explain it (the HTML page always shows them).
     // So does a halt whose output a host reads (Kelvin's contract): a broken layout halts
@@ -494,7 +501,7 @@ int main(int argc, char** argv) {
                          (result.outcome == faultline::Outcome::kHalt && board.host_page.has_value());
     std::optional<faultline::CheckResult> checked;
     if (explain || html_out.is_open()) checked = faultline::Check(board, image, check_options);
-    if (explain) std::cout << faultline::FormatCheckErrors(*checked);
+    if (explain) Print(faultline::FormatCheckErrors(*checked));
     WriteOutput(json_out, "--json", json_path, faultline::FormatRunJson(result));
     if (trace) {
       trace->Finish();

@@ -7,19 +7,27 @@
 #include <string>
 #include <string_view>
 
+#include "faultline/text.h"
+
 namespace faultline {
 
-// `text` with every control character and NUL written as an escape (\n, \t, \0, \x1b):
-// a user value shown in a message can neither end it early (a NUL cuts a C string) nor
-// reach the terminal as a control sequence.
+// `text` with every control character and NUL written as an escape (\n, \t, \0, \x1b),
+// and every byte that is not UTF-8 as \xNN (text.h): a user value shown in a message can
+// neither end it early (a NUL cuts a C string), reach the terminal as a control sequence,
+// nor make the message invalid text.
 inline std::string EscapeControl(std::string_view text) {
   std::string s;
   s.reserve(text.size());
-  for (char c : text) {
+  for (size_t at = 0; at < text.size();) {
+    const char c = text[at];
     const auto u = static_cast<unsigned char>(c);
-    if (u >= 0x20 && u != 0x7F) {
-      s += c;
-    } else if (c == '\n') {
+    const size_t n = Utf8SequenceAt(text, at);
+    if (n > 1 || (n == 1 && u >= 0x20 && u != 0x7F)) {
+      s.append(text.substr(at, n));
+      at += n;
+      continue;
+    }
+    if (c == '\n') {
       s += "\\n";
     } else if (c == '\t') {
       s += "\\t";
@@ -28,11 +36,9 @@ inline std::string EscapeControl(std::string_view text) {
     } else if (c == '\0') {
       s += "\\0";
     } else {
-      constexpr char kHex[] = "0123456789abcdef";
-      s += "\\x";
-      s += kHex[u >> 4];
-      s += kHex[u & 0xF];
+      AppendByteEscape(s, u);
     }
+    ++at;
   }
   return s;
 }

@@ -9,6 +9,7 @@
 #include "../riscv/disassemble.h"
 #include "../cpu/exceptions.h"
 #include "../cpu/thumb.h"
+#include "json_text.h"
 
 namespace faultline {
 
@@ -616,7 +617,7 @@ std::string FormatRunJson(const RunResult& r) {
     writes.push_back({{"register", w.name}, {"value", w.value}, {"fields", w.fields}, {"count", w.count}});
   }
   j["register_writes"] = writes;
-  return j.dump(2) + "\n";
+  return DumpJson(j, 2) + "\n";
 }
 
 // An RV32 board's core line: where the hart starts, what traps and halts do, the host page.
@@ -811,7 +812,7 @@ std::string FormatCheckJson(const CheckResult& r) {
     diags.push_back(dj);
   }
   j["diagnostics"] = diags;
-  return j.dump(2) + "\n";
+  return DumpJson(j, 2) + "\n";
 }
 
 std::string FormatBoardList(const std::vector<BoardSummary>& boards) {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "faultline/scenario.h"
+#include "json_text.h"
 
 namespace faultline {
 
@@ -77,6 +78,22 @@ std::string FormatScenarioTable(const SuiteResult& result) {
   return out;
 }
 
+// Console text as XML 1.0 character data: it has no place for C0 controls other than tab,
+// LF and CR (XML 1.0 §2.2, "Char"), and tinyxml2 takes a C string, which a NUL would cut.
+std::string XmlCharData(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+      AppendByteEscape(out, u);
+    } else {
+      out += c;
+    }
+  }
+  return EscapeNonUtf8(out);
+}
+
 std::string FormatScenarioJunit(const SuiteResult& result) {
   tinyxml2::XMLDocument doc;
   doc.InsertEndChild(doc.NewDeclaration());
@@ -100,28 +117,28 @@ std::string FormatScenarioJunit(const SuiteResult& result) {
       failures += r->status == ScenarioResult::Status::kFail;
       errors += r->status == ScenarioResult::Status::kError;
     }
-    suite->SetAttribute("name", board.c_str());
+    suite->SetAttribute("name", XmlCharData(board).c_str());
     suite->SetAttribute("tests", int(list.size()));
     suite->SetAttribute("failures", failures);
     suite->SetAttribute("errors", errors);
     suite->SetAttribute("time", fmt::format("{:.3f}", seconds).c_str());
     for (const auto* r : list) {
       auto* tc = suite->InsertNewChildElement("testcase");
-      tc->SetAttribute("classname", r->board.c_str());
-      tc->SetAttribute("name", r->name.c_str());
-      tc->SetAttribute("file", r->path.string().c_str());
+      tc->SetAttribute("classname", XmlCharData(r->board).c_str());
+      tc->SetAttribute("name", XmlCharData(r->name).c_str());
+      tc->SetAttribute("file", XmlCharData(r->path.string()).c_str());
       tc->SetAttribute("time", fmt::format("{:.3f}", r->seconds).c_str());
       if (r->status != ScenarioResult::Status::kPass) {
         bool fail = r->status == ScenarioResult::Status::kFail;
         auto* f = tc->InsertNewChildElement(fail ? "failure" : "error");
         std::string first = r->failures.empty() ? "" : r->failures.front();
         if (r->failures.size() > 1) first += fmt::format(" (and {} more)", r->failures.size() - 1);
-        f->SetAttribute("message", first.c_str());
+        f->SetAttribute("message", XmlCharData(first).c_str());
         f->SetAttribute("type", fail ? "expectation" : "input");
-        f->SetText(Details(*r, "").c_str());
+        f->SetText(XmlCharData(Details(*r, "")).c_str());
       }
       if (r->run && !r->run->console.empty()) {
-        tc->InsertNewChildElement("system-out")->SetText(r->run->console.c_str());
+        tc->InsertNewChildElement("system-out")->SetText(XmlCharData(r->run->console).c_str());
       }
     }
   }
@@ -163,7 +180,7 @@ std::string FormatScenarioJson(const SuiteResult& result) {
                         {"failed", result.Count(ScenarioResult::Status::kFail)},
                         {"errors", result.Count(ScenarioResult::Status::kError)},
                         {"seconds", result.seconds}};
-  return doc.dump(2) + "\n";
+  return DumpJson(doc, 2) + "\n";
 }
 
 }  // namespace faultline

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "faultline/report.h"
+#include "faultline/text.h"
 
 namespace faultline {
 
@@ -438,7 +439,7 @@ const std::string& BlockTrace::Symbol(uint32_t address) {
   auto [it, added] = symbols_by_address_.try_emplace(address);
   if (added) {
     std::optional<SymbolRef> s = symbols_.Lookup(address);
-    it->second = s ? s->ToString() : "";
+    it->second = s ? EscapeNonUtf8(s->ToString()) : "";  // an ELF's names are bytes (text.h)
   }
   return it->second;
 }
