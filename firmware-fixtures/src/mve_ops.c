@@ -1,6 +1,6 @@
 /*
  * mve_ops (mps3-an547): the edges of the MVE instructions faultline runs as TCG ops in
- * the translated block instead of a call (cpu/core_mve_ops.cc), compared with QEMU:
+ * the translated block instead of a call (arm/core_mve_ops.cc), compared with QEMU:
  *   1. LSLL and ASRL by register on two register pairs, by 0, 1, 31, 32, 33, 63, 64, 65,
  *      127, the negatives of those and -128, and amounts whose low byte is all that
  *      counts (0x100, 0x1ff, 0xffffff80).

@@ -1,7 +1,7 @@
 /*
  * mve_vpr (mps3-an547): VPR where an exception or a debugger looks at it, right after
  * the predicate bookkeeping instructions (VMSR P0, VPST, VMRS P0), which faultline runs
- * as ops inside the translated block rather than as calls (cpu/core_mve_ops.cc).
+ * as ops inside the translated block rather than as calls (arm/core_mve_ops.cc).
  *   1. VMSR P0, VPST, then a predicated VLDRB of a page no MPU region covers: the
  *      MemManage handler reads the VPR its frame holds (the lazy preservation writes it
  *      at the handler's first FP instruction) and its own; back in the VPT block the

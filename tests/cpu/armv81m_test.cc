@@ -11,15 +11,15 @@
 #include <string>
 #include <vector>
 
-#include "cpu/core.h"
-#include "cpu/thumb.h"
+#include "arm/core.h"
+#include "arm/thumb.h"
 #include "faultline/board.h"
 #include "faultline/memory_map.h"
 
 namespace faultline {
 namespace {
 
-using Mode = cpu::Core::Armv81Mode;
+using Mode = arm::Core::Armv81Mode;
 constexpr uint32_t kCode = 0x01000000;  // mps3-an547 BRAM (rwx)
 constexpr uint32_t kNzcvqGe = 0xF80F0000;
 
@@ -27,7 +27,7 @@ class Armv81 : public ::testing::TestWithParam<Mode> {
  protected:
   Board board_ = LoadBoardFile(std::filesystem::path(FAULTLINE_BOARDS_DIR) / "mps3-an547.yaml");
   MemoryMap map_{board_};
-  cpu::Core core_{Cpu::kCortexM55, map_};
+  arm::Core core_{Cpu::kCortexM55, map_};
 
   void SetUp() override { core_.SetArmv81Mode(GetParam()); }
 
@@ -41,8 +41,8 @@ class Armv81 : public ::testing::TestWithParam<Mode> {
     core_.TrapUndecodedArmv81(kCode, bytes);
   }
   void Set(int reg, uint32_t value) { core_.WriteGeneral(reg, value); }
-  void SetFlags(uint32_t apsr) { core_.Write(cpu::Reg::kApsr, apsr); }
-  uint32_t Flags() const { return core_.Read(cpu::Reg::kApsr); }
+  void SetFlags(uint32_t apsr) { core_.Write(arm::Reg::kApsr, apsr); }
+  uint32_t Flags() const { return core_.Read(arm::Reg::kApsr); }
   uint32_t R(int n) const {
     Registers r = core_.ReadAll();
     return n == 14 ? r.lr : r.r[n];
@@ -50,8 +50,8 @@ class Armv81 : public ::testing::TestWithParam<Mode> {
   // Runs from kCode to the `b .` at kCode + end; returns the instructions retired.
   uint64_t RunTo(uint32_t end) {
     const uint64_t before = core_.instructions();
-    cpu::Stop s = core_.Run(kCode, {.max_instructions = before + 100000});
-    EXPECT_EQ(s.kind, cpu::Stop::Kind::kHang) << "pc=0x" << std::hex << s.pc;
+    arm::Stop s = core_.Run(kCode, {.max_instructions = before + 100000});
+    EXPECT_EQ(s.kind, arm::Stop::Kind::kHang) << "pc=0x" << std::hex << s.pc;
     EXPECT_EQ(s.pc, kCode + end);
     return core_.instructions() - before;
   }
@@ -192,13 +192,13 @@ TEST_P(Armv81, WlsOnLrItself) {
 
 TEST_P(Armv81, LeForeverToItselfIsAHang) {
   Load({0xf02f, 0xc003});  // 0: le 0   (no LR: loop forever)
-  cpu::Stop s = core_.Run(kCode, {.max_instructions = 1000});
+  arm::Stop s = core_.Run(kCode, {.max_instructions = 1000});
   if (Translating()) {
     // Translated into `b.w .`: the engine's hang detection sees it.
-    EXPECT_EQ(s.kind, cpu::Stop::Kind::kHang);
+    EXPECT_EQ(s.kind, arm::Stop::Kind::kHang);
     EXPECT_EQ(s.pc, kCode);
   } else {
-    EXPECT_EQ(s.kind, cpu::Stop::Kind::kLimit);
+    EXPECT_EQ(s.kind, arm::Stop::Kind::kLimit);
   }
 }
 
@@ -228,8 +228,8 @@ TEST_P(Armv81, DlstpWithCp10OffIsNocp) {
       0xf022, 0xe001,  // 0: dlstp.32 lr, r2
       0xe7fe,          // 4: b.n      4
   });
-  cpu::Stop s = core_.Run(kCode, {.max_instructions = 100});
-  EXPECT_EQ(s.kind, cpu::Stop::Kind::kCoprocessor);
+  arm::Stop s = core_.Run(kCode, {.max_instructions = 100});
+  EXPECT_EQ(s.kind, arm::Stop::Kind::kCoprocessor);
   EXPECT_EQ(s.pc, kCode);
 }
 
@@ -260,7 +260,7 @@ TEST_P(Armv81, CselOnEveryConditionAndEveryFlagCombination) {
   for (uint32_t cond = 0; cond < 14; ++cond) {
     Board board = board_;
     MemoryMap map(board);
-    cpu::Core core(Cpu::kCortexM55, map);
+    arm::Core core(Cpu::kCortexM55, map);
     core.SetArmv81Mode(GetParam());
     // csel r0, r1, r2, <cond>: ea51 80c2 with cond in bits 7:4 (ea51 8002 is csel ..., eq)
     const uint8_t code[] = {0x51, 0xea, uint8_t(0x02 | cond << 4), 0x80, 0xfe, 0xe7};
@@ -269,12 +269,12 @@ TEST_P(Armv81, CselOnEveryConditionAndEveryFlagCombination) {
       core.WriteGeneral(0, 0);
       core.WriteGeneral(1, 111);
       core.WriteGeneral(2, 222);
-      core.Write(cpu::Reg::kApsr, nzcv << 28);
-      cpu::Stop s = core.Run(kCode, {.max_instructions = core.instructions() + 100});
-      ASSERT_EQ(s.kind, cpu::Stop::Kind::kHang);
+      core.Write(arm::Reg::kApsr, nzcv << 28);
+      arm::Stop s = core.Run(kCode, {.max_instructions = core.instructions() + 100});
+      ASSERT_EQ(s.kind, arm::Stop::Kind::kHang);
       const bool pass = Passes(cond, nzcv & 8, nzcv & 4, nzcv & 2, nzcv & 1);
       EXPECT_EQ(core.ReadAll().r[0], pass ? 111u : 222u) << "cond " << cond << " nzcv " << nzcv;
-      EXPECT_EQ(core.Read(cpu::Reg::kApsr), nzcv << 28);
+      EXPECT_EQ(core.Read(arm::Reg::kApsr), nzcv << 28);
       EXPECT_EQ(core.ReadAll().r[1], 111u);
       EXPECT_EQ(core.ReadAll().r[2], 222u);
     }
@@ -382,9 +382,9 @@ TEST_P(Armv81, ASingleStepOverASelectInPlaceStepsTheWholeInstruction) {
   Load({0xea53, 0x93a3, 0x4600, 0xe7fe});  // cinc r3, r3, lt; mov r0, r0; b .
   RunTo(6);
   core_.StepOne(true);
-  cpu::Stop s = core_.Run(kCode, {.max_instructions = core_.instructions() + 100});
+  arm::Stop s = core_.Run(kCode, {.max_instructions = core_.instructions() + 100});
   core_.StepOne(false);
-  EXPECT_EQ(s.kind, cpu::Stop::Kind::kStep);
+  EXPECT_EQ(s.kind, arm::Stop::Kind::kStep);
   EXPECT_EQ(s.pc, kCode + 4);
 }
 
@@ -559,13 +559,13 @@ TEST_P(Armv81, SaturatingScalarShiftsStopAsMve) {
   Load({0xea51, 0x01ff, 0xe7fe});  // sqshll r0, r1, #3
   Set(0, 1);
   Set(1, 0);
-  cpu::Stop s = core_.Run(kCode, {.max_instructions = 100});
-  EXPECT_EQ(s.kind, cpu::Stop::Kind::kInvalidInstruction);
+  arm::Stop s = core_.Run(kCode, {.max_instructions = 100});
+  EXPECT_EQ(s.kind, arm::Stop::Kind::kInvalidInstruction);
   EXPECT_EQ(s.pc, kCode);
   EXPECT_EQ(R(0), 1u);  // not run as ORRS
   auto insn = core_.InstructionAt(kCode);
-  EXPECT_TRUE(cpu::IsMve(insn));
-  EXPECT_EQ(cpu::MveMnemonic(insn), "sqshll");
+  EXPECT_TRUE(arm::IsMve(insn));
+  EXPECT_EQ(arm::MveMnemonic(insn), "sqshll");
 }
 
 const std::vector<uint16_t> kSumLoop = {
@@ -637,13 +637,13 @@ TEST_P(RelocatedLoop, AStopInsideTheCopyIsReportedInTheFirmwaresCode) {
   Start(64);
   // The instruction budget runs out in the middle of the loop: the stop must name an
   // instruction of the loop itself, and the run must go on from there.
-  cpu::Stop s = core_.Run(kCode, {.max_instructions = 100});
-  ASSERT_EQ(s.kind, cpu::Stop::Kind::kLimit);
+  arm::Stop s = core_.Run(kCode, {.max_instructions = 100});
+  ASSERT_EQ(s.kind, arm::Stop::Kind::kLimit);
   EXPECT_GE(s.pc, kCode + 4);
   EXPECT_LE(s.pc, kCode + 0xa);
-  EXPECT_EQ(core_.Read(cpu::Reg::kPc), s.pc);
+  EXPECT_EQ(core_.Read(arm::Reg::kPc), s.pc);
   s = core_.Run(s.pc, {.max_instructions = 100000});
-  EXPECT_EQ(s.kind, cpu::Stop::Kind::kHang);
+  EXPECT_EQ(s.kind, arm::Stop::Kind::kHang);
   EXPECT_EQ(R(1), 64u * 65 / 2);
   EXPECT_EQ(core_.instructions(), 1 + 3 * 64 + 2);
 }
@@ -691,12 +691,12 @@ TEST_P(RelocatedLoop, TheDlsBranchesIntoTheCopyAndAStopThereNamesTheDls) {
   // whose first block (MOV LR, r2 counted as the DLS, MOV, LDR, ADD, CMP) does not fit:
   // the stop is at its start, reported as the DLS, not yet executed. Executed by the
   // host, the DLS runs and the stop is at the next block.
-  cpu::Stop s = core_.Run(kCode, {.max_instructions = before + 1});
-  ASSERT_EQ(s.kind, cpu::Stop::Kind::kLimit);
+  arm::Stop s = core_.Run(kCode, {.max_instructions = before + 1});
+  ASSERT_EQ(s.kind, arm::Stop::Kind::kLimit);
   EXPECT_EQ(s.pc, Translating() ? kCode : kCode + 4);
-  EXPECT_EQ(core_.Read(cpu::Reg::kPc), s.pc);
+  EXPECT_EQ(core_.Read(arm::Reg::kPc), s.pc);
   s = core_.Run(s.pc, {.max_instructions = before + 100000});
-  EXPECT_EQ(s.kind, cpu::Stop::Kind::kHang);
+  EXPECT_EQ(s.kind, arm::Stop::Kind::kHang);
   EXPECT_EQ(s.pc, kCode + 0x12);
   EXPECT_EQ(R(1), 15u);
   EXPECT_EQ(core_.instructions() - before, 2 + 3 * 5 + 2u);
@@ -709,8 +709,8 @@ TEST_P(RelocatedLoop, AFaultInsideTheCopyIsReportedInTheFirmwaresCode) {
   Set(0, 0x011FFFF0);
   Set(1, 0);
   Set(2, 64);
-  cpu::Stop s = core_.Run(kCode, {.max_instructions = 100000});
-  ASSERT_EQ(s.kind, cpu::Stop::Kind::kMemoryFault);
+  arm::Stop s = core_.Run(kCode, {.max_instructions = 100000});
+  ASSERT_EQ(s.kind, arm::Stop::Kind::kMemoryFault);
   EXPECT_EQ(s.address, 0x01200000u);
   EXPECT_GE(s.pc, kCode + 4);  // the block's start (imprecise without a trace): in the loop
   EXPECT_LE(s.pc, kCode + 0xa);
@@ -727,11 +727,11 @@ TEST(Armv81OnArmv8M, TheM33StillRejectsThem) {
   // On a Cortex-M33 board DLS is UNDEFINED, as on silicon: the stop stands.
   Board board = LoadBoardFile(std::filesystem::path(FAULTLINE_BOARDS_DIR) / "mps2-an505.yaml");
   MemoryMap map(board);
-  cpu::Core core(Cpu::kCortexM33, map);
+  arm::Core core(Cpu::kCortexM33, map);
   const uint8_t code[] = {0x42, 0xf0, 0x01, 0xe0, 0xfe, 0xe7};  // dls lr, r2; b .
   map.Write(0x10000000, code);
-  cpu::Stop s = core.Run(0x10000000, {.max_instructions = 100});
-  EXPECT_EQ(s.kind, cpu::Stop::Kind::kInvalidInstruction);
+  arm::Stop s = core.Run(0x10000000, {.max_instructions = 100});
+  EXPECT_EQ(s.kind, arm::Stop::Kind::kInvalidInstruction);
   EXPECT_EQ(s.pc, 0x10000000u);
 }
 

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "cpu/core.h"
+#include "arm/core.h"
 #include "faultline/board.h"
 #include "faultline/memory_map.h"
 
@@ -20,7 +20,7 @@ class DataFault : public ::testing::Test {
  protected:
   Board board_ = LoadBoardFile(std::filesystem::path(FAULTLINE_BOARDS_DIR) / "mps2-an505.yaml");
   MemoryMap map_{board_};
-  cpu::Core core_{Cpu::kCortexM33, map_};
+  arm::Core core_{Cpu::kCortexM33, map_};
 
   void Load(const std::vector<uint16_t>& code) {
     std::vector<uint8_t> bytes;
@@ -39,13 +39,13 @@ TEST_F(DataFault, ALoadInTheMiddleOfABlockStopsAtTheLoad) {
         0xe7fe});  // 8: b .
   core_.WriteGeneral(0, 0x5A5A5A5A);
   core_.WriteGeneral(3, kUnmapped);
-  cpu::Stop s = core_.Run(kCode, {.max_instructions = 1000});
-  ASSERT_EQ(s.kind, cpu::Stop::Kind::kMemoryFault);
+  arm::Stop s = core_.Run(kCode, {.max_instructions = 1000});
+  ASSERT_EQ(s.kind, arm::Stop::Kind::kMemoryFault);
   EXPECT_EQ(s.pc, kCode + 4);
   EXPECT_FALSE(s.imprecise_pc);
   EXPECT_EQ(s.access, AccessType::kRead);
   EXPECT_EQ(s.address, kUnmapped);
-  EXPECT_EQ(core_.Read(cpu::Reg::kPc), kCode + 4);
+  EXPECT_EQ(core_.Read(arm::Reg::kPc), kCode + 4);
   EXPECT_EQ(core_.instructions(), 2u);
   EXPECT_EQ(R(0), 0x5A5A5A5Au) << "the load wrote nothing";
   EXPECT_EQ(R(1), 1u) << "nothing after the load ran";
@@ -58,8 +58,8 @@ TEST_F(DataFault, AStoreInTheMiddleOfABlockStopsAtTheStore) {
         0x3101,    // 4: adds r1, #1        must not run
         0xe7fe});  // 6: b .
   core_.WriteGeneral(3, kUnmapped + 0x10);
-  cpu::Stop s = core_.Run(kCode, {.max_instructions = 1000});
-  ASSERT_EQ(s.kind, cpu::Stop::Kind::kMemoryFault);
+  arm::Stop s = core_.Run(kCode, {.max_instructions = 1000});
+  ASSERT_EQ(s.kind, arm::Stop::Kind::kMemoryFault);
   EXPECT_EQ(s.pc, kCode + 2);
   EXPECT_FALSE(s.imprecise_pc);
   EXPECT_EQ(s.access, AccessType::kWrite);

@@ -1,5 +1,5 @@
 // The MVE binding shows the translator an MRS in place of each vector instruction it
-// decodes (cpu/core_mve.cc). Only an instruction's first halfword may start one: the
+// decodes (arm/core_mve.cc). Only an instruction's first halfword may start one: the
 // second halfword of a 32-bit instruction is never read as an instruction of its own.
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "arm/mve/mve.h"
-#include "cpu/core.h"
+#include "arm/core.h"
 #include "faultline/board.h"
 #include "faultline/memory_map.h"
 
@@ -23,7 +23,7 @@ TEST(MveFetch, TheSecondHalfwordOfABlIsNotAVectorInstruction) {
   ASSERT_TRUE(arm::mve::Decode(0xFEA4, 0x2F20).has_value());
   Board board = LoadBoardFile(std::filesystem::path(FAULTLINE_BOARDS_DIR) / "mps3-an547.yaml");
   MemoryMap map{board};
-  cpu::Core core{Cpu::kCortexM55, map};
+  arm::Core core{Cpu::kCortexM55, map};
   std::vector<uint16_t> code = {0x3101, 0x4770};  // 0: adds r1, #1; bx lr
   code.resize(0x2b4 / 2, 0xBF00);                  // nop
   code.insert(code.end(), {
@@ -37,8 +37,8 @@ TEST(MveFetch, TheSecondHalfwordOfABlIsNotAVectorInstruction) {
   core.InvalidateCode(kCode, kCode + bytes.size());
   core.WriteGeneral(1, 41);
   core.WriteGeneral(7, 32);
-  const cpu::Stop s = core.Run(kCode + 0x2b4, {.max_instructions = 1000});
-  EXPECT_EQ(s.kind, cpu::Stop::Kind::kHang) << "pc=0x" << std::hex << s.pc;
+  const arm::Stop s = core.Run(kCode + 0x2b4, {.max_instructions = 1000});
+  EXPECT_EQ(s.kind, arm::Stop::Kind::kHang) << "pc=0x" << std::hex << s.pc;
   EXPECT_EQ(s.pc, kCode + 0x2ba);
   EXPECT_EQ(core.ReadAll().r[1], 42u);
   EXPECT_EQ(core.mve_instructions(), 0u);

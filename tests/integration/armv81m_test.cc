@@ -279,7 +279,7 @@ TEST(Mve, VectorAccessTheMpuRefusesIsAPreciseMemManageFault) {
   EXPECT_EQ(console, QemuConsole(Fixture("mps3-an547", "mve_fault"), "mve_fault"));
 }
 
-// Issue 15: VPST, VCTP and VMSR/VMRS P0 run as ops in the translated block (cpu/core_mve_ops.cc),
+// Issue 15: VPST, VCTP and VMSR/VMRS P0 run as ops in the translated block (arm/core_mve_ops.cc),
 // and VPR stays exact where it is looked at: a fault taken by the predicated load right
 // after a VPST stacks the VPR the VPST and VMSR left (written by the lazy preservation at
 // the handler's first FP instruction); with CPACR.CP10 off each of them is a NOCP

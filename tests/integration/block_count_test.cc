@@ -1,4 +1,4 @@
-// Instructions counted by the translated code itself (emulator/src/cpu/core_block_count.cc)
+// Instructions counted by the translated code itself (emulator/src/arm/core_block_count.cc)
 // must give what the block hook's callback gives when it counts every block
 // (FAULTLINE_BLOCK_COUNT=hook): the same instruction count, outcome, stop PC and
 // registers, for every way a run ends and for every kind of block the counting treats

@@ -223,7 +223,7 @@ TEST(Gdb, TheM55sQRegistersAndVprAreVisible) {
 }
 
 // Single steps through VMSR P0, VPSTT and the two VADDTs of its VPT block, which run as
-// ops in one translated block (cpu/core_mve_ops.cc): after each step gdb reads the VPR
+// ops in one translated block (arm/core_mve_ops.cc): after each step gdb reads the VPR
 // that instruction left, P0 and the masks moving on, as QEMU 7.2's gdbstub shows them.
 TEST(Gdb, StepsThroughAVptBlockSeeingVprAfterEachInstruction) {
   SERVE_FOR_GDB(served, "mps3-an547", "mve_vpr");

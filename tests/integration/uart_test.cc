@@ -106,7 +106,7 @@ TEST_P(UartMpu, AnUnprivilegedTasksByteNeverLeavesTheUart) {
 }
 
 // What QEMU 7.2 prints: each refused access a MemManage DACCVIOL with MMFAR on the
-// register, the read under the read-only region allowed. Disabled until runner/run.cc
+// register, the read under the read-only region allowed. Disabled until machine/run.cc
 // takes a refusal at a peripheral's address as the MPU's: it now reports MemManage only
 // where a memory region of the board allows the access, so this one is a BusFault ("no
 // memory answers") and the fixture's HardFault handler spins.

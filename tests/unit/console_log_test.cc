@@ -1,6 +1,6 @@
 // ConsoleLog (issue 20 item 2): the console streams whole, is kept bounded, and watched
 // strings are found anywhere in it, across appends.
-#include "bus/console_log.h"
+#include "devices/console_log.h"
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,11 @@
-// The exception model's pure rules (cpu/exceptions.h) and the SCS register model
-// (cpu/scs.h), without an engine.
+// The exception model's pure rules (arm/exceptions.h) and the SCS register model
+// (arm/scs.h), without an engine.
 #include <gtest/gtest.h>
 
-#include "cpu/exceptions.h"
-#include "cpu/scs.h"
+#include "arm/exceptions.h"
+#include "arm/scs.h"
 
-namespace faultline::cpu {
+namespace faultline::arm {
 namespace {
 
 TEST(Cfsr, DecodesEachBitByItsArchitecturalName) {
@@ -207,4 +207,4 @@ TEST(ScsModel, UnknownRegisterIsRecordedNotFatal) {
 }
 
 }  // namespace
-}  // namespace faultline::cpu
+}  // namespace faultline::arm

@@ -171,7 +171,7 @@ TEST(MachineDebug, AWatchpointPausesBeforeEachAccessAndTheRunEndsAsWithoutIt) {
   Loaded l = Load("exc_busfault");
   Machine m(l.DebuggerInput());
   const uint32_t handled = AddressOf(l, "handled");
-  m.SetWatchpoint(handled, 4, cpu::Core::WatchKind::kWrite, true);
+  m.SetWatchpoint(handled, 4, arm::Core::WatchKind::kWrite, true);
   // The startup's zeroing of .bss writes it first, then BusFault_Handler's increment.
   std::vector<std::string> where;
   for (Pause p; (p = m.Run()) != Pause::kEnded;) {
@@ -181,9 +181,9 @@ TEST(MachineDebug, AWatchpointPausesBeforeEachAccessAndTheRunEndsAsWithoutIt) {
       auto sym = l.image.symbols.Lookup(m.pc());
       where.push_back(sym ? sym->name : "?");
       // As gdb does on Arm: the watchpoint off for one step, which does the access.
-      m.SetWatchpoint(handled, 4, cpu::Core::WatchKind::kWrite, false);
+      m.SetWatchpoint(handled, 4, arm::Core::WatchKind::kWrite, false);
       ASSERT_EQ(m.Step(), Pause::kStep);
-      m.SetWatchpoint(handled, 4, cpu::Core::WatchKind::kWrite, true);
+      m.SetWatchpoint(handled, 4, arm::Core::WatchKind::kWrite, true);
     }
   }
   EXPECT_EQ(where, (std::vector<std::string>{"Reset_Handler", "busfault_c"}));
@@ -200,14 +200,14 @@ TEST(MachineDebug, AReadWatchpointOnAPageTheFirmwareWritesPausesAtEveryRead) {
   Loaded l = Load("checksum");
   Machine m(l.DebuggerInput());
   const uint32_t data = AddressOf(l, "data_words");
-  m.SetWatchpoint(data + 28, 4, cpu::Core::WatchKind::kRead, true);
+  m.SetWatchpoint(data + 28, 4, arm::Core::WatchKind::kRead, true);
   std::vector<uint32_t> hits;
   for (Pause p; (p = m.Run()) != Pause::kEnded;) {
     ASSERT_EQ(p, Pause::kWatchpoint);
     hits.push_back(uint32_t(m.watch_hit()->address));
-    m.SetWatchpoint(data + 28, 4, cpu::Core::WatchKind::kRead, false);
+    m.SetWatchpoint(data + 28, 4, arm::Core::WatchKind::kRead, false);
     ASSERT_EQ(m.Step(), Pause::kStep);
-    m.SetWatchpoint(data + 28, 4, cpu::Core::WatchKind::kRead, true);
+    m.SetWatchpoint(data + 28, 4, arm::Core::WatchKind::kRead, true);
   }
   // The integrity check's word, then the hash's four bytes.
   EXPECT_EQ(hits, (std::vector<uint32_t>{data + 28, data + 28, data + 29, data + 30, data + 31}));
@@ -223,11 +223,11 @@ TEST(MachineDebug, AReadWatchpointSetWhileItsPageIsInTheTlbPausesAtTheNextRead) 
   const uint32_t data = AddressOf(l, "data_words"), bss = AddressOf(l, "bss_words");
   ASSERT_EQ(data >> 10, bss >> 10) << "one page";
   // The startup's last store to bss_words, done with the watchpoint off, as gdb steps.
-  m.SetWatchpoint(bss + 60, 4, cpu::Core::WatchKind::kWrite, true);
+  m.SetWatchpoint(bss + 60, 4, arm::Core::WatchKind::kWrite, true);
   ASSERT_EQ(m.Run(), Pause::kWatchpoint);
-  m.SetWatchpoint(bss + 60, 4, cpu::Core::WatchKind::kWrite, false);
+  m.SetWatchpoint(bss + 60, 4, arm::Core::WatchKind::kWrite, false);
   ASSERT_EQ(m.Step(), Pause::kStep);
-  m.SetWatchpoint(data + 28, 4, cpu::Core::WatchKind::kRead, true);
+  m.SetWatchpoint(data + 28, 4, arm::Core::WatchKind::kRead, true);
   ASSERT_EQ(m.Run(), Pause::kWatchpoint);
   EXPECT_EQ(m.watch_hit()->address, data + 28);
 }

@@ -1,10 +1,10 @@
-// The MPU's decision for a privileged or unprivileged access (cpu/mpu.h): PMSAv7 sizes, subregions and
+// The MPU's decision for a privileged or unprivileged access (arm/mpu.h): PMSAv7 sizes, subregions and
 // region priority; PMSAv8 base/limit, overlap, and the PRIVDEFENA background.
-#include "cpu/mpu.h"
+#include "arm/mpu.h"
 
 #include <gtest/gtest.h>
 
-namespace faultline::cpu {
+namespace faultline::arm {
 namespace {
 
 using Regs = std::array<uint32_t, Mpu::kMaxRegions>;
@@ -138,4 +138,4 @@ TEST(MpuV8, HfnmienaKeepsTheMpuOnAtNegativePriority) {
 }
 
 }  // namespace
-}  // namespace faultline::cpu
+}  // namespace faultline::arm

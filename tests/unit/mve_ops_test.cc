@@ -1,4 +1,4 @@
-// emulator/src/cpu/core_mve_ops.cc runs VPST, VMSR/VMRS P0, VCTP, LSLL/ASRL by register,
+// emulator/src/arm/core_mve_ops.cc runs VPST, VMSR/VMRS P0, VCTP, LSLL/ASRL by register,
 // VADDV, VMLADAV/VMLSDAV and contiguous loads as TCG ops instead of the MVE unit's call.
 // That only happens if the translator's call of helper_v7m_mrs reaches faultline's
 // tcg_gen_callN_arm and the block may run them so; this pins down that it does on an M55
@@ -11,7 +11,7 @@
 #include <string>
 
 #include "cli.h"
-#include "cpu/core_mve_ops.h"
+#include "arm/core_mve_ops.h"
 #include "faultline/board.h"
 #include "faultline/image.h"
 #include "faultline/run.h"
@@ -25,11 +25,11 @@ TEST(MveOps, PredicateBookkeepingIsEmittedAsOps) {
   if (e != nullptr && std::strcmp(e, "stock") == 0) GTEST_SKIP() << "FAULTLINE_MVE_INLINE=stock";
   Board board = LoadBoardFile(std::filesystem::path(FAULTLINE_BOARDS_DIR) / "mps3-an547.yaml");
   Image image = LoadElf(testing::Fixture("mps3-an547", "mve_vpr"));
-  const uint64_t before = cpu::MveInstructionsEmittedAsOps();
+  const uint64_t before = arm::MveInstructionsEmittedAsOps();
   EXPECT_EQ(faultline::Run(board, image, RunOptions{}).outcome, Outcome::kExit);
   // mve_vpr has 12 such instructions where CP10 is on and no FP context is due; each
   // block holding them is translated at least once (the NOCP cases' twice).
-  EXPECT_GE(cpu::MveInstructionsEmittedAsOps() - before, 8u);
+  EXPECT_GE(arm::MveInstructionsEmittedAsOps() - before, 8u);
 }
 
 // mve_ops runs LSLL/ASRL by register, VADDV(A) and VMLADAV(A)/VMLSDAV(A) at their edges
@@ -46,16 +46,16 @@ TEST(MveOps, LongShiftsSumsAndLoadsRunAsOpsAndMatchQemu) {
   Board board = LoadBoardFile(std::filesystem::path(FAULTLINE_BOARDS_DIR) / "mps3-an547.yaml");
   const std::filesystem::path elf = testing::Fixture("mps3-an547", "mve_ops");
   Image image = LoadElf(elf);
-  using cpu::MveOpKind;
-  const uint64_t shifts = cpu::MveInstructionsEmittedAsOps(MveOpKind::kLongShift),
-                 across = cpu::MveInstructionsEmittedAsOps(MveOpKind::kAcross),
-                 loads = cpu::MveInstructionsEmittedAsOps(MveOpKind::kLoad), calls = cpu::MveCallsOnThisThread();
+  using arm::MveOpKind;
+  const uint64_t shifts = arm::MveInstructionsEmittedAsOps(MveOpKind::kLongShift),
+                 across = arm::MveInstructionsEmittedAsOps(MveOpKind::kAcross),
+                 loads = arm::MveInstructionsEmittedAsOps(MveOpKind::kLoad), calls = arm::MveCallsOnThisThread();
   const RunResult r = faultline::Run(board, image, RunOptions{});
   EXPECT_EQ(r.outcome, Outcome::kExit) << r.console;
-  EXPECT_GE(cpu::MveInstructionsEmittedAsOps(MveOpKind::kLongShift) - shifts, 4u);  // four sites
-  EXPECT_GE(cpu::MveInstructionsEmittedAsOps(MveOpKind::kAcross) - across, 17u * 4 + 1 + 2);
-  EXPECT_GE(cpu::MveInstructionsEmittedAsOps(MveOpKind::kLoad) - loads, 17u * 2 + 1 + 1);
-  const uint64_t made = cpu::MveCallsOnThisThread() - calls;
+  EXPECT_GE(arm::MveInstructionsEmittedAsOps(MveOpKind::kLongShift) - shifts, 4u);  // four sites
+  EXPECT_GE(arm::MveInstructionsEmittedAsOps(MveOpKind::kAcross) - across, 17u * 4 + 1 + 2);
+  EXPECT_GE(arm::MveInstructionsEmittedAsOps(MveOpKind::kLoad) - loads, 17u * 2 + 1 + 1);
+  const uint64_t made = arm::MveCallsOnThisThread() - calls;
   EXPECT_GT(made, 0u);  // the first, made before the FP context exists
   EXPECT_LT(made * 20, r.mve_instructions) << made << " calls for " << r.mve_instructions << " instructions";
   // 0x8000000180000001 by 64: LSLL leaves 0 and ASRL the sign; by -1 (0xffffffff) LSLL

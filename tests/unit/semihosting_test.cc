@@ -1,6 +1,6 @@
 // Semihosting against a MemoryMap with one RAM region: console output, the special
 // ":tt" files, refused host files and errno, exit reasons, clocks and heap info.
-#include "runner/semihosting.h"
+#include "machine/semihosting.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // Thumb encodings the engine stops on: classification, description, the hex the report
 // prints, and the wait hints. Byte arrays are in memory order (little-endian halfwords);
 // the comment gives the disassembly and the halfwords as the Arm ARM writes them.
-#include "cpu/thumb.h"
+#include "arm/thumb.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <span>
 #include <utility>
 
-namespace faultline::cpu {
+namespace faultline::arm {
 namespace {
 
 // udf #0                      de00
@@ -139,9 +139,9 @@ TEST(ThumbWaitHint, NopWfiAndSevAreNot) {
 }
 
 }  // namespace
-}  // namespace faultline::cpu
+}  // namespace faultline::arm
 
-namespace faultline::cpu {
+namespace faultline::arm {
 namespace {
 
 // MVE (Helium): every row assembled with arm-none-eabi-as -march=armv8.1-m.main+mve.fp
@@ -284,4 +284,4 @@ TEST(Mve, FpAndCustomCoprocessorInstructionsAreNotMve) {
 }
 
 }  // namespace
-}  // namespace faultline::cpu
+}  // namespace faultline::arm

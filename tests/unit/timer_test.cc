@@ -5,10 +5,10 @@
 
 #include <string>
 
-#include "bus/timer.h"
-#include "bus/uart.h"
-#include "cpu/exceptions.h"
-#include "cpu/scs.h"
+#include "devices/timer.h"
+#include "devices/uart.h"
+#include "arm/exceptions.h"
+#include "arm/scs.h"
 #include "faultline/board.h"
 #include "faultline/error.h"
 #include "faultline/memory_map.h"
@@ -176,8 +176,8 @@ TEST(GenericIrq, AConditionOverRegistersDrivesTheLine) {
 }
 
 TEST(NvicLevel, RisingLevelPendsAndStillHighOnReturnPendsAgain) {
-  cpu::Scs scs(Cpu::kCortexM3, 0);
-  const uint32_t n = cpu::kFirstIrq + 8;
+  arm::Scs scs(Cpu::kCortexM3, 0);
+  const uint32_t n = arm::kFirstIrq + 8;
   scs.SetIrqLevel(8, true);
   EXPECT_TRUE(scs.pending(n));
   scs.SetPending(n, false);

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "bus/uart.h"
+#include "devices/uart.h"
 #include "faultline/board.h"
 #include "faultline/error.h"
 #include "faultline/memory_map.h"

@@ -118,7 +118,7 @@ struct Register {
   std::vector<RegisterRule> rules;
 };
 
-// A UART whose behaviour faultline implements (bus/uart.cc): transmitted bytes reach the
+// A UART whose behaviour faultline implements (devices/uart.cc): transmitted bytes reach the
 // run's console for that port, received bytes come from a scenario or stdin.
 enum class UartModel {
   kCmsdkApb,    // Arm CMSDK APB UART (MPS2/MPS3), as QEMU's cmsdk-apb-uart
@@ -133,7 +133,7 @@ std::vector<Register> UartRegisters(UartModel model);
 // The size of a model's register block, for a peripheral that does not state one.
 uint64_t UartBlockSize(UartModel model);
 
-// A timer whose behaviour faultline implements (bus/timer.cc). It counts one tick per
+// A timer whose behaviour faultline implements (devices/timer.cc). It counts one tick per
 // instruction (the clock SysTick uses here: docs/fidelity.md) and raises its interrupt
 // line at the block boundary where it comes due.
 enum class TimerModel {

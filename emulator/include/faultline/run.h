@@ -1,4 +1,6 @@
-// Running an image on a board: from reset to exit, fault, hang or a limit.
+// Running an image on a board: from reset to exit, fault, hang or a limit. The run's
+// options and results, for the CLI, scenarios and reports; what the cores and devices
+// report about the guest is in guest.h, which this builds on.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "faultline/board.h"
+#include "faultline/guest.h"
 #include "faultline/image.h"
 
 namespace faultline {
@@ -19,9 +22,6 @@ namespace faultline {
 // reads the results (RunResult::halt, output_header).
 enum class Outcome { kExit, kFault, kHang, kLimit, kUnsupported, kLockup, kHalt };
 std::string ToString(Outcome outcome);
-
-enum class AccessType { kRead, kWrite, kFetch };
-std::string ToString(AccessType type);
 
 // A file the host places in memory before reset (U-Boot fatload, dd, a programmer).
 struct HostLoad {
@@ -85,15 +85,7 @@ inline bool ValidTimeout(double seconds) { return seconds >= 0 && seconds <= kMa
 // so a legitimate long inference is never cut short by a cap it cannot know about
 // (issue 19). Scenarios keep a budget (ScenarioFile::max_instructions).
 constexpr uint64_t kNoInstructionBudget = UINT64_MAX;
-// The console a report keeps: its last 1 MiB (RunResult::console_bytes counts it all).
-constexpr size_t kConsoleKeep = size_t(1) << 20;
 constexpr uint64_t kScenarioInstructionBudget = 1'000'000'000;
-
-// A block as `run --trace` sees it: its address and instruction count.
-struct TracedBlock {
-  uint32_t address = 0;
-  uint32_t instructions = 0;
-};
 
 struct RunResult;
 
@@ -151,64 +143,6 @@ struct RunOptions {
   std::function<void(const TracedBlock* blocks, size_t n)> trace_blocks;
 };
 
-// A basic block the core executed: the road to a fault and `run --trace` (issue 17).
-struct RoadBlock {
-  uint32_t address = 0;
-  uint32_t instructions = 0;
-  std::optional<SymbolRef> symbol;
-  std::string entered;    // the exception entered just before this block, if one was
-  bool returned = false;  // an exception return just before this block
-};
-
-// The core registers as the firmware left them at the stop.
-struct Registers {
-  uint32_t r[13] = {};
-  uint32_t sp = 0, lr = 0, pc = 0, xpsr = 0, msp = 0, psp = 0, control = 0;
-  // RV32 harts: x0-x31 (the Cortex-M fields above are unused but pc).
-  std::vector<uint32_t> x;
-};
-
-// How the engine saw a fault: the faulting instruction, the access and the memory
-// layout around it.
-struct Fault {
-  std::string kind;                 // BusFault, UsageFault, HardFault
-  std::string detail;               // e.g. "precise data bus error"
-  std::optional<AccessType> access; // absent for an undefined instruction
-  uint64_t address = 0;
-  uint32_t size = 0;
-  uint32_t pc = 0;
-  bool pc_precise = true;           // false if the replay could not pin the instruction
-  std::vector<uint8_t> instruction; // bytes at pc (2 or 4)
-  std::optional<SymbolRef> pc_symbol;
-  std::optional<SymbolRef> address_symbol;
-  std::string region;               // region holding the address, if any
-  std::string region_below;         // when none: nearest regions on either side
-  std::string region_above;
-  std::string gate;                 // the condition of the closed gate that made it fault
-
-  // What the firmware sees (issue 3): filled when the fault was taken as an exception.
-  std::string exception;            // the handler entered: BusFault, HardFault, ...
-  bool handled_by_firmware = false; // the run went on into the firmware's handler
-  bool escalated = false;           // became HardFault (HFSR.FORCED)
-  uint32_t cfsr = 0, hfsr = 0, bfar = 0, mmfar = 0;  // as the handler sees them on entry
-  struct StackedFrame {
-    uint32_t r0 = 0, r1 = 0, r2 = 0, r3 = 0, r12 = 0, lr = 0, pc = 0, xpsr = 0;
-  };
-  std::optional<StackedFrame> stacked_frame;  // absent if nothing was stacked: why in no_frame_why
-  std::string no_frame_why = "stacking failed";
-  std::optional<Registers> registers;         // at the faulting instruction, before it
-  // RV32 harts: the trap as the handler at mtvec sees it (privileged spec §3.1.7-3.1.16).
-  struct Trap {
-    uint32_t mcause = 0, mepc = 0, mtval = 0, mtvec = 0;
-  };
-  std::optional<Trap> trap;
-  uint64_t instructions = 0;                  // retired before it (the chain's order)
-  std::vector<RoadBlock> road;                // the last blocks executed, its own last
-  // Set when the handler entered for it lies in memory that still holds its reset
-  // contents: what the core then executes is not the firmware's code (issue 17).
-  std::string handler_unwritten;
-};
-
 // An instruction the engine cannot run (Armv8.1-M, MVE, ...).
 struct Unsupported {
   uint32_t pc = 0;
@@ -247,27 +181,6 @@ struct LoadedSegment {
   std::string region;
   bool written = false;
   std::string sections;
-};
-
-// Something the firmware did that did not stop the run but bears on its result, e.g.
-// a write ignored by a powered-down SRAM bank, or a write to a modelled peripheral.
-struct Event {
-  std::string kind;     // "disabled-region-read", "disabled-region-write", ...
-  std::string where;    // region or peripheral register name
-  uint64_t first_address = 0;
-  uint32_t first_pc = 0;
-  std::optional<SymbolRef> first_pc_symbol;
-  bool pc_precise = false;  // false: first_pc is the start of its translation block
-  uint64_t count = 0;
-  std::string message;  // one line for people
-};
-
-// The last value the firmware wrote to a modelled peripheral register.
-struct RegisterWrite {
-  std::string name;    // "RCC.MEMENR"
-  uint32_t value = 0;
-  std::string fields;  // "AXISRAM5EN=1 AXISRAM6EN=0"
-  uint64_t count = 0;  // writes
 };
 
 struct RunResult {

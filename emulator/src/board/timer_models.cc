@@ -1,7 +1,7 @@
 // The register layouts of the timer models a board can declare with `model:`. Offsets and
 // fields are the Cortex-M System Design Kit TRM's (ARM DDI 0479C §4.4 APB timer, §4.5 APB
 // dual-input timer) as QEMU 7.2 models them (hw/timer/cmsdk-apb-timer.c,
-// cmsdk-apb-dualtimer.c: register map, reset values, ID values); bus/timer.cc gives them
+// cmsdk-apb-dualtimer.c: register map, reset values, ID values); devices/timer.cc gives them
 // their behaviour and finds them by these names.
 #include "faultline/board.h"
 #include "register_layout.h"

@@ -1,5 +1,5 @@
 // The register layouts of the UART models a board can declare with `model:`. Names,
-// offsets and bit positions are the reference manual's; bus/uart.cc gives the
+// offsets and bit positions are the reference manual's; devices/uart.cc gives the
 // registers their behaviour and finds them by these names.
 #include <fmt/core.h>
 
@@ -39,7 +39,7 @@ std::vector<Register> CmsdkApb() {
 // RM0486 STM32N6 USART registers; bit positions as ST's CMSIS headers stm32h747xx.h /
 // stm32n657xx.h define USART_CR1_*, USART_RQR_*, USART_ISR_*, USART_ICR_*). ISR resets with
 // TXE/TXFNF, TC and TXFE set: the transmitter is idle. RQR and ICR are
-// write-only requests: bus/uart.cc gives them their effect on ISR and RDR.
+// write-only requests: devices/uart.cc gives them their effect on ISR and RDR.
 std::vector<Register> Stm32Usart(bool lpuart) {
   std::vector<Register> r = {
       Reg("CR1", 0x00, 0,
@@ -100,7 +100,7 @@ std::vector<Register> NxpLpuart() {
 // Ensemble DFP's drivers/include/uart.h drives it (LSR/USR/LCR bit definitions) and Linux
 // drivers/tty/serial/8250/8250_dw.c addresses it (USR at register 0x1f). Offset 0 is
 // RBR (read) / THR (write) / DLL (LCR.DLAB = 1); 0x04 IER / DLH; 0x08 IIR (read) / FCR
-// (write): bus/uart.cc keeps the banked registers apart.
+// (write): devices/uart.cc keeps the banked registers apart.
 std::vector<Register> Dw16550() {
   return {
       Reg("THR", 0x00),

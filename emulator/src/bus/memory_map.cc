@@ -11,8 +11,8 @@
 #include <new>
 #include <random>
 
-#include "timer.h"
-#include "uart.h"
+#include "../devices/timer.h"
+#include "../devices/uart.h"
 
 namespace faultline {
 

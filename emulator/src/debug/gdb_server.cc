@@ -74,9 +74,9 @@ std::string GdbStub::StopReply() const {
   }
   if (m_.stopped_fault() != nullptr) return fmt::format("S{:02x}", kSigSegv);
   if (why_ == Why::kWatch && m_.watch_hit()) {
-    const cpu::Stop& hit = *m_.watch_hit();
-    const char* name = cpu::Core::WatchKind(hit.imm) == cpu::Core::WatchKind::kWrite  ? "watch"
-                       : cpu::Core::WatchKind(hit.imm) == cpu::Core::WatchKind::kRead ? "rwatch"
+    const arm::Stop& hit = *m_.watch_hit();
+    const char* name = arm::Core::WatchKind(hit.imm) == arm::Core::WatchKind::kWrite  ? "watch"
+                       : arm::Core::WatchKind(hit.imm) == arm::Core::WatchKind::kRead ? "rwatch"
                                                                                       : "awatch";
     return fmt::format("T{:02x}{}:{:x};", kSigTrap, name, hit.address);
   }
@@ -87,7 +87,7 @@ std::string GdbStub::StopReply() const {
 // pointers of org.gnu.gdb.arm.m-system, then where the core has them the FP registers
 // (org.gnu.gdb.arm.vfp: gdb makes s0-s31 of d0-d15, and on an MVE core q0-q7) and VPR
 // (org.gnu.gdb.arm.m-profile-mve).
-std::vector<GdbStub::RegisterDef> GdbStub::Describe(const Board& board, const cpu::Core& core) {
+std::vector<GdbStub::RegisterDef> GdbStub::Describe(const Board& board, const arm::Core& core) {
   using K = RegisterDef::Kind;
   std::vector<RegisterDef> regs;
   static constexpr const char* kCore[] = {"r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8",
@@ -113,7 +113,7 @@ std::vector<GdbStub::RegisterDef> GdbStub::Describe(const Board& board, const cp
 std::optional<uint64_t> GdbStub::ReadRegister(size_t n) const {
   if (n >= regs_.size()) return std::nullopt;
   const RegisterDef& d = regs_[n];
-  const cpu::Core& core = m_.core();
+  const arm::Core& core = m_.core();
   const Registers r = m_.ended() ? m_.output().result.registers : core.ReadAll();
   switch (d.kind) {
     case RegisterDef::Kind::kGeneral:
@@ -152,7 +152,7 @@ bool GdbStub::WriteRegister(size_t n, std::span<const uint8_t> bytes) {
   if (m_.ended() || n >= regs_.size() || bytes.size() * 8 != size_t(regs_[n].bits)) return false;
   const RegisterDef& d = regs_[n];
   const uint32_t low = LittleEndian(bytes.data());
-  cpu::Core& core = m_.core();
+  arm::Core& core = m_.core();
   switch (d.kind) {
     case RegisterDef::Kind::kGeneral:
       core.WriteGeneral(d.index, low);
@@ -161,13 +161,13 @@ bool GdbStub::WriteRegister(size_t n, std::span<const uint8_t> bytes) {
       m_.SetPc(low);
       break;
     case RegisterDef::Kind::kXpsr:
-      core.Write(cpu::Reg::kXpsr, low);
+      core.Write(arm::Reg::kXpsr, low);
       break;
     case RegisterDef::Kind::kMsp:
-      core.Write(cpu::Reg::kMsp, low);
+      core.Write(arm::Reg::kMsp, low);
       break;
     case RegisterDef::Kind::kPsp:
-      core.Write(cpu::Reg::kPsp, low);
+      core.Write(arm::Reg::kPsp, low);
       break;
     case RegisterDef::Kind::kD:
       core.WriteD(d.index, low | uint64_t(LittleEndian(bytes.data() + 4)) << 32);
@@ -233,7 +233,7 @@ std::string GdbStub::Breakpoint(std::string_view args, bool insert) {
     m_.SetBreakpoint(uint32_t(at->first), insert);
     return "OK";
   }
-  return m_.SetWatchpoint(uint32_t(at->first), uint32_t(at->second), cpu::Core::WatchKind(type[0] - '0'), insert)
+  return m_.SetWatchpoint(uint32_t(at->first), uint32_t(at->second), arm::Core::WatchKind(type[0] - '0'), insert)
              ? "OK"
              : "E01";
 }

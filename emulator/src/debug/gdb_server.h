@@ -36,7 +36,7 @@ class GdbStub {
     const char* type;
     const char* feature;
   };
-  static std::vector<RegisterDef> Describe(const Board& board, const cpu::Core& core);
+  static std::vector<RegisterDef> Describe(const Board& board, const arm::Core& core);
   std::string ReadRegisters() const;
   std::optional<uint64_t> ReadRegister(size_t n) const;
   std::string RegisterHex(size_t n) const;  // target byte order

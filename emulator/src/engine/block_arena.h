@@ -1,4 +1,4 @@
-// Entries of inline-counted translation blocks (cpu/core_block_count.cc,
+// Entries of inline-counted translation blocks (arm/core_block_count.cc,
 // riscv/hart_block_count.cc), one per translation: a block's generated code stores its
 // entry's address, so entries never move. Allocated below 2 GiB where the system allows
 // (mmap MAP_32BIT), so that the address is a 32-bit immediate: one host instruction per

@@ -1,6 +1,6 @@
 // The road's ring (engine/tcg_block.h EmitRing) read back: the translated code of each
 // block stores its entry's address at ring[(at & mask) / 8] and adds 8 to `at`; the
-// Cortex-M core (cpu/core.cc) and the RV32 hart (riscv/hart.cc) pass what it holds to a
+// Cortex-M core (arm/core.cc) and the RV32 hart (riscv/hart.cc) pass what it holds to a
 // `--trace` sink.
 #pragma once
 
@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <functional>
 
-#include "faultline/run.h"
+#include "faultline/guest.h"
 
 namespace faultline::engine {
 

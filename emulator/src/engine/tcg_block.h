@@ -1,5 +1,5 @@
 // Instruction counting inside the translated code, for every libunicorn target faultline
-// runs (cpu/core_block_count.cc for Arm, riscv/hart_block_count.cc for RV32; the numbers:
+// runs (arm/core_block_count.cc for Arm, riscv/hart_block_count.cc for RV32; the numbers:
 // docs/performance.md).
 //
 // A core's one UC_HOOK_BLOCK counts instructions and decides when the run must stop.
@@ -150,7 +150,7 @@ void EmitRing(const Tcg& tcg, TCGContext* s, intptr_t base, intptr_t info, const
 // and a request to stop is made only by the core's StopWith, which also makes `left`
 // non-positive (so the next block takes the slow path, and the check). Left where it is
 // if the ops are not that (FAULTLINE_EXIT_CHECK=each-block leaves every one, as does =stock,
-// cpu/core_data_faults.cc).
+// arm/core_data_faults.cc).
 void SetCount(const Tcg& tcg, Translation& t, uint64_t count);
 // The blocks whose exit-request check SetCount has moved, on every target.
 uint64_t FoldedExitChecks();

@@ -1,6 +1,6 @@
 // Which libunicorn this process runs on. faultline's replacements of libunicorn's internal
-// functions (engine/store_path.cc, cpu/core_block_count.cc, cpu/core_data_faults.cc,
-// cpu/unicorn_xip.cc, cpu/unicorn_dsp_ops.cc, cpu/core_traps.cc, riscv/hart_block_count.cc) call them with the signatures and read the struct layouts
+// functions (engine/store_path.cc, arm/core_block_count.cc, arm/core_data_faults.cc,
+// arm/unicorn_xip.cc, arm/unicorn_dsp_ops.cc, arm/core_traps.cc, riscv/hart_block_count.cc) call them with the signatures and read the struct layouts
 // of one build, so they are enabled for that build only: the GNU build-id of the loaded
 // library must be one measured here. Any other build — a rebuild of the same 2.0.1
 // source, another distribution, another architecture — runs Unicorn's own paths.
@@ -90,4 +90,4 @@ bool TurnedOff(const char* var, const char* value) {
   return (e != nullptr && std::strcmp(e, value) == 0) || !KnownUnicornRelease() || !KnownUnicornBuild();
 }
 
-}  // namespace faultline::cpu
+}  // namespace faultline::arm

@@ -15,7 +15,7 @@ std::string UnicornBuildId();
 
 // Whether the loaded libunicorn is the release faultline's replacements of its internal
 // functions were written against (2.0.1: their signatures, and the layouts in
-// engine/tcg_block.h, cpu/core_data_faults.cc). Any other release keeps all of Unicorn's
+// engine/tcg_block.h, arm/core_data_faults.cc). Any other release keeps all of Unicorn's
 // own paths: correct, only slower.
 bool KnownUnicornRelease();
 

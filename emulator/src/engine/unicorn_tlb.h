@@ -25,7 +25,7 @@
 // the mapped block (memory_mapping), walk the memory-hook lists, then find the page in
 // the victim TLB, swap it into the table (victim_tlb_hit) and do the access: ~250 host
 // instructions where the inline path takes ten. The wrappers of those helpers
-// (cpu/core_data_faults.cc) first try VictimLoad/VictimStore: find the page in the
+// (arm/core_data_faults.cc) first try VictimLoad/VictimStore: find the page in the
 // victim TLB with an entry that has no flag bits (plain RAM: no MMIO, no not-dirty code
 // page, no watchpoint), swap it in as victim_tlb_hit does, and access host memory
 // through its addend, as the generated code does when the entry is in the table. By

@@ -7,31 +7,31 @@
 
 #include <algorithm>
 
-#include "../cpu/thumb.h"
+#include "../arm/thumb.h"
 
 namespace faultline::machine {
 
 // The core's road with the image's names.
-std::vector<RoadBlock> Named(const std::vector<cpu::Core::RoadBlock>& blocks, const Image& image) {
+std::vector<RoadBlock> Named(const std::vector<arm::Core::RoadBlock>& blocks, const Image& image) {
   std::vector<RoadBlock> road;
-  for (const cpu::Core::RoadBlock& b : blocks) {
+  for (const arm::Core::RoadBlock& b : blocks) {
     road.push_back({b.address, b.instructions, image.symbols.Lookup(b.address),
-                    b.entered != 0 ? cpu::ExceptionName(b.entered) : "", b.returned});
+                    b.entered != 0 ? arm::ExceptionName(b.entered) : "", b.returned});
   }
   return road;
 }
 
-Fault::StackedFrame ToReport(const cpu::StackFrame& f) {
+Fault::StackedFrame ToReport(const arm::StackFrame& f) {
   return {f.r0, f.r1, f.r2, f.r3, f.r12, f.lr, f.pc, f.xpsr};
 }
 
 // Entering exception `n` (its vector at `vector_at`) faulted: which step, from the bits
 // the entry set. The vector read first, since it is what a bad VTOR or a short table
 // breaks, and it is the vector, not a priority, that the report must name.
-Fault EntryFault(uint32_t n, uint32_t vector_at, const cpu::Core::Taken& t) {
+Fault EntryFault(uint32_t n, uint32_t vector_at, const arm::Core::Taken& t) {
   Fault f;
-  const std::string name = cpu::ExceptionName(n);
-  if (t.hfsr & cpu::hfsr::kVecttbl) {
+  const std::string name = arm::ExceptionName(n);
+  if (t.hfsr & arm::hfsr::kVecttbl) {
     f.kind = "HardFault";
     f.detail = fmt::format("the vector of {} (exception {}) could not be read at 0x{:08x} "
                            "(VTOR + 4 x {}): HFSR.VECTTBL",
@@ -39,12 +39,12 @@ Fault EntryFault(uint32_t n, uint32_t vector_at, const cpu::Core::Taken& t) {
     f.address = vector_at;
     f.access = AccessType::kRead;
     f.size = 4;
-  } else if (t.cfsr & cpu::cfsr::kMstkerr) {
+  } else if (t.cfsr & arm::cfsr::kMstkerr) {
     f.kind = "MemManage";
     f.detail = fmt::format("stacking the frame to enter {} failed (MSTKERR): the MPU does not let the "
                            "interrupted code write its stack there",
                            name);
-  } else if (t.cfsr & cpu::cfsr::kStkerr) {
+  } else if (t.cfsr & arm::cfsr::kStkerr) {
     f.kind = "BusFault";
     f.detail = fmt::format("stacking the frame to enter {} failed (STKERR): the stack pointer is outside "
                            "writable memory",
@@ -61,11 +61,11 @@ Fault EntryFault(uint32_t n, uint32_t vector_at, const cpu::Core::Taken& t) {
 // An MVE instruction on a Cortex-M55 board that faultline does not execute yet
 // (arm/mve/decode.cc lists those it does). The fix is a scalar build of the object.
 std::string MveUnsupported(std::span<const uint8_t> insn, const std::optional<SymbolRef>& sym) {
-  std::optional<std::string> mnemonic = cpu::MveMnemonic(insn);
+  std::optional<std::string> mnemonic = arm::MveMnemonic(insn);
   return fmt::format("MVE (Helium) instruction {}[{}]: faultline does not execute this MVE instruction yet; "
                      "build the object that contains {} with -mcpu=cortex-m55+nomve (or add +nomve to "
                      "-march) so GCC emits scalar code",
-                     mnemonic ? *mnemonic + " " : "", cpu::EncodingHex(insn),
+                     mnemonic ? *mnemonic + " " : "", arm::EncodingHex(insn),
                      sym ? sym->name : "this code");
 }
 
@@ -112,8 +112,8 @@ constexpr uint64_t kPollMinReads = 16;
 constexpr uint64_t kPollSlack = 64;  // instructions, for a loop whose reads come close together
 }  // namespace
 
-std::optional<Event> PollingEvent(const cpu::Core& core, const MemoryMap& map, const Image& image) {
-  const cpu::Core::UnmodelledRead* latest = nullptr;
+std::optional<Event> PollingEvent(const arm::Core& core, const MemoryMap& map, const Image& image) {
+  const arm::Core::UnmodelledRead* latest = nullptr;
   uint64_t word = 0;
   for (const auto& [w, u] : core.unmodelled_reads()) {
     if (latest == nullptr || u.last_time > latest->last_time) {

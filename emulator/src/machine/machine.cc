@@ -6,16 +6,16 @@
 
 #include <algorithm>
 
-#include "../bus/uart.h"
-#include "../runner/semihosting.h"
+#include "../devices/uart.h"
+#include "semihosting.h"
 #include "describe.h"
 #include "faultline/error.h"
 #include "setup.h"
 
 namespace faultline::machine {
 
-using cpu::Reg;
-using cpu::Stop;
+using arm::Reg;
+using arm::Stop;
 
 Machine::Machine(const MachineInput& in) : in_(in) { Load(); }
 
@@ -81,8 +81,8 @@ void Machine::Load() {
   }
   res.vector_table = vtor_;
   res.boot_source = in_.options.boot_address ? in_.options.boot_source : "";
-  core_ = std::make_unique<cpu::Core>(in_.board.cpu, map, uint32_t(vtor_));
-  cpu::Core& core = *core_;
+  core_ = std::make_unique<arm::Core>(in_.board.cpu, map, uint32_t(vtor_));
+  arm::Core& core = *core_;
   core.scs().SetInterruptLines(in_.board.cpu_options.nvic_irqs);
   core.scs().SetMpuRegions(in_.board.cpu_options.mpu_regions);
   core.scs().SetSauRegions(in_.board.cpu_options.sau_regions);
@@ -102,7 +102,7 @@ void Machine::Load() {
   for (const Breakpoint& b : in_.options.breakpoints) {
     if (break_addresses.insert(b.address).second) core.BreakAt(b.address);
   }
-  if (in_.options.armv81m_by_host) core.SetArmv81Mode(cpu::Core::Armv81Mode::kEmulate);
+  if (in_.options.armv81m_by_host) core.SetArmv81Mode(arm::Core::Armv81Mode::kEmulate);
   for (const Segment& seg : in_.image.segments) {
     if (seg.executable) core.TrapUndecodedArmv81(seg.run_address, seg.bytes);
   }
@@ -155,7 +155,7 @@ void Machine::Load() {
     f.instruction = core.InstructionAt(pc_);
     f.pc_symbol = in_.image.symbols.Lookup(pc_);
     res.outcome = Outcome::kFault;
-    if (!VectorFault(f, {.exception = cpu::kUsageFault, .cfsr_bits = cpu::cfsr::kInvstate, .return_address = pc_})) {
+    if (!VectorFault(f, {.exception = arm::kUsageFault, .cfsr_bits = arm::cfsr::kInvstate, .return_address = pc_})) {
       return Finish();
     }
   }
@@ -189,7 +189,7 @@ void Machine::SetBreakpoint(uint32_t address, bool on) {
   core_->SetDebugBreak(address, on);
 }
 
-bool Machine::SetWatchpoint(uint32_t address, uint32_t length, cpu::Core::WatchKind kind, bool on) {
+bool Machine::SetWatchpoint(uint32_t address, uint32_t length, arm::Core::WatchKind kind, bool on) {
   const Watchpoint w{address, length, kind};
   if (on && !watchpoints_.contains(w) && watchpoints_.size() >= kMaxWatchpoints) return false;
   if (on ? !watchpoints_.insert(w).second : watchpoints_.erase(w) == 0) return true;
@@ -219,7 +219,7 @@ void Machine::Resume() {
 }
 
 std::optional<Pause> Machine::Advance(const Until& until) {
-  cpu::Core& core = *core_;
+  arm::Core& core = *core_;
   if (pending_) {  // the fault Pause::kFault stopped before: taken now
     PendingFault p = std::move(*pending_);
     pending_.reset();
@@ -241,7 +241,7 @@ std::optional<Pause> Machine::Advance(const Until& until) {
     return std::nullopt;
   }
   {
-    cpu::Scs& scs = core.scs();
+    arm::Scs& scs = core.scs();
     scs.AdvanceTo(core.time());
     SyncIrqs();
     if (scs.reset_requested()) {  // AIRCR.SYSRESETREQ: a warm reset, memory kept
@@ -251,7 +251,7 @@ std::optional<Pause> Machine::Advance(const Until& until) {
     if (auto n = scs.PendingToTake(core.ExecutionPriority())) {
       const uint32_t vector_at = scs.vtor() + 4 * *n;
       const Registers before = core.ReadAll();
-      cpu::Core::Taken t = core.TakeException(*n, pc_);
+      arm::Core::Taken t = core.TakeException(*n, pc_);
       if (!t.lockup) core.MarkRoad(t.exception);
       if (t.fault) {  // entering it faulted: reported as any fault is
         Fault f = EntryFault(*n, vector_at, t);
@@ -273,7 +273,7 @@ std::optional<Pause> Machine::Advance(const Until& until) {
   }
   // A pause asked for below the run's own budget stops the engine as the budget does.
   const bool pause = until.instructions < in_.max_instructions;
-  cpu::Limits limits{.max_instructions = pause ? until.instructions : in_.max_instructions, .deadline = in_.deadline};
+  arm::Limits limits{.max_instructions = pause ? until.instructions : in_.max_instructions, .deadline = in_.deadline};
   core.SyncMpu();  // after any exception entry or return above: the privilege it runs at
   const bool resuming = pc_ == resume_pc_ && core.instructions() == resume_count_;
   core.SkipDebugBreakAt(resuming ? std::optional<uint64_t>(pc_) : std::nullopt);
@@ -385,7 +385,7 @@ void Machine::TimedOut() {
 void Machine::Finish() {
   ended_ = true;
   RunResult& res = out_.result;
-  cpu::Core& core = *core_;
+  arm::Core& core = *core_;
   MemoryMap& map = *map_;
   const Semihosting& semihosting = *semihosting_;
   res.registers = stop_at_registers_.value_or(core.ReadAll());
@@ -470,8 +470,8 @@ std::optional<std::string> Machine::Uninitialised(uint64_t at) {
                      why.empty() ? "it holds its reset contents (never loaded, never written by the firmware)" : why);
 }
 
-void Machine::RecordTaken(Fault& f, const cpu::Core::Taken& t) {
-  f.exception = cpu::ExceptionName(t.exception);
+void Machine::RecordTaken(Fault& f, const arm::Core::Taken& t) {
+  f.exception = arm::ExceptionName(t.exception);
   f.escalated = t.escalated;
   f.cfsr = t.cfsr;
   f.hfsr = t.hfsr;
@@ -510,7 +510,7 @@ bool Machine::StopAtTakenFault(Fault& f, Registers before, uint32_t pc) {
 // Takes a synchronous fault as silicon would; false when the run ends here (the option
 // --stop-at-fault, or lockup), with the result's fault set.
 // `faulting_pc`: the faulting instruction, when the stacked PC is past it (an imprecise fault).
-bool Machine::VectorFault(Fault f, cpu::Core::FaultRequest req, std::optional<uint32_t> faulting_pc) {
+bool Machine::VectorFault(Fault f, arm::Core::FaultRequest req, std::optional<uint32_t> faulting_pc) {
   Registers before = core_->ReadAll();
   before.pc = faulting_pc.value_or(req.return_address);
   f.registers = before;
@@ -526,7 +526,7 @@ bool Machine::VectorFault(Fault f, cpu::Core::FaultRequest req, std::optional<ui
     out_.result.fault = f;
     return false;
   }
-  cpu::Core::Taken t = core_->TakeFault(req);
+  arm::Core::Taken t = core_->TakeFault(req);
   if (!t.lockup) core_->MarkRoad(t.exception);
   RecordTaken(f, t);
   if (lockup_) return false;
@@ -551,15 +551,15 @@ uint64_t Machine::NextEvent() {
 // peripheral's interrupt wakes it; false if nothing ever will. `must_preempt`: only an
 // exception that can be taken ends the wait (a spin), not any pending one (WFI).
 bool Machine::SleepUntilWake(bool must_preempt) {
-  cpu::Core& core = *core_;
-  cpu::Scs& scs = core.scs();
+  arm::Core& core = *core_;
+  arm::Scs& scs = core.scs();
   auto can_take = [&] { return scs.PendingToTake(core.ExecutionPriority()).has_value(); };
   SyncIrqs();
   if (must_preempt ? can_take() : scs.AnythingPending()) return true;
   const uint64_t tick = scs.NextTickAt().value_or(UINT64_MAX);
   const uint64_t peripheral = map_->NextEventAt();
   const bool tick_wakes =
-      tick != UINT64_MAX && (!must_preempt || cpu::Preempts(cpu::GroupPriority(scs.Priority(cpu::kSysTick), scs.prigroup()),
+      tick != UINT64_MAX && (!must_preempt || arm::Preempts(arm::GroupPriority(scs.Priority(arm::kSysTick), scs.prigroup()),
                                                             core.ExecutionPriority()));
   // A peripheral's interrupt wakes a spin only if it could be taken; whether it can is
   // known once it is pending, so sleep to it and look again (Advance).

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "../bus/console_log.h"
-#include "../cpu/core.h"
+#include "../devices/console_log.h"
+#include "../arm/core.h"
 #include "faultline/board.h"
 #include "faultline/image.h"
 #include "faultline/memory_map.h"
@@ -30,7 +30,7 @@ namespace faultline::machine {
 constexpr uint64_t kTraceWindow = 2048;
 
 // What one machine is built from: the board, the image, the user's options, and what the
-// replay (runner/run.cc) adds to a run it repeats.
+// replay (machine/run.cc) adds to a run it repeats.
 struct MachineInput {
   const Board& board;
   const Image& image;
@@ -110,13 +110,13 @@ class Machine {
   // [address, address + length) as `kind` says (the access undone, as gdb on Arm
   // expects: it steps the instruction with the watchpoint off). Costs nothing outside
   // its pages. False for one more than kMaxWatchpoints.
-  bool SetWatchpoint(uint32_t address, uint32_t length, cpu::Core::WatchKind kind, bool on);
+  bool SetWatchpoint(uint32_t address, uint32_t length, arm::Core::WatchKind kind, bool on);
   // As many watchpoints as a DWT can have (Armv8-M ARM DWT_CTRL.NUMCOMP is four bits).
   // Each protects its pages and every change walks the pages of the regions it covers,
   // so without a bound a client's thousands of Z2 packets would cost hours (fuzz_gdb).
   static constexpr size_t kMaxWatchpoints = 15;
   // What the latest Pause::kWatchpoint stopped for: the access (address, kind in imm).
-  const std::optional<cpu::Stop>& watch_hit() const { return watch_hit_; }
+  const std::optional<arm::Stop>& watch_hit() const { return watch_hit_; }
   // Ends the run where it is (a debugger's kill): outcome limit, `why` as its detail.
   void End(const std::string& why);
   // The debugger has gone: no breakpoints, and faults are taken without a pause (a
@@ -138,8 +138,8 @@ class Machine {
   MachineOutput TakeOutput() { return std::move(out_); }
   // Where the core goes on from (its PC between engine runs).
   uint32_t pc() const { return pc_; }
-  cpu::Core& core() { return *core_; }
-  const cpu::Core& core() const { return *core_; }
+  arm::Core& core() { return *core_; }
+  const arm::Core& core() const { return *core_; }
   MemoryMap& map() { return *map_; }
   const MemoryMap& map() const { return *map_; }
   // The wall clock the run may use from here on (a debugger's session had none).
@@ -150,15 +150,15 @@ class Machine {
   // One engine run and what its stop means; sets ended_ when the run has its outcome.
   // A pause when it stopped for `until`, a breakpoint, a step or a fault (debugger).
   std::optional<Pause> Advance(const Until& until);
-  std::optional<Pause> Handle(const cpu::Stop& s, bool pause);
+  std::optional<Pause> Handle(const arm::Stop& s, bool pause);
   void Resume();
   void Finish();
   void TimedOut();
 
   // --- exception model ---
   void Chain(Fault& f);
-  void RecordTaken(Fault& f, const cpu::Core::Taken& t);
-  bool VectorFault(Fault f, cpu::Core::FaultRequest req, std::optional<uint32_t> faulting_pc = std::nullopt);
+  void RecordTaken(Fault& f, const arm::Core::Taken& t);
+  bool VectorFault(Fault f, arm::Core::FaultRequest req, std::optional<uint32_t> faulting_pc = std::nullopt);
   bool StopAtTakenFault(Fault& f, Registers before, uint32_t pc);
   void SyncIrqs();
   uint64_t NextEvent();
@@ -167,30 +167,30 @@ class Machine {
   std::optional<std::string> Uninitialised(uint64_t at);
 
   // --- the engine's stops (stops.cc) ---
-  Fault MakeFault(const cpu::Stop& s, std::string kind, std::string detail);
-  void RecordUnsupported(const cpu::Stop& s, std::string what);
-  bool TakeDataFault(const cpu::Stop& s, Fault& f, cpu::Core::FaultRequest req);
-  void OnBreakpoint(const cpu::Stop& s);
-  void OnMemoryFault(const cpu::Stop& s);
-  void OnExecuteNever(const cpu::Stop& s);
-  void OnInvalidInstruction(const cpu::Stop& s);
-  void OnCoprocessor(const cpu::Stop& s);
-  void OnTrap(const cpu::Stop& s);
-  void OnStackLimit(const cpu::Stop& s);
-  void OnSupervisorCall(const cpu::Stop& s);
-  void OnExceptionReturn(const cpu::Stop& s);
-  void OnHang(const cpu::Stop& s);
-  void OnHostBreakpoint(const cpu::Stop& s);
+  Fault MakeFault(const arm::Stop& s, std::string kind, std::string detail);
+  void RecordUnsupported(const arm::Stop& s, std::string what);
+  bool TakeDataFault(const arm::Stop& s, Fault& f, arm::Core::FaultRequest req);
+  void OnBreakpoint(const arm::Stop& s);
+  void OnMemoryFault(const arm::Stop& s);
+  void OnExecuteNever(const arm::Stop& s);
+  void OnInvalidInstruction(const arm::Stop& s);
+  void OnCoprocessor(const arm::Stop& s);
+  void OnTrap(const arm::Stop& s);
+  void OnStackLimit(const arm::Stop& s);
+  void OnSupervisorCall(const arm::Stop& s);
+  void OnExceptionReturn(const arm::Stop& s);
+  void OnHang(const arm::Stop& s);
+  void OnHostBreakpoint(const arm::Stop& s);
 
   MachineInput in_;
 
   // Everything below is rebuilt by Reset().
   MachineOutput out_;
   std::unique_ptr<MemoryMap> map_;
-  std::unique_ptr<cpu::Core> core_;
+  std::unique_ptr<arm::Core> core_;
   std::unique_ptr<Semihosting> semihosting_;
   std::vector<Event> host_events_;               // from host actions and semihosting
-  std::vector<cpu::Core::RoadBlock> latest_road_;  // of the latest fault not kept (Chain)
+  std::vector<arm::Core::RoadBlock> latest_road_;  // of the latest fault not kept (Chain)
   uint64_t vtor_ = 0;
   uint32_t initial_sp_ = 0;
   uint32_t reset_vector_ = 0;
@@ -203,7 +203,7 @@ class Machine {
   // MachineInput::debugger: the fault Pause::kFault stopped before.
   struct PendingFault {
     Fault fault;
-    cpu::Core::FaultRequest request;
+    arm::Core::FaultRequest request;
     uint32_t faulting_pc;
   };
   std::optional<PendingFault> pending_;
@@ -215,11 +215,11 @@ class Machine {
   std::set<uint32_t> breakpoints_;  // SetBreakpoint's
   struct Watchpoint {
     uint32_t address, length;
-    cpu::Core::WatchKind kind;
+    arm::Core::WatchKind kind;
     auto operator<=>(const Watchpoint&) const = default;
   };
   std::set<Watchpoint> watchpoints_;
-  std::optional<cpu::Stop> watch_hit_;
+  std::optional<arm::Stop> watch_hit_;
   // Where and at which count the latest Run or Step began: a breakpoint there is passed.
   uint32_t resume_pc_ = 0;
   uint64_t resume_count_ = 0;

@@ -4,10 +4,9 @@
 #include "riscv_machine.h"
 
 #include <fmt/core.h>
-#include <unicorn/unicorn.h>
 
 #include "../riscv/hart.h"
-#include "../runner/semihosting.h"
+#include "semihosting.h"
 #include "describe.h"
 #include "faultline/error.h"
 #include "setup.h"
@@ -125,7 +124,7 @@ class RiscvRun {
       case Stop::Kind::kHang:
         // In a trap handler (mstatus.MPP = M from the trap entry: mret leaves the least
         // privileged mode there, §3.1.6.1) that spins: the run ends as the fault it handled.
-        if (first_fault_ && ((hart_->Csr(UC_RISCV_REG_MSTATUS) >> 11) & 3u) == 3u) {
+        if (first_fault_ && ((hart_->Mstatus() >> 11) & 3u) == 3u) {
           res.outcome = Outcome::kFault;
           res.fault = first_fault_;
           res.fault->handled_by_firmware = true;
@@ -223,7 +222,7 @@ class RiscvRun {
       f.size = s.size;
       FillLocation(*map_, in_.image, s.tval, f);
     }
-    const uint32_t mtvec = hart_->Csr(UC_RISCV_REG_MTVEC) & ~3u;
+    const uint32_t mtvec = hart_->Mtvec() & ~3u;
     f.trap = Fault::Trap{s.cause, s.pc, s.tval, mtvec};
     if (in_.board.cpu_options.traps_to_host) {
       f.detail = fmt::format("mcause {}; the core halts and reports a{} fault to the host", s.cause,

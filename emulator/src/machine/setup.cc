@@ -9,7 +9,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "../cpu/core.h"
+#include "../arm/core.h"
 #include "faultline/error.h"
 
 namespace faultline::machine {
@@ -101,7 +101,7 @@ void CheckHostActions(const MemoryMap& map, const std::vector<HostAction>& actio
 
 // Applies host actions in order; a write to pc changes where execution continues. What
 // the core changed about a value (sp's low bits) goes to `events`.
-void ApplyHostActions(const std::vector<HostAction>& actions, MemoryMap& map, cpu::Core* core,
+void ApplyHostActions(const std::vector<HostAction>& actions, MemoryMap& map, arm::Core* core,
                       uint32_t* pc, std::vector<Event>* events) {
   for (const HostAction& a : actions) {
     if (a.kind == HostAction::Kind::kMemory) {

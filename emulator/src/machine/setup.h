@@ -8,9 +8,9 @@
 #include "faultline/image.h"
 #include "faultline/memory_map.h"
 #include "faultline/run.h"
-#include "../runner/semihosting.h"
+#include "semihosting.h"
 
-namespace faultline::cpu {
+namespace faultline::arm {
 class Core;
 }
 
@@ -27,7 +27,7 @@ void CheckUartInput(const Board& board, const std::vector<UartInput>& inputs);
 void CheckHostActions(const MemoryMap& map, const std::vector<HostAction>& actions);
 // Applies host actions in order; a write to pc changes where execution continues. What
 // the core changed about a value (sp's low bits) goes to `events`.
-void ApplyHostActions(const std::vector<HostAction>& actions, MemoryMap& map, cpu::Core* core, uint32_t* pc,
+void ApplyHostActions(const std::vector<HostAction>& actions, MemoryMap& map, arm::Core* core, uint32_t* pc,
                       std::vector<Event>* events = nullptr);
 std::vector<HostAction> OfKind(const std::vector<HostAction>& actions, HostAction::Kind kind);
 // The run's result gets what the firmware printed, and the memory the options capture.

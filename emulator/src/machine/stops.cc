@@ -5,16 +5,16 @@
 #include <algorithm>
 
 #include "../arm/mve/mve.h"
-#include "../cpu/thumb.h"
-#include "../runner/semihosting.h"
+#include "../arm/thumb.h"
+#include "semihosting.h"
 #include "describe.h"
 #include "machine.h"
 #include "setup.h"
 
 namespace faultline::machine {
 
-using cpu::Reg;
-using cpu::Stop;
+using arm::Reg;
+using arm::Stop;
 
 namespace {
 constexpr uint32_t kSemihostingBkpt = 0xAB;
@@ -45,7 +45,7 @@ void Machine::RecordUnsupported(const Stop& s, std::string what) {
 // translation block's start (unicorn.md §3): ask for a replay of the same, deterministic
 // run with a code hook on that block first, so that the handler sees the faulting
 // instruction as its stacked PC. False when the run ends here.
-bool Machine::TakeDataFault(const Stop& s, Fault& f, cpu::Core::FaultRequest req) {
+bool Machine::TakeDataFault(const Stop& s, Fault& f, arm::Core::FaultRequest req) {
   bool traced = false;
   for (uint64_t b : in_.traces) traced = traced || (s.pc >= b && s.pc < b + kTraceWindow);
   // (A debugger's machine traces every instruction: its PCs are exact, it never asks.)
@@ -61,13 +61,13 @@ bool Machine::TakeDataFault(const Stop& s, Fault& f, cpu::Core::FaultRequest req
 
 void Machine::OnBreakpoint(const Stop& s) {
   RunResult& res = out_.result;
-  cpu::Core& core = *core_;
+  arm::Core& core = *core_;
   if (s.imm != kSemihostingBkpt) {
     Fault f = MakeFault(s, "HardFault",
                         fmt::format("BKPT #0x{:02x} with no debugger attached "
                                     "escalates to HardFault (HFSR.DEBUGEVT)",
                                     s.imm));
-    if (VectorFault(f, {.exception = cpu::kHardFault, .hfsr_bits = cpu::hfsr::kDebugevt, .return_address = s.pc})) {
+    if (VectorFault(f, {.exception = arm::kHardFault, .hfsr_bits = arm::hfsr::kDebugevt, .return_address = s.pc})) {
       return;
     }
     return Finish();
@@ -91,7 +91,7 @@ void Machine::OnBreakpoint(const Stop& s) {
 
 // A data or fetch access the bus or the MPU refused.
 void Machine::OnMemoryFault(const Stop& s) {
-  cpu::Core& core = *core_;
+  arm::Core& core = *core_;
   MemoryMap& map = *map_;
   const Region* region = nullptr;
   if (int r = map.Find(s.address); r >= 0) region = &map.regions()[r];
@@ -115,8 +115,8 @@ void Machine::OnMemoryFault(const Stop& s) {
     f.size = s.size;
     FillLocation(map, in_.image, s.address, f);
     if (!TakeDataFault(s, f,
-                       {.exception = cpu::kMemManage,
-                        .cfsr_bits = fetch ? cpu::cfsr::kIaccviol : cpu::cfsr::kDaccviol | cpu::cfsr::kMmarvalid,
+                       {.exception = arm::kMemManage,
+                        .cfsr_bits = fetch ? arm::cfsr::kIaccviol : arm::cfsr::kDaccviol | arm::cfsr::kMmarvalid,
                         .mmfar = fetch ? std::nullopt : std::optional<uint32_t>(uint32_t(s.address)),
                         .return_address = s.pc})) {
       return;
@@ -164,10 +164,10 @@ void Machine::OnMemoryFault(const Stop& s) {
   // store itself never completes). Its base-register writeback, if any, is not done.
   const uint32_t store_size = uint32_t(f.instruction.empty() ? 2 : f.instruction.size());
   if (!TakeDataFault(s, f,
-                     {.exception = cpu::kBusFault,
-                      .cfsr_bits = s.access == AccessType::kFetch ? cpu::cfsr::kIbuserr
-                                   : buffered                     ? cpu::cfsr::kImpreciserr
-                                                                  : cpu::cfsr::kPreciserr | cpu::cfsr::kBfarvalid,
+                     {.exception = arm::kBusFault,
+                      .cfsr_bits = s.access == AccessType::kFetch ? arm::cfsr::kIbuserr
+                                   : buffered                     ? arm::cfsr::kImpreciserr
+                                                                  : arm::cfsr::kPreciserr | arm::cfsr::kBfarvalid,
                       .bfar = s.access == AccessType::kFetch || buffered ? std::nullopt
                                                                          : std::optional<uint32_t>(uint32_t(s.address)),
                       .return_address = buffered ? s.pc + store_size : s.pc})) {
@@ -176,11 +176,11 @@ void Machine::OnMemoryFault(const Stop& s) {
 }
 
 void Machine::OnExecuteNever(const Stop& s) {
-  cpu::Core& core = *core_;
+  arm::Core& core = *core_;
   MemoryMap& map = *map_;
   const int w = map.Find(s.pc);
   const Region* xip = w >= 0 && map.regions()[size_t(w)].access.execute ? &map.regions()[size_t(w)] : nullptr;
-  if (xip != nullptr && core.ExecutesInPlace(s.pc)) {  // cpu/unicorn_xip.cc is turned off
+  if (xip != nullptr && core.ExecutesInPlace(s.pc)) {  // arm/unicorn_xip.cc is turned off
     RecordUnsupported(
         s, fmt::format("execute in place from {} at 0x{:08x}: the board and the MPU make it executable, but "
                        "Unicorn 2.0.1 applies the default memory map's execute-never rule to "
@@ -204,7 +204,7 @@ void Machine::OnExecuteNever(const Stop& s) {
   f.address = s.pc;
   f.size = 2;
   FillLocation(map, in_.image, s.pc, f);
-  if (VectorFault(f, {.exception = cpu::kMemManage, .cfsr_bits = cpu::cfsr::kIaccviol, .return_address = s.pc})) {
+  if (VectorFault(f, {.exception = arm::kMemManage, .cfsr_bits = arm::cfsr::kIaccviol, .return_address = s.pc})) {
     return;
   }
   return Finish();
@@ -212,10 +212,10 @@ void Machine::OnExecuteNever(const Stop& s) {
 
 void Machine::OnInvalidInstruction(const Stop& s) {
   RunResult& res = out_.result;
-  cpu::Core& core = *core_;
+  arm::Core& core = *core_;
   MemoryMap& map = *map_;
   auto insn = core.InstructionAt(s.pc);
-  auto cls = cpu::Classify(insn);
+  auto cls = arm::Classify(insn);
   // What the core cannot decode in memory nothing has written (the reset handler
   // linked where only the copy table puts it, a call through a GOT nobody copied) is
   // not the firmware's code: say so, and stop there, since whatever the core did
@@ -226,16 +226,16 @@ void Machine::OnInvalidInstruction(const Stop& s) {
                         fmt::format("executing memory nothing has written: {} holds its reset contents (never "
                                     "loaded, never written by the firmware), here [{}], which the core cannot "
                                     "execute (UNDEFINSTR){}",
-                                    *where, cpu::EncodingHex(insn), why.empty() ? "" : "; " + why));
+                                    *where, arm::EncodingHex(insn), why.empty() ? "" : "; " + why));
     f.registers = core.ReadAll();
     f.registers->pc = s.pc;
     Chain(f);
     res.fault = f;
     return Finish();
   }
-  if (cls == cpu::EncodingClass::kUdf) {
+  if (cls == arm::EncodingClass::kUdf) {
     if (VectorFault(MakeFault(s, "UsageFault", "undefined instruction (UNDEFINSTR)"),
-                    {.exception = cpu::kUsageFault, .cfsr_bits = cpu::cfsr::kUndefinstr, .return_address = s.pc})) {
+                    {.exception = arm::kUsageFault, .cfsr_bits = arm::cfsr::kUndefinstr, .return_address = s.pc})) {
       return;
     }
     return Finish();
@@ -245,67 +245,67 @@ void Machine::OnInvalidInstruction(const Stop& s) {
     if (VectorFault(MakeFault(s, "UsageFault",
                               "execution in ARM state: a branch target or "
                               "vector without the Thumb bit (INVSTATE)"),
-                    {.exception = cpu::kUsageFault, .cfsr_bits = cpu::cfsr::kInvstate, .return_address = s.pc})) {
+                    {.exception = arm::kUsageFault, .cfsr_bits = arm::cfsr::kInvstate, .return_address = s.pc})) {
       return;
     }
     return Finish();
   }
   // Unicorn raises NOCP for MVE in coprocessor 14/15 space but "invalid instruction"
   // for the vector data-processing space and VCTP (unicorn.md §1, §4).
-  if (in_.board.cpu == Cpu::kCortexM55 && cpu::IsMve(insn)) {
+  if (in_.board.cpu == Cpu::kCortexM55 && arm::IsMve(insn)) {
     RecordUnsupported(s, MveUnsupported(insn, in_.image.symbols.Lookup(s.pc)));
     return Finish();
   }
   // WFE/YIELD stop the engine with the PC after them; they are hints, so resume.
-  if (cls == cpu::EncodingClass::kOther && s.pc >= 2) {
+  if (cls == arm::EncodingClass::kOther && s.pc >= 2) {
     auto prev = core.InstructionAt(s.pc - 2);
-    if (cpu::IsWaitHint(prev) && prev.size() == 2) {
+    if (arm::IsWaitHint(prev) && prev.size() == 2) {
       pc_ = s.pc;
       return;
     }
     if (s.pc >= 4) {
       auto prev4 = core.InstructionAt(s.pc - 4);
-      if (cpu::IsWaitHint(prev4) && prev4.size() == 4) {
+      if (arm::IsWaitHint(prev4) && prev4.size() == 4) {
         pc_ = s.pc;
         return;
       }
     }
   }
   RecordUnsupported(
-      s, fmt::format("{} [{}]: the {} model of Unicorn 2.0.1 cannot execute it", cpu::Describe(cls),
-                     cpu::EncodingHex(insn),
+      s, fmt::format("{} [{}]: the {} model of Unicorn 2.0.1 cannot execute it", arm::Describe(cls),
+                     arm::EncodingHex(insn),
                      in_.board.cpu == Cpu::kCortexM55 ? "Armv8-M mainline (Cortex-M33)" : ToString(in_.board.cpu)));
   return Finish();
 }
 
 void Machine::OnCoprocessor(const Stop& s) {
-  cpu::Core& core = *core_;
+  arm::Core& core = *core_;
   auto insn = core.InstructionAt(s.pc);
   // An MVE instruction faultline executes stops here only when CPACR denies
   // CP10/CP11: NOCP, as for FP (core_mve.cc).
   const bool executed = core.mve() != nullptr && insn.size() == 4 &&
                         arm::mve::Decode(uint16_t(insn[0] | insn[1] << 8), uint16_t(insn[2] | insn[3] << 8));
-  if (in_.board.cpu == Cpu::kCortexM55 && cpu::IsMve(insn) && !executed) {
+  if (in_.board.cpu == Cpu::kCortexM55 && arm::IsMve(insn) && !executed) {
     RecordUnsupported(s, MveUnsupported(insn, in_.image.symbols.Lookup(s.pc)));
     return Finish();
   }
   if (VectorFault(MakeFault(s, "UsageFault", "coprocessor instruction with no coprocessor (NOCP)"),
-                  {.exception = cpu::kUsageFault, .cfsr_bits = cpu::cfsr::kNocp, .return_address = s.pc})) {
+                  {.exception = arm::kUsageFault, .cfsr_bits = arm::cfsr::kNocp, .return_address = s.pc})) {
     return;
   }
   return Finish();
 }
 
 void Machine::OnTrap(const Stop& s) {
-  const char* what = s.imm == cpu::cfsr::kDivbyzero   ? "divide by zero with CCR.DIV_0_TRP set (DIVBYZERO)"
-                     : s.imm == cpu::cfsr::kUnaligned ? "unaligned access: LDRD/STRD/LDM/STM/LDREX/STREX/VLDR/VSTR, "
+  const char* what = s.imm == arm::cfsr::kDivbyzero   ? "divide by zero with CCR.DIV_0_TRP set (DIVBYZERO)"
+                     : s.imm == arm::cfsr::kUnaligned ? "unaligned access: LDRD/STRD/LDM/STM/LDREX/STREX/VLDR/VSTR, "
                                                         "or any with CCR.UNALIGN_TRP set (UNALIGNED)"
-                     : s.imm == cpu::cfsr::kInvstate
+                     : s.imm == arm::cfsr::kInvstate
                          ? "LE while FPSCR.LTPSIZE is not 4 and an FP context is active (INVSTATE): a loop end "
                            "reached with tail predication left on (Armv8.1-M ARM, LE)"
                          : "FP instruction while CPACR denies CP10/CP11 (NOCP)";
   if (VectorFault(MakeFault(s, "UsageFault", what),
-                  {.exception = cpu::kUsageFault, .cfsr_bits = s.imm, .return_address = s.pc})) {
+                  {.exception = arm::kUsageFault, .cfsr_bits = s.imm, .return_address = s.pc})) {
     return;
   }
   return Finish();
@@ -324,24 +324,24 @@ void Machine::OnStackLimit(const Stop& s) {
   f.address = s.address;
   f.size = 4;
   FillLocation(map, in_.image, s.address, f);
-  if (VectorFault(f, {.exception = cpu::kUsageFault, .cfsr_bits = cpu::cfsr::kStkof, .return_address = s.pc})) {
+  if (VectorFault(f, {.exception = arm::kUsageFault, .cfsr_bits = arm::cfsr::kStkof, .return_address = s.pc})) {
     return;
   }
   return Finish();
 }
 
 void Machine::OnSupervisorCall(const Stop& s) {
-  cpu::Core& core = *core_;
+  arm::Core& core = *core_;
   // SVCall; it escalates to HardFault where it cannot preempt (Armv7-M ARM §B1.5.15).
   const Registers before = core.ReadAll();
-  cpu::Core::Taken t = core.TakeFault({.exception = cpu::kSvCall, .return_address = s.pc});
+  arm::Core::Taken t = core.TakeFault({.exception = arm::kSvCall, .return_address = s.pc});
   if (!t.lockup) core.MarkRoad(t.exception);
-  const bool stacking = t.exception != cpu::kSvCall && (t.cfsr & (cpu::cfsr::kMstkerr | cpu::cfsr::kStkerr));
+  const bool stacking = t.exception != arm::kSvCall && (t.cfsr & (arm::cfsr::kMstkerr | arm::cfsr::kStkerr));
   if (t.escalated || t.lockup || stacking) {
-    Fault f = stacking ? MakeFault(s, (t.cfsr & cpu::cfsr::kMstkerr) ? "MemManage" : "BusFault",
+    Fault f = stacking ? MakeFault(s, (t.cfsr & arm::cfsr::kMstkerr) ? "MemManage" : "BusFault",
                                    fmt::format("SVC #{}: its frame could not be stacked at SP 0x{:08x} ({})", s.imm,
                                                core.Read(Reg::kSp),
-                                               (t.cfsr & cpu::cfsr::kMstkerr)
+                                               (t.cfsr & arm::cfsr::kMstkerr)
                                                    ? "MSTKERR: the MPU does not let the interrupted code write there"
                                                    : "STKERR: no writable memory there"))
                        : MakeFault(s, "HardFault",
@@ -362,8 +362,8 @@ namespace {
 
 // The last instruction of the last block executed: from its start, one instruction after
 // another (2 or 4 bytes each).
-std::optional<uint32_t> ReturningInstruction(const cpu::Core& core) {
-  const std::vector<cpu::Core::RoadBlock> road = core.Road();
+std::optional<uint32_t> ReturningInstruction(const arm::Core& core) {
+  const std::vector<arm::Core::RoadBlock> road = core.Road();
   if (road.empty() || road.back().instructions == 0) return std::nullopt;
   uint32_t at = road.back().address;
   for (uint32_t i = 1; i < road.back().instructions; ++i) {
@@ -377,28 +377,28 @@ std::optional<uint32_t> ReturningInstruction(const cpu::Core& core) {
 }  // namespace
 
 void Machine::OnExceptionReturn(const Stop& s) {
-  cpu::Core& core = *core_;
+  arm::Core& core = *core_;
   SyncIrqs();  // a handler that cleared its interrupt source in this block
   const uint32_t returning = core.ipsr();
   const Registers before = core.ReadAll();
-  cpu::Core::Taken t = core.ReturnFromException(s.imm);
+  arm::Core::Taken t = core.ReturnFromException(s.imm);
   if (!t.lockup) core.MarkRoad(t.fault ? t.exception : 0);
   if (t.fault) {
     // Reported as any fault is: the run ends as it if the handler then spins.
-    const bool invpc = t.cfsr & cpu::cfsr::kInvpc, mpu = t.cfsr & cpu::cfsr::kMunstkerr;
+    const bool invpc = t.cfsr & arm::cfsr::kInvpc, mpu = t.cfsr & arm::cfsr::kMunstkerr;
     Fault f = MakeFault(s,
                         invpc ? "UsageFault"
                         : mpu ? "MemManage"
                               : "BusFault",
                         invpc ? fmt::format("exception return from {} with EXC_RETURN 0x{:08x}, "
                                             "which names no valid mode or stack (INVPC)",
-                                            cpu::ExceptionName(returning), s.imm)
+                                            arm::ExceptionName(returning), s.imm)
                         : mpu ? fmt::format("exception return from {} with EXC_RETURN 0x{:08x}: the MPU does "
                                             "not let the code returned to read its stacked frame (MUNSTKERR)",
-                                            cpu::ExceptionName(returning), s.imm)
+                                            arm::ExceptionName(returning), s.imm)
                               : fmt::format("exception return from {} with EXC_RETURN 0x{:08x}: its stacked "
                                             "frame is not in readable memory (UNSTKERR)",
-                                            cpu::ExceptionName(returning), s.imm));
+                                            arm::ExceptionName(returning), s.imm));
     // Unicorn stops at the EXC_RETURN address; the fault belongs to the instruction that
     // branched there (BX LR, POP {..., PC}), the last of the block before.
     const uint32_t returning_pc = ReturningInstruction(core).value_or(s.pc);
@@ -419,7 +419,7 @@ void Machine::OnExceptionReturn(const Stop& s) {
 
 void Machine::OnHostBreakpoint(const Stop& s) {
   RunResult& res = out_.result;
-  cpu::Core& core = *core_;
+  arm::Core& core = *core_;
   MemoryMap& map = *map_;
   pc_ = s.pc;
   for (const Breakpoint& b : in_.options.breakpoints) {
@@ -435,7 +435,7 @@ void Machine::OnHostBreakpoint(const Stop& s) {
 
 void Machine::OnHang(const Stop& s) {
   RunResult& res = out_.result;
-  cpu::Core& core = *core_;
+  arm::Core& core = *core_;
   if (SleepUntilWake(true)) {  // `b .` in thread mode while SysTick runs
     pc_ = s.pc;
     return;
@@ -445,7 +445,7 @@ void Machine::OnHang(const Stop& s) {
     res.outcome = Outcome::kFault;
     res.fault = first_fault_;
     res.fault->handled_by_firmware = true;
-    res.hang = Hang{s.pc, fmt::format("the firmware's {} handler spins (b .)", cpu::ExceptionName(core.ipsr())),
+    res.hang = Hang{s.pc, fmt::format("the firmware's {} handler spins (b .)", arm::ExceptionName(core.ipsr())),
                     in_.image.symbols.Lookup(s.pc)};
     return Finish();
   }

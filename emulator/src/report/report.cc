@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "../riscv/disassemble.h"
-#include "../cpu/exceptions.h"
-#include "../cpu/thumb.h"
+#include "../arm/exceptions.h"
+#include "../arm/thumb.h"
 #include "json_text.h"
 
 namespace faultline {
@@ -108,11 +108,11 @@ void AppendFirmwareView(std::string& out, const Fault& f) {
   out += fmt::format("  firmware sees: {} entered{}{}\n", f.exception,
                      f.escalated ? " (escalated: HFSR.FORCED)" : "",
                      f.handled_by_firmware ? "; its handler then spins" : "");
-  out += fmt::format("    CFSR  0x{:08x}  {}\n", f.cfsr, Names(cpu::DecodeCfsr(f.cfsr)));
-  out += fmt::format("    HFSR  0x{:08x}  {}\n", f.hfsr, Names(cpu::DecodeHfsr(f.hfsr)));
+  out += fmt::format("    CFSR  0x{:08x}  {}\n", f.cfsr, Names(arm::DecodeCfsr(f.cfsr)));
+  out += fmt::format("    HFSR  0x{:08x}  {}\n", f.hfsr, Names(arm::DecodeHfsr(f.hfsr)));
   out += fmt::format("    BFAR  0x{:08x}{}   MMFAR 0x{:08x}{}\n", f.bfar,
-                     f.cfsr & cpu::cfsr::kBfarvalid ? " (valid)" : "", f.mmfar,
-                     f.cfsr & cpu::cfsr::kMmarvalid ? " (valid)" : "");
+                     f.cfsr & arm::cfsr::kBfarvalid ? " (valid)" : "", f.mmfar,
+                     f.cfsr & arm::cfsr::kMmarvalid ? " (valid)" : "");
   if (f.stacked_frame) {
     const auto& s = *f.stacked_frame;
     out += fmt::format("    stacked r0=0x{:08x} r1=0x{:08x} r2=0x{:08x} r3=0x{:08x} r12=0x{:08x}\n"
@@ -212,7 +212,7 @@ namespace {
 // A Thumb encoding as its halfwords ("f8d0 1000"), an RV32 one as the word the manual
 // shows ("0x0007a503").
 std::string InstructionHex(const Fault& f) {
-  if (!f.trap) return cpu::EncodingHex(f.instruction);
+  if (!f.trap) return arm::EncodingHex(f.instruction);
   uint32_t w = 0;
   for (size_t i = f.instruction.size(); i-- > 0;) w = w << 8 | f.instruction[i];
   return f.instruction.size() == 2 ? fmt::format("0x{:04x}", w) : fmt::format("0x{:08x}", w);
@@ -250,7 +250,7 @@ void AppendFaultRecord(std::string& out, const Fault& f, const Registers& regist
 void AppendFaultStep(std::string& out, const Fault& f) {
   out += fmt::format("  then, after {} instructions, {}: {}: {}\n", f.instructions,
                      f.registers && f.registers->xpsr & 0x1FF
-                         ? std::string("in the firmware's ") + cpu::ExceptionName(f.registers->xpsr & 0x1FF) + " handler"
+                         ? std::string("in the firmware's ") + arm::ExceptionName(f.registers->xpsr & 0x1FF) + " handler"
                          : "in thread mode",
                      f.kind, f.detail);
   out += fmt::format("    instruction {}{}", WithSymbol(f.pc, f.pc_symbol),
@@ -553,9 +553,9 @@ std::string FormatRunJson(const RunResult& r) {
     fj["handled_by_firmware"] = f.handled_by_firmware;
     fj["escalated"] = f.escalated;
     fj["cfsr"] = f.cfsr;
-    fj["cfsr_bits"] = cpu::DecodeCfsr(f.cfsr);
+    fj["cfsr_bits"] = arm::DecodeCfsr(f.cfsr);
     fj["hfsr"] = f.hfsr;
-    fj["hfsr_bits"] = cpu::DecodeHfsr(f.hfsr);
+    fj["hfsr_bits"] = arm::DecodeHfsr(f.hfsr);
     fj["bfar"] = f.bfar;
     fj["mmfar"] = f.mmfar;
     if (f.stacked_frame) {
@@ -583,7 +583,7 @@ std::string FormatRunJson(const RunResult& r) {
   j["faults_not_kept"] = r.faults_not_kept;
   if (r.unsupported) {
     j["unsupported"] = {{"pc", r.unsupported->pc},
-                        {"encoding", cpu::EncodingHex(r.unsupported->encoding)},
+                        {"encoding", arm::EncodingHex(r.unsupported->encoding)},
                         {"what", r.unsupported->what},
                         {"symbol", sym(r.unsupported->pc_symbol)}};
   }

@@ -147,6 +147,9 @@ uint32_t Hart::Csr(int uc_reg) const {
 
 void Hart::SetCsr(int uc_reg, uint32_t v) { uc_reg_write(uc_, uc_reg, &v); }
 
+uint32_t Hart::Mstatus() const { return Csr(UC_RISCV_REG_MSTATUS); }
+uint32_t Hart::Mtvec() const { return Csr(UC_RISCV_REG_MTVEC); }
+
 uint32_t Hart::Trap(uint32_t mcause, uint32_t epc, uint32_t tval) {
   SetCsr(UC_RISCV_REG_MEPC, epc);
   SetCsr(UC_RISCV_REG_MCAUSE, mcause);

@@ -18,7 +18,7 @@
 #include "../engine/block_arena.h"
 #include "faultline/board.h"
 #include "faultline/memory_map.h"
-#include "faultline/run.h"
+#include "faultline/guest.h"
 
 struct uc_struct;
 
@@ -89,6 +89,10 @@ class Hart {
   void set_x(int i, uint32_t v);
   std::vector<uint32_t> ReadAll() const;  // x0..x31
   uint32_t Csr(int uc_reg) const;          // UC_RISCV_REG_M*
+  // The machine-mode CSRs the machine reads, by their names in the privileged spec (§3.1.6,
+  // §3.1.7), so that nothing above the hart needs Unicorn's register numbers.
+  uint32_t Mstatus() const;
+  uint32_t Mtvec() const;
   void SetCsr(int uc_reg, uint32_t v);
   // Takes a synchronous trap in machine mode (privileged spec §3.1.6.1, §3.1.7, §3.1.15):
   // mepc, mcause, mtval; mstatus.MPIE = MIE, MIE = 0, MPP = M; returns mtvec.BASE, where

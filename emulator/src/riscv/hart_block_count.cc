@@ -1,5 +1,5 @@
 // Instruction counting inside the translated code, the RV32 target's part
-// (engine/tcg_block.h has the emitter and the layouts, shared with cpu/core_block_count.cc;
+// (engine/tcg_block.h has the emitter and the layouts, shared with arm/core_block_count.cc;
 // docs/performance.md, "RV32 hart"). For the hart's block hook the ops are:
 //
 //     left_ -= <instructions in this block>;   current_ = <this block's Block>;

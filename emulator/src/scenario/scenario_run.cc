@@ -8,7 +8,7 @@
 #include "faultline/error.h"
 #include "faultline/report.h"
 #include "faultline/scenario.h"
-#include "../cpu/exceptions.h"
+#include "../arm/exceptions.h"
 #include "console_regex.h"
 #include "glob.h"
 #include "host_write.h"
@@ -149,8 +149,8 @@ void CheckFault(const FaultExpectation& e, const RunResult& r, std::vector<std::
   }
   if (e.has_cfsr_bits) {
     // The bits the firmware's handler reads in CFSR (and HFSR, for FORCED/VECTTBL).
-    std::vector<std::string> got = cpu::DecodeCfsr(f.cfsr);
-    for (const std::string& b : cpu::DecodeHfsr(f.hfsr)) got.push_back(b);
+    std::vector<std::string> got = arm::DecodeCfsr(f.cfsr);
+    for (const std::string& b : arm::DecodeHfsr(f.hfsr)) got.push_back(b);
     std::string have;
     for (const std::string& b : got) have += (have.empty() ? "" : ", ") + b;
     for (const std::string& want : e.cfsr_bits) {
@@ -161,8 +161,8 @@ void CheckFault(const FaultExpectation& e, const RunResult& r, std::vector<std::
     }
   }
   if (!e.cfsr_clear.empty()) {
-    std::vector<std::string> got = cpu::DecodeCfsr(f.cfsr);
-    for (const std::string& b : cpu::DecodeHfsr(f.hfsr)) got.push_back(b);
+    std::vector<std::string> got = arm::DecodeCfsr(f.cfsr);
+    for (const std::string& b : arm::DecodeHfsr(f.hfsr)) got.push_back(b);
     for (const std::string& unwanted : e.cfsr_clear) {
       if (std::find(got.begin(), got.end(), unwanted) != got.end()) {
         out.push_back(fmt::format("expect.fault.cfsr_clear: expected {} clear, but it is set (CFSR 0x{:08x}, "

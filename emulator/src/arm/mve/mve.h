@@ -1,5 +1,5 @@
 // M-profile Vector Extension (MVE, "Helium") of Armv8.1-M: decoding and execution on a
-// register file, with no engine here. The engine binding (cpu/core_mve.cc) hands an
+// register file, with no engine here. The engine binding (arm/core_mve.cc) hands an
 // instruction to Execute from the translated code, with State pointing into the
 // engine's own registers, so that scalar FP code and vector code share Q0-Q7 = D0-D15
 // = S0-S31 as on silicon.

@@ -19,7 +19,7 @@
 
 #include "core.h"
 
-namespace faultline::cpu {
+namespace faultline::arm {
 
 namespace {
 
@@ -174,4 +174,4 @@ bool Core::ReturnWithFpStateInRegisters() {
   return true;
 }
 
-}  // namespace faultline::cpu
+}  // namespace faultline::arm

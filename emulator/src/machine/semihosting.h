@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "bus/console_log.h"
-#include "faultline/run.h"
+#include "../devices/console_log.h"
+#include "faultline/guest.h"
 
 #include "faultline/memory_map.h"
 

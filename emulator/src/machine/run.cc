@@ -8,8 +8,8 @@
 #include <chrono>
 
 #include "../engine/unicorn_build.h"
-#include "../machine/machine.h"
-#include "../machine/riscv_machine.h"
+#include "machine.h"
+#include "riscv_machine.h"
 #include "faultline/debug.h"
 #include "faultline/error.h"
 
@@ -191,15 +191,6 @@ std::string ToString(Outcome o) {
     case Outcome::kUnsupported: return "unsupported";
     case Outcome::kLockup: return "lockup";
     case Outcome::kHalt: return "halt";
-  }
-  return "?";
-}
-
-std::string ToString(AccessType t) {
-  switch (t) {
-    case AccessType::kRead: return "read";
-    case AccessType::kWrite: return "write";
-    case AccessType::kFetch: return "fetch";
   }
   return "?";
 }

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <utility>
 
-namespace faultline::cpu {
+namespace faultline::arm {
 
 namespace {
 
@@ -140,4 +140,4 @@ int GroupPriority(int priority, uint32_t prigroup) {
   return int(uint32_t(priority) & ~sub_mask & 0xFFu);
 }
 
-}  // namespace faultline::cpu
+}  // namespace faultline::arm

@@ -26,7 +26,7 @@
 #include <cstring>
 #include <stdexcept>
 
-namespace faultline::cpu {
+namespace faultline::arm {
 
 namespace {
 
@@ -449,4 +449,4 @@ void Core::SetLoopTest(RelocatedLoop& l, bool stops) {
   InvalidateCode(test, test + 4);
 }
 
-}  // namespace faultline::cpu
+}  // namespace faultline::arm

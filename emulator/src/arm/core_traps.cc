@@ -44,7 +44,7 @@
 
 extern "C" int arm_mmu_idx_arm(void* env);  // libunicorn's (QEMU 5.0 target/arm/helper.c)
 
-namespace faultline::cpu {
+namespace faultline::arm {
 
 namespace {
 
@@ -196,4 +196,4 @@ uint32_t Core::ExecuteDivide(void* env, uint32_t tag, uintptr_t ra) {
   return r[0];
 }
 
-}  // namespace faultline::cpu
+}  // namespace faultline::arm

@@ -8,7 +8,7 @@
 
 #include "core.h"
 
-namespace faultline::cpu {
+namespace faultline::arm {
 
 namespace {
 
@@ -102,7 +102,7 @@ PriorityMasks Core::masks() const {
 uint32_t Core::ipsr() const { return RegRead(uc_, UC_ARM_REG_IPSR) & 0x1FF; }
 
 int Core::ExecutionPriority() const {
-  return cpu::ExecutionPriority(scs_.ActiveGroupPriority(), masks());
+  return arm::ExecutionPriority(scs_.ActiveGroupPriority(), masks());
 }
 
 // Stacking and vector reads see the bus as the core does: a window behind a closed
@@ -441,4 +441,4 @@ void Core::ResetRegisters(uint32_t sp) {
   PushFpControl();
 }
 
-}  // namespace faultline::cpu
+}  // namespace faultline::arm

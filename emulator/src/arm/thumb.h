@@ -7,7 +7,7 @@
 #include <span>
 #include <string>
 
-namespace faultline::cpu {
+namespace faultline::arm {
 
 enum class EncodingClass {
   kUdf,          // UDF: permanently undefined (UsageFault UNDEFINSTR on silicon)
@@ -38,4 +38,4 @@ bool IsMveScalarShift(std::span<const uint8_t> insn);
 // nullopt for the others. VPT is named without its type ("vpt", "vpte").
 std::optional<std::string> MveMnemonic(std::span<const uint8_t> insn);
 
-}  // namespace faultline::cpu
+}  // namespace faultline::arm

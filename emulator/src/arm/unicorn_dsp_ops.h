@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-namespace faultline::cpu {
+namespace faultline::arm {
 
 // How many helper calls this process has emitted as ops instead (for tests: zero means
 // libunicorn's calls do not bind to faultline's tcg_gen_callN_arm).
@@ -15,4 +15,4 @@ uint64_t InlinedParallelAddSubCalls();
 // tcg_func_start_arm calls it).
 void ForgetDspOps();
 
-}  // namespace faultline::cpu
+}  // namespace faultline::arm

@@ -17,7 +17,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace faultline::cpu {
+namespace faultline::arm {
 
 namespace {
 
@@ -1196,4 +1196,4 @@ Stop Core::Run(uint32_t pc, const Limits& limits) {
   return s;
 }
 
-}  // namespace faultline::cpu
+}  // namespace faultline::arm

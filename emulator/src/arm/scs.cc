@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace faultline::cpu {
+namespace faultline::arm {
 
 namespace {
 
@@ -612,4 +612,4 @@ void Scs::WriteWord(uint32_t a, uint32_t v, uint64_t now, bool* known) {
   *known = false;
 }
 
-}  // namespace faultline::cpu
+}  // namespace faultline::arm

@@ -13,7 +13,7 @@ struct TCGContext;
 struct TCGTemp;
 }
 
-namespace faultline::cpu {
+namespace faultline::arm {
 
 // A page of plain memory the MVE unit's loads were last answered for (core_mve.cc,
 // EngineMemory::Host): its host bytes stand while the MMU index and the core's count of
@@ -79,4 +79,4 @@ uint64_t MveInstructionsEmittedAsOps(MveOpKind kind);
 // on this thread (for tests: the rest ran as ops).
 uint64_t MveCallsOnThisThread();
 
-}  // namespace faultline::cpu
+}  // namespace faultline::arm

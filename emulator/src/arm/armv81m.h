@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace faultline::cpu::v81m {
+namespace faultline::arm::v81m {
 
 enum class Op {
   kDls,     // DLS LR, Rn            LR = Rn
@@ -137,4 +137,4 @@ constexpr uint32_t kLoopEntry = 24;  // bytes of the entry
 constexpr uint32_t kMaxLoopBody = 256;
 constexpr uint32_t kMaxLoopLead = 64;  // from a DLS to its loop's start
 
-}  // namespace faultline::cpu::v81m
+}  // namespace faultline::arm::v81m

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace faultline::cpu {
+namespace faultline::arm {
 
 // Exception numbers (Armv7-M ARM §B1.5.2, Armv8-M ARM §B3.30).
 enum ExceptionNumber : uint32_t {
@@ -136,4 +136,4 @@ constexpr bool Preempts(int priority, int execution_priority) { return priority 
 // Group priority after PRIGROUP (AIRCR[10:8]): the subpriority bits do not preempt.
 int GroupPriority(int priority, uint32_t prigroup);
 
-}  // namespace faultline::cpu
+}  // namespace faultline::arm

@@ -14,7 +14,7 @@
 #include "mpu.h"
 #include "faultline/board.h"
 
-namespace faultline::cpu {
+namespace faultline::arm {
 
 // Where the SCS and its neighbours sit (Armv7-M ARM §B3.2, Armv8-M ARM §D1.1).
 constexpr uint32_t kScsBase = 0xE000E000u;   // 4 KiB: ICTR, SysTick, NVIC, SCB, MPU, FP
@@ -158,7 +158,7 @@ class Scs {
   MpuSlot MpuSlotAt(uint32_t address) const;
   void WriteWord(uint32_t address, uint32_t value, uint64_t now, bool* known);
   uint32_t Shcsr() const;
-  bool HasFpu() const { return cpu::HasFpu(cpu_); }
+  bool HasFpu() const { return arm::HasFpu(cpu_); }
   uint32_t Icsr() const;
   uint32_t SysTickValue(uint64_t now) const;
   uint64_t FirstZero() const;
@@ -213,4 +213,4 @@ class Scs {
   std::map<uint32_t, uint32_t> m55_impdef_;
 };
 
-}  // namespace faultline::cpu
+}  // namespace faultline::arm

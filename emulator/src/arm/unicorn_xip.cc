@@ -69,9 +69,9 @@ using GetPhysAddr = bool (*)(CPUARMState*, uint32_t, int, int, uint64_t*, MemTxA
                              ARMMMUFaultInfo*, ARMCacheAttrs*);
 
 struct Unicorn {
-  bool stock = faultline::cpu::TurnedOff("FAULTLINE_UNICORN_XIP", "stock");
+  bool stock = faultline::arm::TurnedOff("FAULTLINE_UNICORN_XIP", "stock");
   bool foreign = !faultline::engine::KnownUnicornBuild();  // another build's MMU indexes may differ
-  GetPhysAddr get_phys_addr = faultline::cpu::Unicorns<GetPhysAddr>("get_phys_addr_arm");
+  GetPhysAddr get_phys_addr = faultline::arm::Unicorns<GetPhysAddr>("get_phys_addr_arm");
 };
 
 const Unicorn& Original() {
@@ -81,11 +81,11 @@ const Unicorn& Original() {
 
 }  // namespace
 
-namespace faultline::cpu {
+namespace faultline::arm {
 
 bool XipInterposed() { return !Original().stock && Original().get_phys_addr != nullptr; }
 
-}  // namespace faultline::cpu
+}  // namespace faultline::arm
 
 extern "C" {
 
@@ -98,13 +98,13 @@ __attribute__((visibility("default"))) bool get_phys_addr_arm(CPUARMState* env, 
   const bool faults = u.get_phys_addr(env, address, access_type, mmu_idx, phys, attrs, prot, page_size, fi, cacheattrs);
   if (access_type != kMmuInstFetch) {  // the common case first: a data fill with a privileged index
     if (faults || !Unprivileged(mmu_idx) || u.foreign) return faults;
-    faultline::cpu::Core* core = faultline::cpu::Core::Current();
+    faultline::arm::Core* core = faultline::arm::Core::Current();
     if (core == nullptr || !core->PrivilegedView()) return faults;
     *page_size = 1;
     return core->RefusesUnprivileged(address, access_type == kMmuDataStore);
   }
   if (!faults || u.stock) return faults;
-  const faultline::cpu::Core* core = faultline::cpu::Core::Current();
+  const faultline::arm::Core* core = faultline::arm::Core::Current();
   if (core == nullptr || *phys != address || !core->ExecutesInPlace(address)) return faults;
   *prot |= kPageExec;
   return false;

@@ -67,7 +67,7 @@ int arm_mmu_idx_arm(void* env);
 uint32_t helper_v7m_mrs_arm(void* env, uint32_t reg);
 }
 
-namespace faultline::cpu {
+namespace faultline::arm {
 
 namespace {
 
@@ -681,9 +681,9 @@ Core* Core::Running(Core* core) {
 
 Core* Core::Current() { return running_core; }
 
-}  // namespace faultline::cpu
+}  // namespace faultline::arm
 
-namespace fl = faultline::cpu;
+namespace fl = faultline::arm;
 
 extern "C" {
 
@@ -773,11 +773,11 @@ __attribute__((visibility("default"))) void helper_v7m_preserve_fp_state_arm(voi
 
 }  // extern "C"
 
-namespace faultline::cpu {
+namespace faultline::arm {
 
 int TranslatorMemop(int memop) {
   Core* c = running_core;
   return c == nullptr ? memop : c->TranslatorMemop(memop);
 }
 
-}  // namespace faultline::cpu
+}  // namespace faultline::arm

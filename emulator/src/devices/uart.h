@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "bus/console_log.h"
+#include "console_log.h"
 #include "faultline/board.h"
 
 namespace faultline {

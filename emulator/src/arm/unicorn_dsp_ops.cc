@@ -55,7 +55,7 @@
 #include <string>
 
 
-namespace faultline::cpu {
+namespace faultline::arm {
 
 namespace {
 
@@ -322,11 +322,11 @@ uint64_t InlinedParallelAddSubCalls() { return inlined_pas_calls.load(std::memor
 
 void ForgetDspOps() { last_add_setq = {}; }
 
-}  // namespace faultline::cpu
+}  // namespace faultline::arm
 
 extern "C" __attribute__((visibility("default"))) void tcg_gen_callN_arm(TCGContext* s, void* func, TCGTemp* ret,
                                                                         int nargs, TCGTemp** args) {
-  if (faultline::cpu::EmitMveOps(s, func, ret, nargs, args)) return;
-  faultline::cpu::ForgetKnownVpt();  // the call may write VPR (a code hook, the MVE unit's)
-  if (!faultline::cpu::EmitInline(s, func, ret, nargs, args)) faultline::cpu::Original().call_n(s, func, ret, nargs, args);
+  if (faultline::arm::EmitMveOps(s, func, ret, nargs, args)) return;
+  faultline::arm::ForgetKnownVpt();  // the call may write VPR (a code hook, the MVE unit's)
+  if (!faultline::arm::EmitInline(s, func, ret, nargs, args)) faultline::arm::Original().call_n(s, func, ret, nargs, args);
 }

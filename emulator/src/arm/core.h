@@ -18,14 +18,14 @@
 
 #include "faultline/board.h"
 #include "faultline/memory_map.h"
-#include "faultline/run.h"
+#include "faultline/guest.h"
 #include "../engine/block_arena.h"
 #include "exceptions.h"
 #include "scs.h"
 
 struct uc_struct;
 
-namespace faultline::cpu {
+namespace faultline::arm {
 
 // Whether any byte of [base, base + size) lies in the default memory map's execute-never
 // space (Armv8-M ARM §B8.1, Armv7-M ARM §B3.1): Peripheral 0x40000000-0x5FFFFFFF,
@@ -682,4 +682,4 @@ class Core {
   int32_t divide_pending_ = -1;
 };
 
-}  // namespace faultline::cpu
+}  // namespace faultline::arm

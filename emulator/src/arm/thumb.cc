@@ -2,7 +2,7 @@
 
 #include <fmt/core.h>
 
-namespace faultline::cpu {
+namespace faultline::arm {
 
 namespace {
 uint16_t Half(std::span<const uint8_t> b, size_t i) { return uint16_t(b[i] | b[i + 1] << 8); }
@@ -229,4 +229,4 @@ std::optional<std::string> MveMnemonic(std::span<const uint8_t> insn) {
   return std::nullopt;
 }
 
-}  // namespace faultline::cpu
+}  // namespace faultline::arm

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace faultline::cpu {
+namespace faultline::arm {
 
 namespace {
 
@@ -99,4 +99,4 @@ std::vector<uint64_t> Mpu::EdgesIn(uint64_t lo, uint64_t hi) const {
   return edges;
 }
 
-}  // namespace faultline::cpu
+}  // namespace faultline::arm

@@ -7,7 +7,7 @@
 
 #include <algorithm>
 
-namespace faultline::cpu::v81m {
+namespace faultline::arm::v81m {
 
 namespace {
 
@@ -663,7 +663,7 @@ LoopCopy RelocateLoop(std::span<const uint8_t> code, uint32_t lead, uint32_t sit
                       uint32_t loop_address, uint32_t step) {
   // The LE test where NZCV are free: CMP.W LR, #1; ITT HI; SUBHI.W LR, LR, #1; B.W(HI).
   // LETP counts `step` elements a vector, and leaving its loop sets LTPSIZE to 4: an LCTP
-  // (run by the MVE unit, cpu/core_mve.cc) in the same block as the test, so that no
+  // (run by the MVE unit, arm/core_mve.cc) in the same block as the test, so that no
   // exception can come between the loop's end and the reset.
   auto le_test = [step](Asm& a, uint32_t back) {
     a.W(0xF1BE, uint16_t(0x0F00 | step));  // cmp.w lr, #step
@@ -699,4 +699,4 @@ LoopCopy RelocateLoop(std::span<const uint8_t> code, uint32_t lead, uint32_t sit
   return c;
 }
 
-}  // namespace faultline::cpu::v81m
+}  // namespace faultline::arm::v81m

@@ -42,7 +42,7 @@ void cpu_stl_data_ra_arm(void* env, uint32_t addr, uint32_t val, uintptr_t ra);
 void arm_cpu_do_unaligned_access_arm(CPUState* cpu, uint64_t addr, int access_type, int mmu_idx, uintptr_t ra);
 }
 
-namespace faultline::cpu {
+namespace faultline::arm {
 namespace {
 
 using QemuLdSt = void (*)(void* s, intptr_t val, intptr_t addr, uintptr_t idx, int memop);
@@ -201,9 +201,9 @@ bool TakeRestoredFaultPc() {
   return r;
 }
 
-}  // namespace faultline::cpu
+}  // namespace faultline::arm
 
-namespace fl = faultline::cpu;
+namespace fl = faultline::arm;
 
 #define FAULTLINE_EXPORT extern "C" __attribute__((visibility("default")))
 

@@ -37,7 +37,7 @@
 #include "../engine/unicorn_interpose.h"
 #include "../engine/unicorn_tcg.h"
 
-namespace faultline::cpu {
+namespace faultline::arm {
 
 namespace {
 
@@ -529,4 +529,4 @@ void ForgetKnownVpt() { known = {}; }
 
 uint64_t MveInstructionsEmittedAsOps(MveOpKind kind) { return emitted[int(kind)].load(std::memory_order_relaxed); }
 
-}  // namespace faultline::cpu
+}  // namespace faultline::arm

@@ -38,7 +38,7 @@
 #include <atomic>
 #include <cstdint>
 
-namespace faultline::cpu {
+namespace faultline::arm {
 
 namespace {
 
@@ -68,7 +68,7 @@ struct InlineCount {
   };
   static thread_local Translation translation;
 
-  static const engine::Originals& Original() { return cpu::Original(); }
+  static const engine::Originals& Original() { return arm::Original(); }
   static bool Ours(const Hook* hook) {
     return hook->type == engine::kHookBlock && hook->callback == reinterpret_cast<void*>(&BlockHookCallback);
   }
@@ -97,7 +97,7 @@ struct InlineCount {
     if (c.RoadInCode()) {
       road = [&](intptr_t base, intptr_t info) { EmitRoad(t.s, c, base, info); };
     }
-    engine::EmitBlockCount(engine::kArmTcg, cpu::Original().add_inline_hook, uc, hook, t,
+    engine::EmitBlockCount(engine::kArmTcg, arm::Original().add_inline_hook, uc, hook, t,
                            {&c.left_, road ? nullptr : &c.current_, t.info}, road);
     inline_blocks.fetch_add(1, std::memory_order_relaxed);
     return true;
@@ -107,7 +107,7 @@ struct InlineCount {
   // branch goes into or out of a trampoline (Core::ChainsDirectly).
   static bool Chain(TCGContext* s) {
     Translation& t = translation;
-    if (cpu::Original().no_chain || t.s != s || t.tb == nullptr || t.core == nullptr) return false;
+    if (arm::Original().no_chain || t.s != s || t.tb == nullptr || t.core == nullptr) return false;
     const uint32_t from = t.tb->pc;
     if (!engine::EmitChainedJump(engine::kArmTcg, t, [&](uint32_t to) { return t.core->ChainsDirectly(from, to); })) {
       return false;
@@ -131,17 +131,17 @@ thread_local InlineCount::Translation InlineCount::translation;
 
 uint64_t InlineCountedBlocks() { return inline_blocks.load(std::memory_order_relaxed); }
 
-bool Core::RoadInCode() const { return !cpu::Original().no_road || trace_; }
+bool Core::RoadInCode() const { return !arm::Original().no_road || trace_; }
 
-}  // namespace faultline::cpu
+}  // namespace faultline::arm
 
-using Arm = faultline::engine::Replacements<faultline::cpu::InlineCount>;
+using Arm = faultline::engine::Replacements<faultline::arm::InlineCount>;
 
 extern "C" {
 
 __attribute__((visibility("default"))) void tcg_func_start_arm(TCGContext* s) {
-  faultline::cpu::ForgetDspOps();
-  faultline::cpu::ForgetKnownVpt();
+  faultline::arm::ForgetDspOps();
+  faultline::arm::ForgetKnownVpt();
   Arm::FuncStart(s);
 }
 
@@ -159,7 +159,7 @@ __attribute__((visibility("default"))) int tcg_gen_code_arm(TCGContext* s, fault
   return Arm::GenCode(s, tb);
 }
 __attribute__((visibility("default"))) void tcg_gen_lookup_and_goto_ptr_arm(TCGContext* s) {
-  if (!faultline::cpu::InlineCount::Chain(s)) faultline::cpu::Original().lookup_and_goto_ptr(s);
+  if (!faultline::arm::InlineCount::Chain(s)) faultline::arm::Original().lookup_and_goto_ptr(s);
 }
 
 }  // extern "C"

@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-namespace faultline::cpu {
+namespace faultline::arm {
 
 struct MpuPermission {
   bool read = false, write = false, execute = false;
@@ -53,4 +53,4 @@ class Mpu {
   size_t regions_;
 };
 
-}  // namespace faultline::cpu
+}  // namespace faultline::arm

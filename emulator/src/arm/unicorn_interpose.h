@@ -5,7 +5,7 @@
 
 #include "../engine/unicorn_interpose.h"
 
-namespace faultline::cpu {
+namespace faultline::arm {
 
 using engine::TurnedOff;
 using engine::Unicorns;
@@ -14,4 +14,4 @@ using engine::Unicorns;
 // runs on this thread (core_data_faults.cc), or null outside it.
 const void* RunningCpu();
 
-}  // namespace faultline::cpu
+}  // namespace faultline::arm
