@@ -17,6 +17,12 @@
 #include "faultline/memory_map.h"
 
 namespace faultline {
+namespace arm {
+// A readable parameter in ctest's listing and in a failure's message.
+void PrintTo(Core::Armv81Mode mode, std::ostream* os) {
+  *os << (mode == Core::Armv81Mode::kTranslate ? "translated" : "host-executed");
+}
+}  // namespace arm
 namespace {
 
 using Mode = arm::Core::Armv81Mode;

@@ -17,6 +17,10 @@ struct Case {
   const char* fixture;
   std::vector<std::string> extra;
 };
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.board << "/" << c.fixture;
+  for (const std::string& e : c.extra) *os << " " << e;
+}
 
 nlohmann::json Report(const Case& c, bool hook) {
   if (hook) setenv("FAULTLINE_BLOCK_COUNT", "hook", 1);

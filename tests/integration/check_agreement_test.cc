@@ -20,6 +20,9 @@ struct Entry {
   std::string why;       // for run-time-only pitfalls: why check cannot see it
   std::string absent;    // a rule that must not fire at all (a false result that was fixed)
 };
+void PrintTo(const Entry& e, std::ostream* os) {
+  *os << e.board << "/" << e.fixture << (e.rule.empty() ? "" : " (" + e.rule + ")");
+}
 
 const std::vector<Entry>& Catalogue() {
   static const std::vector<Entry> kEntries = {

@@ -14,6 +14,7 @@ namespace {
 struct Case {
   std::string board, machine, cpu, fixture;
 };
+void PrintTo(const Case& c, std::ostream* os) { *os << c.board << "/" << c.fixture; }
 
 class ArmV7mHandlers : public ::testing::TestWithParam<Case> {};
 

@@ -24,6 +24,7 @@ struct Case {
   const char* cpu;
   const char* fixture;  // exc_bad_return_<fixture>
 };
+void PrintTo(const Case& c, std::ostream* os) { *os << c.board << "/exc_bad_return_" << c.fixture; }
 
 class BadExcReturn : public ::testing::TestWithParam<Case> {};
 

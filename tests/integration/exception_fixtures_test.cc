@@ -62,6 +62,7 @@ struct Expected {
   std::string fixture;
   std::string console;  // what the firmware prints, on faultline and on QEMU
 };
+void PrintTo(const Expected& e, std::ostream* os) { *os << e.fixture; }
 
 class HandlersSee : public ::testing::TestWithParam<Expected> {};
 

@@ -37,6 +37,7 @@ struct Machine {
   const char* board;
   const char* irq;  // TIMER0's NVIC line
 };
+void PrintTo(const Machine& m, std::ostream* os) { *os << m.board << " (TIMER0 IRQ " << m.irq << ")"; }
 
 class SchedQemu : public ::testing::TestWithParam<Machine> {};
 

@@ -71,6 +71,7 @@ struct BrokenLayout {
   const char* message;
   const char* fix;
 };
+void PrintTo(const BrokenLayout& b, std::ostream* os) { *os << b.fixture << " (" << b.rule << ")"; }
 
 class KelvinBrokenLayout : public ::testing::TestWithParam<BrokenLayout> {};
 

@@ -16,6 +16,7 @@ struct Case {
   const char* cpu;
   std::string expected;
 };
+void PrintTo(const Case& c, std::ostream* os) { *os << c.board << " (" << c.cpu << ")"; }
 
 std::string Dregion(uint32_t n) {
   return fmt::format("dregion 0x{:08x}\nrnr after selecting dregion 0x{:08x}\n", n, n - 1);

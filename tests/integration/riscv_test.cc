@@ -449,6 +449,10 @@ struct CountCase {
   const char* fixture;
   std::vector<std::string> extra;
 };
+void PrintTo(const CountCase& c, std::ostream* os) {
+  *os << c.board << "/" << c.fixture;
+  for (const std::string& e : c.extra) *os << " " << e;
+}
 
 nlohmann::json CountReport(const std::string& board, const std::filesystem::path& elf,
                            std::vector<std::string> extra, bool hook) {

@@ -249,6 +249,7 @@ struct VendorUart {
   const char* port;
   const char* model;
 };
+void PrintTo(const VendorUart& u, std::ostream* os) { *os << u.board << " " << u.port << " (" << u.model << ")"; }
 
 class UartVendor : public ::testing::TestWithParam<VendorUart> {};
 

@@ -26,6 +26,7 @@ struct Touch {
   const char* a;  // where of the read-modify-written register
   const char* b;  // where of the written register
 };
+void PrintTo(const Touch& t, std::ostream* os) { *os << t.board; }
 
 class UnimplementedWindow : public ::testing::TestWithParam<Touch> {};
 

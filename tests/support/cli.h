@@ -163,6 +163,7 @@ struct BadBoard {
   const char* what;
   const char* fix;
 };
+inline void PrintTo(const BadBoard& b, std::ostream* os) { *os << b.file << ":" << b.line; }
 
 inline void ExpectBadBoard(const BadBoard& b) {
   const std::filesystem::path path = std::filesystem::path(FAULTLINE_TEST_DATA_DIR) / "boards" / b.file;
@@ -179,6 +180,7 @@ struct QemuMachine {
   std::string board;
   std::string cpu;
 };
+inline void PrintTo(const QemuMachine& m, std::ostream* os) { *os << m.board << " (" << m.cpu << ")"; }
 
 // A gtest parameter's name from a board name: "mps2-an505" -> "mps2_an505".
 inline std::string ParamName(std::string board) {
