@@ -130,6 +130,25 @@ TEST(BoardShow, PrintsRegionsAliasesGatesAndPeripherals) {
   EXPECT_EQ(RunCli({"board", "show", "no-such-board"}).status, 2);
 }
 
+// `masters:` (issue 40 item 4): each master and what it reaches; a master routed to a
+// name the board does not declare is bad input naming its line.
+TEST(BoardShow, PrintsTheBusMastersAndWhatEachReaches) {
+  const auto boards = std::filesystem::path(FAULTLINE_TEST_DATA_DIR) / "boards";
+  Completed c = RunCli({"board", "show", (boards / "masters_an505.yaml").string()});
+  ASSERT_EQ(c.status, 0) << c.err;
+  EXPECT_NE(c.out.find("NPU0 (npu): iotkit_sram_ns, ssram2, ssram3, bank_alias, ssram1 [test board]"), std::string::npos)
+      << c.out;
+  EXPECT_NE(c.out.find("DMA0 (dma): ssram2, bank, xspi_flash, PWR, XSPI"), std::string::npos) << c.out;
+  const testing::TempDir dir;
+  const auto bad = dir / "bad_master.yaml";
+  std::ofstream(bad) << "uses: " << (boards / "masters_an505.yaml").string() << "\nname: bad\nmasters:\n"
+                     << "  - {name: DMA1, kind: dma, reaches: [dtcm]}\n";
+  Completed e = RunCli({"board", "show", bad.string()});
+  EXPECT_EQ(e.status, 2) << e.out << e.err;
+  EXPECT_NE(e.err.find(bad.string() + ":4: master 'DMA1' reaches 'dtcm', which is no region"), std::string::npos) << e.err;
+  EXPECT_NE(e.err.find("fix: name a region, alias or peripheral"), std::string::npos) << e.err;
+}
+
 }  // namespace
 }  // namespace faultline::testing
 

@@ -246,6 +246,20 @@ struct CpuOptions {
   bool halt_on_ebreak = false;
 };
 
+// A bus master other than the CPU and the host: an NPU or a DMA controller, with the
+// memories and peripherals its interconnect routes it to. It addresses them at their
+// global addresses: a TCM the CPU sees at 0x20000000 is reached by the NPU only through
+// a global alias of it, if the SoC has one (Alif: dtcm_global at 0x50800000).
+enum class MasterKind { kNpu, kDma };
+struct BusMaster {
+  std::string name;                  // "NPU_HP"
+  MasterKind kind = MasterKind::kNpu;
+  std::vector<std::string> reaches;  // regions, aliases and peripherals, by name
+  std::string description;
+  std::string source;                // the datasheet or vendor file the routing comes from
+  std::string where;
+};
+
 struct Board {
   std::string name;
   std::string description;
@@ -258,6 +272,7 @@ struct Board {
   std::vector<Gate> gates;
   std::vector<HostContract> contracts;
   std::optional<HostPage> host_page;
+  std::vector<BusMaster> masters;  // besides the CPU and the host
   std::filesystem::path source;  // the YAML file it came from
 };
 
@@ -309,6 +324,7 @@ std::string ToString(Cpu cpu);
 std::string ToString(RegionKind kind);
 std::string ToString(LoadMode mode);
 std::string ToString(WhenDisabled mode);
+std::string ToString(MasterKind kind);
 std::optional<LoadMode> ParseLoadMode(const std::string& text);
 std::string AccessString(const Access& access);  // "rwx", "r-x", ...
 

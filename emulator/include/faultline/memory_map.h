@@ -81,6 +81,9 @@ class MemoryMap {
   // The board region behind a window (itself unless it is an alias).
   const std::string& BackingName(size_t window) const { return windows_[backing_[window]].name; }
   bool IsAlias(size_t window) const { return backing_[window] != window; }
+  // The address at which `other` shows the byte `window` shows at `addr`, if it shows it
+  // (the same storage, inside the other's span): an alias's address for a region's byte.
+  std::optional<uint64_t> SameByteIn(size_t window, uint64_t addr, size_t other) const;
 
   // Index of the window holding `addr`, or -1.
   int Find(uint64_t addr) const;

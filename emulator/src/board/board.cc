@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "faultline/error.h"
+#include "bus_masters.h"
 #include "yaml_fields.h"
 
 namespace faultline {
@@ -156,6 +157,7 @@ struct Layer {
   std::vector<PendingGate> gates;
   std::vector<HostContract> contracts;
   std::optional<HostPage> host_page;
+  std::vector<BusMaster> masters;
 };
 
 template <typename T>
@@ -470,7 +472,7 @@ Layer ParseLayer(const std::string& yaml, const std::string& origin, int depth) 
   Field top{root, origin, "board"};
   if (!root.IsMap()) top.Fail("a board file must be a YAML mapping", "see docs/boards.md for an example");
   Mapping m(top, {"name", "description", "uses", "cpu", "cpu_options", "boot", "regions", "aliases",
-                  "peripherals", "gates", "contracts", "host_page"});
+                  "peripherals", "gates", "contracts", "host_page", "masters"});
 
   Layer layer;
   std::string top_where = top.Where();
@@ -573,6 +575,7 @@ Layer ParseLayer(const std::string& yaml, const std::string& origin, int depth) 
     layer.contracts.push_back(c);
   }
   if (m.Has("host_page")) layer.host_page = ParseHostPage(m.Get("host_page"));
+  for (const Field& bf : Items<BusMaster>(m, "masters", origin)) layer.masters.push_back(ParseBusMaster(bf));
   layer.top_where = top_where;
   return layer;
 }
@@ -799,6 +802,7 @@ Board ParseBoard(const std::string& yaml, const std::string& origin) {
     pg.gate.when = ResolveCondition(pg.when, b.peripherals);
     b.gates.push_back(pg.gate);
   }
+  ResolveBusMasters(layer.masters, b);
   if (b.host_page && !MemoryHolding(b, b.host_page->base, b.host_page->size)) {
     throw InputError(b.host_page->where,
                      fmt::format("host_page {} is not inside one memory region of the board",

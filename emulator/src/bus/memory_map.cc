@@ -173,6 +173,13 @@ int MemoryMap::Find(uint64_t addr) const {
   return it->Contains(addr) ? int(it - windows_.begin()) : -1;
 }
 
+std::optional<uint64_t> MemoryMap::SameByteIn(size_t window, uint64_t addr, size_t other) const {
+  if (backing_[window] != backing_[other]) return std::nullopt;
+  const uint64_t offset = backing_offset_[window] + (addr - windows_[window].base);
+  if (offset < backing_offset_[other] || offset - backing_offset_[other] >= windows_[other].size) return std::nullopt;
+  return windows_[other].base + (offset - backing_offset_[other]);
+}
+
 int MemoryMap::FindRange(uint64_t addr, uint64_t size) const {
   int i = Find(addr);
   if (i < 0 || size == 0) return i;

@@ -1,0 +1,62 @@
+// `masters:` in a board file: the bus masters beside the CPU (an NPU, DMA controllers) and
+// what each one reaches. bus/bus_view.cc gives each its view of the memory map.
+#include "bus_masters.h"
+
+#include <algorithm>
+
+namespace faultline {
+
+std::string ToString(MasterKind kind) { return kind == MasterKind::kNpu ? "npu" : "dma"; }
+
+BusMaster ParseBusMaster(const Field& f) {
+  Mapping m(f, {"name", "kind", "reaches", "description", "source"});
+  BusMaster b;
+  b.where = f.Where();
+  b.name = m.Require("name").Scalar();
+  const Field kind = m.Require("kind");
+  if (kind.Scalar() == "npu") {
+    b.kind = MasterKind::kNpu;
+  } else if (kind.Scalar() == "dma") {
+    b.kind = MasterKind::kDma;
+  } else {
+    kind.Fail(fmt::format("unknown master kind '{}'", kind.Scalar()),
+              "write npu (an Ethos-U, Neural-ART) or dma (a DMA controller)");
+  }
+  const Field reaches = m.Require("reaches");
+  if (!reaches.node.IsSequence() || reaches.node.size() == 0) {
+    reaches.Fail("expected a list of the regions, aliases and peripherals it reaches",
+                 "write e.g. reaches: [sram0, dtcm_global]");
+  }
+  for (size_t i = 0; i < reaches.node.size(); ++i) {
+    b.reaches.push_back(Field{reaches.node[i], f.origin, fmt::format("{}.reaches[{}]", f.path, i)}.Scalar());
+  }
+  if (m.Has("description")) b.description = m.Get("description").Scalar();
+  if (m.Has("source")) b.source = m.Get("source").Scalar();
+  return b;
+}
+
+void ResolveBusMasters(const std::vector<BusMaster>& masters, Board& board) {
+  const auto named = [&](const std::string& name) {
+    return std::any_of(board.regions.begin(), board.regions.end(), [&](const Region& r) { return r.name == name; }) ||
+           std::any_of(board.aliases.begin(), board.aliases.end(), [&](const Alias& a) { return a.name == name; }) ||
+           std::any_of(board.peripherals.begin(), board.peripherals.end(),
+                       [&](const Peripheral& p) { return p.name == name; });
+  };
+  for (const BusMaster& b : masters) {
+    for (const BusMaster& earlier : board.masters) {
+      if (earlier.name == b.name) {
+        throw InputError(b.where, fmt::format("master name '{}' is used twice (first at {})", b.name, earlier.where),
+                         "give each master a unique name");
+      }
+    }
+    for (const std::string& r : b.reaches) {
+      if (!named(r)) {
+        throw InputError(b.where, fmt::format("master '{}' reaches '{}', which is no region, alias or peripheral of this board", b.name, r),
+                         "name a region, alias or peripheral the board declares (`faultline board show` lists them)");
+      }
+    }
+    board.masters.push_back(b);
+  }
+}
+
+}  // namespace faultline

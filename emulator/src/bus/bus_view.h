@@ -1,0 +1,72 @@
+// A bus master's view of the memory map: the view its transactions go through (QEMU's
+// `downstream` memory region of a DMA device, hw/dma/pl080.c). The host (a debugger, a
+// flash programmer, the loader) reaches every window and ignores gates and permissions;
+// an NPU or a DMA channel reaches only what its board entry routes it to (`masters:`),
+// through the same gates and aliases the CPU meets. The CPU's own accesses go through the
+// engine's mapping of the same storage (arm/, riscv/), not through a view: a view costs a
+// lookup per transfer, which a device's burst can afford and an instruction cannot.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "faultline/board.h"
+#include "faultline/memory_map.h"
+
+namespace faultline {
+
+// The response to a transfer, as AMBA AXI names them (IHI 0022H §A3.4.4: OKAY, SLVERR,
+// DECERR). An NPU or DMA controller reports an error response as its own fault (Ethos-U:
+// STATUS.bus_status; a DMA channel: its error interrupt).
+enum class BusResp {
+  kOkay,
+  kSlvErr,  // the memory answered with an error: its gate is closed, or it is not writable
+  kDecErr,  // nothing answers there for this master: no window, or one it is not routed to
+};
+std::string ToString(BusResp resp);
+
+struct BusResponse {
+  BusResp resp = BusResp::kOkay;
+  uint64_t address = 0;  // the first byte not transferred, when not OKAY
+  std::string why;       // what refused it, for a report
+  // OKAY, but a closed gate that reads zero and ignores writes answered some of it.
+  bool disabled_region = false;
+  std::vector<size_t> gates_changed;  // a peripheral write flipped these (MemoryMap)
+  bool ok() const { return resp == BusResp::kOkay; }
+};
+
+class BusView {
+ public:
+  // The host's view: every window and peripheral, no gates, no permissions.
+  static BusView Host(MemoryMap& map);
+  // `master`'s view: the windows and peripherals it `reaches`, through their gates.
+  BusView(MemoryMap& map, const BusMaster& master);
+
+  const std::string& name() const { return name_; }
+  bool host() const { return host_; }
+  bool ReachesWindow(size_t window) const { return host_ || windows_[window]; }
+
+  // One transfer: `bytes.size()` bytes at `address`. It may span windows (a burst across
+  // two adjacent regions); it stops at the first byte refused. A peripheral register takes
+  // aligned 32-bit words only, as an APB bridge does.
+  BusResponse Read(uint64_t address, std::span<uint8_t> bytes);
+  BusResponse Write(uint64_t address, std::span<const uint8_t> bytes);
+
+ private:
+  BusView(MemoryMap& map, std::string name, bool host);
+  template <typename Bytes>
+  BusResponse Transfer(uint64_t address, Bytes bytes, bool write);
+  BusResponse Refused(BusResp resp, uint64_t address, std::string why) const;
+  std::string Unreachable(size_t window, uint64_t address) const;
+  BusResponse Register(uint64_t address, uint8_t* data, uint64_t size, bool write, int peripheral);
+
+  MemoryMap& map_;
+  std::string name_;
+  bool host_ = false;
+  std::vector<bool> windows_;      // per MemoryMap window: routed to this master
+  std::vector<bool> peripherals_;  // per peripheral
+};
+
+}  // namespace faultline
