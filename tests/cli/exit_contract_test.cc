@@ -212,6 +212,21 @@ TEST_F(ExitContract, ControlCharactersInUserValuesAreEscaped) {
   EXPECT_EQ(cli11.err.find('\x1b'), std::string::npos);
 }
 
+// A peripheral near 4 GiB with no size: key (issue 41 item 5): its default size runs past
+// 4 GiB, which is bad input at the line of its base, not faultline's internal error.
+TEST_F(ExitContract, APeripheralWhoseDefaultSizeRunsPast4GiBNamesItsBase) {
+  const std::string head =
+      "name: t\ndescription: test\ncpu: cortex-m33\nboot: {vector_table: 0x20000000, load_mode: debugger}\n"
+      "regions:\n  - {name: ram, base: 0x20000000, size: 64K, kind: sram, access: rwx, reset: zero}\nperipherals:\n";
+  const auto plain = Write("plain.yaml", head + "  - name: P\n    base: 0xFFFFFF00\n    registers:\n"
+                                                "      - {name: CR, offset: 0x0}\n");
+  ExpectInputError(RunCli({"board", "show", plain.string()}),
+                   {plain.string() + ":9: ", "peripheral 'P' at 0xffffff00 with its default size 0x400 runs past 4 GiB",
+                    "give size:"});
+  const auto uart = Write("uart.yaml", head + "  - {name: U, model: cmsdk-apb-uart, base: 0xFFFFFF00, source: test}\n");
+  ExpectInputError(RunCli({"board", "show", uart.string()}), {uart.string() + ":8: ", "runs past 4 GiB"});
+}
+
 // A flag another subcommand takes is named as such, with the subcommand that takes it,
 // instead of CLI11's "arguments were not expected".
 TEST_F(ExitContract, AFlagOfAnotherSubcommandIsNamedAsSuch) {

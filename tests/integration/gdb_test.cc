@@ -334,6 +334,20 @@ TEST(Gdb, CtrlCStopsARunningFirmwareAndBadPacketsAreAnsweredNotFatal) {
   EXPECT_LE(big.size(), 0x4000u + 8) << big.substr(0, 80);
   c.SendPacket("qXfer:features:read:target.xml:0,ffffffffffffffff");
   EXPECT_NE(c.Receive().find("org.gnu.gdb.arm.m-profile"), std::string::npos);
+  // Flash packets at the edges (issue 41 item 2): an empty erase, a length that wraps 64
+  // bits, a write with no data. Each gets an error reply; the connection goes on.
+  c.SendPacket("vFlashErase:38000000,0");
+  EXPECT_NE(c.Receive().find("$E14#"), std::string::npos);
+  c.SendPacket("vFlashErase:10000000,ffffffffffffffff");
+  EXPECT_NE(c.Receive().find("$E14#"), std::string::npos);
+  c.SendPacket("vFlashWrite:38000000:");
+  EXPECT_NE(c.Receive().find("$E14#"), std::string::npos);
+  c.SendPacket("X38000000,0:");  // gdb's probe for binary writes: a write of nothing is fine
+  EXPECT_NE(c.Receive().find("$OK#"), std::string::npos);
+  c.SendPacket("vFlashWrite:38000000:\x01\x02");
+  EXPECT_NE(c.Receive().find("$OK#"), std::string::npos);
+  c.SendPacket("m38000000,2");
+  EXPECT_NE(c.Receive().find("$0102#"), std::string::npos);
   // Continue, then Ctrl-C: the firmware prints forever, so only the interrupt stops it.
   c.SendPacket("c");
   EXPECT_EQ(c.ReceiveAck(), "+");

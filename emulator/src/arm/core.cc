@@ -1073,6 +1073,7 @@ void Core::WriteGeneral(int n, uint32_t value) {
 }
 
 void Core::InvalidateCode(uint64_t begin, uint64_t end) {
+  if (end <= begin) return;  // nothing written: Unicorn refuses an empty range (UC_ERR_ARG)
   Check(uc_ctl_remove_cache(uc_, begin, end), "uc_ctl_remove_cache");
   ForgetBlocks();
 }

@@ -183,7 +183,7 @@ std::optional<uint64_t> MemoryMap::SameByteIn(size_t window, uint64_t addr, size
 int MemoryMap::FindRange(uint64_t addr, uint64_t size) const {
   int i = Find(addr);
   if (i < 0 || size == 0) return i;
-  return addr + size <= windows_[i].end() ? i : -1;
+  return size <= windows_[i].end() - addr ? i : -1;  // not addr + size: a length near 2^64 wraps
 }
 
 std::pair<int, int> MemoryMap::Neighbours(uint64_t addr) const {

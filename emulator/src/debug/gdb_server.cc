@@ -427,7 +427,9 @@ std::string GdbStub::Handle(std::string_view packet) {
       }
       if (packet.starts_with("vFlashErase:")) {
         auto window = AddressLength(packet.substr(12));
-        if (!window || m_.ended() || m_.map().FindRange(window->first, window->second) < 0) return "E14";
+        if (!window) return "E00";
+        // A length of 0 erases nothing gdb could have asked for; one past the window is refused.
+        if (window->second == 0 || m_.ended() || m_.map().FindRange(window->first, window->second) < 0) return "E14";
         // Erased flash reads 0xFF; an XSPI window is large, so a block at a time.
         const std::vector<uint8_t> erased(0x10000, 0xFF);
         for (uint64_t at = window->first, end = window->first + window->second; at < end; at += erased.size()) {
@@ -441,7 +443,7 @@ std::string GdbStub::Handle(std::string_view packet) {
         auto address = ParseHexNumber(Split(packet.substr(12), ':', &data));
         if (!address) return "E00";
         const std::vector<uint8_t> bytes = Unescape(data);
-        if (m_.ended() || m_.map().FindRange(*address, std::max<size_t>(bytes.size(), 1)) < 0) return "E14";
+        if (bytes.empty() || m_.ended() || m_.map().FindRange(*address, bytes.size()) < 0) return "E14";
         m_.map().Write(*address, bytes);
         m_.core().InvalidateCode(*address, *address + bytes.size());
         return "OK";
