@@ -227,6 +227,44 @@ TEST_F(ExitContract, APeripheralWhoseDefaultSizeRunsPast4GiBNamesItsBase) {
   ExpectInputError(RunCli({"board", "show", uart.string()}), {uart.string() + ":8: ", "runs past 4 GiB"});
 }
 
+// Files that block (issue 41 item 6): /proc/kmsg is a "regular file" whose read waits for
+// the kernel to log. Every input path refuses files of the kernel's file systems at once,
+// so the command ends (under `timeout`, a hang would show as 124).
+TEST_F(ExitContract, FilesOfTheKernelAreRefusedWithoutReadingThem) {
+  REQUIRE_FIXTURES();
+  const std::string hello = Fixture("mps2-an505", "hello").string();
+  for (const std::string file : {"/proc/self/status", "/proc/kmsg"}) {
+    if (!std::filesystem::exists(file)) continue;
+    const std::vector<std::vector<std::string>> commands = {
+        {"board", "show", file},
+        {"run", "--board", "mps2-an505", file},
+        {"run", "--board", "mps2-an505", "--load", file + "@0x80000000", hello},
+        {"scenario", file},
+        {"check", "--board", file, hello},
+    };
+    for (const auto& args : commands) {
+      std::string cmd = "timeout 20 " + ShellQuote(FAULTLINE_CLI);
+      for (const std::string& a : args) cmd += " " + ShellQuote(a);
+      const Completed c = RunProgram({"sh", "-c", cmd});
+      EXPECT_EQ(c.status, 2) << cmd << "\n" << c.out << c.err;
+      EXPECT_NE(c.err.find("is a file of the kernel (/proc, /sys), not one on disk"), std::string::npos)
+          << cmd << "\n" << c.err;
+    }
+  }
+}
+
+// A scenario whose board: or firmware: is a directory or a device: the scenario's file and
+// line (issue 41 item 7), not only the path.
+TEST_F(ExitContract, AScenariosBoardOrFirmwareThatIsNoFileNamesTheScenarioLine) {
+  const auto board = Write("dir_board.yaml", "name: x\ndescription: d\nboard: " + dir_.path().string() +
+                                                 "/\nfirmware: /dev/zero\nexpect: {outcome: exit}\n");
+  ExpectInputError(RunScenarioCli({}, board), {board.string() + ":3: board: '", "is not a regular file (a directory)"});
+  const auto firmware = Write("dev_firmware.yaml",
+                              "name: x\ndescription: d\nboard: mps2-an505\nfirmware: /dev/zero\nexpect: {outcome: exit}\n");
+  ExpectInputError(RunScenarioCli({}, firmware),
+                   {firmware.string() + ":4: firmware: '", "is not a regular file (a device, FIFO or socket)"});
+}
+
 // A flag another subcommand takes is named as such, with the subcommand that takes it,
 // instead of CLI11's "arguments were not expected".
 TEST_F(ExitContract, AFlagOfAnotherSubcommandIsNamedAsSuch) {

@@ -2,6 +2,8 @@
 // caught at one boundary (the CLI), which prints it and exits with status 2.
 #pragma once
 
+#include <sys/vfs.h>
+
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -77,11 +79,28 @@ inline bool PathExists(const std::filesystem::path& path) {
 // Refuses a path that exists but is not a regular file (or a link to one): a device such
 // as /dev/zero or a FIFO would be read forever, a directory not at all. `where` names it in
 // the message (a flag, or file:line), `what` says what was expected ("firmware ELF").
+//
+// A "regular file" of a kernel file system (/proc, /sys, debugfs, tracefs) is refused too:
+// its bytes are made as they are read, and one such as /proc/kmsg blocks until the kernel
+// logs something, so no read of it can be bounded.
 inline void RequireRegularFile(const std::filesystem::path& path, const std::string& where,
                                const std::string& what) {
   std::error_code ec;
   const std::filesystem::file_status st = std::filesystem::status(path, ec);
-  if (ec || !std::filesystem::exists(st) || std::filesystem::is_regular_file(st)) return;  // opened below
+  if (ec || !std::filesystem::exists(st)) return;  // opened below, which says why not
+  if (std::filesystem::is_regular_file(st)) {
+    // Linux's magic numbers, include/uapi/linux/magic.h.
+    constexpr long kProc = 0x9fa0, kSysfs = 0x62656572, kDebugfs = 0x64626720, kTracefs = 0x74726163;
+    struct statfs fs {};
+    if (statfs(path.c_str(), &fs) == 0) {
+      const long type = long(fs.f_type);
+      if (type == kProc || type == kSysfs || type == kDebugfs || type == kTracefs) {
+        throw InputError(where, "'" + path.string() + "' is a file of the kernel (/proc, /sys), not one on disk",
+                         "give the " + what + " as a file on disk (copy it there first if it has to come from there)");
+      }
+    }
+    return;
+  }
   throw InputError(where, "'" + path.string() + "' is not a regular file (" +
                               (std::filesystem::is_directory(st) ? "a directory" : "a device, FIFO or socket") + ")",
                    "give the " + what + " as a file");

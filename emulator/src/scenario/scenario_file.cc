@@ -304,6 +304,7 @@ Board ParseBoardRef(const FileParser& p, const Field& f) {
       f.Fail(fmt::format("board file '{}' not found (looked at {})", s, file.string()),
              "the path is relative to the scenario file; or name a built-in board");
     }
+    RequireRegularFile(file, f.Where() + ": board", "board .yaml");  // a directory or device: at this line
     return LoadBoardFile(file);
   }
   fs::path builtin = p.context.boards_dir / (s + ".yaml");
@@ -422,6 +423,7 @@ fs::path ParseFirmware(const FileParser& p, const Field& f) {
     f.Fail(fmt::format("firmware '{}' not found (looked at {})", f.Scalar(), elf.string()),
            "the path is relative to the scenario file; or write firmware: {fixture: BOARD/NAME}");
   }
+  RequireRegularFile(elf, f.Where() + ": firmware", "firmware ELF");
   return elf;
 }
 
