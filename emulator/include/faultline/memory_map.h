@@ -14,8 +14,8 @@
 
 namespace faultline {
 
+class Device;
 class UartPort;
-class TimerPort;
 
 // Host memory backing one region. Anonymous mmap, so a 2 GiB DDR that the firmware
 // never touches costs no RAM.
@@ -134,11 +134,9 @@ class MemoryMap {
   RegisterWriteEffect WriteRegister(size_t peripheral, size_t reg, uint32_t value);
 
   // UART ports (peripherals declared with `model:`), in board order.
-  const std::vector<std::unique_ptr<UartPort>>& uarts() const { return uarts_; }
+  const std::vector<UartPort*>& uarts() const { return uarts_; }
   // The port named `name`, or null.
   UartPort* FindUart(const std::string& name);
-  // Timers (peripherals declared with a timer `model:`).
-  const std::vector<std::unique_ptr<TimerPort>>& timers() const { return timers_; }
 
   // Peripheral time: the instruction clock SysTick counts (Core::time()). The CPU brings
   // it up to date before each register access and at each event; timers count to it.
@@ -177,10 +175,10 @@ class MemoryMap {
   std::vector<bool> gate_open_;
   std::vector<Peripheral> peripherals_;
   std::vector<std::vector<uint32_t>> values_;  // stored register values
-  std::vector<std::unique_ptr<UartPort>> uarts_;
-  std::vector<UartPort*> uart_of_;  // peripheral -> its UART model, or null
-  std::vector<std::unique_ptr<TimerPort>> timers_;
-  std::vector<TimerPort*> timer_of_;  // peripheral -> its timer model, or null
+  std::vector<std::unique_ptr<Device>> devices_;  // the models behind peripherals (devices/)
+  std::vector<Device*> device_of_;                 // peripheral -> its model, or null
+  std::vector<UartPort*> uarts_;                   // the UARTs among them, in board order
+  std::vector<UartPort*> uart_of_;                 // peripheral -> its UART model, or null
   std::vector<uint32_t> irq_numbers_;
   uint64_t now_ = 0;
   bool irq_attention_ = false;

@@ -11,7 +11,7 @@
 #include <new>
 #include <random>
 
-#include "../devices/timer.h"
+#include "../devices/device.h"
 #include "../devices/uart.h"
 
 namespace faultline {
@@ -136,10 +136,11 @@ MemoryMap::MemoryMap(const Board& board) : gates_(board.gates), peripherals_(boa
     std::vector<uint32_t> v;
     for (const Register& r : p.registers) v.push_back(r.reset);
     values_.push_back(std::move(v));
-    if (p.uart) uarts_.push_back(std::make_unique<UartPort>(p));
-    uart_of_.push_back(p.uart ? uarts_.back().get() : nullptr);
-    if (p.timer) timers_.push_back(std::make_unique<TimerPort>(p));
-    timer_of_.push_back(p.timer ? timers_.back().get() : nullptr);
+    std::unique_ptr<Device> device = MakeDevice(p);
+    device_of_.push_back(device.get());
+    uart_of_.push_back(p.uart ? static_cast<UartPort*>(device.get()) : nullptr);
+    if (p.uart) uarts_.push_back(uart_of_.back());
+    if (device) devices_.push_back(std::move(device));
     for (const IrqLine& l : p.irqs) {
       if (std::find(irq_numbers_.begin(), irq_numbers_.end(), l.number) == irq_numbers_.end()) {
         irq_numbers_.push_back(l.number);
@@ -153,8 +154,8 @@ MemoryMap::MemoryMap(const Board& board) : gates_(board.gates), peripherals_(boa
 MemoryMap::~MemoryMap() = default;
 
 UartPort* MemoryMap::FindUart(const std::string& name) {
-  for (auto& u : uarts_) {
-    if (u->name() == name) return u.get();
+  for (UartPort* u : uarts_) {
+    if (u->name() == name) return u;
   }
   return nullptr;
 }
@@ -271,15 +272,15 @@ uint32_t MemoryMap::ReadRegister(size_t p, size_t r) const {
 }
 
 uint32_t MemoryMap::LoadRegister(size_t p, size_t r) {
-  if (timer_of_[p] != nullptr) return timer_of_[p]->Read(r, values_[p], now_);
-  if (uart_of_[p] == nullptr) return ReadRegister(p, r);
-  // A read that changes the UART's state (a byte received or taken, a DesignWare IIR read
-  // clearing THR empty) may move its lines, or an `irq_when:` over its registers: the runner
-  // looks at the next block boundary. A status read in a polling loop changes nothing and
-  // costs no more than a compare.
-  const uint64_t before = uart_of_[p]->state_changes();
-  uint32_t v = uart_of_[p]->Read(r, values_[p]);
-  if (uart_of_[p]->state_changes() != before && !irq_numbers_.empty()) irq_attention_ = true;
+  Device* device = device_of_[p];
+  if (device == nullptr) return ReadRegister(p, r);
+  // A read that changes the device's state (a UART's byte received or taken, a DesignWare
+  // IIR read clearing THR empty) may move its lines, or an `irq_when:` over its registers:
+  // the runner looks at the next block boundary. A status read in a polling loop changes
+  // nothing and costs no more than a compare.
+  (void)device->TakeAttention();  // what AdvanceTo changed is the event's, not this read's
+  const uint32_t v = device->Read(r, values_[p], now_);
+  if (device->TakeAttention() && !irq_numbers_.empty()) irq_attention_ = true;
   return v;
 }
 
@@ -287,23 +288,20 @@ void MemoryMap::AdvanceTo(uint64_t now) {
   if (now < now_) return;
   now_ = now;
   for (size_t p = 0; p < peripherals_.size(); ++p) {
-    if (timer_of_[p] != nullptr) timer_of_[p]->AdvanceTo(now, values_[p]);
-    if (uart_of_[p] != nullptr && uart_of_[p]->ReceiveDue(values_[p])) uart_of_[p]->ReceiveNow(values_[p]);
+    if (device_of_[p] != nullptr) device_of_[p]->AdvanceTo(now, values_[p]);
   }
 }
 
 uint64_t MemoryMap::NextEventAt() const {
   uint64_t next = UINT64_MAX;
   for (size_t p = 0; p < peripherals_.size(); ++p) {
-    if (timer_of_[p] != nullptr) next = std::min(next, timer_of_[p]->NextEventAt(values_[p]));
-    if (uart_of_[p] != nullptr && uart_of_[p]->ReceiveDue(values_[p])) next = std::min(next, now_);
+    if (device_of_[p] != nullptr) next = std::min(next, device_of_[p]->NextEventAt(values_[p], now_));
   }
   return next;
 }
 
 bool MemoryMap::LineOutput(size_t p, const IrqLine& line) const {
-  if (timer_of_[p] != nullptr) return timer_of_[p]->Output(values_[p]);
-  if (uart_of_[p] != nullptr) return uart_of_[p]->Output(line.output, values_[p]);
+  if (device_of_[p] != nullptr) return device_of_[p]->Output(line.output, values_[p]);
   return Holds(line.when);
 }
 
@@ -325,16 +323,15 @@ MemoryMap::IrqLevels MemoryMap::IrqSignature() const {
 RegisterWriteEffect MemoryMap::WriteRegister(size_t p, size_t r, uint32_t value) {
   const Register& reg = peripherals_[p].registers[r];
   RegisterWriteEffect effect;
-  // A timer write moves its schedule; any write may move a line (a UART's INTSTATUS, a
-  // condition over registers, of this peripheral or another).
+  // A device's write may move its schedule (a timer's); any write may move a line (a
+  // UART's INTSTATUS, a condition over registers, of this peripheral or another).
   const IrqLevels lines_before = irq_numbers_.empty() ? IrqLevels() : IrqSignature();
-  if (timer_of_[p] != nullptr) irq_attention_ = true;
-  if (timer_of_[p] != nullptr) {
-    timer_of_[p]->Write(r, value, values_[p], now_);
-  } else if (uart_of_[p] != nullptr) {
-    const uint64_t dropped = uart_of_[p]->dropped();
-    uart_of_[p]->Write(r, value, values_[p]);
-    if (uart_of_[p]->dropped() != dropped) effect.uart_not_sent = uart_of_[p]->TransmitterEnable();
+  if (Device* device = device_of_[p]) {
+    const uint64_t dropped = uart_of_[p] != nullptr ? uart_of_[p]->dropped() : 0;
+    (void)device->TakeAttention();
+    device->Write(r, value, values_[p], now_);
+    if (device->TakeAttention()) irq_attention_ = true;
+    if (uart_of_[p] != nullptr && uart_of_[p]->dropped() != dropped) effect.uart_not_sent = uart_of_[p]->TransmitterEnable();
   } else if (reg.sets) {
     values_[p][*reg.sets] |= value;
   } else if (reg.clears) {

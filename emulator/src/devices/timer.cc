@@ -125,7 +125,7 @@ void TimerPort::AdvanceTo(uint64_t now, std::vector<uint32_t>& values) {
   advanced_to_ = now;
 }
 
-uint64_t TimerPort::NextEventAt(const std::vector<uint32_t>& values) const {
+uint64_t TimerPort::NextEventAt(const std::vector<uint32_t>& values, uint64_t /*now*/) const {
   uint64_t next = UINT64_MAX;
   if (model_ == TimerModel::kCmsdkApbTimer) {
     if (values[intstatus_] == 0 && (values[ctrl_] & kTimerIrqEn)) {
@@ -143,13 +143,13 @@ bool TimerPort::DualMasked(int m, const std::vector<uint32_t>& values) const {
   return values[module_[m].ris] != 0 && (values[module_[m].control] & kDualIntEn);
 }
 
-bool TimerPort::Output(const std::vector<uint32_t>& values) const {
+bool TimerPort::Output(const std::string& /*line*/, const std::vector<uint32_t>& values) const {
   if (model_ == TimerModel::kCmsdkApbTimer) return values[intstatus_] & 1;  // TIMERINT = INTSTATUS
   if (values[itcr_] & 1) return (values[itop_] & 3) != 0;  // integration test mode drives TIMINTC
   return DualMasked(0, values) || DualMasked(1, values);   // TIMINTC = TIMINT1 | TIMINT2
 }
 
-uint32_t TimerPort::Read(size_t reg, const std::vector<uint32_t>& values, uint64_t now) const {
+uint32_t TimerPort::Read(size_t reg, std::vector<uint32_t>& values, uint64_t now) {
   if (model_ == TimerModel::kCmsdkApbTimer) {
     if (reg == value_) return counter_[0].Value(now);
     if (reg == reload_) return counter_[0].limit();
@@ -170,6 +170,7 @@ uint32_t TimerPort::Read(size_t reg, const std::vector<uint32_t>& values, uint64
 }
 
 void TimerPort::Write(size_t reg, uint32_t value, std::vector<uint32_t>& values, uint64_t now) {
+  written_ = true;
   AdvanceTo(now, values);
   if (model_ == TimerModel::kCmsdkApbTimer) return WriteTimer(reg, value, values, now);
   for (int m = 0; m < 2; ++m) {

@@ -8,8 +8,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "device.h"
 #include "faultline/board.h"
 
 namespace faultline {
@@ -43,24 +45,26 @@ class DownCounter {
   bool running_ = false, oneshot_ = false;
 };
 
-class TimerPort {
+class TimerPort : public Device {
  public:
   explicit TimerPort(const Peripheral& peripheral);
 
   // CPU accesses at instruction time `now` (after AdvanceTo(now)). `values` are the
   // peripheral's stored register values (control and status live there).
-  uint32_t Read(size_t reg, const std::vector<uint32_t>& values, uint64_t now) const;
-  void Write(size_t reg, uint32_t value, std::vector<uint32_t>& values, uint64_t now);
+  uint32_t Read(size_t reg, std::vector<uint32_t>& values, uint64_t now) override;
+  void Write(size_t reg, uint32_t value, std::vector<uint32_t>& values, uint64_t now) override;
 
   // Counts up to `now`: a trigger in between sets the interrupt status.
-  void AdvanceTo(uint64_t now, std::vector<uint32_t>& values);
+  void AdvanceTo(uint64_t now, std::vector<uint32_t>& values) override;
   // The earliest time after the last AdvanceTo at which a trigger would change the
   // interrupt status, or UINT64_MAX.
-  uint64_t NextEventAt(const std::vector<uint32_t>& values) const;
+  uint64_t NextEventAt(const std::vector<uint32_t>& values, uint64_t now) const override;
   // The interrupt output ("timer": TIMERINT, or the dual timer's combined TIMINTC).
-  bool Output(const std::vector<uint32_t>& values) const;
+  bool Output(const std::string& line, const std::vector<uint32_t>& values) const override;
+  // A write moves the counters' schedule: the CPU looks again at the next event.
+  bool TakeAttention() override { return std::exchange(written_, false); }
 
-  const std::string& name() const { return name_; }
+  const std::string& name() const override { return name_; }
 
  private:
   size_t Index(const char* name) const;
@@ -73,6 +77,7 @@ class TimerPort {
   TimerModel model_;
   std::vector<std::string> registers_;
   uint64_t advanced_to_ = 0;
+  bool written_ = false;
   // cmsdk-apb-timer: one counter. cmsdk-apb-dualtimer: two modules.
   std::array<DownCounter, 2> counter_;
   size_t ctrl_ = 0, value_ = 0, reload_ = 0, intstatus_ = 0;  // APB timer

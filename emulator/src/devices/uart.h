@@ -6,9 +6,11 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "console_log.h"
+#include "device.h"
 #include "faultline/board.h"
 
 namespace faultline {
@@ -27,7 +29,7 @@ namespace faultline {
 // RXFULL is set, so its uart_receive never sets RXOVERRUN). So no model raises it; the
 // flags read 0, and the writes that clear them (ICR.ORECF, STAT.OR write-1-to-clear, the
 // LSR read, CMSDK STATE/INTCLEAR) behave as the manuals say.
-class UartPort {
+class UartPort : public Device {
  public:
   explicit UartPort(const Peripheral& peripheral);
 
@@ -38,6 +40,21 @@ class UartPort {
   // A CPU write: what the hardware keeps is stored, the transmit register sends.
   void Write(size_t reg, uint32_t value, std::vector<uint32_t>& values);
 
+  // As a Device (device.h): a read whose side effects moved the model's state asks for
+  // attention; a write does not (the map compares the lines' levels around it).
+  uint32_t Read(size_t reg, std::vector<uint32_t>& values, uint64_t /*now*/) override { return Read(reg, values); }
+  void Write(size_t reg, uint32_t value, std::vector<uint32_t>& values, uint64_t /*now*/) override {
+    Write(reg, value, values);
+    seen_changes_ = state_changes_;
+  }
+  void AdvanceTo(uint64_t /*now*/, std::vector<uint32_t>& values) override {
+    if (ReceiveDue(values)) ReceiveNow(values);
+  }
+  uint64_t NextEventAt(const std::vector<uint32_t>& values, uint64_t now) const override {
+    return ReceiveDue(values) ? now : UINT64_MAX;
+  }
+  bool TakeAttention() override { return std::exchange(seen_changes_, state_changes_) != state_changes_; }
+
   void GiveInput(std::string_view bytes) { rx_.append(bytes); }
 
   // A byte waits, the receive register is empty and the receive interrupt is enabled:
@@ -47,9 +64,9 @@ class UartPort {
   void ReceiveNow(std::vector<uint32_t>& values);
   // An interrupt output's level: the CMSDK UART's "tx", "rx", "overflow" (its INTSTATUS
   // bits); the other models' one line ("") is the OR of their enabled interrupt flags.
-  bool Output(const std::string& output, const std::vector<uint32_t>& values) const;
+  bool Output(const std::string& output, const std::vector<uint32_t>& values) const override;
 
-  const std::string& name() const { return name_; }
+  const std::string& name() const override { return name_; }
   UartModel model() const { return model_; }
   // What the transmitter sent: its last `keep` bytes (KeepLast; all of them until then),
   // and how many it sent in all.
@@ -118,6 +135,7 @@ class UartPort {
   size_t rx_next_ = 0;
   uint64_t dropped_ = 0;
   uint64_t state_changes_ = 0;
+  uint64_t seen_changes_ = 0;  // state_changes_ at the latest TakeAttention
 };
 
 }  // namespace faultline
