@@ -263,8 +263,10 @@ TEST(RiscvVirt, BudgetsEndALoopAndSayWhichFlagRaisesThem) {
   EXPECT_EQ(cli.status, 4) << cli.out << cli.err;
   EXPECT_EQ(budget["outcome"], "limit");
   EXPECT_EQ(budget["budget"]["setting"], "--max-instructions");
-  EXPECT_GE(budget["instructions"].get<uint64_t>(), 100000u);
-  EXPECT_LT(budget["instructions"].get<uint64_t>(), 100100u);
+  // Never past the budget, as on the Cortex-M boards: the block that would pass it does
+  // not run (and a run paused there and resumed counts it once, machine_test.cc).
+  EXPECT_LE(budget["instructions"].get<uint64_t>(), 100000u);
+  EXPECT_GT(budget["instructions"].get<uint64_t>(), 99900u);
   auto clock = RunJson("riscv32-virt", "spin", {"--timeout", "0.5"}, &cli);
   EXPECT_EQ(clock["outcome"], "limit");
   EXPECT_EQ(clock["budget"]["kind"], "wall-clock");
@@ -471,7 +473,11 @@ nlohmann::json CountReport(const std::string& board, const std::filesystem::path
 void ExpectSameRun(const std::string& board, const std::filesystem::path& elf, const std::vector<std::string>& extra) {
   nlohmann::json counted = CountReport(board, elf, extra, false), hooked = CountReport(board, elf, extra, true);
   ASSERT_FALSE(counted.is_null());
-  EXPECT_GT(counted["instructions"].get<uint64_t>(), 0u);
+  // It ran something, unless a budget smaller than the first block stopped it before that
+  // block (as on the Cortex-M core: a block that would pass the budget does not run).
+  if (counted["outcome"] != "limit") {
+    EXPECT_GT(counted["instructions"].get<uint64_t>(), 0u);
+  }
   // The road too: the translated code's ring and the callback's pushes keep the same blocks.
   for (const char* field :
        {"outcome", "exit_code", "instructions", "console", "registers", "fault", "faults", "hang", "halt", "road"}) {

@@ -1,6 +1,7 @@
 // The resumable machine (machine/machine.h): a run paused at instruction counts and
 // resumed, or reset and run again, ends exactly as the same run in one go.
-#include "machine/machine.h"
+#include "machine/arm_machine.h"
+#include "machine/riscv_machine.h"
 
 #include <gtest/gtest.h>
 
@@ -61,12 +62,12 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, MachineRun, ::testing::Values("exc_systick", 
 TEST_P(MachineRun, PausedEveryFewInstructionsEndsAsInOneGo) {
   REQUIRE_FIXTURES();
   Loaded l = Load(GetParam());
-  Machine whole(l.Input());
+  ArmMachine whole(l.Input());
   ASSERT_EQ(whole.Run(), Pause::kEnded);
   const RunResult& expected = whole.output().result;
   ASSERT_GT(expected.instructions, 50u);
 
-  Machine paused(l.Input());
+  ArmMachine paused(l.Input());
   int pauses = 0;
   for (uint64_t until = 5;; until += 5) {
     const uint64_t before = paused.core().instructions();
@@ -84,7 +85,7 @@ TEST_P(MachineRun, PausedEveryFewInstructionsEndsAsInOneGo) {
 TEST_P(MachineRun, ResetRunsTheSameRunAgain) {
   REQUIRE_FIXTURES();
   Loaded l = Load(GetParam());
-  Machine m(l.Input());
+  ArmMachine m(l.Input());
   ASSERT_EQ(m.Run({.instructions = 40}), Pause::kInstructions);
   EXPECT_GT(m.core().instructions(), 0u);
   m.Reset();
@@ -102,7 +103,7 @@ TEST_P(MachineRun, ResetRunsTheSameRunAgain) {
 TEST(MachineDebug, StepRunsOneInstructionAtATime) {
   REQUIRE_FIXTURES();
   Loaded l = Load("checksum");
-  Machine m(l.Input());
+  ArmMachine m(l.Input());
   for (int i = 1; i <= 40; ++i) {
     const uint32_t before = m.pc();
     ASSERT_EQ(m.Step(), Pause::kStep);
@@ -117,7 +118,7 @@ TEST(MachineDebug, StepRunsOneInstructionAtATime) {
 TEST(MachineDebug, ABreakpointPausesBeforeItsInstructionAndTheRunGoesOnPastIt) {
   REQUIRE_FIXTURES();
   Loaded l = Load("checksum");
-  Machine m(l.Input());
+  ArmMachine m(l.Input());
   const uint32_t main = AddressOf(l, "main");
   m.SetBreakpoint(main, true);
   ASSERT_EQ(m.Run(), Pause::kBreakpoint);
@@ -137,7 +138,7 @@ TEST(MachineDebug, ABreakpointPausesBeforeItsInstructionAndTheRunGoesOnPastIt) {
 TEST(MachineDebug, UnderADebuggerAFaultPausesBeforeTheHandlerAndIsTakenOnResume) {
   REQUIRE_FIXTURES();
   Loaded l = Load("exc_busfault");
-  Machine m(l.DebuggerInput());
+  ArmMachine m(l.DebuggerInput());
   ASSERT_EQ(m.Run(), Pause::kFault);
   ASSERT_NE(m.stopped_fault(), nullptr);
   EXPECT_EQ(m.stopped_fault()->kind, "BusFault");
@@ -153,7 +154,7 @@ TEST(MachineDebug, UnderADebuggerAFaultPausesBeforeTheHandlerAndIsTakenOnResume)
 TEST(MachineDebug, AFaultTheCoreTakesItselfPausesAtTheHandlerItEnters) {
   REQUIRE_FIXTURES();
   Loaded l = Load("exc_bad_return_handler");  // an exception return with a bad EXC_RETURN
-  Machine m(l.DebuggerInput());
+  ArmMachine m(l.DebuggerInput());
   ASSERT_EQ(m.Run(), Pause::kFault);
   ASSERT_NE(m.stopped_fault(), nullptr);
   EXPECT_EQ(m.stopped_fault()->kind, "UsageFault");
@@ -169,7 +170,7 @@ TEST(MachineDebug, AFaultTheCoreTakesItselfPausesAtTheHandlerItEnters) {
 TEST(MachineDebug, AWatchpointPausesBeforeEachAccessAndTheRunEndsAsWithoutIt) {
   REQUIRE_FIXTURES();
   Loaded l = Load("exc_busfault");
-  Machine m(l.DebuggerInput());
+  ArmMachine m(l.DebuggerInput());
   const uint32_t handled = AddressOf(l, "handled");
   m.SetWatchpoint(handled, 4, arm::Core::WatchKind::kWrite, true);
   // The startup's zeroing of .bss writes it first, then BusFault_Handler's increment.
@@ -198,7 +199,7 @@ TEST(MachineDebug, AWatchpointPausesBeforeEachAccessAndTheRunEndsAsWithoutIt) {
 TEST(MachineDebug, AReadWatchpointOnAPageTheFirmwareWritesPausesAtEveryRead) {
   REQUIRE_FIXTURES();
   Loaded l = Load("checksum");
-  Machine m(l.DebuggerInput());
+  ArmMachine m(l.DebuggerInput());
   const uint32_t data = AddressOf(l, "data_words");
   m.SetWatchpoint(data + 28, 4, arm::Core::WatchKind::kRead, true);
   std::vector<uint32_t> hits;
@@ -219,7 +220,7 @@ TEST(MachineDebug, AReadWatchpointOnAPageTheFirmwareWritesPausesAtEveryRead) {
 TEST(MachineDebug, AReadWatchpointSetWhileItsPageIsInTheTlbPausesAtTheNextRead) {
   REQUIRE_FIXTURES();
   Loaded l = Load("checksum");
-  Machine m(l.DebuggerInput());
+  ArmMachine m(l.DebuggerInput());
   const uint32_t data = AddressOf(l, "data_words"), bss = AddressOf(l, "bss_words");
   ASSERT_EQ(data >> 10, bss >> 10) << "one page";
   // The startup's last store to bss_words, done with the watchpoint off, as gdb steps.
@@ -230,6 +231,71 @@ TEST(MachineDebug, AReadWatchpointSetWhileItsPageIsInTheTlbPausesAtTheNextRead) 
   m.SetWatchpoint(data + 28, 4, arm::Core::WatchKind::kRead, true);
   ASSERT_EQ(m.Run(), Pause::kWatchpoint);
   EXPECT_EQ(m.watch_hit()->address, data + 28);
+}
+
+}  // namespace
+}  // namespace faultline::machine
+
+namespace faultline::machine {
+namespace {
+
+// The RV32 machine (riscv_machine.h) behind the same interface: MakeMachine picks it for
+// an RV32 board, and a run paused at instruction counts and resumed, or reset and run
+// again, ends as the run in one go (issue 40: one machine interface for both cores).
+class RiscvMachineRun : public ::testing::TestWithParam<const char*> {};
+INSTANTIATE_TEST_SUITE_P(Fixtures, RiscvMachineRun, ::testing::Values("hello", "alu", "load_fault", "handler_spins"));
+
+Loaded LoadRiscv(const std::string& fixture) {
+  Loaded l{LoadBoardFile(std::filesystem::path(FAULTLINE_BOARDS_DIR) / "riscv32-virt.yaml"),
+           LoadElf(testing::Fixture("riscv32-virt", fixture)), RunOptions{}};
+  l.options.timeout_seconds = 0;
+  return l;
+}
+
+TEST_P(RiscvMachineRun, PausedEveryFewInstructionsEndsAsInOneGo) {
+  REQUIRE_RISCV_FIXTURES();
+  Loaded l = LoadRiscv(GetParam());
+  std::unique_ptr<Machine> whole = MakeMachine(l.Input());
+  ASSERT_NE(dynamic_cast<RiscvMachine*>(whole.get()), nullptr);
+  ASSERT_EQ(whole->Run(), Pause::kEnded);
+  const RunResult expected = whole->output().result;
+  ASSERT_GT(expected.instructions, 20u);
+
+  RiscvMachine paused(l.Input());
+  int pauses = 0;
+  const uint64_t step = std::max<uint64_t>(7, expected.instructions / 2000);  // alu runs millions
+  for (uint64_t until = step;; until += step) {
+    const uint64_t before = paused.instructions();
+    if (paused.Run({.instructions = until}) == Pause::kEnded) break;
+    ++pauses;
+    EXPECT_GE(paused.instructions(), before);
+    EXPECT_LE(paused.instructions(), until + 64) << "a pause lands within a block of the count";
+    ASSERT_LT(pauses, 10000) << "no progress";
+  }
+  EXPECT_GT(pauses, 2);
+  ExpectSameEnd(paused.output().result, expected);
+  EXPECT_EQ(paused.output().result.registers.x, expected.registers.x);
+}
+
+TEST_P(RiscvMachineRun, ResetRunsTheSameRunAgainAndEndStopsWhereItIs) {
+  REQUIRE_RISCV_FIXTURES();
+  Loaded l = LoadRiscv(GetParam());
+  RiscvMachine m(l.Input());
+  ASSERT_EQ(m.Run({.instructions = 10}), Pause::kInstructions);
+  EXPECT_GT(m.instructions(), 0u);
+  m.Reset();
+  EXPECT_EQ(m.instructions(), 0u);
+  EXPECT_FALSE(m.ended());
+  ASSERT_EQ(m.Run(), Pause::kEnded);
+  const RunResult first = m.output().result;
+  ExpectSameEnd(first, faultline::Run(l.board, l.image, l.options));
+  m.Reset();
+  ASSERT_EQ(m.Run({.instructions = 10}), Pause::kInstructions);
+  m.End("a debugger's kill");
+  EXPECT_TRUE(m.ended());
+  EXPECT_EQ(m.output().result.outcome, Outcome::kLimit);
+  EXPECT_EQ(m.output().result.stop_detail, "a debugger's kill");
+  EXPECT_LT(m.output().result.instructions, first.instructions);
 }
 
 }  // namespace

@@ -62,7 +62,7 @@ std::string XferWindow(const std::string& doc, std::string_view args) {
 
 }  // namespace
 
-GdbStub::GdbStub(machine::Machine& m, const Board& board, const Image& image, std::function<bool()> interrupted)
+GdbStub::GdbStub(machine::ArmMachine& m, const Board& board, const Image& image, std::function<bool()> interrupted)
     : m_(m), board_(board), image_(image), interrupted_(std::move(interrupted)), regs_(Describe(board, m.core())) {}
 
 std::string GdbStub::StopReply() const {
@@ -485,7 +485,7 @@ RunResult RunUnderGdb(const Board& board, const Image& image, const RunOptions& 
   if (options.console_stream) {
     in.console_stream = [&options](uint64_t, std::string_view text) { options.console_stream(text); };
   }
-  machine::Machine m(in);
+  machine::ArmMachine m(in);
 
   using debug::Frame, debug::GdbStub, debug::PacketReader, debug::Received, debug::Socket, debug::SendAll;
   Socket listener{socket(AF_INET, SOCK_STREAM, 0)};

@@ -11,14 +11,14 @@
 #include <string>
 #include <string_view>
 
-#include "../machine/machine.h"
+#include "../machine/arm_machine.h"
 
 namespace faultline::debug {
 
 class GdbStub {
  public:
   // `interrupted`: polled while the machine runs; true when the client sent Ctrl-C.
-  GdbStub(machine::Machine& m, const Board& board, const Image& image, std::function<bool()> interrupted);
+  GdbStub(machine::ArmMachine& m, const Board& board, const Image& image, std::function<bool()> interrupted);
 
   // The reply to one packet's payload ("" = not supported, as the protocol says).
   std::string Handle(std::string_view packet);
@@ -50,7 +50,7 @@ class GdbStub {
   std::string TargetXml() const;
   std::string MemoryMapXml() const;
 
-  machine::Machine& m_;
+  machine::ArmMachine& m_;
   const Board& board_;
   const Image& image_;
   std::function<bool()> interrupted_;

@@ -5,6 +5,8 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+
 #include "../riscv/hart.h"
 #include "semihosting.h"
 #include "describe.h"
@@ -30,15 +32,39 @@ std::optional<int> CustomOpcode(uint32_t insn) {
   return std::nullopt;
 }
 
-class RiscvRun {
- public:
-  explicit RiscvRun(const MachineInput& in) : in_(in) {}
+}  // namespace
 
-  MachineOutput Run() {
-    Load();
-    while (!ended_) Handle(hart_->Run(pc_, in_.max_instructions, in_.deadline));
-    return std::move(out_);
+class RiscvMachine::Run_ {
+ public:
+  explicit Run_(const MachineInput& in) : in_(in) { Load(); }
+
+  // To the outcome, or to the first block that would take the count past
+  // `until.instructions` (block-granular, as the budget is).
+  Pause Run(const Until& until) {
+    while (!ended_) {
+      const uint64_t limit = std::min(until.instructions, in_.max_instructions);
+      const Stop s = hart_->Run(pc_, limit, in_.deadline);
+      if (s.kind == Stop::Kind::kLimit && limit < in_.max_instructions) {
+        pc_ = s.pc;
+        return Pause::kInstructions;
+      }
+      Handle(s);
+    }
+    return Pause::kEnded;
   }
+
+  void End(const std::string& why) {
+    if (ended_) return;
+    out_.result.outcome = Outcome::kLimit;
+    out_.result.stop_detail = why;
+    Finish(pc_);
+  }
+
+  bool ended() const { return ended_; }
+  MachineOutput& output() { return out_; }
+  uint32_t pc() const { return pc_; }
+  MemoryMap& map() { return *map_; }
+  uint64_t instructions() const { return hart_->instructions(); }
 
  private:
   void Load() {
@@ -267,7 +293,7 @@ class RiscvRun {
     Finish(res.fault->pc);
   }
 
-  // Into the fault chain as the Cortex-M machine does (Machine::Chain): the first
+  // Into the fault chain as the Cortex-M machine does (ArmMachine::Chain): the first
   // kFaultsKept with their road, then only the latest, whose road is named at the end.
   void Chain(Fault& f) {
     RunResult& res = out_.result;
@@ -315,8 +341,20 @@ class RiscvRun {
   bool ended_ = false;
 };
 
-}  // namespace
-
-MachineOutput RunRiscv(const MachineInput& in) { return RiscvRun(in).Run(); }
+RiscvMachine::RiscvMachine(const MachineInput& in) : in_(in), run_(std::make_unique<Run_>(in_)) {}
+RiscvMachine::~RiscvMachine() = default;
+void RiscvMachine::Reset() {
+  run_.reset();  // its engine and memory go before the new ones are made
+  run_ = std::make_unique<Run_>(in_);
+}
+Pause RiscvMachine::Run(const Until& until) { return run_->Run(until); }
+void RiscvMachine::End(const std::string& why) { run_->End(why); }
+bool RiscvMachine::ended() const { return run_->ended(); }
+const MachineOutput& RiscvMachine::output() const { return run_->output(); }
+MachineOutput RiscvMachine::TakeOutput() { return std::move(run_->output()); }
+uint32_t RiscvMachine::pc() const { return run_->pc(); }
+MemoryMap& RiscvMachine::map() { return run_->map(); }
+const MemoryMap& RiscvMachine::map() const { return run_->map(); }
+uint64_t RiscvMachine::instructions() const { return run_->instructions(); }
 
 }  // namespace faultline::machine

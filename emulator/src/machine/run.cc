@@ -9,7 +9,6 @@
 
 #include "../engine/unicorn_build.h"
 #include "machine.h"
-#include "riscv_machine.h"
 #include "faultline/debug.h"
 #include "faultline/error.h"
 
@@ -17,7 +16,6 @@ namespace faultline {
 
 namespace {
 
-using machine::Machine;
 using machine::MachineInput;
 using machine::MachineOutput;
 
@@ -26,9 +24,9 @@ using machine::MachineOutput;
 constexpr int kMaxReplays = 8;
 
 MachineOutput RunMachine(const MachineInput& in) {
-  Machine m(in);
-  m.Run();
-  return m.TakeOutput();
+  std::unique_ptr<machine::Machine> m = machine::MakeMachine(in);
+  m->Run();
+  return m->TakeOutput();
 }
 
 }  // namespace
@@ -89,7 +87,7 @@ RunResult Run(const Board& board, const Image& image, const RunOptions& options)
   if (IsaOf(board.cpu) == Isa::kRiscv) {
     // The hart reports data faults at their instruction: nothing to replay.
     if (options.console_stream) in.console_stream = [&options](uint64_t, std::string_view text) { options.console_stream(text); };
-    return machine::RunRiscv(in).result;
+    return RunMachine(in).result;
   }
   // Unicorn 2.0.1 reports a data fault at its translation block's start (unicorn.md §3).
   // A session that meets one in a block it does not trace stops and asks for a replay:

@@ -8,7 +8,7 @@
 #include "../arm/thumb.h"
 #include "semihosting.h"
 #include "describe.h"
-#include "machine.h"
+#include "arm_machine.h"
 #include "setup.h"
 
 namespace faultline::machine {
@@ -20,7 +20,7 @@ namespace {
 constexpr uint32_t kSemihostingBkpt = 0xAB;
 }  // namespace
 
-Fault Machine::MakeFault(const Stop& s, std::string kind, std::string detail) {
+Fault ArmMachine::MakeFault(const Stop& s, std::string kind, std::string detail) {
   Unwritten(s.pc);
   Fault f;
   f.kind = std::move(kind);
@@ -33,7 +33,7 @@ Fault Machine::MakeFault(const Stop& s, std::string kind, std::string detail) {
   return f;
 }
 
-void Machine::RecordUnsupported(const Stop& s, std::string what) {
+void ArmMachine::RecordUnsupported(const Stop& s, std::string what) {
   if (auto where = Uninitialised(s.pc)) what = *where + "; the core cannot execute what is there";
   RunResult& res = out_.result;
   res.outcome = Outcome::kUnsupported;
@@ -45,7 +45,7 @@ void Machine::RecordUnsupported(const Stop& s, std::string what) {
 // translation block's start (unicorn.md §3): ask for a replay of the same, deterministic
 // run with a code hook on that block first, so that the handler sees the faulting
 // instruction as its stacked PC. False when the run ends here.
-bool Machine::TakeDataFault(const Stop& s, Fault& f, arm::Core::FaultRequest req) {
+bool ArmMachine::TakeDataFault(const Stop& s, Fault& f, arm::Core::FaultRequest req) {
   bool traced = false;
   for (uint64_t b : in_.traces) traced = traced || (s.pc >= b && s.pc < b + kTraceWindow);
   // (A debugger's machine traces every instruction: its PCs are exact, it never asks.)
@@ -59,7 +59,7 @@ bool Machine::TakeDataFault(const Stop& s, Fault& f, arm::Core::FaultRequest req
   return false;
 }
 
-void Machine::OnBreakpoint(const Stop& s) {
+void ArmMachine::OnBreakpoint(const Stop& s) {
   RunResult& res = out_.result;
   arm::Core& core = *core_;
   if (s.imm != kSemihostingBkpt) {
@@ -90,7 +90,7 @@ void Machine::OnBreakpoint(const Stop& s) {
 }
 
 // A data or fetch access the bus or the MPU refused.
-void Machine::OnMemoryFault(const Stop& s) {
+void ArmMachine::OnMemoryFault(const Stop& s) {
   arm::Core& core = *core_;
   MemoryMap& map = *map_;
   const Region* region = nullptr;
@@ -175,7 +175,7 @@ void Machine::OnMemoryFault(const Stop& s) {
   }
 }
 
-void Machine::OnExecuteNever(const Stop& s) {
+void ArmMachine::OnExecuteNever(const Stop& s) {
   arm::Core& core = *core_;
   MemoryMap& map = *map_;
   const int w = map.Find(s.pc);
@@ -210,7 +210,7 @@ void Machine::OnExecuteNever(const Stop& s) {
   return Finish();
 }
 
-void Machine::OnInvalidInstruction(const Stop& s) {
+void ArmMachine::OnInvalidInstruction(const Stop& s) {
   RunResult& res = out_.result;
   arm::Core& core = *core_;
   MemoryMap& map = *map_;
@@ -278,7 +278,7 @@ void Machine::OnInvalidInstruction(const Stop& s) {
   return Finish();
 }
 
-void Machine::OnCoprocessor(const Stop& s) {
+void ArmMachine::OnCoprocessor(const Stop& s) {
   arm::Core& core = *core_;
   auto insn = core.InstructionAt(s.pc);
   // An MVE instruction faultline executes stops here only when CPACR denies
@@ -296,7 +296,7 @@ void Machine::OnCoprocessor(const Stop& s) {
   return Finish();
 }
 
-void Machine::OnTrap(const Stop& s) {
+void ArmMachine::OnTrap(const Stop& s) {
   const char* what = s.imm == arm::cfsr::kDivbyzero   ? "divide by zero with CCR.DIV_0_TRP set (DIVBYZERO)"
                      : s.imm == arm::cfsr::kUnaligned ? "unaligned access: LDRD/STRD/LDM/STM/LDREX/STREX/VLDR/VSTR, "
                                                         "or any with CCR.UNALIGN_TRP set (UNALIGNED)"
@@ -311,7 +311,7 @@ void Machine::OnTrap(const Stop& s) {
   return Finish();
 }
 
-void Machine::OnStackLimit(const Stop& s) {
+void ArmMachine::OnStackLimit(const Stop& s) {
   MemoryMap& map = *map_;
   // Armv8-M ARM §B3.21: the instruction does not write below the limit; the core
   // takes UsageFault with UFSR.STKOF. (Silicon then stacks nothing and leaves SP at
@@ -330,7 +330,7 @@ void Machine::OnStackLimit(const Stop& s) {
   return Finish();
 }
 
-void Machine::OnSupervisorCall(const Stop& s) {
+void ArmMachine::OnSupervisorCall(const Stop& s) {
   arm::Core& core = *core_;
   // SVCall; it escalates to HardFault where it cannot preempt (Armv7-M ARM §B1.5.15).
   const Registers before = core.ReadAll();
@@ -376,7 +376,7 @@ std::optional<uint32_t> ReturningInstruction(const arm::Core& core) {
 
 }  // namespace
 
-void Machine::OnExceptionReturn(const Stop& s) {
+void ArmMachine::OnExceptionReturn(const Stop& s) {
   arm::Core& core = *core_;
   SyncIrqs();  // a handler that cleared its interrupt source in this block
   const uint32_t returning = core.ipsr();
@@ -417,7 +417,7 @@ void Machine::OnExceptionReturn(const Stop& s) {
   pc_ = t.handler;
 }
 
-void Machine::OnHostBreakpoint(const Stop& s) {
+void ArmMachine::OnHostBreakpoint(const Stop& s) {
   RunResult& res = out_.result;
   arm::Core& core = *core_;
   MemoryMap& map = *map_;
@@ -433,7 +433,7 @@ void Machine::OnHostBreakpoint(const Stop& s) {
   }
 }
 
-void Machine::OnHang(const Stop& s) {
+void ArmMachine::OnHang(const Stop& s) {
   RunResult& res = out_.result;
   arm::Core& core = *core_;
   if (SleepUntilWake(true)) {  // `b .` in thread mode while SysTick runs

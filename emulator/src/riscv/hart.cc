@@ -221,9 +221,11 @@ void Hart::OnBlock(uc_struct*, uint64_t address, uint32_t size, void* user) {
     h.UpdateCheckAt();
     if (std::chrono::steady_clock::now() >= *h.deadline_) h.StopWith({.kind = Stop::Kind::kTimeout, .pc = uint32_t(address)});
   }
-  // A budget stopped the run before this block ran: it is not on the road.
-  if (h.road_on_ && h.stop_ && (h.stop_->kind == Stop::Kind::kLimit || h.stop_->kind == Stop::Kind::kTimeout)) {
-    h.road_at_ -= sizeof(void*);
+  // A budget stopped the run before this block ran: it is not on the road, and none of
+  // its instructions retired (as Core's Settle(0)), so a run resumed from here counts it once.
+  if (h.stop_ && (h.stop_->kind == Stop::Kind::kLimit || h.stop_->kind == Stop::Kind::kTimeout)) {
+    if (h.road_on_) h.road_at_ -= sizeof(void*);
+    h.SetThrough(h.Through() - h.current_->count);
   }
   if (h.trace_ && retired >= h.trace_flush_at_) {
     h.FlushTrace();
