@@ -30,6 +30,10 @@ class ConsoleLog {
     if (stream_) stream_(bytes_, text);
     bytes_ += text.size();
     Watch(text);
+    if (text.size() >= keep_) {  // a piece longer than what is kept replaces it all
+      kept_.assign(text.substr(text.size() - keep_));
+      return;
+    }
     kept_.append(text);
     // Trimmed once it holds twice what is kept: each byte is moved at most once more.
     if (kept_.size() >= 2 * keep_) kept_.erase(0, kept_.size() - keep_);
