@@ -365,6 +365,28 @@ TEST(Gdb, CtrlCStopsARunningFirmwareAndBadPacketsAreAnsweredNotFatal) {
   EXPECT_NE(served.stdout_text().find("wall-clock timeout of 1 s reached"), std::string::npos) << served.stdout_text();
 }
 
+// Issue 41 item 3: bytes a client sends during a continue, then a disconnect. The server
+// read 256 bytes per slice, so 64 KiB queued held the drop (and the run's timeout after
+// it) for minutes; it now reads all that is there at each poll, and keeps a bounded
+// backlog. The run ends on its timeout from the drop, not the backlog's length.
+TEST(Gdb, ADisconnectBehindBytesQueuedDuringAContinueIsSeenAtOnce) {
+  REQUIRE_FIXTURES();
+  const auto elf = Fixture("mps2-an505", "console_forever");
+  Served served({"run", "--board", "mps2-an505", elf.string(), "--gdb", "0", "--timeout", "1"});
+  ASSERT_GT(served.port(), 0) << served.banner();
+  Client c(served.port());
+  ASSERT_TRUE(c.connected());
+  c.SendPacket("c");
+  EXPECT_EQ(c.ReceiveAck(), "+");
+  c.Send(std::string(64 * 1024, '+'));
+  c.Close();
+  const auto dropped = std::chrono::steady_clock::now();
+  EXPECT_EQ(served.Wait(), 4) << served.stderr_text();  // the timeout ends the run, a limit
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - dropped).count();
+  EXPECT_LT(seconds, 10.0) << "the 1 s timeout from the drop, not minutes of backlog";
+  EXPECT_NE(served.stdout_text().find("wall-clock timeout of 1 s reached"), std::string::npos) << served.stdout_text();
+}
+
 TEST(Gdb, AClientThatGoesAwayAtAFaultWithABreakpointSetLeavesTheRunToEndAsWithoutIt) {
   REQUIRE_FIXTURES();
   const auto elf = Fixture("mps2-an505", "exc_busfault");

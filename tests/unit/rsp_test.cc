@@ -26,6 +26,23 @@ TEST(Rsp, PacketsAcksAndInterruptsInOneStream) {
   EXPECT_EQ(items[4].payload, "m0,4");
 }
 
+// What waits to be taken is bounded (issue 41 item 3): a client streaming `+` or packets
+// while the target runs grows nothing; an interrupt still gets through.
+TEST(Rsp, TheBacklogIsBoundedAndAnInterruptStillGetsThrough) {
+  PacketReader r;
+  r.Feed(std::string(1 << 20, '+'));
+  std::string packets;
+  for (int i = 0; i < 1000; ++i) packets += "$g#67";
+  r.Feed(packets);
+  r.Feed("\x03");
+  std::vector<Received> items;
+  while (auto item = r.Next()) items.push_back(*item);
+  EXPECT_LE(items.size(), PacketReader::kMaxPending + 1);
+  EXPECT_EQ(items.front().kind, Received::Kind::kAck) << "a million acks are one";
+  EXPECT_EQ(items[1].kind, Received::Kind::kPacket);
+  EXPECT_EQ(items.back().kind, Received::Kind::kInterrupt);
+}
+
 TEST(Rsp, APacketSplitAcrossReadsIsWhole) {
   PacketReader r;
   EXPECT_TRUE(FeedAll(r, "$qSupp").empty());

@@ -520,14 +520,20 @@ RunResult RunUnderGdb(const Board& board, const Image& image, const RunOptions& 
   PacketReader reader;
   // While the machine runs, gdb sends only Ctrl-C; anything else waits in the reader.
   bool interrupt = false;
+  // Everything the client has sent so far is read at each poll (up to 1 MiB): a Ctrl-C or
+  // a disconnect is seen at once however much it queued before it (issue 41 item 3).
   auto poll_client = [&] {
-    pollfd p{client.fd, POLLIN, 0};
-    if (poll(&p, 1, 0) <= 0) return false;
-    char buf[256];
-    const ssize_t n = recv(client.fd, buf, sizeof buf, 0);
-    if (n <= 0) return true;  // gone: stop running for it, the read loop ends the session
-    for (ssize_t i = 0; i < n; ++i) interrupt = interrupt || buf[i] == 0x03;
-    reader.Feed(std::string_view(buf, size_t(n)));
+    for (int reads = 0; reads < 64; ++reads) {
+      char buf[16384];
+      const ssize_t n = recv(client.fd, buf, sizeof buf, MSG_DONTWAIT);
+      if (n == 0) return true;  // gone: stop running for it, the read loop ends the session
+      if (n < 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) break;
+        return true;
+      }
+      for (ssize_t i = 0; i < n; ++i) interrupt = interrupt || buf[i] == 0x03;
+      reader.Feed(std::string_view(buf, size_t(n)));
+    }
     return interrupt;
   };
   GdbStub stub(m, board, image, [&] { return std::exchange(interrupt, false) || poll_client(); });

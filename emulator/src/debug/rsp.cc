@@ -31,11 +31,11 @@ void PacketReader::Feed(std::string_view bytes) {
         checksum_.clear();
         checksum_digits_ = -1;
       } else if (c == 0x03) {
-        ready_.push_back({Received::Kind::kInterrupt, ""});
+        Queue({Received::Kind::kInterrupt, ""});
       } else if (c == '+') {
-        ready_.push_back({Received::Kind::kAck, ""});
+        Queue({Received::Kind::kAck, ""});
       } else if (c == '-') {
-        ready_.push_back({Received::Kind::kNack, ""});
+        Queue({Received::Kind::kNack, ""});
       }
       continue;
     }
@@ -54,8 +54,19 @@ void PacketReader::Feed(std::string_view bytes) {
     in_packet_ = false;
     const int hi = HexDigit(checksum_[0]), lo = HexDigit(checksum_[1]);
     const bool good = !overflow_ && hi >= 0 && lo >= 0 && uint8_t(hi * 16 + lo) == Checksum(payload_);
-    ready_.push_back({good ? Received::Kind::kPacket : Received::Kind::kBadChecksum, good ? payload_ : ""});
+    Queue({good ? Received::Kind::kPacket : Received::Kind::kBadChecksum, good ? payload_ : ""});
   }
+}
+
+void PacketReader::Queue(Received item) {
+  // A client waits for each reply before its next packet, so a handful is ever pending;
+  // past kMaxPending (a client streaming `+` while the target runs) items are dropped, and
+  // an ack that follows another says nothing new. Memory stays bounded whatever comes.
+  const size_t pending = ready_.size() - ready_at_;
+  if (item.kind == Received::Kind::kAck && pending > 0 && ready_.back().kind == Received::Kind::kAck) return;
+  if (pending >= kMaxPending && item.kind != Received::Kind::kInterrupt) return;
+  if (pending >= 2 * kMaxPending) return;
+  ready_.push_back(std::move(item));
 }
 
 std::optional<Received> PacketReader::Next() {

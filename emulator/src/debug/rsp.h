@@ -34,8 +34,10 @@ class PacketReader {
   std::optional<Received> Next();
   // A packet has begun and not ended (a client that disconnects here lost it).
   bool InPacket() const { return in_packet_; }
+  static constexpr size_t kMaxPending = 64;  // items kept before Next takes them
 
  private:
+  void Queue(Received item);
   std::string buffer_;
   std::vector<Received> ready_;
   size_t ready_at_ = 0;
