@@ -237,6 +237,10 @@ int main(int argc, char** argv) {
   run->add_option("--trace", trace_path,
                   "Write every basic block executed (address, instruction count, symbol) to this file: "
                   "compact text, or JSON lines when it ends in .jsonl");
+  std::string trace_limit = std::to_string(faultline::BlockTrace::kDefaultLimit >> 20);
+  run->add_option("--trace-limit", trace_limit,
+                  "Stop the --trace file at this many MiB, with a last line that says so (the run goes on)")
+      ->capture_default_str();
   bool stop_at_fault = false;
   bool strict = false;
   run->add_flag("--strict", strict,
@@ -434,6 +438,8 @@ int main(int argc, char** argv) {
                                                 "a number of instructions",
                                                 "--max-instructions 5000000000 (or none: no budget)");
     options.timeout_seconds = ParseSeconds("--timeout", timeout);
+    const uint64_t limit_mib =
+        ParseCount("--trace-limit", trace_limit, 1, uint64_t(1) << 30, "a number of MiB", "--trace-limit 4096");
     std::ofstream json_out, html_out;
     if (!json_path.empty()) json_out = OpenOutput("--json", json_path);
     if (!html_path.empty()) html_out = OpenOutput("--html", html_path);
@@ -445,7 +451,8 @@ int main(int argc, char** argv) {
     if (trace_out.is_open()) {
       const bool jsonl = trace_path.size() >= 6 && trace_path.substr(trace_path.size() - 6) == ".jsonl";
       trace.emplace(image.symbols, jsonl ? faultline::BlockTrace::Format::kJsonLines : faultline::BlockTrace::Format::kText,
-                    [&trace_out](std::string_view text) { trace_out.write(text.data(), std::streamsize(text.size())); });
+                    [&trace_out](std::string_view text) { trace_out.write(text.data(), std::streamsize(text.size())); },
+                    limit_mib << 20);
       options.trace_blocks = [&trace](const faultline::TracedBlock* b, size_t n) { trace->Add(b, n); };
     }
     if (!load_mode.empty()) options.load_mode = faultline::ParseLoadMode(load_mode);

@@ -394,6 +394,23 @@ TEST(HtmlReport, ScenarioIndexLinksEveryPageWithPassOrFail) {
   ASSERT_TRUE(FaultMarker(fail_page));
 }
 
+// Names that differ only in punctuation get pages of their own (issue 41 item 7): the
+// FAIL row links to the failing scenario's page, not to the passing one's.
+TEST(HtmlReport, ScenariosWhoseNamesDifferInPunctuationGetPagesOfTheirOwn) {
+  REQUIRE_FIXTURES();
+  const testing::TempDir dir("punctuation");
+  fs::path passing = WriteScenario(dir, "a<b", "hello", "");
+  fs::path failing = WriteScenario(dir, "a>b", "bus_fault", "");
+  fs::path html = dir / "html";
+  Completed cli = RunCli({"scenario", passing.string(), failing.string(), "--html", html.string()});
+  ASSERT_EQ(cli.status, 1) << cli.out << cli.err;
+  const std::string index = Slurp(html / "index.html");
+  EXPECT_NE(index.find("<a href=\"mps2-an505_a~3cb.html\">a&lt;b</a>"), std::string::npos) << index;
+  EXPECT_NE(index.find("<a href=\"mps2-an505_a~3eb.html\">a&gt;b</a>"), std::string::npos) << index;
+  EXPECT_NE(Slurp(html / "mps2-an505_a~3cb.html").find("id=\"scenario-status\">pass<"), std::string::npos);
+  EXPECT_NE(Slurp(html / "mps2-an505_a~3eb.html").find("id=\"scenario-status\">fail<"), std::string::npos);
+}
+
 TEST(HtmlReport, AnUnwritableFileIsBadInputNamingIt) {
   REQUIRE_FIXTURES();
   const std::string elf = Fixture("mps2-an505", "hello").string();

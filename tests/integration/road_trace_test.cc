@@ -233,6 +233,39 @@ TEST(Trace, Rv32LoopsFoldAndExpandToEveryInstruction) {
   EXPECT_LT(total, executed + executed / 100);
 }
 
+// Issue 41 item 7: a trace has a size limit. tinynet's trace is about 100 MB; at a limit of
+// 1 MiB it stops at a whole line, with a last line that says so, and the run ends as
+// without it. The limit is checked like any flag value.
+TEST(Trace, ATraceStopsAtItsLimitWithALineThatSaysSo) {
+  REQUIRE_FIXTURES();
+  const TempDir dir;
+  const std::string elf = Fixture("mps2-an505", "bench_tinynet_m33s").string();
+  for (const std::string name : {"t.trace", "t.jsonl"}) {
+    const auto path = dir / name;
+    Completed c = RunCli({"run", "--board", "mps2-an505", "--trace", path.string(), "--trace-limit", "1", elf});
+    EXPECT_EQ(c.status, 0) << c.out << c.err;
+    const std::string text = Slurp(path);
+    const size_t last = text.rfind('\n', text.size() - 2) + 1;
+    const std::string note = text.substr(last);
+    EXPECT_LE(last, size_t(1) << 20) << "the lines before the note fit the limit";
+    EXPECT_GT(last, (size_t(1) << 20) - 200) << "and fill it";
+    EXPECT_NE(note.find("the trace stops here, at its limit of 1048576 bytes"), std::string::npos) << note;
+    if (name == "t.jsonl") {
+      std::istringstream lines(text);
+      size_t n = 0;
+      for (std::string line; std::getline(lines, line); ++n) ASSERT_TRUE(json::accept(line)) << line;
+      EXPECT_EQ(json::parse(note)["limit"], 1048576);
+      EXPECT_GT(n, 10000u);
+    } else {
+      EXPECT_EQ(note.rfind("# faultline: ", 0), 0u) << note;
+    }
+  }
+  Completed bad = RunCli({"run", "--board", "mps2-an505", "--trace", (dir / "x.trace").string(), "--trace-limit", "0",
+                          elf});
+  EXPECT_EQ(bad.status, 2) << bad.err;
+  EXPECT_NE(bad.err.find("--trace-limit: '0' is not a number of MiB"), std::string::npos) << bad.err;
+}
+
 TEST(Trace, AnUnwritablePathIsBadInput) {
   Completed c = RunCli({"run", "--board", "mps2-an505", "--trace", "/nonexistent-dir/t.trace",
                         Fixture("mps2-an505", "hello").string()});

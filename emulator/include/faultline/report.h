@@ -74,11 +74,16 @@ std::string FormatHtml(const HtmlReport& report);
 class BlockTrace {
  public:
   enum class Format { kText, kJsonLines };
+  // A trace stops at `limit` bytes (at a whole line) with a line that says so; the run
+  // goes on. A loop that cannot fold writes gigabytes (issue 41 item 7).
+  static constexpr uint64_t kDefaultLimit = uint64_t(1) << 30;
   // `write` receives the formatted text in pieces of about 1 MiB.
-  BlockTrace(const SymbolTable& symbols, Format format, std::function<void(std::string_view)> write);
+  BlockTrace(const SymbolTable& symbols, Format format, std::function<void(std::string_view)> write,
+             uint64_t limit = kDefaultLimit);
   ~BlockTrace();
   void Add(const TracedBlock* blocks, size_t n);
   void Finish();  // writes what is left
+  bool stopped() const { return stopped_; }  // the limit was reached
 
  private:
   template <typename Next>
@@ -87,9 +92,13 @@ class BlockTrace {
   struct Folds;
   const std::string& Symbol(uint32_t address);
   void Line(uint64_t entry);
+  void Write();  // passes text_ on, up to the limit
   const SymbolTable& symbols_;
   Format format_;
   std::function<void(std::string_view)> write_;
+  uint64_t limit_;
+  uint64_t written_ = 0;
+  bool stopped_ = false;
   std::string text_;
   std::unordered_map<uint32_t, std::string> symbols_by_address_;
   std::unique_ptr<Folds> folds_;  // the blocks go through each in turn

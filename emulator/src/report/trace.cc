@@ -11,6 +11,7 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
 #include "faultline/report.h"
@@ -255,10 +256,7 @@ struct BlockTrace::Lines {
   }
   void Finish() {}
   void WriteIfFull() {
-    if (trace.text_.size() >= kTraceBuffer) {
-      trace.write_(trace.text_);
-      trace.text_.clear();
-    }
+    if (trace.text_.size() >= kTraceBuffer) trace.Write();
   }
 };
 
@@ -423,8 +421,13 @@ struct BlockTrace::Folds {
   uint64_t per_cycle_ = 0;
 };
 
-BlockTrace::BlockTrace(const SymbolTable& symbols, Format format, std::function<void(std::string_view)> write)
-    : symbols_(symbols), format_(format), write_(std::move(write)), folds_(std::make_unique<Folds>(*this)) {
+BlockTrace::BlockTrace(const SymbolTable& symbols, Format format, std::function<void(std::string_view)> write,
+                       uint64_t limit)
+    : symbols_(symbols),
+      format_(format),
+      write_(std::move(write)),
+      limit_(limit),
+      folds_(std::make_unique<Folds>(*this)) {
   text_.reserve(kTraceBuffer + 256);
   if (format_ == Format::kText) {
     text_ += "# faultline trace: address instructions symbol; ^P xN: the P entries above ran N more times\n";
@@ -433,7 +436,33 @@ BlockTrace::BlockTrace(const SymbolTable& symbols, Format format, std::function<
 
 BlockTrace::~BlockTrace() = default;
 
-void BlockTrace::Add(const TracedBlock* blocks, size_t n) { folds_->Add(blocks, n); }
+void BlockTrace::Add(const TracedBlock* blocks, size_t n) {
+  if (!stopped_) folds_->Add(blocks, n);
+}
+
+void BlockTrace::Write() {
+  if (stopped_) {
+    text_.clear();
+    return;
+  }
+  if (written_ + text_.size() <= limit_) {
+    write_(text_);
+    written_ += text_.size();
+    text_.clear();
+    return;
+  }
+  // The whole lines that fit, then the line that says where the trace stopped.
+  const size_t fits = size_t(limit_ - written_);
+  const size_t end = fits == 0 ? 0 : text_.rfind('\n', fits - 1) + 1;  // npos + 1 == 0: none fits
+  write_(std::string_view(text_).substr(0, end));
+  const std::string why = fmt::format("the trace stops here, at its limit of {} bytes (--trace-limit MIB raises it); "
+                                      "the run went on",
+                                      limit_);
+  write_(format_ == Format::kText ? "# faultline: " + why + "\n"
+                                  : nlohmann::json{{"stopped", why}, {"limit", limit_}}.dump() + "\n");
+  stopped_ = true;
+  text_.clear();
+}
 
 const std::string& BlockTrace::Symbol(uint32_t address) {
   auto [it, added] = symbols_by_address_.try_emplace(address);
@@ -485,9 +514,8 @@ void BlockTrace::Line(uint64_t e) {
 }
 
 void BlockTrace::Finish() {
-  folds_->Finish();
-  write_(text_);
-  text_.clear();
+  if (!stopped_) folds_->Finish();
+  Write();
 }
 
 }  // namespace faultline
