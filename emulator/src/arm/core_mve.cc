@@ -42,6 +42,7 @@
 // values), and the CPU's ID registers by their M33 values; if either is not found, MVE
 // and double precision stay off and M55 firmware stops as before.
 #include "core.h"
+#include "../engine/unicorn_tcg.h"
 
 #include <malloc.h>
 #include <unicorn/unicorn.h>
@@ -85,7 +86,7 @@ constexpr uint32_t kMsrSysm = 0x800 | kSysm;
 constexpr uint32_t kM33Mvfr0 = 0x10110021, kM33Mvfr1 = 0x11000011, kM33Mvfr2 = 0x00000040;
 
 using Fetch = uint32_t (*)(void* env, uint32_t addr);
-using ConstI32 = intptr_t (*)(void* s, int32_t value);
+using ConstI32 = intptr_t (*)(TCGContext* s, int32_t value);  // unicorn_tcg.h
 using Mrs = uint32_t (*)(void* env, uint32_t reg);
 using Msr = void (*)(void* env, uint32_t maskreg, uint32_t value);
 using GetFpscr = uint32_t (*)(void* env);
@@ -700,7 +701,10 @@ __attribute__((visibility("default"))) uint32_t cpu_lduw_code_arm(void* env, uin
   return mve != hw ? mve : shown;
 }
 
-__attribute__((visibility("default"))) intptr_t tcg_const_i32_arm(void* s, int32_t value) {
+// The type engine/unicorn_tcg.h declares: callers reach it through that declaration, and
+// a definition of another type is a call through the wrong function type (UBSan's
+// -fsanitize=function stopped fuzz_gdb on it).
+__attribute__((visibility("default"))) intptr_t tcg_const_i32_arm(TCGContext* s, int32_t value) {
   fl::Core* c = fl::running_core;
   if (c != nullptr && c->mve() != nullptr && c->mve()->pending >= 0 &&
       uint32_t(value) == (c->mve()->as_msr ? fl::kMsrSysm : fl::kSysm)) {
