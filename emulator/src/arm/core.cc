@@ -186,7 +186,7 @@ struct Hooks {
     // piece it falls in allows goes on. Unicorn then performs a read; a write it drops
     // (store_helper sends it to io_writex, the entry not being writable), so it is
     // written here.
-    if ((type == UC_MEM_READ_PROT || type == UC_MEM_WRITE_PROT) && !c.watches_.empty()) {
+    if ((type == UC_MEM_READ_PROT || type == UC_MEM_WRITE_PROT) && !c.watchpoints_.empty()) {
       switch (c.WatchedAccess(address, uint32_t(size), type == UC_MEM_WRITE_PROT, uint64_t(value))) {
         case Core::WatchOutcome::kPerformed: return true;
         case Core::WatchOutcome::kStopped: return false;
@@ -316,7 +316,7 @@ uint64_t Core::ServedAccessFault(uint64_t addr, unsigned size, AccessType type, 
 
 uint64_t Core::ServeAccess(uint64_t addr, unsigned size, bool write, uint64_t value) {
   // A debugger's watchpoint on a peripheral register: before the device sees the access.
-  if (!watches_.empty() && StopsForWatch(addr, size, write)) return 0;
+  if (!watchpoints_.empty() && StopsForWatch(addr, size, write)) return 0;
   const AccessType type = write ? AccessType::kWrite : AccessType::kRead;
   auto fault = [&] { return ServedAccessFault(addr, size, type); };
   // Before the device sees it: a refused write to a transmit register sends nothing.
@@ -618,7 +618,7 @@ void Core::ProtectWindow(size_t w) {
   auto perms_at = [&](uint64_t page) { return PagePerms(mpu, w, page); };  // one MPU copy per window
   for (const DirectSpan& span : plan_.direct) {
     if (span.region != w) continue;
-    if (!mpu_on && watches_.empty()) {  // one call, not a walk over every page of a DDR-sized span
+    if (!mpu_on && watchpoints_.empty()) {  // one call, not a walk over every page of a DDR-sized span
       Check(uc_mem_protect(uc_, span.base, span.size, Perms(r.access)), "uc_mem_protect");
       continue;
     }
@@ -634,7 +634,7 @@ void Core::ProtectWindow(size_t w) {
       }
     };
     for (uint64_t e : mpu.EdgesIn(span.base, end)) cut_around(e);
-    for (const Watch& watch : watches_) {
+    for (const Watchpoints::Watch& watch : watchpoints_.all()) {
       cut_around(watch.begin);
       cut_around(watch.end);
     }
@@ -972,28 +972,19 @@ void Core::InstallStepHook() {
 }
 
 void Core::SetWatch(uint64_t address, uint64_t length, WatchKind kind, bool on) {
-  const Watch w{address, address + std::max<uint64_t>(length, 1), kind};
-  auto same = [&](const Watch& x) { return x.begin == w.begin && x.end == w.end && x.kind == w.kind; };
-  auto it = std::find_if(watches_.begin(), watches_.end(), same);
-  if (on == (it != watches_.end())) return;
-  if (on) {
-    watches_.push_back(w);
-  } else {
-    watches_.erase(it);
-  }
+  if (!watchpoints_.Set(address, length, kind, on)) return;
+  const uint64_t end = address + std::max<uint64_t>(length, 1);
   for (size_t r = 0; r < map_.regions().size(); ++r) {
     const Region& region = map_.regions()[r];
-    if (map_.Enabled(r) && region.base < w.end && w.begin < region.end()) ProtectWindow(r);
+    if (map_.Enabled(r) && region.base < end && address < region.end()) ProtectWindow(r);
   }
   engine::DropTlb(uc_);
 }
 
 uint32_t Core::Watched(uint64_t page, uint32_t perms) const {
-  for (const Watch& w : watches_) {
-    if (w.end <= page || w.begin >= page + kPageSize) continue;
-    if (w.Watches(true)) perms &= ~uint32_t(UC_PROT_WRITE);
-    if (w.Watches(false)) perms &= ~uint32_t(UC_PROT_READ);
-  }
+  const Watchpoints::Refused refused = watchpoints_.OnPage(page, kPageSize);
+  if (refused.write) perms &= ~uint32_t(UC_PROT_WRITE);
+  if (refused.read) perms &= ~uint32_t(UC_PROT_READ);
   return perms;
 }
 
@@ -1015,19 +1006,16 @@ Core::WatchOutcome Core::WatchedAccess(uint64_t addr, uint32_t size, bool write,
 }
 
 bool Core::StopsForWatch(uint64_t addr, uint32_t size, bool write) {
-  const uint64_t end = addr + std::max<uint32_t>(size, 1);
-  for (const Watch& w : watches_) {
-    if (!w.Watches(write) || addr >= w.end || w.begin >= end) continue;
-    // GDB on Arm expects a watchpoint to stop before the access (its
-    // have_nonsteppable_watchpoint): it then steps the instruction with the watchpoint
-    // removed. So the instruction is left undone, as a data fault leaves it.
-    Stop s{.kind = Stop::Kind::kWatchpoint, .pc = Read(Reg::kPc), .imm = uint32_t(w.kind),
-           .access = write ? AccessType::kWrite : AccessType::kRead, .address = addr, .size = size};
-    if (TracedInBlock()) s.pc = *last_traced_;
-    StopWith(s);
-    return true;
-  }
-  return false;
+  const Watchpoints::Watch* w = watchpoints_.Hit(addr, size, write);
+  if (w == nullptr) return false;
+  // GDB on Arm expects a watchpoint to stop before the access (its
+  // have_nonsteppable_watchpoint): it then steps the instruction with the watchpoint
+  // removed. So the instruction is left undone, as a data fault leaves it.
+  Stop s{.kind = Stop::Kind::kWatchpoint, .pc = Read(Reg::kPc), .imm = uint32_t(w->kind),
+         .access = write ? AccessType::kWrite : AccessType::kRead, .address = addr, .size = size};
+  if (TracedInBlock()) s.pc = *last_traced_;
+  StopWith(s);
+  return true;
 }
 
 void Core::FlushAllCode() {

@@ -22,6 +22,7 @@
 #include "../engine/block_arena.h"
 #include "exceptions.h"
 #include "scs.h"
+#include "watchpoints.h"
 
 struct uc_struct;
 
@@ -227,7 +228,7 @@ class Core {
   // instruction that would access it (kWatchpoint): nothing is paid elsewhere. MVE
   // accesses see the same protections (PageAllows). Peripheral pages, served by
   // callback, ask at each access.
-  enum class WatchKind : uint32_t { kWrite = 2, kRead = 3, kAccess = 4 };
+  using WatchKind = Watchpoints::Kind;
   void SetWatch(uint64_t address, uint64_t length, WatchKind kind, bool on);
   // r0-r12 (0-12), sp (13) or lr (14).
   void WriteGeneral(int n, uint32_t value);
@@ -459,12 +460,7 @@ class Core {
   std::map<uint64_t, size_t> debug_breaks_;  // SetDebugBreak hooks (uc_hook) by address
   std::optional<uint64_t> break_skip_;
   std::optional<size_t> step_hook_;  // StepOne's (uc_hook)
-  struct Watch {
-    uint64_t begin, end;
-    WatchKind kind;
-    bool Watches(bool write) const { return kind == WatchKind::kAccess || (kind == WatchKind::kWrite) == write; }
-  };
-  std::vector<Watch> watches_;
+  Watchpoints watchpoints_;
   void InstallStepHook();
   // A page's protection with the watchpoints' pages refusing what they watch.
   uint32_t Watched(uint64_t page, uint32_t perms) const;
