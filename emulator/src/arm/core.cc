@@ -405,52 +405,28 @@ uint64_t Core::ServeAccess(uint64_t addr, unsigned size, bool write, uint64_t va
 }
 
 void Core::NoteUnmodelledRead(size_t peripheral, uint64_t word) {
-  UnmodelledRead& u = unmodelled_reads_[word];
-  const uint64_t now = time();
-  u.gap = u.count == 0 ? 0 : now - u.last_time;
-  u.peripheral = peripheral;
-  u.last_time = now;
-  ++u.count;
-  u.pc_precise = TracedInBlock();
-  u.pc = u.pc_precise ? *last_traced_ : OriginalPc(Read(Reg::kPc));
+  const bool precise = TracedInBlock();
+  log_.UnmodelledReadAt(word, peripheral, time(), precise ? *last_traced_ : OriginalPc(Read(Reg::kPc)), precise);
 }
 
-bool Core::CountEvent(const std::string& kind, const std::string& where) {
-  for (Event& e : events_) {
-    if (e.kind == kind && e.where == where) {
-      ++e.count;
-      return true;
-    }
-  }
-  return false;
-}
+bool Core::CountEvent(const std::string& kind, const std::string& where) { return log_.Count(kind, where); }
 
 void Core::RecordEvent(const std::string& kind, const std::string& where, uint64_t addr,
                        std::string message) {
-  if (CountEvent(kind, where)) return;
+  if (log_.Count(kind, where)) return;  // the first one's PC is the one worth the look-up
   Event e;
   e.kind = kind;
   e.where = where;
   e.first_address = addr;
   e.pc_precise = TracedInBlock();
   e.first_pc = e.pc_precise ? *last_traced_ : OriginalPc(Read(Reg::kPc));
-  e.count = 1;
   e.message = std::move(message);
-  events_.push_back(std::move(e));
+  log_.Record(std::move(e));
 }
 
 void Core::RecordRegisterWrite(size_t p, size_t reg, uint32_t value) {
   const Peripheral& per = map_.peripherals()[p];
-  std::string name = per.name + "." + per.registers[reg].name;
-  auto it = std::find_if(register_writes_.begin(), register_writes_.end(),
-                         [&](const RegisterWrite& w) { return w.name == name; });
-  if (it == register_writes_.end()) {
-    register_writes_.push_back({name, value, map_.DescribeFields(p, reg, value), 1});
-  } else {
-    it->value = value;
-    it->fields = map_.DescribeFields(p, reg, value);
-    ++it->count;
-  }
+  log_.RegisterWritten(per.name + "." + per.registers[reg].name, value, map_.DescribeFields(p, reg, value));
 }
 
 // Maps a window's page-aligned spans as its state says: directly while enabled (no

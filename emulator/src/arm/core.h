@@ -21,6 +21,7 @@
 #include "faultline/guest.h"
 #include "../engine/block_arena.h"
 #include "exceptions.h"
+#include "event_log.h"
 #include "scs.h"
 #include "watchpoints.h"
 
@@ -192,21 +193,13 @@ class Core {
   // road: the runner says so when it takes or returns from one.
   void MarkRoad(uint32_t exception);
 
-  const std::vector<Event>& events() const { return events_; }
-  // Reads of a register nobody declared (a word in an unimplemented window, or an offset
-  // a register block does not declare), per word address: what a run that ends on its
-  // budget was polling. Kept on the served-access path only, which these reads take
-  // anyway; nothing is recorded per instruction.
-  struct UnmodelledRead {
-    size_t peripheral = 0;
-    uint64_t count = 0;
-    uint64_t last_time = 0;  // time() at the latest read
-    uint64_t gap = 0;        // time() between the latest two reads
-    uint32_t pc = 0;         // the latest read's instruction (its block's start unless traced)
-    bool pc_precise = false;
-  };
-  const std::map<uint64_t, UnmodelledRead>& unmodelled_reads() const { return unmodelled_reads_; }
-  const std::vector<RegisterWrite>& register_writes() const { return register_writes_; }
+  // What the accesses did that did not stop the run (event_log.h): events, reads of a
+  // register nobody declared (a word in an unimplemented window, or an offset a register
+  // block does not declare) per word address, the last value of each modelled register.
+  const std::vector<Event>& events() const { return log_.events(); }
+  using UnmodelledRead = EventLog::UnmodelledRead;
+  const std::map<uint64_t, UnmodelledRead>& unmodelled_reads() const { return log_.unmodelled_reads(); }
+  const std::vector<RegisterWrite>& register_writes() const { return log_.register_writes(); }
   // Stops the run the first time execution reaches `address`, before the instruction
   // there runs (Stop::Kind::kHostBreakpoint). A code hook bounded to that one address.
   void BreakAt(uint64_t address);
@@ -452,10 +445,8 @@ class Core {
   MemoryMap& map_;
   std::vector<std::unique_ptr<ServedPage>> served_pages_;
   PagePlan plan_;
-  std::vector<Event> events_;
-  std::map<uint64_t, UnmodelledRead> unmodelled_reads_;
+  EventLog log_;
   void NoteUnmodelledRead(size_t peripheral, uint64_t word);
-  std::vector<RegisterWrite> register_writes_;
   std::vector<std::unique_ptr<HostBreak>> host_breaks_;
   std::map<uint64_t, size_t> debug_breaks_;  // SetDebugBreak hooks (uc_hook) by address
   std::optional<uint64_t> break_skip_;
