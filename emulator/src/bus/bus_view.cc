@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <type_traits>
 
 namespace faultline {
 
@@ -35,10 +36,10 @@ BusView::BusView(MemoryMap& map, const BusMaster& master) : BusView(map, master.
   }
 }
 
-BusResponse BusView::Read(uint64_t address, std::span<uint8_t> bytes) { return Transfer(address, bytes, false); }
+BusResponse BusView::Read(uint64_t address, std::span<uint8_t> bytes) { return Transfer(address, bytes); }
 
 BusResponse BusView::Write(uint64_t address, std::span<const uint8_t> bytes) {
-  return Transfer(address, bytes, true);
+  return Transfer(address, bytes);
 }
 
 BusResponse BusView::Refused(BusResp resp, uint64_t address, std::string why) const {
@@ -90,7 +91,8 @@ BusResponse BusView::Register(uint64_t address, uint8_t* data, uint64_t size, bo
 }
 
 template <typename Bytes>
-BusResponse BusView::Transfer(uint64_t address, Bytes bytes, bool write) {
+BusResponse BusView::Transfer(uint64_t address, Bytes bytes) {
+  constexpr bool write = std::is_const_v<typename Bytes::element_type>;
   BusResponse result;
   uint64_t done = 0;
   while (done < bytes.size()) {
@@ -128,7 +130,7 @@ BusResponse BusView::Transfer(uint64_t address, Bytes bytes, bool write) {
                                    AccessString(region.access)));
       }
     }
-    if constexpr (std::is_const_v<typename Bytes::element_type>) {
+    if constexpr (write) {
       if (answered) map_.Write(at, bytes.subspan(done, n));
     } else if (answered) {
       map_.Read(at, bytes.subspan(done, n));
@@ -139,8 +141,5 @@ BusResponse BusView::Transfer(uint64_t address, Bytes bytes, bool write) {
   }
   return result;
 }
-
-template BusResponse BusView::Transfer(uint64_t, std::span<uint8_t>, bool);
-template BusResponse BusView::Transfer(uint64_t, std::span<const uint8_t>, bool);
 
 }  // namespace faultline

@@ -57,7 +57,7 @@ class BusView {
  private:
   BusView(MemoryMap& map, std::string name, bool host);
   template <typename Bytes>
-  BusResponse Transfer(uint64_t address, Bytes bytes, bool write);
+  BusResponse Transfer(uint64_t address, Bytes bytes);  // a write when Bytes holds const bytes
   BusResponse Refused(BusResp resp, uint64_t address, std::string why) const;
   std::string Unreachable(size_t window, uint64_t address) const;
   BusResponse Register(uint64_t address, uint8_t* data, uint64_t size, bool write, int peripheral);
