@@ -1,0 +1,225 @@
+// `peripherals:` in a board file: register blocks with their fields and rules, the
+// models faultline implements (`model:`), and the interrupt lines they drive.
+#include <fmt/core.h>
+
+#include <algorithm>
+
+#include "layer.h"
+
+namespace faultline {
+
+namespace {
+
+RegisterField ParseRegisterField(const Field& f, const std::string& name) {
+  RegisterField rf;
+  rf.name = name;
+  const char* fix = "give a bit number (e.g. ENABLE: 0) or [msb, lsb] (e.g. MODE: [29, 28])";
+  if (f.node.IsScalar()) {
+    rf.msb = rf.lsb = uint32_t(f.Number());
+  } else if (f.node.IsSequence() && f.node.size() == 2) {
+    rf.msb = uint32_t(Field{f.node[0], f.origin, f.path}.Number());
+    rf.lsb = uint32_t(Field{f.node[1], f.origin, f.path}.Number());
+  } else {
+    f.Fail(fmt::format("field '{}' is not a bit or a [msb, lsb] pair", name), fix);
+  }
+  if (rf.msb > 31 || rf.lsb > rf.msb) {
+    f.Fail(fmt::format("field '{}' bits [{}:{}] are not within a 32-bit register", name, rf.msb, rf.lsb), fix);
+  }
+  return rf;
+}
+
+constexpr const char* kUnimplemented = "unimplemented";
+
+// `model:` names a UART or a timer whose behaviour faultline implements, or
+// `unimplemented`: a bus window nobody modelled.
+void ParseModel(const Field& f, Peripheral& p) {
+  struct Model {
+    std::optional<UartModel> uart;
+    std::optional<TimerModel> timer;
+    bool unimplemented = false;
+  };
+  static const std::vector<std::pair<std::string, Model>> kModels = {
+      {ToString(UartModel::kCmsdkApb), {UartModel::kCmsdkApb, {}}},
+      {ToString(UartModel::kStm32Usart), {UartModel::kStm32Usart, {}}},
+      {ToString(UartModel::kStm32Lpuart), {UartModel::kStm32Lpuart, {}}},
+      {ToString(UartModel::kNxpLpuart), {UartModel::kNxpLpuart, {}}},
+      {ToString(UartModel::kDw16550), {UartModel::kDw16550, {}}},
+      {ToString(TimerModel::kCmsdkApbTimer), {{}, TimerModel::kCmsdkApbTimer}},
+      {ToString(TimerModel::kCmsdkApbDualTimer), {{}, TimerModel::kCmsdkApbDualTimer}},
+      {kUnimplemented, {{}, {}, true}}};
+  Model m = f.Choice("peripheral model", kModels);
+  p.uart = m.uart;
+  p.timer = m.timer;
+  p.unimplemented = m.unimplemented;
+  if (p.uart) p.registers = UartRegisters(*p.uart);
+  if (p.timer) p.registers = TimerRegisters(*p.timer);
+}
+
+std::string ModelName(const Peripheral& p) {
+  return p.uart ? ToString(*p.uart) : p.timer ? ToString(*p.timer) : kUnimplemented;
+}
+
+// One `irq:` line number; ParseBoard checks it against the NVIC's size once every layer
+// is in (a SoC file's peripherals, a board file's cpu_options).
+IrqLine ParseIrqNumber(const Field& f, const std::string& output) {
+  IrqLine line;
+  line.output = output;
+  line.where = f.Where();
+  const uint64_t n = f.Number();
+  if (n >= kNvicMaxIrqLines) {
+    f.Fail(fmt::format("IRQ {} is past the {} interrupt lines an NVIC can have", n, kNvicMaxIrqLines),
+           "use the interrupt number the reference manual gives (exception number minus 16)");
+  }
+  line.number = uint32_t(n);
+  return line;
+}
+
+// `irq:` — a timer model, or a UART model with one interrupt line: the number of the
+// line it drives; the CMSDK UART (an output each for RX, TX and overflow): a mapping of
+// those outputs to lines; a peripheral with declared registers: the number, and
+// `irq_when:` the condition that holds while it is pending.
+void ParseIrqs(const Mapping& m, const Field& f, Peripheral& p, size_t index, Layer& layer) {
+  if (m.Has("irq_when") && (p.uart || p.timer)) {
+    m.Get("irq_when").Fail(fmt::format("{} is a {}, whose interrupt the model raises", p.name, ModelName(p)),
+                           "remove irq_when: (docs/boards.md lists each model's interrupt outputs)");
+  }
+  if (!m.Has("irq")) {
+    if (m.Has("irq_when")) m.Get("irq_when").Fail("irq_when: without irq:", "add irq: N, the NVIC line it drives");
+    return;
+  }
+  Field irq = m.Get("irq");
+  if (p.uart == UartModel::kCmsdkApb) {
+    if (!irq.node.IsMap()) {
+      irq.Fail(fmt::format("{} ({}) has several interrupt outputs; irq: must name them", p.name, ModelName(p)),
+               "write irq: {rx: N, tx: N, overflow: N} (any of them), the lines the board wires each to");
+    }
+    Mapping im(irq, {"rx", "tx", "overflow"});
+    for (const char* output : {"rx", "tx", "overflow"}) {
+      if (im.Has(output)) p.irqs.push_back(ParseIrqNumber(im.Get(output), output));
+    }
+    return;
+  }
+  if (!irq.node.IsScalar()) {
+    irq.Fail(p.uart ? fmt::format("{} ({}) has one interrupt line; irq: must be its number", p.name, ModelName(p))
+                    : fmt::format("irq: of {} must be one interrupt number", p.name),
+             p.uart || p.timer ? "write irq: N, the NVIC line its interrupt drives (the SoC's interrupt table)"
+                               : "write irq: N and irq_when: \"COND\"");
+  }
+  p.irqs.push_back(ParseIrqNumber(irq, p.timer ? "timer" : ""));
+  if (p.timer || p.uart) return;
+  if (!m.Has("irq_when")) {
+    f.Fail(fmt::format("{} declares irq: {} but not when it is pending", p.name, p.irqs.back().number),
+           "add irq_when: \"PERIPH.REG.FIELD == 1\", the condition over its registers that raises the line");
+  }
+  layer.irq_conditions.push_back({index, {m.Get("irq_when").Scalar(), m.Get("irq_when").Where()}});
+}
+
+}  // namespace
+
+void ParsePeripheral(const Field& f, Layer& layer) {
+  Mapping m(f, {"name", "base", "size", "description", "registers", "model", "source", "irq", "irq_when"});
+  Peripheral p;
+  p.where = f.Where();
+  p.name = m.Require("name").Scalar();
+  p.base = m.Require("base").Address();
+  if (m.Has("model")) {
+    ParseModel(m.Get("model"), p);
+    if (p.unimplemented && (m.Has("registers") || !m.Has("size"))) {
+      f.Fail(fmt::format("unimplemented window {} {}", p.name,
+                         m.Has("registers") ? "declares registers" : "does not give its size"),
+             "give base: and size: of the whole bus window and no registers: (declare a peripheral "
+             "with registers inside the window as an entry of its own; it takes precedence)");
+    }
+    if (m.Has("registers")) {
+      m.Get("registers").Fail(fmt::format("{} is a {}, whose registers come from its model", p.name,
+                                          ModelName(p)),
+                              "remove registers: (docs/boards.md lists each model's registers)");
+    }
+    if (!m.Has("source")) {
+      f.Fail(fmt::format("{} {} does not say where its address comes from",
+                         p.uart ? "UART" : p.timer ? "timer" : "unimplemented window", p.name),
+             "add source: citing the reference manual section or vendor file that places it at this "
+             "address, e.g. source: \"QEMU 7.2 hw/arm/mps2.c: UART0 at 0x40004000\"");
+    }
+  }
+  if (m.Has("source")) p.source = m.Get("source").Scalar();
+  const bool modelled = p.uart || p.timer;
+  const uint64_t model_size = p.uart ? UartBlockSize(*p.uart) : 0x1000;  // the CMSDK timers: 4 KiB
+  p.size = m.Has("size") ? m.Get("size").Size() : modelled ? model_size : 1024;
+  if (m.Has("description")) p.description = m.Get("description").Scalar();
+  if (p.size == 0 || p.size > (uint64_t{1} << 32) - p.base) {
+    if (!m.Has("size")) {  // the default size runs past 4 GiB: the base is what to look at
+      m.Get("base").Fail(fmt::format("peripheral '{}' at 0x{:x} with its default size 0x{:x} runs past 4 GiB", p.name,
+                                     p.base, p.size),
+                         "check base:, or give size: for a register block that ends at 4 GiB");
+    }
+    m.Get("size").Fail(fmt::format("peripheral '{}' size 0x{:x} is empty or runs past 4 GiB", p.name, p.size),
+                       "give the register block's size, e.g. size: 1K");
+  }
+  if (modelled && p.registers.back().offset + 4 > p.size) {
+    m.Get("size").Fail(fmt::format("{} ({}) needs 0x{:x} bytes for its registers, more than size 0x{:x}",
+                                   p.name, ModelName(p), p.registers.back().offset + 4, p.size),
+                       fmt::format("omit size (0x{:x} for this model) or give at least 0x{:x}", model_size,
+                                   p.registers.back().offset + 4));
+  }
+  size_t index = layer.peripherals.size();
+  ParseIrqs(m, f, p, index, layer);
+  struct Target {
+    size_t reg;
+    std::string key;
+    Field field;
+  };
+  std::vector<Target> pending_targets;
+  for (const Field& rf : Items<Register>(m, "registers", f.origin)) {
+    Mapping rm(rf, {"name", "offset", "reset", "fields", "rules", "sets", "clears", "description"});
+    Register r;
+    r.name = rm.Require("name").Scalar();
+    r.offset = uint32_t(rm.Require("offset").Number());
+    r.reset = rm.Has("reset") ? uint32_t(rm.Get("reset").Number()) : 0;
+    if (r.offset % 4 != 0 || r.offset + 4 > p.size) {
+      rm.Get("offset").Fail(fmt::format("register {}.{} at offset 0x{:x} is not a word inside the "
+                                        "0x{:x}-byte block", p.name, r.name, r.offset, p.size),
+                            "use a 4-byte-aligned offset inside the peripheral's size");
+    }
+    for (const Register& other : p.registers) {
+      if (other.name == r.name || other.offset == r.offset) {
+        rf.Fail(fmt::format("register {}.{} repeats the name or offset of {}.{}", p.name, r.name,
+                            p.name, other.name),
+                "give each register its own name and offset");
+      }
+    }
+    if (rm.Has("fields")) {
+      Field ff = rm.Get("fields");
+      if (!ff.node.IsMap()) ff.Fail("fields must be a mapping NAME: bit", "e.g. fields: {ENABLE: 0, MODE: [29, 28]}");
+      for (const auto& kv : ff.node) {
+        r.fields.push_back(ParseRegisterField(Field{kv.second, f.origin, ff.path}, kv.first.Scalar()));
+      }
+    }
+    for (const char* key : {"sets", "clears"}) {
+      if (rm.Has(key)) pending_targets.push_back({p.registers.size(), key, rm.Get(key)});
+    }
+    for (const Field& rule : Items<RegisterRule>(rm, "rules", f.origin)) {
+      Mapping ru(rule, {"field", "reads", "when"});
+      PendingRule pr;
+      pr.peripheral = index;
+      pr.reg = p.registers.size();
+      pr.field = ru.Require("field").Scalar();
+      pr.value = uint32_t(ru.Require("reads").Number());
+      pr.when = {ru.Require("when").Scalar(), ru.Get("when").Where()};
+      layer.rules.push_back(pr);
+    }
+    p.registers.push_back(std::move(r));
+  }
+  for (const Target& t : pending_targets) {
+    std::string name = t.field.Scalar();
+    auto it = std::find_if(p.registers.begin(), p.registers.end(), [&](const Register& r) { return r.name == name; });
+    if (it == p.registers.end() || size_t(it - p.registers.begin()) == t.reg) {
+      t.field.Fail(fmt::format("{} names '{}', not another register of {}", t.key, name, p.name),
+                   "name the register whose bits this one sets or clears, e.g. sets: MEMENR");
+    }
+    (t.key == "sets" ? p.registers[t.reg].sets : p.registers[t.reg].clears) = size_t(it - p.registers.begin());
+  }
+  layer.peripherals.push_back(std::move(p));
+}
+
+}  // namespace faultline
