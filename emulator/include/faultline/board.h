@@ -143,6 +143,25 @@ enum class TimerModel {
 std::string ToString(TimerModel model);
 std::vector<Register> TimerRegisters(TimerModel model);  // board/timer_models.cc
 
+// An Arm Ethos-U NPU whose behaviour faultline implements (devices/ethos_u/): it runs the
+// command streams Vela writes, and reads and writes memory as a bus master of its own
+// (`master:`, a `masters:` entry of kind npu, says what its AXI ports reach).
+enum class NpuModel {
+  kEthosU55,  // Arm Ethos-U55: 32, 64, 128 or 256 MACs per cycle
+  kEthosU65,  // Arm Ethos-U65: 256 or 512 MACs per cycle
+};
+struct Npu {
+  NpuModel model = NpuModel::kEthosU55;
+  uint32_t macs = 256;  // MACs per cycle: the configuration Vela compiles for (ethos-u55-256)
+  std::string master;   // the `masters:` entry its AXI ports are
+};
+std::string ToString(NpuModel model);
+// The register block of an Ethos-U (board/npu_models.cc): the driver's interface, with
+// ID and CONFIG as this configuration reads them.
+std::vector<Register> NpuRegisters(const Npu& npu);
+// The SHRAM of a configuration in KiB (Vela's accelerator configurations).
+uint32_t NpuShramKiB(const Npu& npu);
+
 // Interrupt lines into the NVIC: external interrupts 0..N-1 (exception 16 + n), N the
 // board's cpu_options.nvic_irqs (default 32; Armv7-M and Armv8-M allow up to 496 and 480:
 // ICTR.INTLINESNUM counts them in 32s, NVIC_ISER0..15).
@@ -170,6 +189,7 @@ struct Peripheral {
   std::vector<Register> registers;
   std::optional<UartModel> uart;  // `model:` a UART; its registers come from the model
   std::optional<TimerModel> timer;  // `model:` a timer
+  std::optional<Npu> npu;           // `model:` an NPU, with `macs:` and `master:`
   std::vector<IrqLine> irqs;        // `irq:`
   // `model: unimplemented`: a whole bus window nobody modelled, as QEMU's
   // unimplemented-device (hw/misc/unimp.c): reads 0, writes are dropped, and each register

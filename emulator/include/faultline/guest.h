@@ -113,4 +113,28 @@ struct RegisterWrite {
   uint64_t count = 0;  // writes
 };
 
+// One job an NPU ran: a command stream from the CPU's start command to its end
+// (devices/ethos_u/), with the memory it read and wrote as its bus master saw it.
+struct NpuJob {
+  std::string npu;    // the peripheral's name
+  std::string model;  // "ethos-u55"
+  uint64_t started = 0, ended = 0;  // instruction count at the start command and at the end
+  uint64_t cycles = 0;              // the NPU cycles it took (the model's estimate)
+  uint64_t stream = 0;              // QBASE
+  uint32_t stream_size = 0;         // QSIZE, bytes
+  uint32_t operations = 0;          // NPU_OP_* commands run
+  // "completed", "bus error", "command parse error", "not modelled", "reset" (a soft reset
+  // while it ran), or "running" (the run ended first).
+  std::string outcome;
+  std::string detail;  // what ended it, in memory-layout terms; empty when completed
+  struct Transfer {
+    std::string what;  // "IFM of op 3 NPU_OP_ELEMENTWISE", "command stream"
+    uint64_t address = 0, size = 0;
+    bool write = false;
+  };
+  std::vector<Transfer> transfers;  // the first kMaxTransfers, in order
+  uint64_t transfer_count = 0;      // all of them
+  static constexpr size_t kMaxTransfers = 64;
+};
+
 }  // namespace faultline

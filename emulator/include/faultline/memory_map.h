@@ -16,6 +16,9 @@ namespace faultline {
 
 class Device;
 class UartPort;
+namespace ethos_u {
+class EthosU;
+}
 
 // Host memory backing one region. Anonymous mmap, so a 2 GiB DDR that the firmware
 // never touches costs no RAM.
@@ -135,6 +138,8 @@ class MemoryMap {
 
   // UART ports (peripherals declared with `model:`), in board order.
   const std::vector<UartPort*>& uarts() const { return uarts_; }
+  // The NPUs among the devices, in board order.
+  const std::vector<ethos_u::EthosU*>& npus() const { return npus_; }
   // The port named `name`, or null.
   UartPort* FindUart(const std::string& name);
 
@@ -179,6 +184,7 @@ class MemoryMap {
   std::vector<Device*> device_of_;                 // peripheral -> its model, or null
   std::vector<UartPort*> uarts_;                   // the UARTs among them, in board order
   std::vector<UartPort*> uart_of_;                 // peripheral -> its UART model, or null
+  std::vector<ethos_u::EthosU*> npus_;             // the NPUs among them, in board order
   std::vector<uint32_t> irq_numbers_;
   uint64_t now_ = 0;
   bool irq_attention_ = false;

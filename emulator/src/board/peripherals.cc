@@ -30,13 +30,14 @@ RegisterField ParseRegisterField(const Field& f, const std::string& name) {
 
 constexpr const char* kUnimplemented = "unimplemented";
 
-// `model:` names a UART or a timer whose behaviour faultline implements, or
+// `model:` names a UART, a timer or an NPU whose behaviour faultline implements, or
 // `unimplemented`: a bus window nobody modelled.
 void ParseModel(const Field& f, Peripheral& p) {
   struct Model {
     std::optional<UartModel> uart;
     std::optional<TimerModel> timer;
     bool unimplemented = false;
+    std::optional<NpuModel> npu;
   };
   static const std::vector<std::pair<std::string, Model>> kModels = {
       {ToString(UartModel::kCmsdkApb), {UartModel::kCmsdkApb, {}}},
@@ -46,17 +47,53 @@ void ParseModel(const Field& f, Peripheral& p) {
       {ToString(UartModel::kDw16550), {UartModel::kDw16550, {}}},
       {ToString(TimerModel::kCmsdkApbTimer), {{}, TimerModel::kCmsdkApbTimer}},
       {ToString(TimerModel::kCmsdkApbDualTimer), {{}, TimerModel::kCmsdkApbDualTimer}},
+      {ToString(NpuModel::kEthosU55), {{}, {}, false, NpuModel::kEthosU55}},
+      {ToString(NpuModel::kEthosU65), {{}, {}, false, NpuModel::kEthosU65}},
       {kUnimplemented, {{}, {}, true}}};
   Model m = f.Choice("peripheral model", kModels);
   p.uart = m.uart;
   p.timer = m.timer;
   p.unimplemented = m.unimplemented;
+  if (m.npu) p.npu = Npu{*m.npu};
   if (p.uart) p.registers = UartRegisters(*p.uart);
   if (p.timer) p.registers = TimerRegisters(*p.timer);
 }
 
 std::string ModelName(const Peripheral& p) {
-  return p.uart ? ToString(*p.uart) : p.timer ? ToString(*p.timer) : kUnimplemented;
+  return p.uart ? ToString(*p.uart) : p.timer ? ToString(*p.timer) : p.npu ? ToString(p.npu->model) : kUnimplemented;
+}
+
+// An NPU's `macs:` (one of the configurations Arm builds: Vela's ethos-u55-32 ... ethos-u65-512)
+// and `master:` (the `masters:` entry its AXI ports are; board.cc checks that it is one).
+void ParseNpu(const Mapping& m, const Field& f, Peripheral& p) {
+  for (const char* key : {"macs", "master"}) {
+    if (m.Has(key) && !p.npu) {
+      m.Get(key).Fail(fmt::format("{}: is an NPU's key, and {} is {}", key, p.name,
+                                  p.uart || p.timer || p.unimplemented ? "a " + ModelName(p) : "no model"),
+                      "remove it, or give model: ethos-u55 or ethos-u65");
+    }
+  }
+  if (!p.npu) return;
+  const bool u65 = p.npu->model == NpuModel::kEthosU65;
+  const std::vector<uint32_t> configs = u65 ? std::vector<uint32_t>{256, 512} : std::vector<uint32_t>{32, 64, 128, 256};
+  const std::string allowed = u65 ? "256 or 512" : "32, 64, 128 or 256";
+  if (!m.Has("macs")) {
+    f.Fail(fmt::format("{} ({}) does not say its MAC configuration", p.name, ModelName(p)),
+           fmt::format("add macs: {} (the configuration the SoC has, the one Vela compiles for)", allowed));
+  }
+  const uint64_t macs = m.Get("macs").Number();
+  if (std::find(configs.begin(), configs.end(), macs) == configs.end()) {
+    m.Get("macs").Fail(fmt::format("an {} has no {}-MAC configuration", ModelName(p), macs),
+                       fmt::format("write macs: {}", allowed));
+  }
+  p.npu->macs = uint32_t(macs);
+  if (!m.Has("master")) {
+    f.Fail(fmt::format("{} ({}) does not say what its AXI ports reach", p.name, ModelName(p)),
+           "add master: NAME and a masters: entry {name: NAME, kind: npu, reaches: [...]} listing the "
+           "regions and aliases the NPU's bus reaches (docs/boards.md, \"Bus masters\")");
+  }
+  p.npu->master = m.Get("master").Scalar();
+  p.registers = NpuRegisters(*p.npu);
 }
 
 // One `irq:` line number; ParseBoard checks it against the NVIC's size once every layer
@@ -79,7 +116,7 @@ IrqLine ParseIrqNumber(const Field& f, const std::string& output) {
 // those outputs to lines; a peripheral with declared registers: the number, and
 // `irq_when:` the condition that holds while it is pending.
 void ParseIrqs(const Mapping& m, const Field& f, Peripheral& p, size_t index, Layer& layer) {
-  if (m.Has("irq_when") && (p.uart || p.timer)) {
+  if (m.Has("irq_when") && (p.uart || p.timer || p.npu)) {
     m.Get("irq_when").Fail(fmt::format("{} is a {}, whose interrupt the model raises", p.name, ModelName(p)),
                            "remove irq_when: (docs/boards.md lists each model's interrupt outputs)");
   }
@@ -102,11 +139,11 @@ void ParseIrqs(const Mapping& m, const Field& f, Peripheral& p, size_t index, La
   if (!irq.node.IsScalar()) {
     irq.Fail(p.uart ? fmt::format("{} ({}) has one interrupt line; irq: must be its number", p.name, ModelName(p))
                     : fmt::format("irq: of {} must be one interrupt number", p.name),
-             p.uart || p.timer ? "write irq: N, the NVIC line its interrupt drives (the SoC's interrupt table)"
+             p.uart || p.timer || p.npu ? "write irq: N, the NVIC line its interrupt drives (the SoC's interrupt table)"
                                : "write irq: N and irq_when: \"COND\"");
   }
-  p.irqs.push_back(ParseIrqNumber(irq, p.timer ? "timer" : ""));
-  if (p.timer || p.uart) return;
+  p.irqs.push_back(ParseIrqNumber(irq, p.timer ? "timer" : p.npu ? "npu" : ""));
+  if (p.timer || p.uart || p.npu) return;
   if (!m.Has("irq_when")) {
     f.Fail(fmt::format("{} declares irq: {} but not when it is pending", p.name, p.irqs.back().number),
            "add irq_when: \"PERIPH.REG.FIELD == 1\", the condition over its registers that raises the line");
@@ -117,13 +154,15 @@ void ParseIrqs(const Mapping& m, const Field& f, Peripheral& p, size_t index, La
 }  // namespace
 
 void ParsePeripheral(const Field& f, Layer& layer) {
-  Mapping m(f, {"name", "base", "size", "description", "registers", "model", "source", "irq", "irq_when"});
+  Mapping m(f, {"name", "base", "size", "description", "registers", "model", "source", "irq", "irq_when", "macs",
+                "master"});
   Peripheral p;
   p.where = f.Where();
   p.name = m.Require("name").Scalar();
   p.base = m.Require("base").Address();
   if (m.Has("model")) {
     ParseModel(m.Get("model"), p);
+    ParseNpu(m, f, p);
     if (p.unimplemented && (m.Has("registers") || !m.Has("size"))) {
       f.Fail(fmt::format("unimplemented window {} {}", p.name,
                          m.Has("registers") ? "declares registers" : "does not give its size"),
@@ -137,14 +176,15 @@ void ParsePeripheral(const Field& f, Layer& layer) {
     }
     if (!m.Has("source")) {
       f.Fail(fmt::format("{} {} does not say where its address comes from",
-                         p.uart ? "UART" : p.timer ? "timer" : "unimplemented window", p.name),
+                         p.uart ? "UART" : p.timer ? "timer" : p.npu ? "NPU" : "unimplemented window", p.name),
              "add source: citing the reference manual section or vendor file that places it at this "
              "address, e.g. source: \"QEMU 7.2 hw/arm/mps2.c: UART0 at 0x40004000\"");
     }
   }
+  if (!m.Has("model")) ParseNpu(m, f, p);  // macs: or master: without a model
   if (m.Has("source")) p.source = m.Get("source").Scalar();
-  const bool modelled = p.uart || p.timer;
-  const uint64_t model_size = p.uart ? UartBlockSize(*p.uart) : 0x1000;  // the CMSDK timers: 4 KiB
+  const bool modelled = p.uart || p.timer || p.npu;
+  const uint64_t model_size = p.uart ? UartBlockSize(*p.uart) : 0x1000;  // the CMSDK timers, an Ethos-U: 4 KiB
   p.size = m.Has("size") ? m.Get("size").Size() : modelled ? model_size : 1024;
   if (m.Has("description")) p.description = m.Get("description").Scalar();
   if (p.size == 0 || p.size > (uint64_t{1} << 32) - p.base) {

@@ -7,15 +7,6 @@
 
 namespace faultline {
 
-std::string ToString(BusResp resp) {
-  switch (resp) {
-    case BusResp::kOkay: return "OKAY";
-    case BusResp::kSlvErr: return "SLVERR";
-    case BusResp::kDecErr: return "DECERR";
-  }
-  return "?";
-}
-
 BusView::BusView(MemoryMap& map, std::string name, bool host)
     : map_(map),
       name_(std::move(name)),

@@ -12,32 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "../devices/bus_port.h"
 #include "faultline/board.h"
 #include "faultline/memory_map.h"
 
 namespace faultline {
 
-// The response to a transfer, as AMBA AXI names them (IHI 0022H §A3.4.4: OKAY, SLVERR,
-// DECERR). An NPU or DMA controller reports an error response as its own fault (Ethos-U:
-// STATUS.bus_status; a DMA channel: its error interrupt).
-enum class BusResp {
-  kOkay,
-  kSlvErr,  // the memory answered with an error: its gate is closed, or it is not writable
-  kDecErr,  // nothing answers there for this master: no window, or one it is not routed to
-};
-std::string ToString(BusResp resp);
-
-struct BusResponse {
-  BusResp resp = BusResp::kOkay;
-  uint64_t address = 0;  // the first byte not transferred, when not OKAY
-  std::string why;       // what refused it, for a report
-  // OKAY, but a closed gate that reads zero and ignores writes answered some of it.
-  bool disabled_region = false;
-  std::vector<size_t> gates_changed;  // a peripheral write flipped these (MemoryMap)
-  bool ok() const { return resp == BusResp::kOkay; }
-};
-
-class BusView {
+class BusView : public BusPort {
  public:
   // The host's view: every window and peripheral, no gates, no permissions.
   static BusView Host(MemoryMap& map);
@@ -51,8 +32,8 @@ class BusView {
   // One transfer: `bytes.size()` bytes at `address`. It may span windows (a burst across
   // two adjacent regions); it stops at the first byte refused. A peripheral register takes
   // aligned 32-bit words only, as an APB bridge does.
-  BusResponse Read(uint64_t address, std::span<uint8_t> bytes);
-  BusResponse Write(uint64_t address, std::span<const uint8_t> bytes);
+  BusResponse Read(uint64_t address, std::span<uint8_t> bytes) override;
+  BusResponse Write(uint64_t address, std::span<const uint8_t> bytes) override;
 
  private:
   BusView(MemoryMap& map, std::string name, bool host);

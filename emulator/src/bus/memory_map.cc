@@ -12,6 +12,8 @@
 #include <random>
 
 #include "../devices/device.h"
+#include "../devices/ethos_u/ethos_u.h"
+#include "bus_view.h"
 #include "../devices/uart.h"
 
 namespace faultline {
@@ -136,8 +138,16 @@ MemoryMap::MemoryMap(const Board& board) : gates_(board.gates), peripherals_(boa
     std::vector<uint32_t> v;
     for (const Register& r : p.registers) v.push_back(r.reset);
     values_.push_back(std::move(v));
-    std::unique_ptr<Device> device = MakeDevice(p);
+    std::unique_ptr<BusPort> port;
+    if (p.npu) {
+      auto master = std::find_if(board.masters.begin(), board.masters.end(),
+                                 [&](const BusMaster& m) { return m.name == p.npu->master; });
+      assert(master != board.masters.end());  // the parser checked `master:`
+      port = std::make_unique<BusView>(*this, *master);
+    }
+    std::unique_ptr<Device> device = MakeDevice(p, std::move(port));
     device_of_.push_back(device.get());
+    if (p.npu) npus_.push_back(static_cast<ethos_u::EthosU*>(device.get()));
     uart_of_.push_back(p.uart ? static_cast<UartPort*>(device.get()) : nullptr);
     if (p.uart) uarts_.push_back(uart_of_.back());
     if (device) devices_.push_back(std::move(device));

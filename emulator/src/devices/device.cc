@@ -1,11 +1,23 @@
 #include "device.h"
 
+#include "bus_port.h"
+#include "ethos_u/ethos_u.h"
 #include "timer.h"
 #include "uart.h"
 
 namespace faultline {
 
-std::unique_ptr<Device> MakeDevice(const Peripheral& peripheral) {
+std::string ToString(BusResp resp) {
+  switch (resp) {
+    case BusResp::kOkay: return "OKAY";
+    case BusResp::kSlvErr: return "SLVERR";
+    case BusResp::kDecErr: return "DECERR";
+  }
+  return "?";
+}
+
+std::unique_ptr<Device> MakeDevice(const Peripheral& peripheral, std::unique_ptr<BusPort> port) {
+  if (peripheral.npu) return std::make_unique<ethos_u::EthosU>(peripheral, std::move(port));
   if (peripheral.uart) return std::make_unique<UartPort>(peripheral);
   if (peripheral.timer) return std::make_unique<TimerPort>(peripheral);
   return nullptr;

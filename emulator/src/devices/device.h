@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "bus_port.h"
 #include "faultline/board.h"
 
 namespace faultline {
@@ -39,8 +40,9 @@ class Device {
   virtual bool TakeAttention() = 0;
 };
 
-// The model a peripheral's `model:` names (a UART, a timer), or null for a register block
-// whose behaviour is the board's rules alone.
-std::unique_ptr<Device> MakeDevice(const Peripheral& peripheral);
+// The model a peripheral's `model:` names (a UART, a timer, an NPU), or null for a register
+// block whose behaviour is the board's rules alone. A bus master among them (an NPU) reaches
+// memory through `port`, its view of the map; the others get none.
+std::unique_ptr<Device> MakeDevice(const Peripheral& peripheral, std::unique_ptr<BusPort> port = {});
 
 }  // namespace faultline

@@ -1,0 +1,134 @@
+#include "job.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+
+namespace faultline::ethos_u {
+
+namespace {
+
+// NPU_SET_DMA0_SRC_REGION / DST_REGION: region[2:0], region_mode bit 8 (0 external, the
+// region's BASEP; 1 internal: a SHRAM address, Vela's LUT loads).
+constexpr uint16_t kRegionInternal = 0x100;
+
+uint64_t Elements(const Parameters& p) {
+  return (uint64_t(p[kOfmHeightM1]) + 1) * (uint64_t(p[kOfmWidthM1]) + 1) * (uint64_t(p[kOfmDepthM1]) + 1);
+}
+
+}  // namespace
+
+Job::Job(BusPort& port, const std::array<uint64_t, 8>& basep, std::vector<uint8_t>& shram, NpuJob& record)
+    : port_(port), basep_(basep), shram_(shram), record_(record) {}
+
+uint64_t Job::Cycles(const Operation& op, uint32_t macs) {
+  const Parameters& p = op.parameters;
+  const uint64_t kernel = (uint64_t(p[kKernelHeightM1]) + 1) * (uint64_t(p[kKernelWidthM1]) + 1);
+  uint64_t work = 0;
+  switch (op.op) {
+    case kOpConv: work = Elements(p) * kernel * (uint64_t(p[kIfmDepthM1]) + 1); break;
+    case kOpDepthwise:
+    case kOpPool: work = Elements(p) * kernel; break;
+    case kOpElementwise: work = Elements(p) * 8; break;  // 8 MAC-equivalents an element
+    case kOpDmaStart: work = uint64_t(p[kDma0Len]) * macs / 16; break;  // 16 bytes a cycle
+    default: return 1;
+  }
+  return 16 + (work + macs - 1) / macs;  // and a block's set-up
+}
+
+BusResponse Job::ReadStream(BusPort& port, uint64_t address, std::vector<uint32_t>& words) {
+  std::vector<uint8_t> bytes(words.size() * 4);
+  BusResponse r = port.Read(address, bytes);
+  for (size_t i = 0; i < words.size(); ++i) {
+    words[i] = uint32_t(bytes[4 * i]) | uint32_t(bytes[4 * i + 1]) << 8 | uint32_t(bytes[4 * i + 2]) << 16 |
+               uint32_t(bytes[4 * i + 3]) << 24;
+  }
+  return r;
+}
+
+uint64_t Job::Address(uint32_t region, uint64_t offset) const { return basep_[region & 7] + offset; }
+
+void Job::Log(const std::string& what, uint64_t address, uint64_t size, bool write) {
+  ++record_.transfer_count;
+  if (record_.transfers.size() < NpuJob::kMaxTransfers) record_.transfers.push_back({what, address, size, write});
+}
+
+std::vector<uint8_t> Job::Read(const std::string& what, uint64_t address, uint64_t size, Channel channel) {
+  std::vector<uint8_t> bytes(size);
+  Log(what, address, size, false);
+  const BusResponse r = port_.Read(address, bytes);
+  if (!r.ok()) {
+    throw Abort{{Outcome::Kind::kBusError,
+                 fmt::format("read of {} bytes at 0x{:08x} ({}): {} at 0x{:08x}: {}", size, address, what,
+                             ToString(r.resp), r.address, r.why),
+                 channel}};
+  }
+  return bytes;
+}
+
+void Job::Write(const std::string& what, uint64_t address, const std::vector<uint8_t>& bytes, Channel channel) {
+  Log(what, address, bytes.size(), true);
+  const BusResponse r = port_.Write(address, bytes);
+  if (!r.ok()) {
+    throw Abort{{Outcome::Kind::kBusError,
+                 fmt::format("write of {} bytes at 0x{:08x} ({}): {} at 0x{:08x}: {}", bytes.size(), address, what,
+                             ToString(r.resp), r.address, r.why),
+                 channel}};
+  }
+}
+
+uint8_t* Job::Shram(uint64_t at, uint64_t len, const std::string& what, Channel channel) {
+  if (at > shram_.size() || len > shram_.size() - at) {
+    throw Abort{{Outcome::Kind::kBusError,
+                 fmt::format("{}: SHRAM 0x{:x}+{} is past its {} bytes", what, at, len, shram_.size()), channel}};
+  }
+  return shram_.data() + at;
+}
+
+// NPU_OP_DMA_START: DMA0_LEN bytes from DMA0_SRC to DMA0_DST, each an offset into its
+// region's BASEP, or into SHRAM in internal mode (the Ethos-U55 has only the 1D mode:
+// DMA0_SRC_REGION.stride_mode 0).
+void Job::Dma(const Operation& op, const std::string& what) {
+  const Parameters& p = op.parameters;
+  const uint64_t len = p[kDma0Len];
+  const uint16_t src_region = p[kDma0SrcRegion], dst_region = p[kDma0DstRegion];
+  std::vector<uint8_t> bytes;
+  if (src_region & kRegionInternal) {
+    const uint8_t* from = Shram(p[kDma0Src], len, what + " source", Channel::kDmaRead);
+    bytes.assign(from, from + len);
+  } else {
+    const uint64_t src = Address(src_region, p[kDma0Src]);
+    bytes = Read(fmt::format("{} source (BASEP{} + 0x{:x})", what, src_region & 7, p[kDma0Src]), src, len,
+                 Channel::kDmaRead);
+  }
+  if (dst_region & kRegionInternal) {
+    std::copy(bytes.begin(), bytes.end(), Shram(p[kDma0Dst], len, what + " destination", Channel::kDmaWrite));
+    return;
+  }
+  const uint64_t dst = Address(dst_region, p[kDma0Dst]);
+  Write(fmt::format("{} destination (BASEP{} + 0x{:x})", what, dst_region & 7, p[kDma0Dst]), dst, bytes,
+        Channel::kDmaWrite);
+}
+
+Outcome Job::Run(const Operation& op, size_t index) {
+  const std::string what = fmt::format("op {} {}", index, CommandName(op.op, false));
+  try {
+    switch (op.op) {
+      case kOpDmaStart: Dma(op, what); break;
+      // The model runs each operation to its end before the next: nothing is ever
+      // outstanding, so the waits and the PMU mask have nothing to do.
+      case kOpDmaWait:
+      case kOpKernelWait:
+      case kOpPmuMask:
+      case kOpIrq: break;
+      default:
+        return {Outcome::Kind::kNotModelled,
+                fmt::format("{} at stream offset 0x{:x} is not modelled by faultline yet (issue 35)", what, op.offset)};
+    }
+  } catch (const Abort& a) {
+    return a.outcome;
+  }
+  return {};
+}
+
+}  // namespace faultline::ethos_u
