@@ -53,7 +53,11 @@ std::string BusView::Unreachable(size_t window, uint64_t address) const {
       return why + fmt::format("; it reaches the same bytes at 0x{:08x} ({})", *same, map_.regions()[other].name);
     }
   }
-  return why;
+  std::string reaches;
+  for (size_t w = 0; w < map_.regions().size(); ++w) {
+    if (ReachesWindow(w)) reaches += (reaches.empty() ? "" : ", ") + map_.regions()[w].name;
+  }
+  return why + (reaches.empty() ? "" : "; it reaches only " + reaches);
 }
 
 BusResponse BusView::Register(uint64_t address, uint8_t* data, uint64_t size, bool write, int peripheral) {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "../devices/ethos_u/ethos_u.h"
 #include "../devices/uart.h"
 #include "semihosting.h"
 #include "describe.h"
@@ -405,6 +406,7 @@ void ArmMachine::Finish() {
   for (const auto& port : map.uarts()) {
     res.uart.push_back({port->name(), ToString(port->model()), port->transmitted(), port->transmitted_bytes()});
   }
+  for (const auto* npu : map.npus()) res.npu_jobs.insert(res.npu_jobs.end(), npu->jobs().begin(), npu->jobs().end());
   out_.wall_clock = semihosting.wall_clock();
   res.captured = Capture(*map_, in_.options.captures);
 }

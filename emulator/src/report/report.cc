@@ -9,6 +9,7 @@
 #include "../riscv/disassemble.h"
 #include "../arm/exceptions.h"
 #include "../arm/thumb.h"
+#include "activity.h"
 #include "json_text.h"
 
 namespace faultline {
@@ -398,17 +399,6 @@ std::string FormatRunText(const RunResult& r, const Board& board) {
   return out + FormatRunBody(r, board);
 }
 
-std::string FormatEventsText(const std::vector<Event>& events) {
-  if (events.empty()) return "";
-  std::string out = "events:\n";
-  for (const Event& e : events) {
-    out += fmt::format("  {}\n    {} time{}, first by the instruction at {}{}\n", e.message, e.count,
-                       e.count == 1 ? "" : "s", WithSymbol(e.first_pc, e.first_pc_symbol),
-                       e.pc_precise ? "" : " (approximate: start of its translation block)");
-  }
-  return out;
-}
-
 std::string FormatRunBody(const RunResult& r, const Board& board) {
   std::string out;
   for (const UartOutput& u : r.uart) {
@@ -422,6 +412,7 @@ std::string FormatRunBody(const RunResult& r, const Board& board) {
     out += std::string(title.size(), '-') + "\n";
   }
   out += FormatOutcomeText(r, board);
+  out += FormatNpuJobsText(r.npu_jobs);
   out += FormatEventsText(r.events);
   if (!r.register_writes.empty()) {
     out += "peripheral registers written (last value):\n";
@@ -604,19 +595,9 @@ std::string FormatRunJson(const RunResult& r) {
                     {"sections", s.sections}});
   }
   j["segments"] = segs;
-  json events = json::array();
-  for (const Event& e : r.events) {
-    events.push_back({{"kind", e.kind}, {"where", e.where}, {"count", e.count},
-                      {"first_address", e.first_address}, {"first_pc", e.first_pc},
-                      {"first_pc_symbol", sym(e.first_pc_symbol)}, {"pc_precise", e.pc_precise},
-                      {"message", e.message}});
-  }
-  j["events"] = events;
-  json writes = json::array();
-  for (const RegisterWrite& w : r.register_writes) {
-    writes.push_back({{"register", w.name}, {"value", w.value}, {"fields", w.fields}, {"count", w.count}});
-  }
-  j["register_writes"] = writes;
+  j["events"] = EventsJson(r.events);
+  j["register_writes"] = RegisterWritesJson(r.register_writes);
+  j["npu_jobs"] = NpuJobsJson(r.npu_jobs);
   return DumpJson(j, 2) + "\n";
 }
 
