@@ -80,16 +80,20 @@ std::string FormatBoard(const Board& b) {
   for (const Peripheral& p : b.peripherals) {
     std::string note = p.uart            ? fmt::format("UART {} [{}]", ToString(*p.uart), p.source)
                        : p.timer         ? fmt::format("timer {} [{}]", ToString(*p.timer), p.source)
+                       : p.npu ? fmt::format("NPU {}, {} MACs, bus master {} [{}]", ToString(p.npu->model), p.npu->macs,
+                                             p.npu->master, p.source)
                        : p.unimplemented ? fmt::format("reads 0, writes dropped, each register reported [{}]", p.source)
                                          : fmt::format("{} register{}", p.registers.size(), p.registers.size() == 1 ? "" : "s");
     std::string irqs;
     for (const IrqLine& l : p.irqs) {
-      irqs += fmt::format("{}{}IRQ {}", irqs.empty() ? "" : ", ", l.output.empty() || l.output == "timer" ? "" : l.output + " ",
+      irqs += fmt::format("{}{}IRQ {}", irqs.empty() ? "" : ", ",
+                          l.output.empty() || l.output == "timer" || l.output == "npu" ? "" : l.output + " ",
                           l.number);
     }
     if (!irqs.empty()) note += "; " + irqs;
     rows.push_back({p.base, p.size, p.name,
-                    p.uart ? "uart" : p.timer ? "timer" : p.unimplemented ? "unimpl" : "peripheral", "rw", "", note});
+                    p.uart ? "uart" : p.timer ? "timer" : p.npu ? "npu" : p.unimplemented ? "unimpl" : "peripheral", "rw", "",
+                    note});
   }
   std::sort(rows.begin(), rows.end(), [](const Row& x, const Row& y) { return x.base < y.base; });
   out += fmt::format("\n  {:<23} {:>9}  {:<18} {:<10} {:<4} {:<16} {}\n", "range", "size", "name", "kind", "acc",

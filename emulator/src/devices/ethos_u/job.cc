@@ -66,8 +66,9 @@ std::vector<uint8_t> Job::Read(const std::string& what, uint64_t address, uint64
   return bytes;
 }
 
-void Job::Write(const std::string& what, uint64_t address, const std::vector<uint8_t>& bytes, Channel channel) {
-  Log(what, address, bytes.size(), true);
+void Job::Write(const std::string& what, uint64_t address, const std::vector<uint8_t>& bytes, Channel channel,
+                bool log) {
+  if (log) Log(what, address, bytes.size(), true);
   const BusResponse r = port_.Write(address, bytes);
   if (!r.ok()) {
     throw Abort{{Outcome::Kind::kBusError,
@@ -83,6 +84,97 @@ uint8_t* Job::Shram(uint64_t at, uint64_t len, const std::string& what, Channel 
                  fmt::format("{}: SHRAM 0x{:x}+{} is past its {} bytes", what, at, len, shram_.size()), channel}};
   }
   return shram_.data() + at;
+}
+
+Tensor Job::ReadMap(const FeatureMap& map, uint32_t height, uint32_t width, uint32_t depth, const std::string& what,
+                    Channel channel) {
+  Tensor t{height, width, depth, std::vector<int32_t>(size_t(height) * width * depth)};
+  std::vector<std::pair<uint32_t, uint64_t>> at(t.values.size());  // tile, offset
+  std::array<uint64_t, 4> low, high{};
+  low.fill(UINT64_MAX);
+  size_t i = 0;
+  for (uint32_t y = 0; y < height; ++y) {
+    for (uint32_t x = 0; x < width; ++x) {
+      for (uint32_t c = 0; c < depth; ++c, ++i) {
+        const uint64_t offset = map.Offset(y, x, c, &at[i].first);
+        at[i].second = offset;
+        low[at[i].first] = std::min(low[at[i].first], offset);
+        high[at[i].first] = std::max(high[at[i].first], offset + map.element_size);
+      }
+    }
+  }
+  std::array<std::vector<uint8_t>, 4> bytes;
+  for (uint32_t tile = 0; tile < 4; ++tile) {
+    if (low[tile] == UINT64_MAX) continue;
+    const uint64_t offset = map.base[tile] + low[tile];
+    bytes[tile] = Read(fmt::format("{} tile {} of {} (BASEP{} + 0x{:x})", map.name, tile, what, map.region, offset),
+                       Address(map.region, offset), high[tile] - low[tile], channel);
+  }
+  for (i = 0; i < at.size(); ++i) {
+    const uint8_t* e = bytes[at[i].first].data() + (at[i].second - low[at[i].first]);
+    uint32_t v = 0;
+    for (uint32_t b = 0; b < map.element_size; ++b) v |= uint32_t(e[b]) << (8 * b);
+    if (map.is_signed && map.element_size < 4) {
+      const uint32_t sign = 1u << (8 * map.element_size - 1);
+      v = (v ^ sign) - sign;
+    }
+    t.values[i] = int32_t(v);
+  }
+  return t;
+}
+
+void Job::WriteMap(const FeatureMap& map, const Tensor& values, const std::string& what) {
+  struct Element {
+    uint32_t tile;
+    uint64_t offset;
+    int32_t value;
+  };
+  std::vector<Element> elements;
+  elements.reserve(values.values.size());
+  for (uint32_t y = 0; y < values.height; ++y) {
+    for (uint32_t x = 0; x < values.width; ++x) {
+      for (uint32_t c = 0; c < values.depth; ++c) {
+        Element e{0, 0, std::clamp(values.at(y, x, c), map.Min(), map.Max())};
+        e.offset = map.Offset(y, x, c, &e.tile);
+        elements.push_back(e);
+      }
+    }
+  }
+  std::sort(elements.begin(), elements.end(),
+            [](const Element& a, const Element& b) { return a.tile != b.tile ? a.tile < b.tile : a.offset < b.offset; });
+  std::array<uint64_t, 4> low, high{};
+  low.fill(UINT64_MAX);
+  for (const Element& e : elements) {
+    low[e.tile] = std::min(low[e.tile], e.offset);
+    high[e.tile] = std::max(high[e.tile], e.offset + map.element_size);
+  }
+  for (uint32_t tile = 0; tile < 4; ++tile) {
+    if (low[tile] != UINT64_MAX) {
+      Log(fmt::format("{} tile {} of {} (BASEP{} + 0x{:x})", map.name, tile, what, map.region, map.base[tile] + low[tile]),
+          Address(map.region, map.base[tile] + low[tile]), high[tile] - low[tile], true);
+    }
+  }
+  // Runs of adjacent elements, one write each: the bytes between elements are not the
+  // map's, and stay as they are.
+  std::vector<uint8_t> run;
+  uint64_t run_start = 0;
+  uint32_t run_tile = 0;
+  const auto flush = [&] {
+    if (run.empty()) return;
+    const uint64_t offset = map.base[run_tile] + run_start;
+    Write(fmt::format("{} of {} (BASEP{} + 0x{:x})", map.name, what, map.region, offset), Address(map.region, offset),
+          run, Channel::kOfm, false);
+    run.clear();
+  };
+  for (const Element& e : elements) {
+    if (run.empty() || e.tile != run_tile || e.offset != run_start + run.size()) {
+      flush();
+      run_tile = e.tile;
+      run_start = e.offset;
+    }
+    for (uint32_t b = 0; b < map.element_size; ++b) run.push_back(uint8_t(uint32_t(e.value) >> (8 * b)));
+  }
+  flush();
 }
 
 // NPU_OP_DMA_START: DMA0_LEN bytes from DMA0_SRC to DMA0_DST, each an offset into its

@@ -11,6 +11,7 @@
 
 #include "../bus_port.h"
 #include "command_stream.h"
+#include "feature_map.h"
 #include "faultline/guest.h"
 
 namespace faultline::ethos_u {
@@ -49,11 +50,18 @@ class Job {
   // Region-relative address -> bus address ("BASEP1 + 0x100").
   uint64_t Address(uint32_t region, uint64_t offset) const;
   std::vector<uint8_t> Read(const std::string& what, uint64_t address, uint64_t size, Channel channel);
-  void Write(const std::string& what, uint64_t address, const std::vector<uint8_t>& bytes, Channel channel);
+  void Write(const std::string& what, uint64_t address, const std::vector<uint8_t>& bytes, Channel channel,
+             bool log = true);
   // `len` bytes of SHRAM at `at`, or the job's end.
   uint8_t* Shram(uint64_t at, uint64_t len, const std::string& what, Channel channel);
   void Log(const std::string& what, uint64_t address, uint64_t size, bool write);
   void Dma(const Operation& op, const std::string& what);
+  // `map`'s elements over height x width x depth, read tile by tile (one transfer each).
+  Tensor ReadMap(const FeatureMap& map, uint32_t height, uint32_t width, uint32_t depth, const std::string& what,
+                 Channel channel);
+  // `values` into `map`, in runs of adjacent bytes (one transfer each), clamped to the
+  // element type's range.
+  void WriteMap(const FeatureMap& map, const Tensor& values, const std::string& what);
 
   BusPort& port_;
   std::array<uint64_t, 8> basep_;
