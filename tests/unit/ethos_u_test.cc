@@ -199,11 +199,13 @@ TEST_F(EthosUTest, AWordThatIsNoCommandIsAParseErrorAtItsOffset) {
 
 TEST_F(EthosUTest, AnOperationNotModelledYetSaysSoInTheRecord) {
   StreamWriter s;
-  s.Cmd0(0x002).Stop();  // NPU_OP_CONV
+  s.Cmd0(0x10F, 1).Cmd0(0x11F, 1).Cmd0(0x125, 3).Cmd0(0x006, 6).Stop();  // ABS with the TANH activation
   Invoke(s);
   Finish();
   EXPECT_EQ(Job().outcome, "not modelled");
-  EXPECT_NE(Job().detail.find("NPU_OP_CONV at stream offset 0x0 is not modelled"), std::string::npos);
+  EXPECT_NE(Job().detail.find("op 0 NPU_OP_ELEMENTWISE: the TANH activation is not modelled"), std::string::npos)
+      << Job().detail;
+  EXPECT_EQ(Get("STATUS") & 0x10, 0x10u) << "the firmware sees a parse error";
 }
 
 TEST_F(EthosUTest, ASoftResetWhileRunningAbandonsTheJob) {

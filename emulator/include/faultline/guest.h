@@ -123,8 +123,8 @@ struct NpuJob {
   uint64_t stream = 0;              // QBASE
   uint32_t stream_size = 0;         // QSIZE, bytes
   uint32_t operations = 0;          // NPU_OP_* commands run
-  // "completed", "bus error", "command parse error", "not modelled", "reset" (a soft reset
-  // while it ran), or "running" (the run ended first).
+  // "completed", "bus error", "weight decoder fault", "command parse error", "not modelled",
+  // "reset" (a soft reset while it ran), or "running" (the run ended first).
   std::string outcome;
   std::string detail;  // what ended it, in memory-layout terms; empty when completed
   struct Transfer {

@@ -193,7 +193,7 @@ void EthosU::End(std::vector<uint32_t>& values) {
     SetField(values, status_, "faulting_channel", uint32_t(Channel::kCmd));
     return;
   }
-  Job job(*port_, run.basep, shram_, record);
+  Job job(*port_, run.basep, shram_, record, npu_.macs);
   uint32_t qread = run.stream.end_offset;
   for (size_t i = 0; i < run.stream.operations.size(); ++i) {
     const Operation& op = run.stream.operations[i];
@@ -208,6 +208,9 @@ void EthosU::End(std::vector<uint32_t>& values) {
       record.outcome = "bus error";
       SetField(values, status_, "bus_status", 1);
       SetField(values, status_, "faulting_channel", uint32_t(outcome.channel));
+    } else if (outcome.kind == Outcome::Kind::kWeightFault) {
+      record.outcome = "weight decoder fault";
+      SetField(values, status_, "wd_fault", 1);
     } else {
       // No status bit says "not modelled": the firmware sees a parse error, the report
       // says what it was.

@@ -1,5 +1,8 @@
 #include "job.h"
 
+#include "arithmetic.h"
+#include "weights.h"
+
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -18,8 +21,9 @@ uint64_t Elements(const Parameters& p) {
 
 }  // namespace
 
-Job::Job(BusPort& port, const std::array<uint64_t, 8>& basep, std::vector<uint8_t>& shram, NpuJob& record)
-    : port_(port), basep_(basep), shram_(shram), record_(record) {}
+Job::Job(BusPort& port, const std::array<uint64_t, 8>& basep, std::vector<uint8_t>& shram, NpuJob& record,
+         uint32_t macs)
+    : port_(port), basep_(basep), shram_(shram), record_(record), macs_(macs) {}
 
 uint64_t Job::Cycles(const Operation& op, uint32_t macs) {
   const Parameters& p = op.parameters;
@@ -202,20 +206,128 @@ void Job::Dma(const Operation& op, const std::string& what) {
         Channel::kDmaWrite);
 }
 
+void Job::NotModelled(const std::string& what, const std::string& part) const {
+  throw Abort{{Outcome::Kind::kNotModelled, fmt::format("{}: {} is not modelled by faultline yet (issue 35)", what, part)}};
+}
+
+// ABS, LRELU and CLZ take one operand; the others IFM2 too, or IFM2_SCALAR
+// (IFM2_BROADCAST.broadcast_constant), broadcast along the axes IFM2_BROADCAST names.
+void Job::RunElementwise(const Operation& op, const std::string& what) {
+  const Parameters& p = op.parameters;
+  const FeatureMap ofm = Ofm(p), ifm = Ifm(p), ifm2 = Ifm2(p);
+  if (p[kIfmUpscale] != 0) NotModelled(what, "IFM upscaling");
+  const Tensor a = ReadMap(ifm, ofm.height, ofm.width, ofm.depth, what, Channel::kIfm);
+  const bool unary = op.param == 5 || op.param == 6 || op.param == 7;
+  const uint16_t broadcast = p[kIfm2Broadcast];
+  Tensor b;
+  if (!unary && !(broadcast & 0x80)) {
+    b = ReadMap(ifm2, broadcast & 1 ? 1 : ofm.height, broadcast & 2 ? 1 : ofm.width, broadcast & 4 ? 1 : ofm.depth,
+                what, Channel::kIfm);
+  }
+  std::string unsupported;
+  const Tensor out = Elementwise(p, op.param, a, unary || (broadcast & 0x80) ? nullptr : &b, shram_, &unsupported);
+  if (!unsupported.empty()) NotModelled(what, unsupported);
+  WriteMap(ofm, out, what);
+}
+
+void Job::RunPool(const Operation& op, const std::string& what) {
+  const Parameters& p = op.parameters;
+  const FeatureMap ofm = Ofm(p), ifm = Ifm(p);
+  if (p[kIfmUpscale] != 0) NotModelled(what, "IFM upscaling");
+  const Kernel k = KernelOf(p);
+  const Tensor in = ReadMap(ifm, k.IfmHeight(ofm.height), k.IfmWidth(ofm.width), ifm.depth, what, Channel::kIfm);
+  std::string unsupported;
+  const Tensor out = Pool(p, op.param, in, shram_, &unsupported);
+  if (!unsupported.empty()) NotModelled(what, unsupported);
+  WriteMap(ofm, out, what);
+}
+
+std::vector<int16_t> Job::Weights(const Operation& op, const std::string& what, bool depthwise) {
+  const Parameters& p = op.parameters;
+  const Kernel k = KernelOf(p);
+  const FeatureMap ifm = Ifm(p), ofm = Ofm(p);
+  const uint32_t region = p[kWeightRegion] & 7;
+  const std::vector<uint8_t> stream =
+      Read(fmt::format("weights of {} (BASEP{} + 0x{:x})", what, region, p[kWeightBase]),
+           Address(region, p[kWeightBase]), p[kWeightLength], Channel::kWeights);
+  const DecodedWeights decoded = DecodeWeights(stream);
+  WeightLayout layout;
+  layout.ofm_depth = ofm.depth;
+  layout.kernel_h = k.height;
+  layout.kernel_w = k.width;
+  layout.ifm_depth = depthwise ? 1 : ifm.depth;
+  layout.ofm_block_depth = uint32_t(p[kOfmBlkDepthM1]) + 1;
+  layout.ofm_ublock = macs_ == 32 ? 4 : 8;  // Vela's accelerator configurations (architecture_features.py)
+  layout.depthwise = depthwise;
+  layout.part_kernel = k.part_kernel;
+  layout.ifm16 = ifm.element_size == 2;
+  layout.decomp_h = 8 / k.dilation_y;
+  layout.decomp_w = 8 / k.dilation_x;
+  const std::vector<int64_t> order = WeightOrder(layout);
+  const auto fault = [&](const std::string& why) {
+    throw Abort{{Outcome::Kind::kWeightFault,
+                 fmt::format("{}: the weight stream at 0x{:08x} ({} bytes): {}", what, Address(region, p[kWeightBase]),
+                             stream.size(), why),
+                 Channel::kWeights}};
+  };
+  if (decoded.error) fault(*decoded.error);
+  if (decoded.values.size() < order.size()) {
+    fault(fmt::format("it holds {} weights, the operation needs {}", decoded.values.size(), order.size()));
+  }
+  std::vector<int16_t> ohwi(size_t(ofm.depth) * k.height * k.width * layout.ifm_depth);
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (order[i] >= 0) ohwi[size_t(order[i])] = decoded.values[i];
+  }
+  return ohwi;
+}
+
+void Job::RunConvolution(const Operation& op, const std::string& what) {
+  const Parameters& p = op.parameters;
+  const bool depthwise = op.op == kOpDepthwise;
+  const FeatureMap ofm = Ofm(p), ifm = Ifm(p);
+  if (p[kIfmUpscale] != 0) NotModelled(what, "IFM upscaling");
+  if (p[kParallelMode] != 0) NotModelled(what, "the Ethos-U65's dual-core mode (PARALLEL_MODE)");
+  const Kernel k = KernelOf(p);
+  const Tensor in = ReadMap(ifm, k.IfmHeight(ofm.height), k.IfmWidth(ofm.width), depthwise ? ofm.depth : ifm.depth,
+                            what, Channel::kIfm);
+  const std::vector<int16_t> weights = Weights(op, what, depthwise);
+  std::vector<ChannelScale> scales;
+  if (ofm.scale_mode == 0) {
+    const uint32_t region = p[kScaleRegion] & 7;
+    const uint32_t length = p[kScaleLength] & 0xFFFFF;
+    if (length < 10 * ofm.depth) {
+      throw Abort{{Outcome::Kind::kWeightFault,
+                   fmt::format("{}: SCALE_LENGTH {} is short of the {} bytes {} output channels need", what, length,
+                               10 * ofm.depth, ofm.depth),
+                   Channel::kScale}};
+    }
+    scales = DecodeScales(Read(fmt::format("scales of {} (BASEP{} + 0x{:x})", what, region, p[kScaleBase]),
+                               Address(region, p[kScaleBase]), length, Channel::kScale),
+                          ofm.depth);
+  }
+  std::string unsupported;
+  const Tensor out = Convolve(p, depthwise, in, weights, scales, shram_, &unsupported);
+  if (!unsupported.empty()) NotModelled(what, unsupported);
+  WriteMap(ofm, out, what);
+}
+
 Outcome Job::Run(const Operation& op, size_t index) {
   const std::string what = fmt::format("op {} {}", index, CommandName(op.op, false));
   try {
     switch (op.op) {
       case kOpDmaStart: Dma(op, what); break;
+      case kOpElementwise: RunElementwise(op, what); break;
+      case kOpPool: RunPool(op, what); break;
+      case kOpConv:
+      case kOpDepthwise: RunConvolution(op, what); break;
       // The model runs each operation to its end before the next: nothing is ever
       // outstanding, so the waits and the PMU mask have nothing to do.
       case kOpDmaWait:
       case kOpKernelWait:
       case kOpPmuMask:
       case kOpIrq: break;
-      default:
-        return {Outcome::Kind::kNotModelled,
-                fmt::format("{} at stream offset 0x{:x} is not modelled by faultline yet (issue 35)", what, op.offset)};
+      default:  // the decoder knows no other operation
+        break;
     }
   } catch (const Abort& a) {
     return a.outcome;

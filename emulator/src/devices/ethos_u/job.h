@@ -21,7 +21,7 @@ namespace faultline::ethos_u {
 enum class Channel : uint32_t { kCmd = 0, kIfm = 1, kWeights = 2, kScale = 3, kDmaRead = 4, kOfm = 8, kDmaWrite = 9 };
 
 struct Outcome {
-  enum class Kind { kCompleted, kBusError, kNotModelled };
+  enum class Kind { kCompleted, kBusError, kWeightFault, kNotModelled };
   Kind kind = Kind::kCompleted;
   std::string detail;
   Channel channel = Channel::kCmd;
@@ -31,7 +31,8 @@ class Job {
  public:
   // `basep`: BASEP0..7 as the CPU wrote them; `shram`: the NPU's internal SRAM;
   // `record`: where the transfers are logged.
-  Job(BusPort& port, const std::array<uint64_t, 8>& basep, std::vector<uint8_t>& shram, NpuJob& record);
+  Job(BusPort& port, const std::array<uint64_t, 8>& basep, std::vector<uint8_t>& shram, NpuJob& record,
+      uint32_t macs);
 
   // Runs `op`, the `index`th operation of the stream.
   Outcome Run(const Operation& op, size_t index);
@@ -56,6 +57,12 @@ class Job {
   uint8_t* Shram(uint64_t at, uint64_t len, const std::string& what, Channel channel);
   void Log(const std::string& what, uint64_t address, uint64_t size, bool write);
   void Dma(const Operation& op, const std::string& what);
+  void RunElementwise(const Operation& op, const std::string& what);
+  void RunPool(const Operation& op, const std::string& what);
+  void RunConvolution(const Operation& op, const std::string& what);
+  // The op's weights, decoded and put back in OHWI order, and its scales.
+  std::vector<int16_t> Weights(const Operation& op, const std::string& what, bool depthwise);
+  [[noreturn]] void NotModelled(const std::string& what, const std::string& part) const;
   // `map`'s elements over height x width x depth, read tile by tile (one transfer each).
   Tensor ReadMap(const FeatureMap& map, uint32_t height, uint32_t width, uint32_t depth, const std::string& what,
                  Channel channel);
@@ -67,6 +74,7 @@ class Job {
   std::array<uint64_t, 8> basep_;
   std::vector<uint8_t>& shram_;
   NpuJob& record_;
+  uint32_t macs_;
 };
 
 }  // namespace faultline::ethos_u
