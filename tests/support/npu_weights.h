@@ -90,3 +90,47 @@ inline std::vector<uint8_t> EncodeWeights(const std::vector<int32_t>& values, ui
 }
 
 }  // namespace faultline::npu_test
+
+namespace faultline::npu_test {
+
+// Vela's reorder (mlw_encode.c reorder(); docs/reference/ethos-u-weights.md §3.2), written
+// again here from the description for the tests: the stream's values for an OHWI kernel
+// (I 1 for depthwise), padding as zeros.
+inline std::vector<int32_t> ReorderForStream(const std::vector<int8_t>& ohwi, uint32_t O, uint32_t KH, uint32_t KW,
+                                             uint32_t I, uint32_t ofm_block, bool depthwise, bool part_kernel,
+                                             uint32_t dilation_y = 1, uint32_t dilation_x = 1, uint32_t oub = 8,
+                                             uint32_t iub = 8) {
+  std::vector<int32_t> out;
+  const uint32_t ibd = part_kernel ? 16 : 32, dh = 8 / dilation_y, dw = 8 / dilation_x;
+  for (uint32_t ob = 0; ob < O; ob += ofm_block) {
+    const uint32_t cobd = std::min(ofm_block, O - ob);
+    for (uint32_t ib = 0; ib < (depthwise ? 1 : I); ib += ibd) {
+      const uint32_t cibd = depthwise ? iub : part_kernel ? std::min(ibd, I - ib) : ibd;
+      for (uint32_t sy = 0; sy < KH; sy += dh) {
+        for (uint32_t sx = 0; sx < KW; sx += dw) {
+          const uint32_t sh = std::min(KH - sy, dh), sw = std::min(KW - sx, dw);
+          const uint32_t elements = part_kernel || depthwise ? (sw * sh + 3) / 4 * 4 : sw * sh;
+          for (uint32_t io = 0; io < (part_kernel ? cibd : 1); io += iub) {
+            for (uint32_t ou = 0; ou < cobd; ou += oub) {
+              for (uint32_t e = 0; e < elements; ++e) {
+                for (uint32_t ii = 0; ii < (part_kernel ? 1 : cibd); ii += iub) {
+                  for (uint32_t oz = 0; oz < oub; ++oz) {
+                    for (uint32_t iz = 0; iz < (depthwise ? 1 : iub); ++iz) {
+                      const uint32_t i = ib + io + ii + iz, o = ob + ou + oz, ky = e / sw, kx = e % sw;
+                      const bool real = i < (depthwise ? 1 : I) && o < O && ky < sh;
+                      out.push_back(real ? ohwi[((size_t(o) * KH + sy + ky) * KW + sx + kx) * (depthwise ? 1 : I) + i]
+                                         : 0);
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace faultline::npu_test

@@ -65,8 +65,9 @@ struct Quant {
 
 // reference_integer_ops::Add with the parameters add.cc prepares for int8: left shift 20,
 // each input rescaled by its scale over twice the larger, the sum by that over the
-// output's.
-inline int8_t Add(int8_t a, int8_t b, Quant qa, Quant qb, Quant qo, int32_t act_min = -128, int32_t act_max = 127) {
+// output's; sub.cc's int8 path subtracts the second term with the same parameters.
+inline int8_t AddOrSub(int8_t a, int8_t b, Quant qa, Quant qb, Quant qo, bool subtract, int32_t act_min,
+                       int32_t act_max) {
   const int left_shift = 20;
   const double twice_max = 2 * std::max(qa.scale, qb.scale);
   int32_t ma, mb, mo;
@@ -74,11 +75,16 @@ inline int8_t Add(int8_t a, int8_t b, Quant qa, Quant qb, Quant qo, int32_t act_
   QuantizeMultiplier(qa.scale / twice_max, &ma, &sa);
   QuantizeMultiplier(qb.scale / twice_max, &mb, &sb);
   QuantizeMultiplier(twice_max / ((1 << left_shift) * qo.scale), &mo, &so);
-  const int32_t va = (int32_t(a) - qa.zero_point) * (1 << left_shift);
-  const int32_t vb = (int32_t(b) - qb.zero_point) * (1 << left_shift);
-  const int32_t sum = MultiplyByQuantizedMultiplier(va, ma, sa) + MultiplyByQuantizedMultiplier(vb, mb, sb);
-  const int32_t out = MultiplyByQuantizedMultiplier(sum, mo, so) + qo.zero_point;
+  const int32_t va = MultiplyByQuantizedMultiplier((int32_t(a) - qa.zero_point) * (1 << left_shift), ma, sa);
+  const int32_t vb = MultiplyByQuantizedMultiplier((int32_t(b) - qb.zero_point) * (1 << left_shift), mb, sb);
+  const int32_t out = MultiplyByQuantizedMultiplier(subtract ? va - vb : va + vb, mo, so) + qo.zero_point;
   return int8_t(std::clamp(out, act_min, act_max));
+}
+inline int8_t Add(int8_t a, int8_t b, Quant qa, Quant qb, Quant qo, int32_t act_min = -128, int32_t act_max = 127) {
+  return AddOrSub(a, b, qa, qb, qo, false, act_min, act_max);
+}
+inline int8_t Sub(int8_t a, int8_t b, Quant qa, Quant qb, Quant qo, int32_t act_min = -128, int32_t act_max = 127) {
+  return AddOrSub(a, b, qa, qb, qo, true, act_min, act_max);
 }
 
 // reference_integer_ops::Mul for int8: the product of the offset inputs, rescaled by
@@ -90,6 +96,104 @@ inline int8_t Mul(int8_t a, int8_t b, Quant qa, Quant qb, Quant qo, int32_t act_
   const int32_t product = (int32_t(a) - qa.zero_point) * (int32_t(b) - qb.zero_point);
   const int32_t out = MultiplyByQuantizedMultiplier(product, m, s) + qo.zero_point;
   return int8_t(std::clamp(out, act_min, act_max));
+}
+
+}  // namespace faultline::tflite
+
+namespace faultline::tflite {
+
+// A feature map, NHWC.
+struct Map {
+  int h = 0, w = 0, c = 0;
+  std::vector<int8_t> v;
+  int8_t& at(int y, int x, int ch) { return v[size_t((y * w + x) * c + ch)]; }
+  int8_t at(int y, int x, int ch) const { return v[size_t((y * w + x) * c + ch)]; }
+};
+
+struct Window {
+  int kh = 1, kw = 1, stride_y = 1, stride_x = 1, dilation_y = 1, dilation_x = 1, pad_top = 0, pad_left = 0;
+};
+
+// reference_integer_ops::AveragePool: the raw values of the taps inside the input, summed
+// and divided by their count, rounded half away from zero.
+inline Map AveragePool(const Map& in, const Window& k, int out_h, int out_w, int32_t act_min = -128,
+                       int32_t act_max = 127) {
+  Map out{out_h, out_w, in.c, std::vector<int8_t>(size_t(out_h * out_w * in.c))};
+  for (int oy = 0; oy < out_h; ++oy) {
+    for (int ox = 0; ox < out_w; ++ox) {
+      for (int c = 0; c < in.c; ++c) {
+        int32_t sum = 0, n = 0;
+        for (int ky = 0; ky < k.kh; ++ky) {
+          for (int kx = 0; kx < k.kw; ++kx) {
+            const int y = oy * k.stride_y - k.pad_top + ky, x = ox * k.stride_x - k.pad_left + kx;
+            if (y < 0 || x < 0 || y >= in.h || x >= in.w) continue;
+            sum += in.at(y, x, c);
+            ++n;
+          }
+        }
+        const int32_t avg = n == 0 ? 0 : sum > 0 ? (sum + n / 2) / n : (sum - n / 2) / n;
+        out.at(oy, ox, c) = int8_t(std::clamp(avg, act_min, act_max));
+      }
+    }
+  }
+  return out;
+}
+
+// reference_integer_ops::MaxPool: the largest tap inside the input.
+inline Map MaxPool(const Map& in, const Window& k, int out_h, int out_w, int32_t act_min = -128,
+                   int32_t act_max = 127) {
+  Map out{out_h, out_w, in.c, std::vector<int8_t>(size_t(out_h * out_w * in.c))};
+  for (int oy = 0; oy < out_h; ++oy) {
+    for (int ox = 0; ox < out_w; ++ox) {
+      for (int c = 0; c < in.c; ++c) {
+        int32_t m = -128;
+        for (int ky = 0; ky < k.kh; ++ky) {
+          for (int kx = 0; kx < k.kw; ++kx) {
+            const int y = oy * k.stride_y - k.pad_top + ky, x = ox * k.stride_x - k.pad_left + kx;
+            if (y >= 0 && x >= 0 && y < in.h && x < in.w) m = std::max<int32_t>(m, in.at(y, x, c));
+          }
+        }
+        out.at(oy, ox, c) = int8_t(std::clamp(m, act_min, act_max));
+      }
+    }
+  }
+  return out;
+}
+
+// reference_integer_ops::ConvPerChannel (depthwise: DepthwiseConvPerChannel with depth
+// multiplier 1): (input + input_offset) * filter summed over the taps inside the input,
+// plus the bias, each output channel rescaled by its own multiplier. `filter` is OHWI
+// (I 1 for depthwise).
+inline Map Conv(const Map& in, const std::vector<int8_t>& filter, const std::vector<int32_t>& bias, int out_c,
+                const Window& k, int out_h, int out_w, Quant qi, const std::vector<double>& filter_scales, Quant qo,
+                bool depthwise, int32_t act_min = -128, int32_t act_max = 127) {
+  Map out{out_h, out_w, out_c, std::vector<int8_t>(size_t(out_h * out_w * out_c))};
+  const int ic = depthwise ? 1 : in.c;
+  for (int o = 0; o < out_c; ++o) {
+    int32_t m;
+    int s;
+    QuantizeMultiplier(qi.scale * filter_scales[size_t(o)] / qo.scale, &m, &s);
+    for (int oy = 0; oy < out_h; ++oy) {
+      for (int ox = 0; ox < out_w; ++ox) {
+        int32_t acc = 0;
+        for (int ky = 0; ky < k.kh; ++ky) {
+          for (int kx = 0; kx < k.kw; ++kx) {
+            const int y = oy * k.stride_y - k.pad_top + ky * k.dilation_y;
+            const int x = ox * k.stride_x - k.pad_left + kx * k.dilation_x;
+            if (y < 0 || x < 0 || y >= in.h || x >= in.w) continue;
+            for (int i = 0; i < ic; ++i) {
+              const int32_t value = in.at(y, x, depthwise ? o : i) - qi.zero_point;
+              acc += value * filter[size_t(((o * k.kh + ky) * k.kw + kx) * ic + i)];
+            }
+          }
+        }
+        acc += bias[size_t(o)];
+        const int32_t v = MultiplyByQuantizedMultiplier(acc, m, s) + qo.zero_point;
+        out.at(oy, ox, o) = int8_t(std::clamp(v, act_min, act_max));
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace faultline::tflite

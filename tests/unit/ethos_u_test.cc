@@ -14,6 +14,7 @@
 #include "devices/ethos_u/command_stream.h"
 #include "faultline/board.h"
 #include "faultline/memory_map.h"
+#include "npu_rig.h"
 #include "npu_stream.h"
 
 namespace faultline {
@@ -26,42 +27,18 @@ constexpr uint64_t kArena = 0x21000000;
 
 class EthosUTest : public ::testing::Test {
  protected:
-  Board board_ = LoadBoardFile(std::filesystem::path(FAULTLINE_BOARDS_DIR) / "mps3-an547.yaml");
-  MemoryMap map_{board_};
-  BusView host_ = BusView::Host(map_);
-  size_t npu_ = Peripheral("ETHOS_U55");
+  npu_test::NpuRig rig_;
+  MemoryMap& map_ = rig_.map();
   uint64_t now_ = 1000;
 
-  size_t Peripheral(const std::string& name) const {
-    for (size_t p = 0; p < map_.peripherals().size(); ++p) {
-      if (map_.peripherals()[p].name == name) return p;
-    }
-    throw std::runtime_error("no peripheral " + name);
-  }
-  size_t Reg(const std::string& name) const {
-    const auto& regs = map_.peripherals()[npu_].registers;
-    for (size_t r = 0; r < regs.size(); ++r) {
-      if (regs[r].name == name) return r;
-    }
-    throw std::runtime_error("no register " + name);
-  }
-  uint32_t Get(const std::string& name) { return map_.LoadRegister(npu_, Reg(name)); }
-  void Set(const std::string& name, uint32_t v) { map_.WriteRegister(npu_, Reg(name), v); }
-  void Put(uint64_t address, const std::vector<uint8_t>& bytes) { ASSERT_TRUE(host_.Write(address, bytes).ok()); }
-  std::vector<uint8_t> Take(uint64_t address, size_t n) {
-    std::vector<uint8_t> b(n);
-    EXPECT_TRUE(host_.Read(address, b).ok());
-    return b;
-  }
-  // What the driver's invoke writes: the stream, the base pointers, then CMD = 1.
+  uint32_t Get(const std::string& name) { return rig_.Get(name); }
+  void Set(const std::string& name, uint32_t v) { rig_.Set(name, v); }
+  void Put(uint64_t address, const std::vector<uint8_t>& bytes) { rig_.Put(address, bytes); }
+  std::vector<uint8_t> Take(uint64_t address, size_t n) { return rig_.Take(address, n); }
   void Invoke(const StreamWriter& s, uint64_t at = kStream, uint32_t basep1 = kArena) {
-    Put(at, s.bytes());
-    Set("QBASE", uint32_t(at));
-    Set("QSIZE", uint32_t(s.words().size() * 4));
-    Set("BASEP1", basep1);
-    Set("CMD", 1);
+    rig_.Invoke(s, at, basep1, uint32_t(npu_test::NpuRig::kWeights));
   }
-  const NpuJob& Job() { return map_.npus().at(0)->jobs().back(); }
+  const NpuJob& Job() { return rig_.Job(); }
   // Runs the clock to the job's end (the machine advances the map at the next event).
   void Finish() {
     const uint64_t at = map_.NextEventAt();

@@ -1,0 +1,245 @@
+// The Ethos-U model's operations against TensorFlow Lite's reference int8 kernels, bit
+// for bit (issue 35): each case is a command stream written as Vela writes the operator
+// (npu_vela.h), run by the NPU of mps3-an547 on feature maps in NHWC or NHCWB16 that the
+// host placed in its SRAM, with random shapes, strides, paddings, scales and zero points.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "npu_rig.h"
+#include "npu_vela.h"
+#include "npu_weights.h"
+#include "tflite_int8.h"
+
+namespace faultline {
+namespace {
+
+using npu_test::Fm;
+using npu_test::NpuRig;
+using npu_test::StreamWriter;
+
+constexpr uint32_t kIfmAt = 0x0, kIfm2At = 0x40000, kOfmAt = 0x80000;  // offsets into region 1
+
+double LogUniform(std::mt19937& rng, double lo, double hi) {
+  return std::exp(std::uniform_real_distribution<double>(std::log(lo), std::log(hi))(rng));
+}
+int32_t Between(std::mt19937& rng, int32_t lo, int32_t hi) { return std::uniform_int_distribution<int32_t>(lo, hi)(rng); }
+
+// Random int8 values for `f`, written where the map puts them.
+tflite::Map Fill(NpuRig& rig, std::mt19937& rng, const Fm& f) {
+  tflite::Map m{int(f.h), int(f.w), int(f.c), std::vector<int8_t>(size_t(f.h) * f.w * f.c)};
+  std::vector<uint8_t> bytes(f.Bytes(), 0xA5);  // bytes between elements: not the map's
+  for (uint32_t y = 0; y < f.h; ++y) {
+    for (uint32_t x = 0; x < f.w; ++x) {
+      for (uint32_t c = 0; c < f.c; ++c) {
+        m.at(int(y), int(x), int(c)) = int8_t(Between(rng, -128, 127));
+        bytes[f.At(y, x, c) - f.offset] = uint8_t(m.at(int(y), int(x), int(c)));
+      }
+    }
+  }
+  rig.Put(NpuRig::kArena + f.offset, bytes);
+  return m;
+}
+
+// The OFM the NPU wrote, as int8 values.
+tflite::Map Result(NpuRig& rig, const Fm& f) {
+  const std::vector<uint8_t> bytes = rig.Take(NpuRig::kArena + f.offset, f.Bytes());
+  tflite::Map m{int(f.h), int(f.w), int(f.c), std::vector<int8_t>(size_t(f.h) * f.w * f.c)};
+  for (uint32_t y = 0; y < f.h; ++y) {
+    for (uint32_t x = 0; x < f.w; ++x) {
+      for (uint32_t c = 0; c < f.c; ++c) m.at(int(y), int(x), int(c)) = int8_t(bytes[f.At(y, x, c) - f.offset]);
+    }
+  }
+  return m;
+}
+
+Fm RandomFm(std::mt19937& rng, uint32_t h, uint32_t w, uint32_t c, uint32_t offset, int32_t zero_point) {
+  Fm f;
+  f.h = h, f.w = w, f.c = c, f.offset = offset, f.zero_point = zero_point;
+  f.brick = rng() % 2;
+  return f;
+}
+
+::testing::AssertionResult SameMaps(const tflite::Map& npu, const tflite::Map& reference, const std::string& what) {
+  for (size_t i = 0; i < reference.v.size(); ++i) {
+    if (npu.v[i] != reference.v[i]) {
+      return ::testing::AssertionFailure() << what << ": element " << i << " is " << int(npu.v[i]) << ", TFLite's "
+                                           << int(reference.v[i]);
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// ADD, SUB and MUL of two int8 maps of random quantisation, in any layout, with a random
+// activation range: 1,500 operations, each element compared.
+TEST(EthosUOps, AddSubAndMulEqualTfliteBitForBit) {
+  NpuRig rig;
+  std::mt19937 rng(3501);
+  size_t elements = 0;
+  for (int round = 0; round < 1500; ++round) {
+    const uint16_t mode = uint16_t(round % 3 == 0 ? 0 : round % 3);  // MUL, ADD, SUB
+    const uint32_t h = uint32_t(Between(rng, 1, 4)), w = uint32_t(Between(rng, 1, 6)), c = uint32_t(Between(rng, 1, 40));
+    const tflite::Quant qa{LogUniform(rng, 0.002, 0.2), Between(rng, -128, 127)};
+    const tflite::Quant qb{rng() % 5 == 0 ? qa.scale : LogUniform(rng, 0.002, 0.2), Between(rng, -128, 127)};
+    const tflite::Quant qo{LogUniform(rng, 0.002, mode == 0 ? 0.5 : 0.4), Between(rng, -128, 127)};
+    const int32_t act_min = rng() % 3 == 0 ? std::max(-128, qo.zero_point) : -128;
+    const Fm a = RandomFm(rng, h, w, c, kIfmAt, qa.zero_point), b = RandomFm(rng, h, w, c, kIfm2At, qb.zero_point);
+    const Fm o = RandomFm(rng, h, w, c, kOfmAt, qo.zero_point);
+    const tflite::Map ma = Fill(rig, rng, a), mb = Fill(rig, rng, b);
+    StreamWriter s;
+    uint16_t scale_mode = 0;
+    if (mode == 0) {
+      npu_test::SetOfmScale(s, npu_test::QuantiseScale(qa.scale * qb.scale / qo.scale));
+    } else {
+      npu_test::SetAddSubScales(s, qa.scale, qb.scale, qo.scale, &scale_mode);
+    }
+    npu_test::SetIfm(s, a, 1, uint16_t(scale_mode << 8));
+    npu_test::SetIfm2(s, b, 1);
+    npu_test::SetOfm(s, o, 1, true, act_min);
+    s.Cmd0(0x180, 0).Cmd0(0x006, mode).Stop();
+    ASSERT_EQ(rig.Run(s).outcome, "completed") << rig.Job().detail;
+    tflite::Map ref{int(h), int(w), int(c), std::vector<int8_t>(ma.v.size())};
+    for (size_t i = 0; i < ma.v.size(); ++i) {
+      ref.v[i] = mode == 0   ? tflite::Mul(ma.v[i], mb.v[i], qa, qb, qo, act_min)
+                 : mode == 1 ? tflite::Add(ma.v[i], mb.v[i], qa, qb, qo, act_min)
+                             : tflite::Sub(ma.v[i], mb.v[i], qa, qb, qo, act_min);
+    }
+    ASSERT_TRUE(SameMaps(Result(rig, o), ref, "round " + std::to_string(round) + " mode " + std::to_string(mode)));
+    elements += ref.v.size();
+  }
+  EXPECT_GT(elements, 100000u);
+}
+
+// An ADD of a scalar (IFM2_BROADCAST.broadcast_constant), and of a map broadcast along H,
+// W and C, with the operands reversed: Vela puts the broadcast operand in IFM2.
+TEST(EthosUOps, ScalarAndBroadcastOperandsEqualTflite) {
+  NpuRig rig;
+  std::mt19937 rng(3502);
+  for (int round = 0; round < 300; ++round) {
+    const uint32_t h = uint32_t(Between(rng, 1, 4)), w = uint32_t(Between(rng, 1, 5)), c = uint32_t(Between(rng, 1, 20));
+    const tflite::Quant qa{LogUniform(rng, 0.005, 0.1), Between(rng, -128, 127)};
+    const tflite::Quant qb{LogUniform(rng, 0.005, 0.1), Between(rng, -128, 127)};
+    const tflite::Quant qo{LogUniform(rng, 0.005, 0.2), Between(rng, -128, 127)};
+    const bool scalar = round % 2 == 0, reversed = round % 4 == 1;
+    const uint16_t axes = uint16_t(Between(rng, 0, 7));
+    const Fm a = RandomFm(rng, h, w, c, kIfmAt, qa.zero_point);
+    const Fm b = RandomFm(rng, axes & 1 ? 1 : h, axes & 2 ? 1 : w, axes & 4 ? 1 : c, kIfm2At, qb.zero_point);
+    const Fm o = RandomFm(rng, h, w, c, kOfmAt, qo.zero_point);
+    const tflite::Map ma = Fill(rig, rng, a);
+    const tflite::Map mb = Fill(rig, rng, b);
+    const int8_t k = int8_t(Between(rng, -128, 127));
+    StreamWriter s;
+    uint16_t scale_mode = 0;
+    // Reversed, IFM2 is the first operand: its scale is the first.
+    npu_test::SetAddSubScales(s, reversed ? qb.scale : qa.scale, reversed ? qa.scale : qb.scale, qo.scale, &scale_mode);
+    npu_test::SetIfm(s, a, 1, uint16_t(scale_mode << 8));
+    npu_test::SetIfm2(s, b, 1);
+    npu_test::SetOfm(s, o, 1, true);
+    s.Cmd0(0x181, uint16_t(int16_t(k)));
+    s.Cmd0(0x180, uint16_t(scalar ? 0x80 : axes) | uint16_t(reversed ? 0x40 : 0)).Cmd0(0x006, 1).Stop();
+    ASSERT_EQ(rig.Run(s).outcome, "completed") << rig.Job().detail;
+    tflite::Map ref{int(h), int(w), int(c), std::vector<int8_t>(ma.v.size())};
+    for (int y = 0; y < int(h); ++y) {
+      for (int x = 0; x < int(w); ++x) {
+        for (int ch = 0; ch < int(c); ++ch) {
+          const int8_t second = scalar ? k : mb.at(axes & 1 ? 0 : y, axes & 2 ? 0 : x, axes & 4 ? 0 : ch);
+          ref.at(y, x, ch) = reversed ? tflite::Add(second, ma.at(y, x, ch), qb, qa, qo)
+                                      : tflite::Add(ma.at(y, x, ch), second, qa, qb, qo);
+        }
+      }
+    }
+    ASSERT_TRUE(SameMaps(Result(rig, o), ref, "round " + std::to_string(round)));
+  }
+}
+
+// MAX and AVERAGE pooling, VALID and SAME: Vela forces the average's zero points to 0
+// (TFLite averages the raw values) and scales a VALID average globally
+// (quantise_pooling_scale); a padded one the hardware divides by the taps inside.
+TEST(EthosUOps, PoolingEqualsTfliteBitForBit) {
+  NpuRig rig;
+  std::mt19937 rng(3503);
+  for (int round = 0; round < 1200; ++round) {
+    const bool average = round % 2, same = (round / 2) % 2;
+    const int kh = Between(rng, 1, 4), kw = Between(rng, 1, 4), sy = Between(rng, 1, 3), sx = Between(rng, 1, 3);
+    const int ih = Between(rng, kh, 9), iw = Between(rng, kw, 9), c = Between(rng, 1, 24);
+    const int oh = same ? (ih + sy - 1) / sy : (ih - kh) / sy + 1, ow = same ? (iw + sx - 1) / sx : (iw - kw) / sx + 1;
+    const int pad_h = same ? std::max((oh - 1) * sy + kh - ih, 0) : 0, pad_w = same ? std::max((ow - 1) * sx + kw - iw, 0) : 0;
+    const int32_t zp = average ? 0 : Between(rng, -128, 127);
+    const Fm in = RandomFm(rng, uint32_t(ih), uint32_t(iw), uint32_t(c), kIfmAt, zp);
+    const Fm out = RandomFm(rng, uint32_t(oh), uint32_t(ow), uint32_t(c), kOfmAt, zp);
+    const tflite::Map mi = Fill(rig, rng, in);
+    StreamWriter s;
+    npu_test::SetIfm(s, in, 1);
+    const bool global = average && pad_h == 0 && pad_w == 0;
+    npu_test::SetOfm(s, out, 1, global);
+    if (global) npu_test::SetOfmScale(s, npu_test::PoolingScale(uint32_t(kh * kw)));
+    npu_test::SetKernel(s, uint32_t(kh), uint32_t(kw), uint32_t(sy), uint32_t(sx));
+    npu_test::SetPadding(s, uint32_t(pad_h / 2), uint32_t(pad_w / 2), uint32_t(pad_h - pad_h / 2), uint32_t(pad_w - pad_w / 2));
+    s.Cmd0(0x005, average ? 1 : 0).Stop();
+    ASSERT_EQ(rig.Run(s).outcome, "completed") << rig.Job().detail;
+    const tflite::Window k{kh, kw, sy, sx, 1, 1, pad_h / 2, pad_w / 2};
+    const tflite::Map ref = average ? tflite::AveragePool(mi, k, oh, ow) : tflite::MaxPool(mi, k, oh, ow);
+    ASSERT_TRUE(SameMaps(Result(rig, out), ref, "round " + std::to_string(round)));
+  }
+}
+
+// CONV and DEPTHWISE with per-channel quantisation: weights reordered and compressed as
+// Vela's codec lays them out (uncompressed or Golomb-Rice), the scale records beside
+// them, strides, dilation, SAME padding, depth-first and part-kernel-first orders.
+TEST(EthosUOps, ConvolutionsEqualTfliteBitForBit) {
+  NpuRig rig;
+  std::mt19937 rng(3504);
+  for (int round = 0; round < 600; ++round) {
+    const bool depthwise = round % 3 == 2, same = rng() % 2, part_kernel = !depthwise && rng() % 2;
+    const int kh = Between(rng, 1, 3), kw = Between(rng, 1, 3), sy = Between(rng, 1, 2), sx = Between(rng, 1, 2);
+    const int dy = kh > 1 && rng() % 4 == 0 ? 2 : 1, dx = kw > 1 && rng() % 4 == 0 ? 2 : 1;
+    const int ekh = dy * (kh - 1) + 1, ekw = dx * (kw - 1) + 1;
+    const int ih = Between(rng, ekh, 7), iw = Between(rng, ekw, 7), ic = Between(rng, 1, 20);
+    const int oc = depthwise ? ic : Between(rng, 1, 24);
+    const int oh = same ? (ih + sy - 1) / sy : (ih - ekh) / sy + 1, ow = same ? (iw + sx - 1) / sx : (iw - ekw) / sx + 1;
+    const int pad_h = same ? std::max((oh - 1) * sy + ekh - ih, 0) : 0, pad_w = same ? std::max((ow - 1) * sx + ekw - iw, 0) : 0;
+    const tflite::Quant qi{LogUniform(rng, 0.005, 0.1), Between(rng, -128, 127)};
+    const tflite::Quant qo{LogUniform(rng, 0.01, 0.5), Between(rng, -128, 127)};
+    const Fm in = RandomFm(rng, uint32_t(ih), uint32_t(iw), uint32_t(ic), kIfmAt, qi.zero_point);
+    const Fm out = RandomFm(rng, uint32_t(oh), uint32_t(ow), uint32_t(oc), kOfmAt, qo.zero_point);
+    const tflite::Map mi = Fill(rig, rng, in);
+    const int ifm_per = depthwise ? 1 : ic;
+    std::vector<int8_t> filter(size_t(oc * kh * kw * ifm_per));
+    for (int8_t& f : filter) f = int8_t(Between(rng, -127, 127));
+    std::vector<int32_t> bias(static_cast<size_t>(oc));
+    std::vector<int64_t> bias40(static_cast<size_t>(oc));
+    std::vector<double> fscale(static_cast<size_t>(oc));
+    std::vector<npu_test::Scale> scales(static_cast<size_t>(oc));
+    for (int o = 0; o < oc; ++o) {
+      bias[size_t(o)] = Between(rng, -20000, 20000);
+      bias40[size_t(o)] = bias[size_t(o)];
+      fscale[size_t(o)] = LogUniform(rng, 0.001, 0.05);
+      scales[size_t(o)] = npu_test::QuantiseScale(qi.scale * fscale[size_t(o)] / qo.scale);
+    }
+    const uint32_t block = std::vector<uint32_t>{8, 16, 32}[rng() % 3];
+    const std::vector<int32_t> order = npu_test::ReorderForStream(filter, uint32_t(oc), uint32_t(kh), uint32_t(kw),
+                                                                  uint32_t(ifm_per), block, depthwise, part_kernel,
+                                                                  uint32_t(dy), uint32_t(dx));
+    const uint32_t k = std::vector<uint32_t>{3, 4, 5, 7}[rng() % 4];
+    const std::vector<uint8_t> weights = npu_test::EncodeWeights(order, k);
+    const std::vector<uint8_t> records = npu_test::ScaleRecords(bias40, scales);
+    rig.Put(NpuRig::kWeights, records);
+    rig.Put(NpuRig::kWeights + records.size(), weights);
+    StreamWriter s;
+    npu_test::SetIfm(s, in, 1);
+    npu_test::SetOfm(s, out, 1, false);
+    npu_test::SetKernel(s, uint32_t(kh), uint32_t(kw), uint32_t(sy), uint32_t(sx), uint32_t(dy), uint32_t(dx), part_kernel);
+    npu_test::SetPadding(s, uint32_t(pad_h / 2), uint32_t(pad_w / 2), uint32_t(pad_h - pad_h / 2), uint32_t(pad_w - pad_w / 2));
+    s.Cmd0(0x128, 0).Cmd1(0x020, uint32_t(records.size())).Cmd1(0x021, uint32_t(weights.size()));
+    s.Cmd0(0x129, 0).Cmd1(0x022, 0).Cmd1(0x023, uint32_t(records.size()));
+    s.Cmd0(0x117, uint16_t(block - 1));
+    s.Cmd0(depthwise ? 0x003 : 0x002).Stop();
+    ASSERT_EQ(rig.Run(s).outcome, "completed") << rig.Job().detail;
+    const tflite::Window win{kh, kw, sy, sx, dy, dx, pad_h / 2, pad_w / 2};
+    const tflite::Map ref = tflite::Conv(mi, filter, bias, oc, win, oh, ow, qi, fscale, qo, depthwise);
+    ASSERT_TRUE(SameMaps(Result(rig, out), ref, "round " + std::to_string(round) + (depthwise ? " depthwise" : " conv")));
+  }
+}
+
+}  // namespace
+}  // namespace faultline
