@@ -45,3 +45,42 @@ foreach(board IN LISTS FX_BOARDS)
   add_dependencies(${board}_ml_inference ml_model)
   fx_ml_link(${board}_ml_inference ${board} ml_inference ${FX_BOARDS_DIR}/${board}.ld)
 endforeach()
+
+# npu_inference (issue 35): npunet on the CPU and on the board's Ethos-U, outputs compared.
+# The blob's generator is a host C++ program built on the writers the Ethos-U model's tests
+# use (tests/support/npu_vela.h, npu_weights.h).
+find_program(FX_HOST_CXX NAMES c++ g++ REQUIRED NO_CMAKE_FIND_ROOT_PATH)
+set(FX_NPU_SUPPORT ${FX_ML_DIR}/../../tests/support)
+set(FX_MAKE_NPUNET ${FX_ML_GEN_DIR}/make_npunet)
+add_custom_command(
+  OUTPUT ${FX_MAKE_NPUNET}
+  COMMAND ${FX_HOST_CXX} -std=c++20 -O2 -Wall -Wextra -I${FX_ML_DIR}/include -I${FX_NPU_SUPPORT}
+          ${FX_ML_DIR}/tools/make_npunet.cc -o ${FX_MAKE_NPUNET}
+  DEPENDS ${FX_ML_DIR}/tools/make_npunet.cc ${FX_ML_DIR}/include/npunet.h ${FX_NPU_SUPPORT}/npu_vela.h
+          ${FX_NPU_SUPPORT}/npu_weights.h ${FX_NPU_SUPPORT}/npu_stream.h
+  COMMENT "Building make_npunet (host)")
+foreach(product u55 u65)
+  set(bin ${FX_ML_GEN_DIR}/npunet_${product}.bin)
+  add_custom_command(OUTPUT ${bin} COMMAND ${FX_MAKE_NPUNET} ${bin} ${product} DEPENDS ${FX_MAKE_NPUNET}
+                     COMMENT "Generating npunet for the Ethos-${product}")
+  add_custom_target(npunet_${product} ALL DEPENDS ${bin})
+  fx_ml_model_asm(FX_NPUNET_ASM_${product} npunet_${product} ${bin} .npu_model)
+endforeach()
+
+# <board> <NPU base> <IRQ> <product code> <blob>
+foreach(entry "mps3-an547;0x58102000;56;0;u55" "alif-e8-hp;0x400E1000;55;0;u55" "imx93-cm33;0x4A900000;178;1;u65")
+  list(GET entry 0 board)
+  list(GET entry 1 base)
+  list(GET entry 2 irq)
+  list(GET entry 3 product)
+  list(GET entry 4 blob)
+  set(target ${board}_npu_inference)
+  add_executable(${target} ${FX_ML_DIR}/src/npu_inference.c ${FX_ML_DIR}/src/npunet.c ${FX_COMMON_DIR}/npu_driver.c
+                 ${FX_NPUNET_ASM_${blob}})
+  target_include_directories(${target} PRIVATE ${FX_ML_DIR}/include ${FX_COMMON_DIR})
+  target_compile_options(${target} PRIVATE ${FX_CPU_FLAGS_${board}} ${FX_COMMON_FLAGS} -fno-tree-loop-distribute-patterns)
+  target_compile_definitions(${target} PRIVATE NPU_BASE=${base}u NPU_IRQn=${irq} NPU_PRODUCT=${product})
+  target_link_libraries(${target} PRIVATE fx_common_${board})
+  add_dependencies(${target} npunet_${blob})
+  fx_ml_link(${target} ${board} npu_inference ${FX_BOARDS_DIR}/${board}_npu.ld)
+endforeach()

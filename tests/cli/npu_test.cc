@@ -4,6 +4,9 @@
 // at the CPU's DTCM address, the bus error that ended it with the memory the NPU reaches.
 #include <gtest/gtest.h>
 
+#include <set>
+#include <sstream>
+
 #include "cli.h"
 
 namespace faultline::testing {
@@ -34,7 +37,7 @@ TEST(Npu, AnArenaInTheDtcmIsABusErrorThatNamesWhatTheNpuReaches) {
   Completed cli;
   const nlohmann::json r = RunJson("mps3-an547", "npu_arena_dtcm", {}, &cli);
   EXPECT_EQ(cli.status, 1) << cli.out << cli.err;  // the firmware's exit 3: a failure
-  EXPECT_TRUE(Has(cli.out, "inference failed, STATUS 0x00009004")) << cli.out;  // bus_status, channel 9
+  EXPECT_TRUE(Has(cli.out, "npu: inference failed, STATUS 0x00009004")) << cli.out;  // bus_status, channel 9
   ASSERT_EQ(r["npu_jobs"].size(), 1u);
   const std::string detail = r["npu_jobs"][0]["detail"];
   EXPECT_EQ(r["npu_jobs"][0]["outcome"], "bus error");
@@ -43,6 +46,39 @@ TEST(Npu, AnArenaInTheDtcmIsABusErrorThatNamesWhatTheNpuReaches) {
   EXPECT_TRUE(Has(detail, "it reaches only bram, bram_s, isram, qspi, isram_s, qspi_s, ddr")) << detail;
   EXPECT_TRUE(Has(cli.out, detail)) << cli.out;
 }
+
+// npunet (firmware-fixtures/ml: conv 3x3 with ReLU, depthwise 3x3 stride 2, average pool,
+// fully connected; 1.2M MACs) on the CPU with TFLite's reference kernels and on the NPU
+// from its Vela-style blob, on each board with an Ethos-U: the firmware compares the two.
+class NpuNetwork : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(NpuNetwork, TheNpusOutputEqualsTheCpuBuildsOfTheSameNetwork) {
+  REQUIRE_FIXTURES();
+  Completed cli;
+  const nlohmann::json r = RunJson(GetParam(), "npu_inference", {}, &cli);
+  ASSERT_EQ(cli.status, 0) << cli.out << cli.err;
+  const std::string console = r["console"];
+  const size_t cpu = console.find("npunet cpu:"), npu = console.find("npunet npu:");
+  ASSERT_NE(cpu, std::string::npos) << console;
+  ASSERT_NE(npu, std::string::npos) << console;
+  const std::string cpu_scores = console.substr(cpu + 11, console.find('\n', cpu) - cpu - 11);
+  const std::string npu_scores = console.substr(npu + 11, console.find('\n', npu) - npu - 11);
+  EXPECT_EQ(npu_scores, cpu_scores);
+  std::set<std::string> distinct;
+  std::istringstream in(cpu_scores);
+  for (std::string v; in >> v;) distinct.insert(v);
+  EXPECT_GE(distinct.size(), 5u) << "a network whose output says something: " << cpu_scores;
+  ASSERT_EQ(r["npu_jobs"].size(), 1u);
+  EXPECT_EQ(r["npu_jobs"][0]["outcome"], "completed") << r["npu_jobs"][0]["detail"];
+  EXPECT_EQ(r["npu_jobs"][0]["operations"], 4u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Boards, NpuNetwork, ::testing::Values("mps3-an547", "alif-e8-hp", "imx93-cm33"),
+                         [](const ::testing::TestParamInfo<std::string>& p) {
+                           std::string name = p.param;
+                           for (char& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+                           return name;
+                         });
 
 }  // namespace
 }  // namespace faultline::testing

@@ -3,13 +3,14 @@
  *   MODEL_BIN      path of the blob (a string), set by fixtures.cmake
  *   MODEL_SECTION  output section it goes to (default .rodata.tinynet_model: the
  *                  fixture's flash / MRAM, as a model stored with the code is)
- * Exports tinynet_model (8-byte aligned) and tinynet_model_end.
+ * Exports tinynet_model (16-byte aligned: an NPU blob's base pointers must be) and
+ * tinynet_model_end.
  */
 #ifndef MODEL_SECTION
 #define MODEL_SECTION .rodata.tinynet_model
 #endif
     .section MODEL_SECTION, "a"
-    .balign 8
+    .balign 16
     .global tinynet_model
     .type tinynet_model, %object
 tinynet_model:

@@ -1,0 +1,66 @@
+/*
+ * npu_inference: npunet (include/npunet.h) run twice on one board: on the CPU with
+ * TensorFlow Lite's reference kernels, and on the Ethos-U through the fixtures' driver
+ * (common/npu_driver.c) with the blob's Vela-style payload, region 0 the blob and region 1
+ * the arena. Prints both outputs and exits 0 only when they are equal.
+ *
+ * The board's CMake entry gives -DNPU_BASE, -DNPU_IRQn and -DNPU_PRODUCT (0 U55, 1 U65);
+ * the linker script places .npu_model (the blob) and .npu_arena where the NPU reaches.
+ */
+#include <stdint.h>
+
+#include "npu_driver.h"
+#include "npunet.h"
+#include "semihost.h"
+
+extern const uint8_t tinynet_model[]; /* the blob, .incbin'd by fx_ml_model_asm */
+
+static int8_t arena[0x7200] __attribute__((section(".npu_arena"), aligned(16)));
+static int8_t cpu_arena[0x7200] __attribute__((aligned(16)));
+
+static void print_scores(const char *who, const int8_t *v, uint32_t n)
+{
+    sh_write0(who);
+    for (uint32_t i = 0; i < n; i++) {
+        char buf[6];
+        int32_t x = v[i];
+        uint32_t k = 0;
+        buf[k++] = ' ';
+        if (x < 0) buf[k++] = '-', x = -x;
+        if (x >= 100) buf[k++] = (char)('0' + x / 100);
+        if (x >= 10) buf[k++] = (char)('0' + x / 10 % 10);
+        buf[k++] = (char)('0' + x % 10);
+        buf[k] = 0;
+        sh_write0(buf);
+    }
+    sh_write0("\n");
+}
+
+int main(void)
+{
+    const npunet_header_t *h = (const npunet_header_t *)tinynet_model;
+    if (h->magic != NPUNET_MAGIC) {
+        sh_puts_hex("npu_inference: no npunet blob, magic ", h->magic);
+        return 2;
+    }
+    int8_t cpu_out[16] = {0}, npu_out[16] = {0};
+    npunet_run_cpu(h, cpu_arena, cpu_out);
+    print_scores("npunet cpu:", cpu_out, h->output_bytes);
+
+    npu_t npu = {.base = NPU_BASE, .irq = NPU_IRQn, .product = NPU_PRODUCT};
+    if (npu_init(&npu) != 0) return 2;
+    const int8_t *input = (const int8_t *)(tinynet_model + h->input);
+    for (uint32_t i = 0; i < h->input_bytes; i++) arena[i] = input[i];
+    const uintptr_t basep[2] = {(uintptr_t)h, (uintptr_t)arena};
+    if (npu_invoke(&npu, (const uint32_t *)(tinynet_model + h->payload), h->payload_bytes, basep, 2) != 0) return 3;
+    for (uint32_t i = 0; i < h->output_bytes; i++) npu_out[i] = arena[h->output_arena + i];
+    print_scores("npunet npu:", npu_out, h->output_bytes);
+    for (uint32_t i = 0; i < h->output_bytes; i++) {
+        if (npu_out[i] != cpu_out[i]) {
+            sh_puts_hex("npu_inference: the NPU's output differs from the CPU's at score ", i);
+            return 1;
+        }
+    }
+    sh_puts_hex("npu_inference: outputs equal; MACs ", h->macs);
+    return 0;
+}
