@@ -6,12 +6,17 @@
  *
  * The board's CMake entry gives -DNPU_BASE, -DNPU_IRQn and -DNPU_PRODUCT (0 U55, 1 U65);
  * the linker script places .npu_model (the blob) and .npu_arena where the NPU reaches.
+ * -DNPUNET_ONLY=1 runs the CPU build only, 2 the NPU only (the benchmark's rows).
  */
 #include <stdint.h>
 
 #include "npu_driver.h"
 #include "npunet.h"
 #include "semihost.h"
+
+#ifndef NPUNET_ONLY
+#define NPUNET_ONLY 0
+#endif
 
 extern const uint8_t tinynet_model[]; /* the blob, .incbin'd by fx_ml_model_asm */
 
@@ -44,8 +49,15 @@ int main(void)
         return 2;
     }
     int8_t cpu_out[16] = {0}, npu_out[16] = {0};
+#if NPUNET_ONLY != 2
     npunet_run_cpu(h, cpu_arena, cpu_out);
     print_scores("npunet cpu:", cpu_out, h->output_bytes);
+#endif
+#if NPUNET_ONLY == 1
+    (void)npu_out;
+    (void)arena;
+    return 0;
+#else
 
     npu_t npu = {.base = NPU_BASE, .irq = NPU_IRQn, .product = NPU_PRODUCT};
     if (npu_init(&npu) != 0) return 2;
@@ -55,6 +67,10 @@ int main(void)
     if (npu_invoke(&npu, (const uint32_t *)(tinynet_model + h->payload), h->payload_bytes, basep, 2) != 0) return 3;
     for (uint32_t i = 0; i < h->output_bytes; i++) npu_out[i] = arena[h->output_arena + i];
     print_scores("npunet npu:", npu_out, h->output_bytes);
+#if NPUNET_ONLY == 2
+    (void)cpu_arena;
+    return 0;
+#endif
     for (uint32_t i = 0; i < h->output_bytes; i++) {
         if (npu_out[i] != cpu_out[i]) {
             sh_puts_hex("npu_inference: the NPU's output differs from the CPU's at score ", i);
@@ -63,4 +79,5 @@ int main(void)
     }
     sh_puts_hex("npu_inference: outputs equal; MACs ", h->macs);
     return 0;
+#endif
 }
