@@ -124,7 +124,7 @@ TEST(Layout, NoSourceFileGrowsPastItsLimit) {
   const std::map<std::string, size_t> over = {
       {"arm/core.cc", 1165},       {"analysis/check.cc", 970},
       {"report/html.cc", 765},   {"arm/core_mve.cc", 790},
-      {"scenario/scenario_file.cc", 750}, {"arm/armv81m.cc", 705}, {"arm/mve/decode.cc", 920},  // a decode table
+      {"arm/armv81m.cc", 705}, {"arm/mve/decode.cc", 920},  // a decode table
   };
   for (const std::string& folder : SourceFolders()) {
     for (const std::string& file : FilesIn(folder)) {

@@ -12,10 +12,10 @@
 #include "../board/board_fields.h"
 #include "../board/yaml_fields.h"
 #include "faultline/error.h"
-#include "../riscv/hart.h"
 #include "faultline/scenario.h"
 #include "console_regex.h"
 #include "glob.h"
+#include "fields.h"
 #include "host_write.h"
 
 namespace faultline {
@@ -23,6 +23,7 @@ namespace faultline {
 namespace {
 
 namespace fs = std::filesystem;
+using namespace scenario_fields;
 
 constexpr uintmax_t kMaxScenarioBytes = 1 << 20;
 
@@ -33,107 +34,6 @@ struct FileParser {
   std::string origin;
   const ScenarioContext& context;
 };
-
-const std::vector<std::pair<std::string, std::string>>& Outcomes() {
-  static const std::vector<std::pair<std::string, std::string>> kOutcomes = {
-      {"exit", "exit"},   {"fault", "fault"},   {"hang", "hang"},
-      {"limit", "limit"}, {"lockup", "lockup"}, {"unsupported", "unsupported"}, {"halt", "halt"}};
-  return kOutcomes;
-}
-
-bool StartsWithDigit(const std::string& s) { return !s.empty() && s[0] >= '0' && s[0] <= '9'; }
-
-std::vector<Field> Items(const Field& f, const char* example) {
-  if (!f.node.IsSequence()) f.Fail("expected a list", example);
-  std::vector<Field> out;
-  for (size_t i = 0; i < f.node.size(); ++i) {
-    out.push_back(Field{f.node[i], f.origin, fmt::format("{}[{}]", f.path, i)});
-  }
-  return out;
-}
-
-uint32_t U32(const Field& f) {
-  uint64_t v = f.Number();
-  if (v > 0xFFFFFFFFull) f.Fail(fmt::format("0x{:x} does not fit in 32 bits", v), "use a value up to 0xFFFFFFFF");
-  return uint32_t(v);
-}
-
-// "de ad be ef", "deadbeef" or a list of byte values.
-std::vector<uint8_t> Bytes(const Field& f) {
-  std::vector<uint8_t> out;
-  if (f.node.IsSequence()) {
-    for (const Field& item : Items(f, "")) {
-      uint64_t v = item.Number();
-      if (v > 0xFF) item.Fail(fmt::format("0x{:x} does not fit in a byte", v), "use values 0x00..0xFF");
-      out.push_back(uint8_t(v));
-    }
-  } else {
-    std::string digits;
-    for (char c : f.Scalar()) {
-      if (c == ' ' || c == '_' || c == ':') continue;
-      if (!std::isxdigit(static_cast<unsigned char>(c))) {
-        f.Fail(fmt::format("'{}' is not a hex byte string", f.Scalar()),
-               "write bytes as hex pairs, e.g. bytes: \"de ad be ef\", or as a list [0xde, 0xad]");
-      }
-      digits += c;
-    }
-    if (digits.size() % 2 != 0) {
-      f.Fail(fmt::format("'{}' has an odd number of hex digits", f.Scalar()),
-             "write two hex digits per byte, e.g. \"0a ff\"");
-    }
-    for (size_t i = 0; i < digits.size(); i += 2) {
-      out.push_back(uint8_t(std::stoul(digits.substr(i, 2), nullptr, 16)));
-    }
-  }
-  if (out.empty()) f.Fail("no bytes given", "give at least one byte");
-  return out;
-}
-
-std::vector<uint32_t> Words(const Field& f) {
-  std::vector<uint32_t> out;
-  if (f.node.IsSequence()) {
-    for (const Field& item : Items(f, "")) out.push_back(U32(item));
-    if (out.empty()) f.Fail("no words given", "give at least one 32-bit value");
-  } else {
-    out.push_back(U32(f));
-  }
-  return out;
-}
-
-std::vector<uint8_t> LittleEndian(const std::vector<uint32_t>& words) {
-  std::vector<uint8_t> out;
-  for (uint32_t w : words) {
-    for (int i = 0; i < 4; ++i) out.push_back(uint8_t(w >> (8 * i)));
-  }
-  return out;
-}
-
-std::string Glob(const Field& f) {
-  std::string g = f.Scalar();
-  if (auto problem = GlobProblem(g)) {
-    f.Fail(fmt::format("'{}' is not a valid glob: {}", g, *problem),
-           "use * ? and closed [...] classes, e.g. read_unmapped*");
-  }
-  return g;
-}
-
-// `address:` or `symbol:` (+ `offset:`) in mapping `m`.
-Location ParseLocation(const Mapping& m, const Field& f) {
-  Location loc;
-  loc.where = f.Where();
-  if (m.Has("address") == m.Has("symbol")) {
-    f.Fail("needs exactly one of address or symbol",
-           "write address: 0x20000000 or symbol: data_words");
-  }
-  if (m.Has("address")) {
-    loc.address = m.Get("address").Address();
-    if (m.Has("offset")) m.Get("offset").Fail("offset goes with symbol", "add it to the address instead");
-  } else {
-    loc.symbol = m.Get("symbol").Scalar();
-    if (m.Has("offset")) loc.offset = m.Get("offset").Number();
-  }
-  return loc;
-}
 
 // `at: SYMBOL|ADDRESS`, `stop_at: SYMBOL|ADDRESS`.
 Location ParseCodeLocation(const Field& f) {
@@ -447,71 +347,6 @@ void ParseRun(const Field& f, Scenario& s) {
   if (m.Has("stop_at")) s.stop_at = ParseCodeLocation(m.Get("stop_at"));
 }
 
-FaultExpectation ParseFault(const Field& f) {
-  Mapping m(f, {"kind", "cfsr_bits", "cfsr_clear", "access", "address", "region", "address_symbol", "pc_symbol"});
-  FaultExpectation e;
-  if (m.Has("kind")) {
-    // Cortex-M fault exceptions, and RV32 trap causes as the privileged spec names them.
-    static const std::vector<std::pair<std::string, std::string>> kKinds = [] {
-      std::vector<std::pair<std::string, std::string>> kinds = {{"HardFault", "HardFault"},
-                                                                {"MemManage", "MemManage"},
-                                                                {"BusFault", "BusFault"},
-                                                                {"UsageFault", "UsageFault"}};
-      for (uint32_t mcause : {0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u, 11u}) {
-        kinds.emplace_back(riscv::CauseName(mcause), riscv::CauseName(mcause));
-      }
-      return kinds;
-    }();
-    e.kind = m.Get("kind").Choice("fault kind", kKinds);
-  }
-  // CFSR bit names, Armv8-M ARM §D1.2.7 (MMFSR, BFSR, UFSR), and HFSR's (VECTTBL, FORCED,
-  // DEBUGEVT) for escalated faults.
-  static const std::set<std::string> kBits = {
-      "IACCVIOL", "DACCVIOL",  "MUNSTKERR",   "MSTKERR",    "MLSPERR", "MMARVALID",
-      "IBUSERR",  "PRECISERR", "IMPRECISERR", "UNSTKERR",   "STKERR",  "LSPERR",
-      "BFARVALID", "UNDEFINSTR", "INVSTATE",  "INVPC",      "NOCP",    "STKOF",
-      "UNALIGNED", "DIVBYZERO", "VECTTBL", "FORCED", "DEBUGEVT"};
-  auto bits = [&](const char* key, std::vector<std::string>& out) {
-    const std::string hint = fmt::format("write {}: [PRECISERR, BFARVALID]", key);
-    for (const Field& b : Items(m.Get(key), hint.c_str())) {
-      if (!kBits.count(b.Scalar())) {
-        std::string list;
-        for (const auto& k : kBits) list += (list.empty() ? "" : ", ") + k;
-        b.Fail(fmt::format("unknown CFSR bit '{}'", b.Scalar()), "use one of: " + list);
-      }
-      out.push_back(b.Scalar());
-    }
-  };
-  if (m.Has("cfsr_bits")) {
-    e.has_cfsr_bits = true;
-    bits("cfsr_bits", e.cfsr_bits);
-  }
-  if (m.Has("cfsr_clear")) bits("cfsr_clear", e.cfsr_clear);
-  if (m.Has("access")) {
-    static const std::vector<std::pair<std::string, AccessType>> kAccess = {
-        {"read", AccessType::kRead}, {"write", AccessType::kWrite}, {"fetch", AccessType::kFetch}};
-    e.access = m.Get("access").Choice("access", kAccess);
-  }
-  if (m.Has("address")) e.address = m.Get("address").Address();
-  if (m.Has("region")) e.region = m.Get("region").Scalar();
-  if (m.Has("address_symbol")) e.address_symbol = Glob(m.Get("address_symbol"));
-  if (m.Has("pc_symbol")) e.pc_symbol = Glob(m.Get("pc_symbol"));
-  return e;
-}
-
-// `uart: NAME` must name a UART port of the scenario's board.
-std::string UartName(const Board& board, const Field& f) {
-  std::string name = f.Scalar();
-  std::string known;
-  for (const Peripheral& p : board.peripherals) {
-    if (!p.uart) continue;
-    if (p.name == name) return name;
-    known += (known.empty() ? "" : ", ") + p.name;
-  }
-  f.Fail(fmt::format("board '{}' has no UART named '{}'", board.name, name),
-         known.empty() ? "declare the UART in the board file (peripherals: with model:, docs/boards.md)"
-                       : "name one of its UARTs: " + known);
-}
 
 // `input: {uart: NAME, text: ...}`, or a list of them.
 std::vector<UartInput> ParseInput(const Board& board, const Field& f) {
@@ -527,154 +362,6 @@ std::vector<UartInput> ParseInput(const Board& board, const Field& f) {
     out.push_back({UartName(board, m.Require("uart")), m.Require("text").Scalar(), item.Where()});
   }
   return out;
-}
-
-ConsoleExpectation ParseConsole(const Board& board, const Field& f) {
-  Mapping m(f, {"uart", "contains", "not_contains", "regex", "exact"});
-  ConsoleExpectation c;
-  if (m.Has("uart")) c.uart = UartName(board, m.Get("uart"));
-  if (!m.Has("contains") && !m.Has("not_contains") && !m.Has("regex") && !m.Has("exact")) {
-    f.Fail("console needs contains, not_contains, regex or exact",
-           "write e.g. console: {contains: \"magic wrong\"}");
-  }
-  auto strings = [&](const char* key, std::vector<std::string>& out) {
-    if (!m.Has(key)) return;
-    Field cf = m.Get(key);
-    if (cf.node.IsSequence()) {
-      for (const Field& item : Items(cf, "")) out.push_back(item.Scalar());
-    } else {
-      out.push_back(cf.Scalar());
-    }
-  };
-  strings("contains", c.contains);
-  strings("not_contains", c.not_contains);
-  if (m.Has("regex")) {
-    Field rf = m.Get("regex");
-    // RE2 matches in time linear in the console and never recurses, whatever the pattern;
-    // its syntax is not ECMAScript's (no lookaround, no backreferences).
-    RE2 re(rf.Scalar(), ConsoleRegexOptions());
-    if (!re.ok()) {
-      rf.Fail(fmt::format("'{}' is not a valid RE2 regex: {}", rf.Scalar(), re.error()),
-              "write RE2 syntax (github.com/google/re2/wiki/Syntax): escape special characters with "
-              "\\\\ (in YAML single quotes, one \\); for text that must not appear, use not_contains");
-    }
-    c.regex = rf.Scalar();
-  }
-  if (m.Has("exact")) c.exact = m.Get("exact").Scalar();
-  return c;
-}
-
-// A SHA-256 digest as sha256sum prints it, in lower case.
-std::string Sha256Digest(const Field& f) {
-  std::string h = f.Scalar();
-  for (char& c : h) c = char(std::tolower(static_cast<unsigned char>(c)));
-  if (h.size() != 64 || h.find_first_not_of("0123456789abcdef") != std::string::npos) {
-    f.Fail("not a SHA-256 digest (64 hex digits)", "write the output of sha256sum");
-  }
-  return h;
-}
-
-// output_header: {return_code: 0, output: {sha256: HEX, length: N}}
-OutputHeaderExpectation ParseOutputHeader(const Field& f) {
-  Mapping m(f, {"written", "return_code", "output"});
-  OutputHeaderExpectation e;
-  if (m.Has("written")) e.written = m.Get("written").Choice<bool>("value", {{"true", true}, {"false", false}});
-  if (m.Has("return_code")) {
-    const uint64_t code = m.Get("return_code").Number();
-    if (code > 0xFFFFFFFFu) m.Get("return_code").Fail("does not fit the header's 32-bit word", "give 0..0xFFFFFFFF");
-    e.return_code = uint32_t(code);
-  }
-  if (m.Has("output")) {
-    Mapping om(m.Get("output"), {"sha256", "length"});
-    if (om.Has("sha256")) e.output_sha256 = Sha256Digest(om.Get("sha256"));
-    if (om.Has("length")) e.output_length = om.Get("length").Number();
-  }
-  if (!e.written && !e.return_code && !e.output_sha256 && !e.output_length) {
-    f.Fail("output_header expects nothing", "give written: true|false, return_code: N and/or output: {sha256: HEX, length: N}");
-  }
-  return e;
-}
-
-MemoryExpectation ParseMemory(const Field& f) {
-  Mapping m(f, {"address", "symbol", "offset", "bytes", "u32", "sha256", "size"});
-  MemoryExpectation e;
-  e.location = ParseLocation(m, f);
-  int kinds = int(m.Has("bytes")) + int(m.Has("u32")) + int(m.Has("sha256"));
-  if (kinds != 1) {
-    f.Fail("needs exactly one of bytes, u32 or sha256",
-           "write u32: 0x01234567, bytes: \"de ad\", or sha256: HEX with size: N");
-  }
-  if (m.Has("bytes")) {
-    e.kind = MemoryExpectation::Kind::kBytes;
-    e.bytes = Bytes(m.Get("bytes"));
-    e.size = e.bytes.size();
-  } else if (m.Has("u32")) {
-    e.kind = MemoryExpectation::Kind::kU32;
-    e.words = Words(m.Get("u32"));
-    e.bytes = LittleEndian(e.words);
-    e.size = e.bytes.size();
-  } else {
-    e.kind = MemoryExpectation::Kind::kSha256;
-    e.sha256 = Sha256Digest(m.Get("sha256"));
-    if (m.Has("size")) {
-      e.size = m.Get("size").Size();
-      if (e.size == 0) m.Get("size").Fail("size 0", "give the number of bytes hashed");
-    } else if (e.location.address) {
-      f.Fail("sha256 of an address needs size", "add size: N (bytes hashed)");
-    }  // else: the symbol's size, resolved against the firmware
-  }
-  if (m.Has("size") && e.kind != MemoryExpectation::Kind::kSha256) {
-    m.Get("size").Fail("size goes with sha256", "bytes and u32 check as many bytes as they list");
-  }
-  return e;
-}
-
-EventExpectation ParseEvent(const Field& f) {
-  Mapping m(f, {"kind", "where", "count", "first_address"});
-  EventExpectation e;
-  e.kind = m.Require("kind").Scalar();
-  if (m.Has("where")) e.where = m.Get("where").Scalar();
-  if (m.Has("count")) e.count = m.Get("count").Number();
-  if (m.Has("first_address")) e.first_address = m.Get("first_address").Address();
-  return e;
-}
-
-Expectations ParseExpect(const Board& board, const Field& f) {
-  Mapping m(f, {"outcome", "exit_code", "fault", "console", "memory", "events", "instructions", "output_header"});
-  Expectations e;
-  e.outcome = m.Require("outcome").Choice("outcome", Outcomes());
-  if (m.Has("exit_code")) {
-    Field ef = m.Get("exit_code");
-    uint64_t v = ef.Number();
-    if (v > 0x7FFFFFFF) ef.Fail(fmt::format("exit code {} is too large", v), "use 0..2147483647");
-    e.exit_code = int(v);
-    if (e.outcome != "exit") {
-      ef.Fail("exit_code goes with outcome: exit", "remove exit_code, or expect outcome: exit");
-    }
-  }
-  if (m.Has("fault")) {
-    e.fault = ParseFault(m.Get("fault"));
-    if (e.outcome != "fault" && e.outcome != "lockup") {
-      m.Get("fault").Fail("fault goes with outcome: fault or lockup", "remove fault:, or expect outcome: fault");
-    }
-  }
-  if (m.Has("console")) e.console = ParseConsole(board, m.Get("console"));
-  if (m.Has("output_header")) e.output_header = ParseOutputHeader(m.Get("output_header"));
-  if (m.Has("memory")) {
-    for (const Field& item : Items(m.Get("memory"), "write memory: [{symbol: x, u32: 1}]")) {
-      e.memory.push_back(ParseMemory(item));
-    }
-  }
-  if (m.Has("events")) {
-    for (const Field& item : Items(m.Get("events"), "write events: [{kind: ..., count: 1}]")) {
-      e.events.push_back(ParseEvent(item));
-    }
-  }
-  if (m.Has("instructions")) {
-    Mapping im(m.Get("instructions"), {"max"});
-    e.max_instructions = im.Require("max").Number();
-  }
-  return e;
 }
 
 // A top-level key's field, named by its own key ("expect.fault.kind", not
