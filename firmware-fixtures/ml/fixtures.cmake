@@ -67,24 +67,30 @@ foreach(product u55 u65)
   fx_ml_model_asm(FX_NPUNET_ASM_${product} npunet_${product} ${bin} .npu_model)
 endforeach()
 
-# <board> <NPU base> <IRQ> <product code> <blob> <fixture name> <NPUNET_ONLY>; the benchmark's
-# CPU-only and NPU-only builds on mps3-an547.
-foreach(entry "mps3-an547;0x58102000;56;0;u55;npu_inference;0" "alif-e8-hp;0x400E1000;55;0;u55;npu_inference;0"
-              "imx93-cm33;0x4A900000;178;1;u65;npu_inference;0" "mps3-an547;0x58102000;56;0;u55;bench_npunet_cpu;1"
-              "mps3-an547;0x58102000;56;0;u55;bench_npunet_npu;2")
+# <board> <NPU base> <IRQ> <product code> <blob> <fixture name> <more defines, comma-separated>:
+# the benchmark's CPU-only and NPU-only builds on mps3-an547, the pitfalls' builds on the Alif.
+foreach(entry "mps3-an547;0x58102000;56;0;u55;npu_inference;NPUNET_ONLY=0"
+              "alif-e8-hp;0x400E1000;55;0;u55;npu_inference;NPUNET_ONLY=0"
+              "imx93-cm33;0x4A900000;178;1;u65;npu_inference;NPUNET_ONLY=0"
+              "mps3-an547;0x58102000;56;0;u55;bench_npunet_cpu;NPUNET_ONLY=1"
+              "mps3-an547;0x58102000;56;0;u55;bench_npunet_npu;NPUNET_ONLY=2"
+              "alif-e8-hp;0x400E1000;55;0;u55;npu_arena_local;NPUNET_ARENA_DTCM=1"
+              "alif-e8-hp;0x400E1000;55;0;u55;npu_arena_global;NPUNET_ARENA_DTCM=1,NPUNET_REMAP=1"
+              "alif-e8-hp;0x400E1000;55;0;u55;npu_weights_ospi;NPUNET_WEIGHTS_AT=0xC0000000u")
   list(GET entry 0 board)
   list(GET entry 1 base)
   list(GET entry 2 irq)
   list(GET entry 3 product)
   list(GET entry 4 blob)
   list(GET entry 5 name)
-  list(GET entry 6 only)
+  list(GET entry 6 defines)
+  string(REPLACE "," ";" defines "${defines}")
   set(target ${board}_${name})
   add_executable(${target} ${FX_ML_DIR}/src/npu_inference.c ${FX_ML_DIR}/src/npunet.c ${FX_COMMON_DIR}/npu_driver.c
                  ${FX_NPUNET_ASM_${blob}})
   target_include_directories(${target} PRIVATE ${FX_ML_DIR}/include ${FX_COMMON_DIR})
   target_compile_options(${target} PRIVATE ${FX_CPU_FLAGS_${board}} ${FX_COMMON_FLAGS} -fno-tree-loop-distribute-patterns)
-  target_compile_definitions(${target} PRIVATE NPU_BASE=${base}u NPU_IRQn=${irq} NPU_PRODUCT=${product} NPUNET_ONLY=${only})
+  target_compile_definitions(${target} PRIVATE NPU_BASE=${base}u NPU_IRQn=${irq} NPU_PRODUCT=${product} ${defines})
   target_link_libraries(${target} PRIVATE fx_common_${board})
   add_dependencies(${target} npunet_${blob})
   fx_ml_link(${target} ${board} ${name} ${FX_BOARDS_DIR}/${board}_npu.ld)

@@ -238,6 +238,8 @@ TEST(EthosUBoard, AnNpuDeclaresItsConfigurationAndItsMaster) {
   ExpectBoardError(BoardWith("  - {name: NPU, model: ethos-u55, base: 0x40000000, macs: 64, master: DMA, source: s}\n") +
                        "masters:\n  - {name: DMA, kind: dma, reaches: [ram]}\n",
                    8, "no npu entry of masters", "kind: npu");
+  ExpectBoardError(BoardWith("  - {name: NPU, model: ethos-u55, base: 0x40000000, mac: 64, master: AXI, source: s}\n") + masters,
+                   8, "unknown key 'mac'", "macs");
   ExpectBoardError(BoardWith("  - {name: U, model: cmsdk-apb-uart, base: 0x40000000, macs: 64, source: s}\n"), 8,
                    "an NPU's key", "ethos-u55");
   ExpectBoardError(BoardWith("  - {name: NPU, model: ethos-u55, base: 0x40000000, macs: 64, master: AXI, irq: 600, source: s}\n") +

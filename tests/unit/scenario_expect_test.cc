@@ -216,3 +216,36 @@ TEST_F(ScenarioExpect, InstructionBudget) {
 
 }  // namespace
 }  // namespace faultline
+
+namespace faultline {
+namespace {
+
+TEST(ScenarioExpectNpu, JobsAndTheFirstFailureAreCheckedAgainstTheRun) {
+  testing::TempDir dir;
+  std::ofstream(dir / "fw.elf") << "x";
+  const auto check = [&](const std::string& npu, const RunResult& r) {
+    const Scenario s = ParseScenario("name: t\ndescription: d\nboard: mps3-an547\nfirmware: fw.elf\nexpect:\n"
+                                     "  outcome: exit\n  npu: " + npu + "\n",
+                                     dir / "s.yaml", {FAULTLINE_BOARDS_DIR, dir});
+    return CheckExpectations(s, PreparedScenario{}, r);
+  };
+  RunResult r;
+  r.outcome = Outcome::kExit;
+  NpuJob ok, bad;
+  ok.outcome = "completed";
+  bad.outcome = "bus error";
+  bad.detail = "read of 4 bytes at 0x20000000 ...";
+  r.npu_jobs = {ok};
+  EXPECT_EQ(check("{jobs: 1, error: none}", r), std::vector<std::string>{});
+  EXPECT_EQ(check("{jobs: 2}", r), std::vector<std::string>{"expect.npu.jobs: expected 2, got 1 (1 job, all completed)"});
+  r.npu_jobs = {ok, bad};
+  EXPECT_EQ(check("{error: bus-error}", r), std::vector<std::string>{});
+  EXPECT_EQ(check("{error: none}", r),
+            std::vector<std::string>{"expect.npu.error: expected none, got 2 jobs, one ended with bus error: read of 4 "
+                                     "bytes at 0x20000000 ..."});
+  r.npu_jobs.clear();
+  EXPECT_EQ(check("{jobs: 1}", r), std::vector<std::string>{"expect.npu.jobs: expected 1, got 0 (no jobs)"});
+}
+
+}  // namespace
+}  // namespace faultline

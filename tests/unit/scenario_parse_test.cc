@@ -414,3 +414,23 @@ TEST(Glob, ProblemsAndMatches) {
 
 }  // namespace
 }  // namespace faultline
+
+namespace faultline {
+namespace {
+
+// Issue 35: `npu:` names a failure kind from a fixed list, on a board that has an NPU; a
+// typo is an error at its line, not an expectation that can never fail.
+TEST_F(ScenarioParse, NpuExpectationsAreCheckedWhereTheyAreWritten) {
+  const std::string head = "name: t\ndescription: d\nboard: mps3-an547\nfirmware: fw.elf\n";
+  const Scenario s = Parse(head + "expect:\n  outcome: exit\n  npu: {jobs: 2, error: bus-error}\n");
+  ASSERT_TRUE(s.expect.npu);
+  EXPECT_EQ(s.expect.npu->jobs, 2u);
+  EXPECT_EQ(s.expect.npu->error, "bus error");
+  ExpectError(head + "expect:\n  outcome: exit\n  npu: {error: bus-eror}\n", 7, {"bus-eror", "bus-error"});
+  ExpectError(head + "expect:\n  outcome: exit\n  npu: {jbos: 1}\n", 7, {"jbos"});
+  ExpectError(head + "expect:\n  outcome: exit\n  npu: {}\n", 7, {"npu expects nothing"});
+  ExpectError(kHead + "expect:\n  outcome: exit\n  npu: {jobs: 1}\n", 7, {"has no NPU"});
+}
+
+}  // namespace
+}  // namespace faultline

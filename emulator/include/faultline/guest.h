@@ -132,6 +132,8 @@ struct NpuJob {
     uint64_t address = 0, size = 0;
     bool write = false;
   };
+  // Reads of memory that still held its reset contents: what a loader never programmed.
+  std::vector<std::string> notes;
   std::vector<Transfer> transfers;  // the first kMaxTransfers, in order
   uint64_t transfer_count = 0;      // all of them
   static constexpr size_t kMaxTransfers = 64;

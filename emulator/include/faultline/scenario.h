@@ -92,6 +92,14 @@ struct EventExpectation {
   std::optional<uint64_t> first_address;
 };
 
+// `npu: {jobs: N, error: none}`: how many jobs the board's NPUs started, and how they
+// ended: none (every one completed) or the first failure's kind (bus-error,
+// weight-decoder-fault, command-parse-error, not-modelled, reset, not-started, running).
+struct NpuExpectation {
+  std::optional<uint64_t> jobs;
+  std::optional<std::string> error;
+};
+
 struct Expectations {
   std::string outcome;  // exit | fault | hang | limit | lockup | unsupported | halt (required)
   std::optional<int> exit_code;
@@ -101,6 +109,7 @@ struct Expectations {
   std::vector<EventExpectation> events;
   std::optional<uint64_t> max_instructions;
   std::optional<OutputHeaderExpectation> output_header;
+  std::optional<NpuExpectation> npu;
 };
 
 struct Scenario {

@@ -29,6 +29,12 @@ BusView::BusView(MemoryMap& map, const BusMaster& master) : BusView(map, master.
 
 BusResponse BusView::Read(uint64_t address, std::span<uint8_t> bytes) { return Transfer(address, bytes); }
 
+bool BusView::NeverWritten(uint64_t address, uint64_t size) const {
+  const int w = map_.FindRange(address, size);
+  if (w < 0 || map_.regions()[size_t(w)].reset.kind == ResetContents::Kind::kZero) return false;
+  return map_.HoldsResetContents(address, size);
+}
+
 BusResponse BusView::Write(uint64_t address, std::span<const uint8_t> bytes) {
   return Transfer(address, bytes);
 }

@@ -34,6 +34,9 @@ class BusView : public BusPort {
   // aligned 32-bit words only, as an APB bridge does.
   BusResponse Read(uint64_t address, std::span<uint8_t> bytes) override;
   BusResponse Write(uint64_t address, std::span<const uint8_t> bytes) override;
+  // A zero-filled region's zeros could as well be written ones: only erased, filled and
+  // random reset contents tell.
+  bool NeverWritten(uint64_t address, uint64_t size) const override;
 
  private:
   BusView(MemoryMap& map, std::string name, bool host);

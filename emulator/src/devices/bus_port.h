@@ -36,6 +36,9 @@ class BusPort {
   // One transfer of `bytes.size()` bytes at `address`; it stops at the first byte refused.
   virtual BusResponse Read(uint64_t address, std::span<uint8_t> bytes) = 0;
   virtual BusResponse Write(uint64_t address, std::span<const uint8_t> bytes) = 0;
+  // Whether [address, address + size) still holds what it held at reset: nothing (a loader,
+  // the firmware, a master) wrote it since. False when it spans windows or none.
+  virtual bool NeverWritten(uint64_t address, uint64_t size) const = 0;
 };
 
 }  // namespace faultline

@@ -59,6 +59,7 @@ std::string FormatNpuJobsText(const std::vector<NpuJob>& jobs) {
     out += fmt::format("  {} ({}) job {}: {}: {} operation{} in {} NPU cycles (instructions {}-{})\n", j.npu, j.model,
                        i + 1, j.outcome, j.operations, j.operations == 1 ? "" : "s", j.cycles, j.started, j.ended);
     if (!j.detail.empty()) out += "    " + j.detail + "\n";
+    for (const std::string& n : j.notes) out += "    note: " + n + "\n";
     out += fmt::format("    command stream 0x{:08x}, {} bytes\n", j.stream, j.stream_size);
     for (const NpuJob::Transfer& t : j.transfers) {
       if (t.what == "command stream") continue;
@@ -80,7 +81,7 @@ json NpuJobsJson(const std::vector<NpuJob>& jobs) {
     }
     out.push_back({{"npu", j.npu}, {"model", j.model}, {"outcome", j.outcome}, {"detail", j.detail},
                    {"started", j.started}, {"ended", j.ended}, {"cycles", j.cycles}, {"stream", j.stream},
-                   {"stream_size", j.stream_size}, {"operations", j.operations}, {"transfers", transfers},
+                   {"stream_size", j.stream_size}, {"operations", j.operations}, {"notes", j.notes}, {"transfers", transfers},
                    {"transfer_count", j.transfer_count}});
   }
   return out;

@@ -3,6 +3,8 @@
 // line when it is wrong (a typo is an error, not a check that can never fail).
 #include <fmt/core.h>
 
+#include <algorithm>
+
 #include <re2/re2.h>
 
 #include "../riscv/hart.h"
@@ -175,10 +177,35 @@ EventExpectation ParseEvent(const Field& f) {
   return e;
 }
 
+// `npu:` on a board with an NPU; `error:` one of the job outcomes, spelled with hyphens.
+NpuExpectation ParseNpu(const Board& board, const Field& f) {
+  if (std::none_of(board.peripherals.begin(), board.peripherals.end(), [](const Peripheral& p) { return p.npu.has_value(); })) {
+    f.Fail(fmt::format("board '{}' has no NPU", board.name),
+           "remove npu:, or use a board whose peripherals: declare model: ethos-u55 or ethos-u65");
+  }
+  Mapping m(f, {"jobs", "error"});
+  NpuExpectation e;
+  if (m.Has("jobs")) e.jobs = m.Get("jobs").Number();
+  if (m.Has("error")) {
+    static const std::vector<std::pair<std::string, std::string>> kErrors = {
+        {"none", "none"},
+        {"bus-error", "bus error"},
+        {"weight-decoder-fault", "weight decoder fault"},
+        {"command-parse-error", "command parse error"},
+        {"not-modelled", "not modelled"},
+        {"reset", "reset"},
+        {"not-started", "not started"},
+        {"running", "running"}};
+    e.error = m.Get("error").Choice("NPU job error", kErrors);
+  }
+  if (!e.jobs && !e.error) f.Fail("npu expects nothing", "give jobs: N and/or error: none (or the failure's kind)");
+  return e;
+}
+
 }  // namespace
 
 Expectations ParseExpect(const Board& board, const Field& f) {
-  Mapping m(f, {"outcome", "exit_code", "fault", "console", "memory", "events", "instructions", "output_header"});
+  Mapping m(f, {"outcome", "exit_code", "fault", "console", "memory", "events", "instructions", "output_header", "npu"});
   Expectations e;
   e.outcome = m.Require("outcome").Choice("outcome", Outcomes());
   if (m.Has("exit_code")) {
@@ -208,6 +235,7 @@ Expectations ParseExpect(const Board& board, const Field& f) {
       e.events.push_back(ParseEvent(item));
     }
   }
+  if (m.Has("npu")) e.npu = ParseNpu(board, m.Get("npu"));
   if (m.Has("instructions")) {
     Mapping im(m.Get("instructions"), {"max"});
     e.max_instructions = im.Require("max").Number();

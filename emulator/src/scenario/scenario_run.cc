@@ -304,6 +304,25 @@ void CheckEvent(size_t i, const EventExpectation& e, const RunResult& r, std::ve
   }
 }
 
+// The jobs the NPUs started, and the first that did not complete.
+void CheckNpu(const NpuExpectation& e, const RunResult& r, std::vector<std::string>& out) {
+  const NpuJob* failed = nullptr;
+  for (const NpuJob& j : r.npu_jobs) {
+    if (j.outcome != "completed" && failed == nullptr) failed = &j;
+  }
+  const std::string seen = r.npu_jobs.empty() ? "no jobs"
+                           : failed == nullptr
+                               ? fmt::format("{} job{}, all completed", r.npu_jobs.size(), r.npu_jobs.size() == 1 ? "" : "s")
+                               : fmt::format("{} job{}, one ended with {}: {}", r.npu_jobs.size(),
+                                             r.npu_jobs.size() == 1 ? "" : "s", failed->outcome, failed->detail);
+  if (e.jobs && r.npu_jobs.size() != *e.jobs) {
+    out.push_back(fmt::format("expect.npu.jobs: expected {}, got {} ({})", *e.jobs, r.npu_jobs.size(), seen));
+  }
+  if (e.error && *e.error != (failed == nullptr ? "none" : failed->outcome)) {
+    out.push_back(fmt::format("expect.npu.error: expected {}, got {}", *e.error, seen));
+  }
+}
+
 }  // namespace
 
 PreparedScenario PrepareScenario(const Scenario& s) {
@@ -388,6 +407,7 @@ std::vector<std::string> CheckExpectations(const Scenario& s, const PreparedScen
     CheckMemory(i, e.memory[i], p.memory[i], i < r.captured.size() ? r.captured[i] : std::vector<uint8_t>{}, out);
   }
   for (size_t i = 0; i < e.events.size(); ++i) CheckEvent(i, e.events[i], r, out);
+  if (e.npu) CheckNpu(*e.npu, r, out);
   if (e.max_instructions && r.instructions > *e.max_instructions) {
     out.push_back(fmt::format("expect.instructions.max: expected at most {}, got {}",
                               *e.max_instructions, r.instructions));

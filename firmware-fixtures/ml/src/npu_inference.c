@@ -7,6 +7,10 @@
  * The board's CMake entry gives -DNPU_BASE, -DNPU_IRQn and -DNPU_PRODUCT (0 U55, 1 U65);
  * the linker script places .npu_model (the blob) and .npu_arena where the NPU reaches.
  * -DNPUNET_ONLY=1 runs the CPU build only, 2 the NPU only (the benchmark's rows).
+ * The pitfalls' builds (issue 35): -DNPUNET_ARENA_DTCM=1 keeps the arena in .bss (the
+ * DTCM), -DNPUNET_REMAP=1 gives the NPU its addresses as Alif's driver port does
+ * (LocalToGlobal), -DNPUNET_WEIGHTS_AT=ADDR points region 0 at a separately programmed
+ * copy of the blob (a weights partition in external flash).
  */
 #include <stdint.h>
 
@@ -20,7 +24,27 @@
 
 extern const uint8_t tinynet_model[]; /* the blob, .incbin'd by fx_ml_model_asm */
 
+#ifndef NPUNET_WEIGHTS_AT
+#define NPUNET_WEIGHTS_AT 0
+#endif
+#if NPUNET_ARENA_DTCM
+static int8_t arena[0x7200] __attribute__((aligned(16)));
+#else
 static int8_t arena[0x7200] __attribute__((section(".npu_arena"), aligned(16)));
+#endif
+
+/* The address the NPU is given for a CPU address. With NPUNET_REMAP, Alif's
+ * LocalToGlobal (alif_ensemble-cmsis-dfp core_defines.h, used by its driver port's
+ * ethosu_address_remap): an HP TCM's local address, masked with ALIAS_BIT - 1, at the
+ * TCM's global base (ITCM 0x50000000, DTCM 0x50800000). */
+static __attribute__((unused)) uintptr_t npu_address(uintptr_t a)
+{
+#if NPUNET_REMAP
+    if (a >= 0x20000000u && a < 0x22000000u) return (a & 0x00FFFFFFu) + 0x50800000u;
+    if (a < 0x02000000u) return (a & 0x00FFFFFFu) + 0x50000000u;
+#endif
+    return a;
+}
 static int8_t cpu_arena[0x7200] __attribute__((aligned(16)));
 
 static void print_scores(const char *who, const int8_t *v, uint32_t n)
@@ -63,7 +87,8 @@ int main(void)
     if (npu_init(&npu) != 0) return 2;
     const int8_t *input = (const int8_t *)(tinynet_model + h->input);
     for (uint32_t i = 0; i < h->input_bytes; i++) arena[i] = input[i];
-    const uintptr_t basep[2] = {(uintptr_t)h, (uintptr_t)arena};
+    const uintptr_t basep[2] = {NPUNET_WEIGHTS_AT ? (uintptr_t)NPUNET_WEIGHTS_AT : npu_address((uintptr_t)h),
+                                npu_address((uintptr_t)arena)};
     if (npu_invoke(&npu, (const uint32_t *)(tinynet_model + h->payload), h->payload_bytes, basep, 2) != 0) return 3;
     for (uint32_t i = 0; i < h->output_bytes; i++) npu_out[i] = arena[h->output_arena + i];
     print_scores("npunet npu:", npu_out, h->output_bytes);

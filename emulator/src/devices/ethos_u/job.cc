@@ -67,6 +67,13 @@ std::vector<uint8_t> Job::Read(const std::string& what, uint64_t address, uint64
                              ToString(r.resp), r.address, r.why),
                  channel}};
   }
+  // Weights or an input that nothing wrote: a model the load never programmed (seed 004:
+  // the NPU multiplies erased flash). Worth a line even when the job completes.
+  if (size > 0 && port_.NeverWritten(address, size) && record_.notes.size() < 8) {
+    record_.notes.push_back(fmt::format("read of {} bytes at 0x{:08x} ({}): the memory still holds its reset "
+                                        "contents: nothing (the loader, the firmware) wrote it",
+                                        size, address, what));
+  }
   return bytes;
 }
 
