@@ -47,6 +47,21 @@ TEST(Npu, AnArenaInTheDtcmIsABusErrorThatNamesWhatTheNpuReaches) {
   EXPECT_TRUE(Has(cli.out, detail)) << cli.out;
 }
 
+// The HTML report lists the job and marks the NPU's transfers on the map, the refused one
+// at the DTCM address the firmware gave the NPU.
+TEST(Npu, TheHtmlReportListsTheJobAndMarksItsTransfers) {
+  REQUIRE_FIXTURES();
+  const TempDir dir("html");
+  const auto page = dir / "npu.html";
+  const Completed cli = RunCli({"run", "--board", "alif-e8-hp", "--html", page.string(),
+                                Fixture("alif-e8-hp", "npu_arena_local").string()});
+  EXPECT_EQ(cli.status, 1) << cli.out << cli.err;
+  const std::string html = Slurp(page);
+  EXPECT_TRUE(Has(html, "<tr class=\"npu-job\" data-outcome=\"bus error\"><td>NPU_HP (ethos-u55) job 1</td>")) << html;
+  EXPECT_TRUE(Has(html, "it reaches the same bytes at 0x50807200 (dtcm_global)"));
+  EXPECT_TRUE(Has(html, "class=\"npu-marker\" data-job=\"1\" data-address=\"0x20007200\""));
+}
+
 // npunet (firmware-fixtures/ml: conv 3x3 with ReLU, depthwise 3x3 stride 2, average pool,
 // fully connected; 1.2M MACs) on the CPU with TFLite's reference kernels and on the NPU
 // from its Vela-style blob, on each board with an Ethos-U: the firmware compares the two.

@@ -243,3 +243,45 @@ TEST(EthosUOps, ConvolutionsEqualTfliteBitForBit) {
 
 }  // namespace
 }  // namespace faultline
+
+namespace faultline {
+namespace {
+
+// An 8-bit lookup table as Vela applies one (lut.py): DMA'd into its SHRAM slot (the last
+// 2 KiB, eight 256-byte slots; destination region 0x103, internal), then an ADD of the
+// scalar 0 that leaves the value as it was and ACTIVATION TABLE_n maps it through the table.
+TEST(EthosUOps, AnEightBitTableInShramMapsEachValue) {
+  NpuRig rig;
+  std::mt19937 rng(3505);
+  const uint32_t lut_base = 48 * 1024 - 2048;  // ethos-u55-256: 48 KiB of SHRAM
+  for (int round = 0; round < 200; ++round) {
+    const uint32_t slot = uint32_t(Between(rng, 0, 7));
+    std::vector<uint8_t> table(256);
+    for (uint8_t& t : table) t = uint8_t(rng());
+    rig.Put(NpuRig::kWeights, table);
+    const int32_t zp = Between(rng, -128, 127);
+    const Fm in = RandomFm(rng, uint32_t(Between(rng, 1, 4)), uint32_t(Between(rng, 1, 4)), uint32_t(Between(rng, 1, 33)),
+                           kIfmAt, zp);
+    Fm out = in;
+    out.offset = kOfmAt;
+    out.brick = rng() % 2;
+    const tflite::Map mi = Fill(rig, rng, in);
+    StreamWriter s;
+    s.Dma(0, 0, 0x103, lut_base + slot * 256, 256);
+    s.Cmd1(0x025, 32768).Cmd1(0x026, 32768);
+    npu_test::SetOfmScale(s, npu_test::QuantiseScale(1.0 / 32768));
+    npu_test::SetIfm(s, in, 1);
+    Fm scalar = in;
+    scalar.zero_point = 0;
+    npu_test::SetIfm2(s, scalar, 1);
+    npu_test::SetOfm(s, out, 1, true);
+    s.Cmd0(0x125, uint16_t(16 + slot)).Cmd0(0x181, 0).Cmd0(0x180, 0x80).Cmd0(0x006, 1).Stop();
+    ASSERT_EQ(rig.Run(s).outcome, "completed") << rig.Job().detail;
+    tflite::Map ref = mi;
+    for (int8_t& v : ref.v) v = int8_t(table[size_t(int32_t(v) + 128)]);
+    ASSERT_TRUE(SameMaps(Result(rig, out), ref, "round " + std::to_string(round)));
+  }
+}
+
+}  // namespace
+}  // namespace faultline

@@ -123,7 +123,7 @@ TEST(Layout, IncludesFollowTheFlow) {
 TEST(Layout, NoSourceFileGrowsPastItsLimit) {
   const std::map<std::string, size_t> over = {
       {"arm/core.cc", 1165},       {"analysis/check.cc", 970},
-      {"report/html.cc", 765},   {"arm/core_mve.cc", 790},
+      {"arm/core_mve.cc", 790},
       {"arm/armv81m.cc", 705}, {"arm/mve/decode.cc", 920},  // a decode table
   };
   for (const std::string& folder : SourceFolders()) {

@@ -14,51 +14,13 @@
 #include "faultline/report.h"
 #include "faultline/scenario.h"
 #include "html_style.h"
+#include "html_text.h"
 
 namespace faultline {
 
 namespace {
 
-std::string Escape(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      case '\n':
-      case '\t': out += ch; break;
-      default:
-        // Control bytes (a UART's escape sequences, a stray NUL) as their Unicode
-        // control pictures (U+2400 + c), so the page stays valid and shows them.
-        if (c < 0x20 || c == 0x7f) {
-          out += fmt::format("&#x{:x};", c == 0x7f ? 0x2421 : 0x2400 + c);
-        } else {
-          out += ch;
-        }
-    }
-  }
-  return out;
-}
-
-std::string Hex(uint64_t v) { return fmt::format("0x{:08x}", v); }
-
-std::string Bytes(uint64_t n) {
-  if (n >= (1ull << 30) && n % (1ull << 30) == 0) return fmt::format("{} GiB", n >> 30);
-  if (n >= (1ull << 20) && n % (1ull << 20) == 0) return fmt::format("{} MiB", n >> 20);
-  if (n >= (1ull << 20)) return fmt::format("{:.1f} MiB", double(n) / double(1ull << 20));
-  if (n >= 1024 && n % 1024 == 0) return fmt::format("{} KiB", n >> 10);
-  if (n >= 1024) return fmt::format("{:.1f} KiB", double(n) / 1024.0);
-  return fmt::format("{} B", n);
-}
-
-std::string WithSymbol(uint64_t addr, const std::optional<SymbolRef>& sym) {
-  return sym ? fmt::format("{} &lt;{}&gt;", Hex(addr), Escape(sym->ToString())) : Hex(addr);
-}
+using namespace html;
 
 // A section with where it runs and, for PROGBITS, where its bytes are stored, and
 // whether a copy-table entry copies the one to the other.
@@ -422,6 +384,19 @@ class MapDrawing {
       labels_.push_back({kBandX + kBandW + 14, y, fmt::format("&#x25C6; pc {}", WithSymbol(pc->first, pc->second)),
                          "label-pc"});
     }
+    // What the NPUs read and wrote, each transfer where it landed (the first ones a job).
+    for (size_t i = 0; i < r->npu_jobs.size(); ++i) {
+      const NpuJob& j = r->npu_jobs[i];
+      for (size_t t = 0; t < std::min<size_t>(j.transfers.size(), 6); ++t) {
+        const NpuJob::Transfer& x = j.transfers[t];
+        if (x.address >= (1ull << 32)) continue;
+        const double y = Y(x.address);
+        out += fmt::format(
+            "<path class=\"npu-marker\" data-job=\"{0}\" data-address=\"{1}\" d=\"M{2},{3:.2f} l9,-5 l0,10 z\">"
+            "<title>NPU job {0}: {4} {5} bytes at {1}: {6}</title></path>\n",
+            i + 1, Hex(x.address), kBandX + kBandW + 2, y, x.write ? "wrote" : "read", x.size, Escape(x.what));
+      }
+    }
     for (const Event& e : r->events) {
       if (e.first_address >= (1ull << 32) || e.kind.rfind("scs-", 0) == 0) continue;
       double y = Y(e.first_address);
@@ -465,112 +440,6 @@ class MapDrawing {
   std::vector<Label> labels_;
   std::vector<Arrow> arrows_;
 };
-
-std::string PageHead(const std::string& title) {
-  return fmt::format(
-      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-      "<meta name=\"generator\" content=\"faultline\">\n<title>faultline: {}</title>\n<style>{}</style>\n"
-      "</head>\n<body>\n",
-      Escape(title), kStyle);
-}
-
-std::string OutcomeBadge(const RunResult& r) {
-  if (r.outcome == Outcome::kExit) {
-    return fmt::format("<span class=\"badge {}\">exit {}</span>", r.exit_code == 0 ? "exit-ok" : "exit-nonzero",
-                       r.exit_code);
-  }
-  return fmt::format("<span class=\"badge {0}\">{0}</span>", ToString(r.outcome));
-}
-
-// The outcome in one line, for the page's header.
-std::string Summary(const RunResult& r) {
-  if (r.fault) {
-    const Fault& f = *r.fault;
-    std::string s = fmt::format("<b>{}</b>: {}", Escape(f.kind), Escape(f.detail));
-    if (f.access) {
-      s += fmt::format("; {} of {} at <code>{}</code> ({})", ToString(*f.access), f.size, Hex(f.address),
-                       f.region.empty() ? "in no region" : "in " + Escape(f.region));
-    }
-    return s + fmt::format("; instruction at <code>{}</code>", WithSymbol(f.pc, f.pc_symbol));
-  }
-  if (r.hang) return fmt::format("{} at <code>{}</code>", Escape(r.hang->why), WithSymbol(r.hang->pc, r.hang->pc_symbol));
-  if (r.unsupported) {
-    return fmt::format("{} at <code>{}</code>", Escape(r.unsupported->what),
-                       WithSymbol(r.unsupported->pc, r.unsupported->pc_symbol));
-  }
-  return Escape(r.stop_detail);
-}
-
-void AppendRegisters(std::string& out, const Registers& r, const std::string& caption) {
-  out += fmt::format("<table class=\"registers mono\"><caption class=\"meta\">{}</caption><tr>", caption);
-  auto cell = [&](const std::string& name, uint32_t v) {
-    out += fmt::format("<th>{}</th><td>{}</td>", name, Hex(v));
-  };
-  for (int i = 0; i < 13; ++i) {
-    cell(fmt::format("r{}", i), r.r[i]);
-    if (i % 4 == 3) out += "</tr><tr>";
-  }
-  cell("sp", r.sp);
-  cell("lr", r.lr);
-  cell("pc", r.pc);
-  out += "</tr><tr>";
-  cell("xpsr", r.xpsr);
-  cell("msp", r.msp);
-  cell("psp", r.psp);
-  cell("control", r.control);
-  out += "</tr></table>\n";
-}
-
-void AppendConsole(std::string& out, const RunResult& r) {
-  out += "<section id=\"console\"><h2>Console</h2>\n";
-  bool any = false;
-  if (!r.console.empty()) {
-    out += fmt::format("<h3>semihosting (stdout and stderr)</h3><pre class=\"console\" data-port=\"semihosting\">{}</pre>\n",
-                       Escape(r.console));
-    any = true;
-  }
-  for (const UartOutput& u : r.uart) {
-    out += fmt::format("<h3>{} <span class=\"meta\">({})</span></h3>", Escape(u.uart), Escape(u.model));
-    out += u.text.empty() ? "<p class=\"meta\">nothing transmitted</p>\n"
-                          : fmt::format("<pre class=\"console\" data-port=\"{}\">{}</pre>\n", Escape(u.uart),
-                                        Escape(u.text));
-    any = true;
-  }
-  if (!any) out += "<p class=\"meta\">The firmware wrote nothing.</p>\n";
-  out += "</section>\n";
-}
-
-void AppendDiagnostics(std::string& out, const CheckResult& c) {
-  out += fmt::format("<section id=\"check\"><h2>Static check <span class=\"meta\">({} error{}, {} warning{})</span></h2>\n",
-                     c.errors(), c.errors() == 1 ? "" : "s", c.warnings(), c.warnings() == 1 ? "" : "s");
-  out += fmt::format("<p class=\"meta\">startup tables: {}{}</p>\n", Escape(c.startup_layout),
-                     c.map_file.empty() ? "" : "; input sections from " + Escape(c.map_file));
-  if (!c.copy_table.empty() || !c.zero_table.empty()) {
-    out += "<table class=\"mono\"><tr><th>table</th><th>from</th><th>to</th><th>bytes</th></tr>\n";
-    for (const CopyTableEntry& e : c.copy_table) {
-      out += fmt::format("<tr><td>copy</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", Hex(e.source),
-                         Hex(e.destination), e.words * 4);
-    }
-    for (const ZeroTableEntry& e : c.zero_table) {
-      out += fmt::format("<tr><td>zero</td><td></td><td>{}</td><td>{}</td></tr>\n", Hex(e.destination), e.words * 4);
-    }
-    out += "</table>\n";
-  }
-  if (c.diagnostics.empty()) out += "<p>No findings.</p>\n";
-  for (const Diagnostic& d : c.diagnostics) {
-    const std::string sev = ToString(d.severity);
-    out += fmt::format("<div class=\"diag\" data-rule=\"{}\"><span class=\"{}\">{}</span>: <b>{}</b>: {}", Escape(d.rule),
-                       sev, sev, Escape(d.rule), Escape(d.message));
-    if (!d.section.empty()) {
-      out += fmt::format(" <span class=\"meta mono\">[{} at {}, {} bytes{}]</span>", Escape(d.section), Hex(d.address),
-                         d.size,
-                         d.load_address && *d.load_address != d.address ? ", load " + Hex(*d.load_address) : "");
-    }
-    out += fmt::format("<div class=\"fix\">{}</div></div>\n", Escape(d.fix));
-  }
-  out += "</section>\n";
-}
 
 void AppendTables(std::string& out, const HtmlReport& in, const std::vector<PlacedSection>& sections,
                   const GateStates& gates) {
@@ -634,38 +503,6 @@ void AppendTables(std::string& out, const HtmlReport& in, const std::vector<Plac
     }
     out += "</table></section>\n";
   }
-}
-
-void AppendRun(std::string& out, const RunResult& r, const Board& board) {
-  out += "<section id=\"outcome\"><h2>Outcome</h2>\n";
-  out += fmt::format("<pre class=\"views\">{}</pre>\n", Escape(FormatOutcomeText(r, board)));
-  if (r.fault && r.fault->registers && r.fault->handled_by_firmware) {
-    AppendRegisters(out, *r.fault->registers, "registers at the faulting instruction, before it ran");
-  }
-  AppendRegisters(out, r.registers, "registers where the run stopped");
-  out += "</section>\n";
-  if (!r.events.empty()) {
-    out += "<section id=\"events\"><h2>Events</h2>\n<table><tr><th>event</th><th>where</th><th>first address</th>"
-           "<th>times</th><th>first by</th></tr>\n";
-    for (const Event& e : r.events) {
-      out += fmt::format(
-          "<tr><td>{}<div class=\"meta\">{}</div></td><td>{}</td><td class=\"mono\">{}</td><td>{}</td>"
-          "<td class=\"mono\">{}{}</td></tr>\n",
-          Escape(e.kind), Escape(e.message), Escape(e.where), Hex(e.first_address), e.count,
-          WithSymbol(e.first_pc, e.first_pc_symbol), e.pc_precise ? "" : " (start of its block)");
-    }
-    out += "</table></section>\n";
-  }
-  if (!r.register_writes.empty()) {
-    out += "<section id=\"register-writes\"><h2>Peripheral registers written <span class=\"meta\">(last value)</span>"
-           "</h2>\n<table class=\"mono\">\n";
-    for (const RegisterWrite& w : r.register_writes) {
-      out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", Escape(w.name), Hex(w.value),
-                         Escape(w.fields), w.count > 1 ? fmt::format("{} writes", w.count) : "");
-    }
-    out += "</table></section>\n";
-  }
-  AppendConsole(out, r);
 }
 
 }  // namespace

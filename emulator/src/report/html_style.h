@@ -64,6 +64,7 @@ figure { margin: 0; overflow-x: auto; }
 #memory-map .copy-ok-head { fill: var(--ok); } #memory-map .copy-missing-head { fill: var(--bad); }
 #memory-map .fault-marker { stroke: var(--bad); stroke-width: 2.5; } #memory-map .fault-dot { fill: var(--bad); }
 #memory-map .event-marker { fill: var(--warn); } #memory-map .pc-marker { fill: var(--code); }
+#memory-map .npu-marker { fill: var(--code); opacity: 0.7; }
 #memory-map .label.label-pc { fill: var(--code); font-weight: 700; }
 #memory-map .leader { fill: none; stroke: var(--line); } #memory-map .leader.label-fault { stroke: var(--bad); }
 #memory-map .label.label-fault, #memory-map .label.not-copied { fill: var(--bad); font-weight: 700; }
