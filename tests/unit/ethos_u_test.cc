@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
+#include <random>
 
 #include "board_yaml.h"
 #include "bus/bus_view.h"
@@ -245,6 +247,50 @@ TEST(EthosUBoard, AnNpuDeclaresItsConfigurationAndItsMaster) {
   ExpectBoardError(BoardWith("  - {name: NPU, model: ethos-u55, base: 0x40000000, macs: 64, master: AXI, irq: 600, source: s}\n") +
                        masters,
                    8, "IRQ 600", "interrupt number");
+}
+
+}  // namespace
+}  // namespace faultline
+
+namespace faultline {
+namespace {
+
+// A stream of garbage (a wrong QBASE, a corrupted model) ends its job with a status, and
+// never the host's memory or patience: random known commands with random parameters.
+TEST(EthosUGarbage, RandomStreamsEndTheirJobs) {
+  npu_test::NpuRig rig;
+  std::mt19937 rng(3599);
+  const std::vector<uint16_t> ops = {0x002, 0x003, 0x005, 0x006, 0x010, 0x011, 0x012, 0x013, 0x001};
+  const std::vector<uint16_t> set0 = {0x100, 0x101, 0x102, 0x103, 0x104, 0x105, 0x107, 0x109, 0x10A, 0x10B, 0x10C,
+                                      0x10F, 0x111, 0x112, 0x113, 0x114, 0x117, 0x118, 0x11A, 0x11B, 0x11C, 0x11F,
+                                      0x120, 0x121, 0x122, 0x124, 0x125, 0x126, 0x127, 0x128, 0x129, 0x130, 0x131,
+                                      0x180, 0x181, 0x185, 0x189, 0x18A, 0x18B, 0x18C, 0x18F};
+  const std::vector<uint16_t> set1 = {0x000, 0x004, 0x005, 0x006, 0x010, 0x014, 0x015, 0x016, 0x020, 0x021,
+                                      0x022, 0x023, 0x024, 0x025, 0x026, 0x030, 0x031, 0x032, 0x080, 0x084};
+  std::map<std::string, int> outcomes;
+  for (int round = 0; round < 1500; ++round) {
+    StreamWriter s;
+    const int n = 1 + int(rng() % 40);
+    for (int i = 0; i < n; ++i) {
+      const uint32_t pick = rng() % 10;
+      // Small values most of the time, so that operations get past their limits and run.
+      const uint32_t small = rng() % 16 == 0 ? rng() : rng() % 24;
+      if (pick < 5) {
+        s.Cmd0(set0[rng() % set0.size()], uint16_t(small));
+      } else if (pick < 8) {
+        s.Cmd1(set1[rng() % set1.size()], rng() % 16 == 0 ? rng() : rng() % 0x4000);
+      } else {
+        s.Cmd0(ops[rng() % ops.size()], uint16_t(rng() % 12));
+      }
+    }
+    if (rng() % 2) s.Stop();
+    rig.Invoke(s);
+    ASSERT_TRUE(rig.Finish()) << "round " << round;
+    ++outcomes[rig.Job().outcome];
+    if (rig.Get("STATUS") & 0x94) rig.Set("RESET", 1);  // sticky errors: the driver resets
+  }
+  EXPECT_GT(outcomes["completed"], 0);
+  EXPECT_GT(outcomes["not modelled"] + outcomes["bus error"] + outcomes["weight decoder fault"], 0);
 }
 
 }  // namespace

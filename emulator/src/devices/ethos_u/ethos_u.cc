@@ -143,7 +143,8 @@ void EthosU::Start(std::vector<uint32_t>& values, uint64_t now) {
   for (int n = 0; n < 8; ++n) run.basep[size_t(n)] = Basep(values, n);
   // The NPU reads its command stream from QBASE through its own port, as it reads
   // everything else (QCONFIG selects only the AXI port's limits).
-  std::vector<uint32_t> words(values[qsize_] / 4);
+  // QSIZE: "a multiple of 4, 0-16 MB" (ethosu55_interface.h); the model reads no more.
+  std::vector<uint32_t> words(std::min<uint32_t>(values[qsize_], 16u << 20) / 4);
   const BusResponse fetched = Job::ReadStream(*port_, jobs_.back().stream, words);
   ++jobs_.back().transfer_count;
   jobs_.back().transfers.push_back({"command stream", jobs_.back().stream, words.size() * 4, false});

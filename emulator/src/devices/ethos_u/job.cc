@@ -11,6 +11,14 @@ namespace faultline::ethos_u {
 
 namespace {
 
+// What one operation may ask of the model, so that a stream of garbage (a wrong QBASE, a
+// corrupted model) ends its job instead of the host's memory or patience: far past what a
+// Vela-compiled network on an Ethos-U55/U65 does in one operation.
+constexpr uint64_t kMaxTransferBytes = uint64_t{64} << 20;
+constexpr uint64_t kMaxElements = uint64_t{1} << 22;  // a feature map's
+constexpr uint64_t kMaxMacs = uint64_t{1} << 30;      // an operation's work
+constexpr uint64_t kMaxWeights = uint64_t{1} << 22;   // a kernel's
+
 // NPU_SET_DMA0_SRC_REGION / DST_REGION: region[2:0], region_mode bit 8 (0 external, the
 // region's BASEP; 1 internal: a SHRAM address, Vela's LUT loads).
 constexpr uint16_t kRegionInternal = 0x100;
@@ -30,13 +38,14 @@ uint64_t Job::Cycles(const Operation& op, uint32_t macs) {
   const uint64_t kernel = (uint64_t(p[kKernelHeightM1]) + 1) * (uint64_t(p[kKernelWidthM1]) + 1);
   uint64_t work = 0;
   switch (op.op) {
-    case kOpConv: work = Elements(p) * kernel * (uint64_t(p[kIfmDepthM1]) + 1); break;
+    case kOpConv: work = std::min(Elements(p), uint64_t{1} << 40) * kernel * (uint64_t(p[kIfmDepthM1]) + 1); break;
     case kOpDepthwise:
     case kOpPool: work = Elements(p) * kernel; break;
     case kOpElementwise: work = Elements(p) * 8; break;  // 8 MAC-equivalents an element
     case kOpDmaStart: work = uint64_t(p[kDma0Len]) * macs / 16; break;  // 16 bytes a cycle
     default: return 1;
   }
+  work = std::min<uint64_t>(work, uint64_t{1} << 40);  // a garbage operation ends its job long before
   return 16 + (work + macs - 1) / macs;  // and a block's set-up
 }
 
@@ -57,7 +66,12 @@ void Job::Log(const std::string& what, uint64_t address, uint64_t size, bool wri
   if (record_.transfers.size() < NpuJob::kMaxTransfers) record_.transfers.push_back({what, address, size, write});
 }
 
+void Job::Limit(uint64_t count, uint64_t max, const std::string& what, const std::string& unit) const {
+  if (count > max) NotModelled(what, fmt::format("{} {} ({} at most in one operation)", count, unit, max));
+}
+
 std::vector<uint8_t> Job::Read(const std::string& what, uint64_t address, uint64_t size, Channel channel) {
+  Limit(size, kMaxTransferBytes, what, "bytes in one transfer");
   std::vector<uint8_t> bytes(size);
   Log(what, address, size, false);
   const BusResponse r = port_.Read(address, bytes);
@@ -99,6 +113,7 @@ uint8_t* Job::Shram(uint64_t at, uint64_t len, const std::string& what, Channel 
 
 Tensor Job::ReadMap(const FeatureMap& map, uint32_t height, uint32_t width, uint32_t depth, const std::string& what,
                     Channel channel) {
+  Limit(uint64_t(height) * width * depth, kMaxElements, what, "elements in its " + map.name);
   Tensor t{height, width, depth, std::vector<int32_t>(size_t(height) * width * depth)};
   std::vector<std::pair<uint32_t, uint64_t>> at(t.values.size());  // tile, offset
   std::array<uint64_t, 4> low, high{};
@@ -135,6 +150,7 @@ Tensor Job::ReadMap(const FeatureMap& map, uint32_t height, uint32_t width, uint
 }
 
 void Job::WriteMap(const FeatureMap& map, const Tensor& values, const std::string& what) {
+  Limit(values.values.size(), kMaxElements, what, "elements in its " + map.name);
   struct Element {
     uint32_t tile;
     uint64_t offset;
@@ -223,6 +239,7 @@ void Job::RunElementwise(const Operation& op, const std::string& what) {
   const Parameters& p = op.parameters;
   const FeatureMap ofm = Ofm(p), ifm = Ifm(p), ifm2 = Ifm2(p);
   if (p[kIfmUpscale] != 0) NotModelled(what, "IFM upscaling");
+  Limit(uint64_t(ofm.height) * ofm.width * ofm.depth, kMaxElements, what, "elements in its OFM");
   const Tensor a = ReadMap(ifm, ofm.height, ofm.width, ofm.depth, what, Channel::kIfm);
   const bool unary = op.param == 5 || op.param == 6 || op.param == 7;
   const uint16_t broadcast = p[kIfm2Broadcast];
@@ -242,6 +259,8 @@ void Job::RunPool(const Operation& op, const std::string& what) {
   const FeatureMap ofm = Ofm(p), ifm = Ifm(p);
   if (p[kIfmUpscale] != 0) NotModelled(what, "IFM upscaling");
   const Kernel k = KernelOf(p);
+  Limit(uint64_t(ofm.height) * ofm.width * ofm.depth, kMaxElements, what, "elements in its OFM");
+  Limit(uint64_t(ofm.height) * ofm.width * ofm.depth * k.height * k.width, kMaxMacs, what, "taps");
   const Tensor in = ReadMap(ifm, k.IfmHeight(ofm.height), k.IfmWidth(ofm.width), ifm.depth, what, Channel::kIfm);
   std::string unsupported;
   const Tensor out = Pool(p, op.param, in, shram_, &unsupported);
@@ -254,6 +273,7 @@ std::vector<int16_t> Job::Weights(const Operation& op, const std::string& what, 
   const Kernel k = KernelOf(p);
   const FeatureMap ifm = Ifm(p), ofm = Ofm(p);
   const uint32_t region = p[kWeightRegion] & 7;
+  Limit(uint64_t(ofm.depth) * k.height * k.width * (depthwise ? 1 : ifm.depth), kMaxWeights, what, "weights");
   const std::vector<uint8_t> stream =
       Read(fmt::format("weights of {} (BASEP{} + 0x{:x})", what, region, p[kWeightBase]),
            Address(region, p[kWeightBase]), p[kWeightLength], Channel::kWeights);
@@ -270,7 +290,8 @@ std::vector<int16_t> Job::Weights(const Operation& op, const std::string& what, 
   layout.ifm16 = ifm.element_size == 2;
   layout.decomp_h = 8 / k.dilation_y;
   layout.decomp_w = 8 / k.dilation_x;
-  const std::vector<int64_t> order = WeightOrder(layout);
+  const std::vector<int64_t> order = WeightOrder(layout, 4 * kMaxWeights);
+  Limit(order.size(), 4 * kMaxWeights, what, "weights in its stream with Vela's padding");
   const auto fault = [&](const std::string& why) {
     throw Abort{{Outcome::Kind::kWeightFault,
                  fmt::format("{}: the weight stream at 0x{:08x} ({} bytes): {}", what, Address(region, p[kWeightBase]),
@@ -295,6 +316,9 @@ void Job::RunConvolution(const Operation& op, const std::string& what) {
   if (p[kIfmUpscale] != 0) NotModelled(what, "IFM upscaling");
   if (p[kParallelMode] != 0) NotModelled(what, "the Ethos-U65's dual-core mode (PARALLEL_MODE)");
   const Kernel k = KernelOf(p);
+  Limit(uint64_t(ofm.height) * ofm.width * ofm.depth, kMaxElements, what, "elements in its OFM");
+  Limit(uint64_t(ofm.height) * ofm.width * ofm.depth * k.height * k.width * (depthwise ? 1 : ifm.depth), kMaxMacs,
+        what, "MACs");
   const Tensor in = ReadMap(ifm, k.IfmHeight(ofm.height), k.IfmWidth(ofm.width), depthwise ? ofm.depth : ifm.depth,
                             what, Channel::kIfm);
   const std::vector<int16_t> weights = Weights(op, what, depthwise);

@@ -63,6 +63,8 @@ class Job {
   // The op's weights, decoded and put back in OHWI order, and its scales.
   std::vector<int16_t> Weights(const Operation& op, const std::string& what, bool depthwise);
   [[noreturn]] void NotModelled(const std::string& what, const std::string& part) const;
+  // Ends the job as not modelled when `count` passes `max`.
+  void Limit(uint64_t count, uint64_t max, const std::string& what, const std::string& unit) const;
   // `map`'s elements over height x width x depth, read tile by tile (one transfer each).
   Tensor ReadMap(const FeatureMap& map, uint32_t height, uint32_t width, uint32_t depth, const std::string& what,
                  Channel channel);

@@ -142,7 +142,7 @@ DecodedWeights DecodeWeights(std::span<const uint8_t> stream) {
   }
 }
 
-std::vector<int64_t> WeightOrder(const WeightLayout& l) {
+std::vector<int64_t> WeightOrder(const WeightLayout& l, size_t max_size) {
   std::vector<int64_t> order;
   const uint32_t O = l.ofm_depth, I = l.depthwise ? 1 : l.ifm_depth, KH = l.kernel_h, KW = l.kernel_w;
   const uint32_t ifm_block = l.part_kernel || l.ifm16 ? 16 : 32;
@@ -170,6 +170,7 @@ std::vector<int64_t> WeightOrder(const WeightLayout& l) {
                       const uint32_t i = ib + io + ii + iz, o = ob + ou + oz;
                       const bool real = i < I && o < O && ky < sh;
                       order.push_back(real ? ((int64_t(o) * KH + sy + ky) * KW + sx + kx) * I + i : -1);
+                      if (order.size() > max_size) return order;
                     }
                   }
                 }

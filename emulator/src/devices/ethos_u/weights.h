@@ -34,7 +34,8 @@ struct WeightLayout {
   uint32_t decomp_h = 8, decomp_w = 8;       // 8 / dilation
 };
 // For each stream position, the OHWI index (((o * KH + y) * KW + x) * I + i) of the weight
-// it holds, or -1 for padding. Its size is the number of weights the stream must hold.
-std::vector<int64_t> WeightOrder(const WeightLayout& layout);
+// it holds, or -1 for padding. Its size is the number of weights the stream must hold; it
+// stops past `max_size` positions (the caller's limit) with max_size + 1 of them.
+std::vector<int64_t> WeightOrder(const WeightLayout& layout, size_t max_size = SIZE_MAX - 1);
 
 }  // namespace faultline::ethos_u
