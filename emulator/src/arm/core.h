@@ -14,11 +14,13 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "faultline/board.h"
 #include "faultline/memory_map.h"
 #include "faultline/guest.h"
+#include "../engine/arm_fills.h"
 #include "../engine/block_arena.h"
 #include "exceptions.h"
 #include "event_log.h"
@@ -119,7 +121,7 @@ struct Limits {
   std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
-class Core {
+class Core : public engine::ArmFills {
  public:
   // `reset_vtor`: the vector table address VTOR resets to.
   Core(Cpu cpu, MemoryMap& map, uint32_t reset_vtor = 0);
@@ -297,7 +299,7 @@ class Core {
   // execute-never, runs as silicon runs it: the board marks the region executable (`x`)
   // and the firmware's MPU is on with a region that covers `addr` with XN clear
   // (unicorn_xip.cc lets such fetches through the engine).
-  bool ExecutesInPlace(uint64_t addr) const;
+  bool ExecutesInPlace(uint64_t addr) const override;
 
   // LDRT/STRT and the other unprivileged loads and stores (Armv7-M ARM §A7.7.52 and the
   // other "T" forms: MemU_unpriv) executed by privileged code access memory with the
@@ -305,8 +307,8 @@ class Core {
   // (ApplyMpu). unicorn_xip.cc asks, on the engine's TLB fill for such an access, whether
   // that view refuses it: then the access must fault and the MemManage stop is kept for
   // the engine's data abort that follows (Interrupt 4).
-  bool PrivilegedView() const { return !mpu_unprivileged_; }
-  bool RefusesUnprivileged(uint64_t addr, bool write);
+  bool PrivilegedView() const override { return !mpu_unprivileged_; }
+  bool RefusesUnprivileged(uint64_t addr, bool write) override;
 
   // Whether the page protections of `addr` (ProtectWindow) let a data read or write
   // through. The engine's TLB does not carry them for reads (Unicorn checks them in its

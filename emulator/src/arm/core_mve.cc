@@ -675,9 +675,8 @@ bool EmitMveOps(TCGContext* s, void* func, TCGTemp* ret, int nargs, TCGTemp** ar
 }
 
 Core* Core::Running(Core* core) {
-  Core* outer = running_core;
-  running_core = core;
-  return outer;
+  engine::SetRunningArmFills(core);
+  return std::exchange(running_core, core);
 }
 
 Core* Core::Current() { return running_core; }

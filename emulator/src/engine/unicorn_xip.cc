@@ -6,7 +6,7 @@
 // XN bit is clear: Alif's DFP maps its OSPI XIP windows at 0xA0000000/0xC0000000 that way
 // in its default MPU table (alif_ensemble-cmsis-dfp Device/common/source/mpu_M55.c).
 //
-// faultline models the MPU itself (mpu.cc, Core::ProtectWindow) and never programs the
+// faultline models the MPU itself (arm/mpu.cc, Core::ProtectWindow) and never programs the
 // engine's, so Unicorn 2.0.1 applies the default map to every fetch: get_phys_addr()
 // (qemu/target/arm/helper.c, get_phys_addr_pmsav8/pmsav7 ->
 // get_phys_addr_pmsav7_default) leaves PAGE_EXEC out of the protection of those pages
@@ -16,7 +16,7 @@
 // definition below interposes it (exported with --export-dynamic-symbol,
 // emulator/CMakeLists.txt). It calls Unicorn's and, only when that refused an
 // instruction fetch, asks the running core whether faultline's MPU model lets the fetch
-// through (Core::ExecutesInPlace: a board region marked `x`, the MPU on, and an MPU
+// through (engine/arm_fills.h, arm::Core::ExecutesInPlace: a board region marked `x`, the MPU on, and an MPU
 // region with XN clear covering the address). Then the page gets PAGE_EXEC and the fill
 // succeeds; everything else faults as before. It runs on a TLB fill that failed, never
 // per access. The engine's TLB keeps what a fill returned: Core::ApplyMpu drops it when
@@ -38,11 +38,12 @@
 // TLB_INVALID_MASK), as it does for an MPU region smaller than a page, so the next
 // access through that index is asked about too. Unprivileged code and the normal
 // privileged accesses never come here; a privileged LDRT costs one fill per access.
-#include "core.h"
-#include "../engine/unicorn_build.h"
-#include "unicorn_interpose.h"
-
 #include <cstdint>
+#include <utility>
+
+#include "arm_fills.h"
+#include "unicorn_build.h"
+#include "unicorn_interpose.h"
 
 extern "C" {
 
@@ -69,9 +70,9 @@ using GetPhysAddr = bool (*)(CPUARMState*, uint32_t, int, int, uint64_t*, MemTxA
                              ARMMMUFaultInfo*, ARMCacheAttrs*);
 
 struct Unicorn {
-  bool stock = faultline::arm::TurnedOff("FAULTLINE_UNICORN_XIP", "stock");
+  bool stock = faultline::engine::TurnedOff("FAULTLINE_UNICORN_XIP", "stock");
   bool foreign = !faultline::engine::KnownUnicornBuild();  // another build's MMU indexes may differ
-  GetPhysAddr get_phys_addr = faultline::arm::Unicorns<GetPhysAddr>("get_phys_addr_arm");
+  GetPhysAddr get_phys_addr = faultline::engine::Unicorns<GetPhysAddr>("get_phys_addr_arm");
 };
 
 const Unicorn& Original() {
@@ -79,13 +80,15 @@ const Unicorn& Original() {
   return u;
 }
 
+thread_local faultline::engine::ArmFills* running_fills = nullptr;
+
 }  // namespace
 
-namespace faultline::arm {
+namespace faultline::engine {
 
-bool XipInterposed() { return !Original().stock && Original().get_phys_addr != nullptr; }
+ArmFills* SetRunningArmFills(ArmFills* fills) { return std::exchange(running_fills, fills); }
 
-}  // namespace faultline::arm
+}  // namespace faultline::engine
 
 extern "C" {
 
@@ -98,13 +101,13 @@ __attribute__((visibility("default"))) bool get_phys_addr_arm(CPUARMState* env, 
   const bool faults = u.get_phys_addr(env, address, access_type, mmu_idx, phys, attrs, prot, page_size, fi, cacheattrs);
   if (access_type != kMmuInstFetch) {  // the common case first: a data fill with a privileged index
     if (faults || !Unprivileged(mmu_idx) || u.foreign) return faults;
-    faultline::arm::Core* core = faultline::arm::Core::Current();
+    faultline::engine::ArmFills* core = running_fills;
     if (core == nullptr || !core->PrivilegedView()) return faults;
     *page_size = 1;
     return core->RefusesUnprivileged(address, access_type == kMmuDataStore);
   }
   if (!faults || u.stock) return faults;
-  const faultline::arm::Core* core = faultline::arm::Core::Current();
+  const faultline::engine::ArmFills* core = running_fills;
   if (core == nullptr || *phys != address || !core->ExecutesInPlace(address)) return faults;
   *prot |= kPageExec;
   return false;

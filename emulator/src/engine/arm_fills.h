@@ -1,0 +1,25 @@
+// What the engine asks the running Arm core when a TLB fill needs the core's MPU model
+// (engine/unicorn_xip.cc): an instruction fetch the default memory map made execute-never,
+// and the unprivileged loads and stores (LDRT/STRT) a privileged core makes. arm::Core
+// implements it and names itself the running one while it runs.
+#pragma once
+
+#include <cstdint>
+
+namespace faultline::engine {
+
+class ArmFills {
+ public:
+  virtual ~ArmFills() = default;
+  // The board marks `addr`'s region executable and the firmware's MPU lets code run there.
+  virtual bool ExecutesInPlace(uint64_t addr) const = 0;
+  // The page protections are the privileged view of the MPU (the core runs privileged).
+  virtual bool PrivilegedView() const = 0;
+  // The MPU's unprivileged view refuses this access; the core keeps the MemManage stop.
+  virtual bool RefusesUnprivileged(uint64_t addr, bool write) = 0;
+};
+
+// The Arm core running on this thread, or null; returns the previous one.
+ArmFills* SetRunningArmFills(ArmFills* fills);
+
+}  // namespace faultline::engine
