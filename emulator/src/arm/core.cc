@@ -21,8 +21,6 @@ namespace faultline::arm {
 
 namespace {
 
-// Unicorn's M-profile target page (unicorn.md §3: uc_ctl_get_page_size = 1024).
-constexpr uint64_t kPageSize = 1024;
 constexpr uint64_t kClockEvery = 1u << 20;  // instructions between wall-clock reads
 // `until` must be an address no Thumb PC can reach: PCs are even.
 constexpr uint64_t kNoUntil = 0xFFFFFFFF;
@@ -49,22 +47,7 @@ int UnicornReg(Reg reg) {
 // 32-bit instruction (Armv7-M ARM §A5.1).
 bool IsWide(uint16_t hw) { return (hw >> 11) >= 0x1D; }
 
-uint32_t Perms(const Access& a) {
-  return (a.read ? UC_PROT_READ : 0) | (a.write ? UC_PROT_WRITE : 0) |
-         (a.execute ? UC_PROT_EXEC : 0);
-}
-
 }  // namespace
-
-bool DefaultMapExecuteNever(uint64_t base, uint64_t size) {
-  const uint64_t end = base + size;
-  return (base < 0x60000000 && end > 0x40000000) || end > 0xA0000000;
-}
-
-struct Core::ServedPage {
-  Core* core;
-  uint64_t base;
-};
 
 // Trampolines: Unicorn calls these with the Core as user data. No C++ exception may
 // cross them, so they only record a Stop and ask the engine to stop.
@@ -194,7 +177,7 @@ struct Hooks {
       }
     }
     if ((type == UC_MEM_READ_PROT || type == UC_MEM_WRITE_PROT) &&
-        c.SplitPageAllows(address, uint32_t(size), type == UC_MEM_WRITE_PROT)) {
+        c.pages_->SplitPageAllows(address, uint32_t(size), type == UC_MEM_WRITE_PROT)) {
       if (type == UC_MEM_WRITE_PROT) c.Check(uc_mem_write(uc, address, &value, size_t(size)), "uc_mem_write");
       return true;
     }
@@ -290,13 +273,13 @@ struct Hooks {
   }
 
   static uint64_t ServedRead(uc_engine*, uint64_t offset, unsigned size, void* user) {
-    auto& page = *static_cast<Core::ServedPage*>(user);
-    return page.core->ServeAccess(page.base + offset, size, false, 0);
+    auto& page = *static_cast<PageMap::ServedPage*>(user);
+    return static_cast<Core*>(page.owner)->ServeAccess(page.base + offset, size, false, 0);
   }
 
   static void ServedWrite(uc_engine*, uint64_t offset, unsigned size, uint64_t value, void* user) {
-    auto& page = *static_cast<Core::ServedPage*>(user);
-    page.core->ServeAccess(page.base + offset, size, true, value);
+    auto& page = *static_cast<PageMap::ServedPage*>(user);
+    static_cast<Core*>(page.owner)->ServeAccess(page.base + offset, size, true, value);
   }
 };
 
@@ -320,7 +303,7 @@ uint64_t Core::ServeAccess(uint64_t addr, unsigned size, bool write, uint64_t va
   const AccessType type = write ? AccessType::kWrite : AccessType::kRead;
   auto fault = [&] { return ServedAccessFault(addr, size, type); };
   // Before the device sees it: a refused write to a transmit register sends nothing.
-  if (scs_.mpu_enabled() && MpuRefuses(addr, !mpu_unprivileged_, write)) {
+  if (scs_.mpu_enabled() && pages_->MpuRefuses(addr, !pages_->unprivileged(), write)) {
     return ServedAccessFault(addr, size, type, true);
   }
   if (int w = map_.FindRange(addr, size); w >= 0) {
@@ -400,7 +383,7 @@ uint64_t Core::ServeAccess(uint64_t addr, unsigned size, bool write, uint64_t va
                             "clear, or a byte already pending)",
                             per.name, rd.name, effect.uart_not_sent));
   }
-  for (size_t g : effect.gates_changed) ApplyGate(g);
+  for (size_t g : effect.gates_changed) pages_->ApplyGate(g);
   return 0;
 }
 
@@ -429,36 +412,8 @@ void Core::RecordRegisterWrite(size_t p, size_t reg, uint32_t value) {
   log_.RegisterWritten(per.name + "." + per.registers[reg].name, value, map_.DescribeFields(p, reg, value));
 }
 
-// Maps a window's page-aligned spans as its state says: directly while enabled (no
-// cost per access), served access by access while disabled with reads-as-zero, and
-// not at all while a disabled access must fault.
-void Core::MapWindow(size_t w, bool remap) {
-  ++protection_changes_;
-  const Region& r = map_.regions()[w];
-  bool enabled = map_.Enabled(w);
-  bool served = !enabled && map_.gates()[*map_.GateOf(w)].when_disabled == WhenDisabled::kReadZeroWriteIgnore;
-  for (const DirectSpan& span : plan_.direct) {
-    if (span.region != w) continue;
-    if (remap) uc_mem_unmap(uc_, span.base, span.size);  // may not be mapped: a closed bus-fault gate
-    if (enabled) {
-      uint8_t* host = map_.Host(w) + (span.base - r.base);
-      Check(uc_mem_map_ptr(uc_, span.base, span.size, Perms(r.access), host), "uc_mem_map_ptr");
-      if (remap && scs_.mpu_enabled()) ProtectWindow(w);
-    } else if (served) {
-      served_pages_.push_back(std::make_unique<ServedPage>(ServedPage{this, span.base}));
-      Check(uc_mmio_map(uc_, span.base, span.size, Hooks::ServedRead, served_pages_.back().get(),
-                        Hooks::ServedWrite, served_pages_.back().get()),
-            "uc_mmio_map");
-    }
-  }
-}
-
 void Core::ApplyMpu(bool mpu_changed) {
-  mpu_unprivileged_ = Unprivileged();
-  mpu_bypassed_ = MpuBypassed();
-  for (size_t w = 0; w < map_.regions().size(); ++w) {
-    if (map_.Enabled(w)) ProtectWindow(w);
-  }
+  pages_->Protect(Unprivileged(), MpuBypassed());
   // uc_mem_protect leaves the TLB as it was (engine/unicorn_tlb.h): its entries must go
   // when the MPU's regions change. A change of privilege or of the MPU's bypass alone
   // needs no drop: each has its own MMU index, whose entries were filled under its own
@@ -476,7 +431,7 @@ void Core::ApplyMpu(bool mpu_changed) {
 
 void Core::SyncMpu() {
   const bool changed = scs_.TakeMpuChanged();
-  if (changed || (scs_.mpu_enabled() && (Unprivileged() != mpu_unprivileged_ || MpuBypassed() != mpu_bypassed_))) {
+  if (changed || (scs_.mpu_enabled() && (Unprivileged() != pages_->unprivileged() || MpuBypassed() != pages_->bypassed()))) {
     ApplyMpu(changed);
   }
 }
@@ -501,138 +456,13 @@ bool Core::MpuBypassed() const {
   return negative && !scs_.mpu().enabled_at_negative_priority();
 }
 
-bool Core::ExecutesInPlace(uint64_t addr) const {
-  const int w = map_.Find(addr);
-  if (w < 0 || !map_.Enabled(size_t(w)) || !map_.regions()[size_t(w)].access.execute) return false;
-  const Mpu mpu = scs_.mpu();
-  if (!mpu.enabled() || mpu_bypassed_) return false;
-  const std::optional<MpuPermission> p = mpu.Access(addr, !mpu_unprivileged_);
-  return p && p->execute;
-}
-
-bool Core::MpuRefuses(uint64_t addr, bool privileged, bool write) const {
-  // The PPB is never under the MPU (Armv7-M ARM §B3.5.1, Armv8-M ARM §B3.8.1).
-  const bool ppb = addr >= 0xE0000000u && addr < 0xE0100000u;
-  if (mpu_bypassed_ || ppb) return false;
-  const std::optional<MpuPermission> p = scs_.mpu().Access(addr, privileged);
-  return p && !(write ? p->write : p->read);  // nullopt: the default map, or no MPU
-}
+bool Core::ExecutesInPlace(uint64_t addr) const { return pages_->ExecutesInPlace(addr); }
 
 bool Core::RefusesUnprivileged(uint64_t addr, bool write) {
-  if (mpu_unprivileged_ || !MpuRefuses(addr, false, write)) return false;
+  if (pages_->unprivileged() || !pages_->MpuRefuses(addr, false, write)) return false;
   unprivileged_refusal_ = Stop{.kind = Stop::Kind::kMemoryFault, .access = write ? AccessType::kWrite : AccessType::kRead,
                                .address = addr, .permission = true};
   return true;
-}
-
-uint32_t Core::PagePerms(const Mpu& mpu, size_t w, uint64_t page) const {
-  return Watched(page, MpuPagePerms(mpu, w, page));
-}
-
-uint32_t Core::MpuPagePerms(const Mpu& mpu, size_t w, uint64_t page) const {
-  const Region& r = map_.regions()[w];
-  if (!mpu.enabled() || mpu_bypassed_) return Perms(r.access);  // HFNMIENA clear in HardFault/NMI
-  // A page that MPU regions cut (they are 32-byte granular) gets, for data, what every
-  // piece allows: an access the page refuses is then decided at its exact address
-  // (SplitPageAllows, from the invalid-access hook), as QEMU 7.2 does for a sub-page
-  // region (get_phys_addr_pmsav7/8 return a page size of 1: every access is looked up).
-  // For fetches it gets what any piece allows, since Unicorn checks them once per
-  // translated block: execute-never is enforced at 1 KiB.
-  const MpuPermission board{r.access.read, r.access.write, r.access.execute};
-  const bool privileged = !mpu_unprivileged_;
-  MpuPermission all = mpu.Access(page, privileged).value_or(board);
-  for (uint64_t edge : mpu.EdgesIn(page, page + kPageSize)) {
-    const MpuPermission p = mpu.Access(edge, privileged).value_or(board);
-    all.read = all.read && p.read;
-    all.write = all.write && p.write;
-    all.execute = all.execute || p.execute;
-  }
-  return Perms(Access{r.access.read && all.read, r.access.write && all.write, r.access.execute && all.execute});
-}
-
-bool Core::SplitPageAllows(uint64_t addr, uint32_t size, bool write) const {
-  const Mpu mpu = scs_.mpu();
-  if (!mpu.enabled() || mpu_bypassed_ || size == 0) return false;
-  const uint64_t page = addr & ~uint64_t(kPageSize - 1);
-  if (mpu.EdgesIn(page, page + kPageSize).empty()) return false;  // one permission: the page's
-  for (uint64_t a : {addr, addr + size - 1}) {
-    const int w = map_.Find(a);
-    if (w < 0) return false;
-    const Region& r = map_.regions()[size_t(w)];
-    const MpuPermission board{r.access.read, r.access.write, r.access.execute};
-    const MpuPermission p = mpu.Access(a, !mpu_unprivileged_).value_or(board);
-    if (write ? !(p.write && r.access.write) : !(p.read && r.access.read)) return false;
-  }
-  return true;
-}
-
-bool Core::PageAllows(uint32_t addr, bool write) const {
-  // The windows are fixed once the map is built: a vector loop asks about the same one
-  // or two (its input and its weights) again and again.
-  const auto in = [&](int w) { return w >= 0 && map_.regions()[size_t(w)].Contains(addr); };
-  int w = page_windows_[0];
-  if (!in(w)) {
-    w = page_windows_[1];
-    if (!in(w)) {
-      w = map_.Find(addr);
-      if (w < 0) return false;
-    }
-    page_windows_[1] = page_windows_[0];
-    page_windows_[0] = w;
-  }
-  const uint64_t page = addr & ~uint64_t(kPageSize - 1);
-  const uint32_t perms =
-      scs_.mpu_enabled() ? PagePerms(scs_.mpu(), size_t(w), page) : Watched(page, Perms(map_.regions()[w].access));
-  return (perms & (write ? UC_PROT_WRITE : UC_PROT_READ)) != 0;
-}
-
-void Core::ProtectWindow(size_t w) {
-  ++protection_changes_;
-  const Mpu mpu = scs_.mpu();
-  const Region& r = map_.regions()[w];
-  const bool mpu_on = mpu.enabled() && !mpu_bypassed_;
-  auto perms_at = [&](uint64_t page) { return PagePerms(mpu, w, page); };  // one MPU copy per window
-  for (const DirectSpan& span : plan_.direct) {
-    if (span.region != w) continue;
-    if (!mpu_on && watchpoints_.empty()) {  // one call, not a walk over every page of a DDR-sized span
-      Check(uc_mem_protect(uc_, span.base, span.size, Perms(r.access)), "uc_mem_protect");
-      continue;
-    }
-    // The protection changes only at the MPU's edges and a watchpoint's: the pages
-    // between two such pages share one, so the span is walked edge to edge, not page by
-    // page (mps3-an547's regions are hundreds of MiB: a page walk at every privilege
-    // change cost over a second on an RTOS-like fixture).
-    const uint64_t end = span.base + span.size;
-    std::vector<uint64_t> cuts = {span.base, end};
-    auto cut_around = [&](uint64_t e) {
-      for (uint64_t c : {e & ~uint64_t(kPageSize - 1), (e + kPageSize - 1) & ~uint64_t(kPageSize - 1)}) {
-        if (c > span.base && c < end) cuts.push_back(c);
-      }
-    };
-    for (uint64_t e : mpu.EdgesIn(span.base, end)) cut_around(e);
-    for (const Watchpoints::Watch& watch : watchpoints_.all()) {
-      cut_around(watch.begin);
-      cut_around(watch.end);
-    }
-    std::sort(cuts.begin(), cuts.end());
-    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
-    uint64_t run = span.base;
-    uint32_t run_perms = perms_at(span.base);
-    for (size_t i = 1; i < cuts.size(); ++i) {
-      const uint64_t at = cuts[i];
-      const uint32_t perms = at < end ? perms_at(at) : ~0u;
-      if (perms == run_perms) continue;
-      Check(uc_mem_protect(uc_, run, at - run, run_perms), "uc_mem_protect");
-      run = at;
-      run_perms = perms;
-    }
-  }
-}
-
-void Core::ApplyGate(size_t gate) {
-  for (size_t w = 0; w < map_.regions().size(); ++w) {
-    if (map_.GateOf(w) == gate) MapWindow(w, /*remap=*/true);
-  }
 }
 
 Core::Core(Cpu cpu, MemoryMap& map, uint32_t reset_vtor)
@@ -650,17 +480,7 @@ Core::Core(Cpu cpu, MemoryMap& map, uint32_t reset_vtor)
     Check(uc_ctl_set_cpu_model(uc_, model), "uc_ctl_set_cpu_model");
   }
 
-  plan_ = map_.PlanPages(kPageSize);
-  for (size_t w = 0; w < map_.regions().size(); ++w) MapWindow(w, /*remap=*/false);
-  // One mapping per run, however long: each is a section of the engine's address space,
-  // and Unicorn 2.0.1 (QEMU 5.0 phys_section_add) aborts past TARGET_PAGE_SIZE of them,
-  // so a mapping per page failed once the peripherals added up to about 1 MiB.
-  for (const ServedSpan& run : plan_.served) {
-    served_pages_.push_back(std::make_unique<ServedPage>(ServedPage{this, run.base}));
-    Check(uc_mmio_map(uc_, run.base, run.size, Hooks::ServedRead, served_pages_.back().get(),
-                      Hooks::ServedWrite, served_pages_.back().get()),
-          "uc_mmio_map");
-  }
+  pages_ = std::make_unique<PageMap>(uc_, map_, scs_, watchpoints_, this, Hooks::ServedRead, Hooks::ServedWrite);
 
   MapSystemSpace();  // SCS, DWT (core_exceptions.cc)
   FindFpControl();   // before MVE's calibration, which writes FPSCR (core_fp_context.cc)
@@ -952,16 +772,9 @@ void Core::SetWatch(uint64_t address, uint64_t length, WatchKind kind, bool on) 
   const uint64_t end = address + std::max<uint64_t>(length, 1);
   for (size_t r = 0; r < map_.regions().size(); ++r) {
     const Region& region = map_.regions()[r];
-    if (map_.Enabled(r) && region.base < end && address < region.end()) ProtectWindow(r);
+    if (map_.Enabled(r) && region.base < end && address < region.end()) pages_->ProtectWindow(r);
   }
   engine::DropTlb(uc_);
-}
-
-uint32_t Core::Watched(uint64_t page, uint32_t perms) const {
-  const Watchpoints::Refused refused = watchpoints_.OnPage(page, kPageSize);
-  if (refused.write) perms &= ~uint32_t(UC_PROT_WRITE);
-  if (refused.read) perms &= ~uint32_t(UC_PROT_READ);
-  return perms;
 }
 
 Core::WatchOutcome Core::WatchedAccess(uint64_t addr, uint32_t size, bool write, uint64_t value) {
@@ -971,10 +784,11 @@ Core::WatchOutcome Core::WatchedAccess(uint64_t addr, uint32_t size, bool write,
     const int w = map_.Find(a);
     if (w < 0) return WatchOutcome::kNotWatched;
     const uint64_t page = a & ~uint64_t(kPageSize - 1);
-    if (Watched(page, ~0u) == ~0u) return WatchOutcome::kNotWatched;  // refused for another reason
-    const uint32_t perms = scs_.mpu_enabled() ? MpuPagePerms(mpu, size_t(w), page) : Perms(map_.regions()[w].access);
+    if (pages_->Watched(page, ~0u) == ~0u) return WatchOutcome::kNotWatched;  // refused for another reason
+    const uint32_t perms =
+        scs_.mpu_enabled() ? pages_->MpuPagePerms(mpu, size_t(w), page) : Perms(map_.regions()[w].access);
     const bool allowed = (perms & (write ? UC_PROT_WRITE : UC_PROT_READ)) != 0;
-    if (!allowed && !SplitPageAllows(a, 1, write)) return WatchOutcome::kNotWatched;
+    if (!allowed && !pages_->SplitPageAllows(a, 1, write)) return WatchOutcome::kNotWatched;
   }
   if (StopsForWatch(addr, size, write)) return WatchOutcome::kStopped;
   if (write) Check(uc_mem_write(uc_, addr, &value, size), "uc_mem_write");

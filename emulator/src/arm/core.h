@@ -22,8 +22,9 @@
 #include "faultline/guest.h"
 #include "../engine/arm_fills.h"
 #include "../engine/block_arena.h"
-#include "exceptions.h"
 #include "event_log.h"
+#include "exceptions.h"
+#include "page_map.h"
 #include "scs.h"
 #include "watchpoints.h"
 
@@ -34,7 +35,6 @@ namespace faultline::arm {
 // Whether any byte of [base, base + size) lies in the default memory map's execute-never
 // space (Armv8-M ARM §B8.1, Armv7-M ARM §B3.1): Peripheral 0x40000000-0x5FFFFFFF,
 // Device and System from 0xA0000000.
-bool DefaultMapExecuteNever(uint64_t base, uint64_t size);
 
 enum class Reg { kR0, kR1, kR2, kR3, kSp, kLr, kPc, kMsp, kPsp, kXpsr, kControl, kApsr /* NZCVQ, GE */ };
 
@@ -131,7 +131,7 @@ class Core : public engine::ArmFills {
 
   // The host changed peripheral registers (a scenario step): remap the gated windows.
   void GatesChanged(const std::vector<size_t>& gates) {
-    for (size_t g : gates) ApplyGate(g);
+    for (size_t g : gates) pages_->ApplyGate(g);
   }
 
   // Re-applies the MPU to every mapped window (after the firmware wrote MPU registers),
@@ -307,17 +307,17 @@ class Core : public engine::ArmFills {
   // (ApplyMpu). unicorn_xip.cc asks, on the engine's TLB fill for such an access, whether
   // that view refuses it: then the access must fault and the MemManage stop is kept for
   // the engine's data abort that follows (Interrupt 4).
-  bool PrivilegedView() const override { return !mpu_unprivileged_; }
+  bool PrivilegedView() const override { return !pages_->unprivileged(); }
   bool RefusesUnprivileged(uint64_t addr, bool write) override;
 
   // Whether the page protections of `addr` (ProtectWindow) let a data read or write
   // through. The engine's TLB does not carry them for reads (Unicorn checks them in its
   // load helper), so code that reaches guest memory through the TLB's host pointer
   // (MVE, core_mve.cc) asks here first.
-  bool PageAllows(uint32_t addr, bool write) const;
+  bool PageAllows(uint32_t addr, bool write) const { return pages_->PageAllows(addr, write); }
   // Changes when a window is mapped or protected again: an answer of PageAllows, or a
   // host page the engine showed, stands until then.
-  uint64_t protection_changes() const { return protection_changes_; }
+  uint64_t protection_changes() const { return *pages_->changes(); }
 
   // --- Traps the firmware enables, from the translated code (core_traps.cc; issue 16) ---
   // The translator reads the halfword `hw` at `addr` (cpu_lduw_code_arm): returns what
@@ -383,7 +383,6 @@ class Core : public engine::ArmFills {
   void ResetRegisters(uint32_t sp);
 
  private:
-  struct ServedPage;
   struct HostBreak {
     Core* core;
     uint64_t address;
@@ -412,19 +411,6 @@ class Core : public engine::ArmFills {
   uint64_t ServeAccess(uint64_t addr, unsigned size, bool write, uint64_t value);
   // `permission`: the MPU refused it (MemManage), not the bus.
   uint64_t ServedAccessFault(uint64_t addr, unsigned size, AccessType type, bool permission = false);
-  // Whether the MPU refuses a data access to `addr` at a privilege. Served pages carry no
-  // protections (MapWindow maps them with uc_mmio_map), so ServeAccess asks at each
-  // access; RefusesUnprivileged asks for LDRT/STRT.
-  bool MpuRefuses(uint64_t addr, bool privileged, bool write) const;
-  void MapWindow(size_t window, bool remap);
-  // Page protections of an enabled window: its own access, narrowed by the MPU.
-  void ProtectWindow(size_t window);
-  uint32_t PagePerms(const Mpu& mpu, size_t window, uint64_t page) const;  // ProtectWindow's, page by page
-  uint32_t MpuPagePerms(const Mpu& mpu, size_t window, uint64_t page) const;  // the same, without watchpoints
-  // Whether the MPU, at the exact address, allows a data access that the protections of
-  // a page cut by MPU regions refused (PagePerms).
-  bool SplitPageAllows(uint64_t addr, uint32_t size, bool write) const;
-  void ApplyGate(size_t gate);
   // Counts one more of an event already recorded; false if there is none yet.
   bool CountEvent(const std::string& kind, const std::string& where);
   void RecordEvent(const std::string& kind, const std::string& where, uint64_t addr, std::string message);
@@ -445,8 +431,7 @@ class Core : public engine::ArmFills {
   uc_struct* uc_ = nullptr;
   Cpu cpu_;
   MemoryMap& map_;
-  std::vector<std::unique_ptr<ServedPage>> served_pages_;
-  PagePlan plan_;
+  std::unique_ptr<PageMap> pages_;  // the engine's mapping of the bus and its protections
   EventLog log_;
   void NoteUnmodelledRead(size_t peripheral, uint64_t word);
   std::vector<std::unique_ptr<HostBreak>> host_breaks_;
@@ -455,8 +440,6 @@ class Core : public engine::ArmFills {
   std::optional<size_t> step_hook_;  // StepOne's (uc_hook)
   Watchpoints watchpoints_;
   void InstallStepHook();
-  // A page's protection with the watchpoints' pages refusing what they watch.
-  uint32_t Watched(uint64_t page, uint32_t perms) const;
   // From the invalid-access hook: an access refused only because a watchpoint's page
   // refuses it is performed (a write by the hook), or stops the run if it touches one.
   enum class WatchOutcome { kNotWatched, kPerformed, kStopped };
@@ -537,8 +520,6 @@ class Core : public engine::ArmFills {
   Scs scs_;
   uint64_t idle_ = 0;
   uint64_t next_event_ = UINT64_MAX;
-  bool mpu_unprivileged_ = false;  // the privilege the MPU's page protections are for
-  bool mpu_bypassed_ = false;      // ... or none: they are the board's (MpuBypassed)
   std::optional<Stop> unprivileged_refusal_;  // RefusesUnprivileged's, until its data abort
   bool watch_masks_ = false;
   uint64_t masks_snapshot_ = 0;
@@ -641,8 +622,6 @@ class Core : public engine::ArmFills {
   std::map<uint32_t, bool> tp_loop_calls_;
   void SetLoopTest(RelocatedLoop& loop, bool stops);
   std::unique_ptr<MveUnit, MveUnitDeleter> mve_;
-  mutable int page_windows_[2] = {-1, -1};  // the windows PageAllows found last, newest first
-  uint64_t protection_changes_ = 0;  // MapWindow and ProtectWindow calls
 
   // Traps (core_traps.cc): CPACR.CP10 off / CCR.UNALIGN_TRP / CCR.DIV_0_TRP as the
   // translated blocks have them (UINT32_MAX: none translated yet), and the instruction

@@ -559,7 +559,7 @@ bool MveUnit::EmitOps(TCGContext* s, uint32_t i, TCGTemp* ret, TCGTemp** args) {
   const MveOpTargets targets{&state.vpr,      d.counted ? &executed : nullptr,
                              &core.ltpsize_,  state.q,
                              scratch,
-                             {memory->load_pages(), &core.protection_changes_, d.mmu_idx},
+                             {memory->load_pages(), core.pages_->changes(), d.mmu_idx},
                              {reinterpret_cast<void*>(&helper_v7m_mrs_arm), args[0], kTag | i}};
   if (!EmitAsOps(s, d.insn, targets, ret)) return false;
   emitted_as_ops.fetch_add(1, std::memory_order_relaxed);
