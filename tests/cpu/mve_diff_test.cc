@@ -226,7 +226,7 @@ TEST(MveDiff, ACaseTableOverAMebibyteOfConsoleComesBackWhole) {
 }
 
 // The scalar DSP-extension instructions whose translation faultline changes
-// (arm/unicorn_dsp_ops.cc: the add that sets APSR.Q, SXTB16's extension) and their
+// (engine/unicorn_dsp_ops.cc: the add that sets APSR.Q, SXTB16's extension) and their
 // neighbours, as T32 encodings (Armv8-M ARM, C2.4): hw1 << 16 | hw2, with `random` the
 // bits drawn at random; Rn, Ra, Rd and Rm are filled with R0-R12 or LR where the
 // encoding has them. Operands are extreme() values (mve_diff.c), so Q is set in some

@@ -1,4 +1,4 @@
-// emulator/src/arm/unicorn_dsp_ops.cc emits the DSP-extension helpers SMLAD and SXTB16
+// emulator/src/engine/unicorn_dsp_ops.cc emits the DSP-extension helpers SMLAD and SXTB16
 // call (add_setq, sxtb16), and the parallel add/subtract helpers, as TCG ops. That only
 // happens if libunicorn's translator calls bind to faultline's tcg_gen_callN_arm; this
 // pins down that they do, on DSP builds
@@ -10,7 +10,7 @@
 #include <string>
 
 #include "cli.h"
-#include "arm/unicorn_dsp_ops.h"
+#include "engine/unicorn_dsp_ops.h"
 #include "faultline/board.h"
 #include "faultline/image.h"
 #include "faultline/run.h"
@@ -33,9 +33,9 @@ void RunToExit(const char* board_name, const char* fixture) {
 TEST(DspOps, SmladAndSxtb16CallsAreEmittedAsOps) {
   REQUIRE_FIXTURES();
   if (Stock()) GTEST_SKIP() << "FAULTLINE_DSP_INLINE=stock";
-  const uint64_t before = arm::InlinedDspCalls();
+  const uint64_t before = engine::InlinedDspCalls();
   RunToExit("mps2-an500", "dsp_check");
-  EXPECT_GT(arm::InlinedDspCalls(), before) << "libunicorn did not call faultline's tcg_gen_callN_arm";
+  EXPECT_GT(engine::InlinedDspCalls(), before) << "libunicorn did not call faultline's tcg_gen_callN_arm";
 }
 
 // The parallel add/subtract helpers too (QADD16, SHADD16, QASX, QSUB8, SSUB8, UHADD8...),
@@ -43,10 +43,10 @@ TEST(DspOps, SmladAndSxtb16CallsAreEmittedAsOps) {
 TEST(DspOps, ParallelAddSubtractCallsAreEmittedAsOps) {
   REQUIRE_FIXTURES();
   if (Stock()) GTEST_SKIP() << "FAULTLINE_DSP_INLINE=stock";
-  const uint64_t before = arm::InlinedParallelAddSubCalls();
+  const uint64_t before = engine::InlinedParallelAddSubCalls();
   RunToExit("mps2-an386", "simd_check");
   // bench_simd's loops hold 12 of them (objdump); each block is translated at least once.
-  EXPECT_GE(arm::InlinedParallelAddSubCalls() - before, 10u);
+  EXPECT_GE(engine::InlinedParallelAddSubCalls() - before, 10u);
 }
 
 }  // namespace

@@ -3,8 +3,10 @@
 #include "arm/mve/mve.h"
 
 #include "armv81m.h"
+#include "core_mve_ops.h"
 #include "thumb.h"
 #include "../engine/road_ring.h"
+#include "../engine/unicorn_dsp_ops.h"
 #include "../engine/unicorn_tlb.h"
 
 #include <unicorn/unicorn.h>
@@ -481,6 +483,8 @@ Core::Core(Cpu cpu, MemoryMap& map, uint32_t reset_vtor)
   }
 
   pages_ = std::make_unique<PageMap>(uc_, map_, scs_, watchpoints_, this, Hooks::ServedRead, Hooks::ServedWrite);
+  // The translator's helper calls: the MVE unit's become ops first (core_mve_ops.cc).
+  engine::SetTcgCallHooks({&EmitMveOps, &ForgetKnownVpt});
 
   MapSystemSpace();  // SCS, DWT (core_exceptions.cc)
   FindFpControl();   // before MVE's calibration, which writes FPSCR (core_fp_context.cc)

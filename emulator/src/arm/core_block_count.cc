@@ -30,7 +30,7 @@
 // traces), for A/B measurement.
 #include "core.h"
 #include "core_mve_ops.h"
-#include "unicorn_dsp_ops.h"
+#include "../engine/unicorn_dsp_ops.h"
 #include "unicorn_interpose.h"
 #include "../engine/tcg_block.h"
 #include "../engine/unicorn_tcg.h"
@@ -140,7 +140,7 @@ using Arm = faultline::engine::Replacements<faultline::arm::InlineCount>;
 extern "C" {
 
 __attribute__((visibility("default"))) void tcg_func_start_arm(TCGContext* s) {
-  faultline::arm::ForgetDspOps();
+  faultline::engine::ForgetDspOps();
   faultline::arm::ForgetKnownVpt();
   Arm::FuncStart(s);
 }

@@ -1,6 +1,6 @@
 // Which libunicorn this process runs on. faultline's replacements of libunicorn's internal
 // functions (engine/store_path.cc, arm/core_block_count.cc, arm/core_data_faults.cc,
-// arm/unicorn_xip.cc, arm/unicorn_dsp_ops.cc, arm/core_traps.cc, riscv/hart_block_count.cc) call them with the signatures and read the struct layouts
+// engine/unicorn_xip.cc, engine/unicorn_dsp_ops.cc, arm/core_traps.cc, riscv/hart_block_count.cc) call them with the signatures and read the struct layouts
 // of one build, so they are enabled for that build only: the GNU build-id of the loaded
 // library must be one measured here. Any other build — a rebuild of the same 2.0.1
 // source, another distribution, another architecture — runs Unicorn's own paths.

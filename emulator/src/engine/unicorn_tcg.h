@@ -1,6 +1,6 @@
 // The QEMU 5.0 TCG emitters inside libunicorn 2.0.1 that faultline calls to put its own
 // ops into a block being translated (tcg_block.cc, arm/core_block_count.cc,
-// arm/unicorn_dsp_ops.cc, arm/core_mve_ops.cc). Unicorn's own, resolved from libunicorn
+// engine/unicorn_dsp_ops.cc, arm/core_mve_ops.cc). Unicorn's own, resolved from libunicorn
 // at link time: one copy per target, suffixed _arm or _riscv32 (`nm -D libunicorn.so.2`);
 // they run only behind the build-id guard (unicorn_build.h). A TCGv is the temp's offset
 // from the TCGContext (qemu/include/tcg/tcg.h, tcgv_i32_temp); an op's argument is the
@@ -27,7 +27,7 @@ void tcg_gen_brcondi_i64_arm(TCGContext* s, int cond, intptr_t a1, int64_t a2, T
 void tcg_gen_addi_i64_arm(TCGContext* s, intptr_t ret, intptr_t a1, int64_t a2);
 void tcg_gen_andi_i64_arm(TCGContext* s, intptr_t ret, intptr_t a1, int64_t a2);
 
-// The other emitters faultline's own ops use (arm/core_mve_ops.cc, arm/unicorn_dsp_ops.cc).
+// The other emitters faultline's own ops use (arm/core_mve_ops.cc, engine/unicorn_dsp_ops.cc).
 void tcg_gen_andi_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
 void tcg_gen_ori_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
 void tcg_gen_deposit_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, intptr_t a2, unsigned ofs, unsigned len);

@@ -180,7 +180,7 @@ void ArmMachine::OnExecuteNever(const Stop& s) {
   MemoryMap& map = *map_;
   const int w = map.Find(s.pc);
   const Region* xip = w >= 0 && map.regions()[size_t(w)].access.execute ? &map.regions()[size_t(w)] : nullptr;
-  if (xip != nullptr && core.ExecutesInPlace(s.pc)) {  // arm/unicorn_xip.cc is turned off
+  if (xip != nullptr && core.ExecutesInPlace(s.pc)) {  // engine/unicorn_xip.cc is turned off
     RecordUnsupported(
         s, fmt::format("execute in place from {} at 0x{:08x}: the board and the MPU make it executable, but "
                        "Unicorn 2.0.1 applies the default memory map's execute-never rule to "

@@ -44,9 +44,8 @@
 // the opcode in the low 8 bits of the first word, the list link's next at 0x8, args at
 // 0x18.
 #include "unicorn_dsp_ops.h"
-#include "core_mve_ops.h"
 #include "unicorn_interpose.h"
-#include "../engine/unicorn_tcg.h"
+#include "unicorn_tcg.h"
 
 #include <array>
 #include <atomic>
@@ -55,7 +54,7 @@
 #include <string>
 
 
-namespace faultline::arm {
+namespace faultline::engine {
 
 namespace {
 
@@ -118,6 +117,7 @@ const Unicorn& Original() {
 }
 
 std::atomic<uint64_t> inlined_calls{0}, inlined_pas_calls{0};
+TcgCallHooks call_hooks;
 
 // Ops on i32 temps, in the TCGTemp* form the call's arguments come in.
 struct Ops {
@@ -322,11 +322,14 @@ uint64_t InlinedParallelAddSubCalls() { return inlined_pas_calls.load(std::memor
 
 void ForgetDspOps() { last_add_setq = {}; }
 
-}  // namespace faultline::arm
+void SetTcgCallHooks(const TcgCallHooks& hooks) { call_hooks = hooks; }
+
+}  // namespace faultline::engine
 
 extern "C" __attribute__((visibility("default"))) void tcg_gen_callN_arm(TCGContext* s, void* func, TCGTemp* ret,
                                                                         int nargs, TCGTemp** args) {
-  if (faultline::arm::EmitMveOps(s, func, ret, nargs, args)) return;
-  faultline::arm::ForgetKnownVpt();  // the call may write VPR (a code hook, the MVE unit's)
-  if (!faultline::arm::EmitInline(s, func, ret, nargs, args)) faultline::arm::Original().call_n(s, func, ret, nargs, args);
+  namespace fl = faultline::engine;
+  if (fl::call_hooks.emit != nullptr && fl::call_hooks.emit(s, func, ret, nargs, args)) return;
+  if (fl::call_hooks.before_call != nullptr) fl::call_hooks.before_call();
+  if (!fl::EmitInline(s, func, ret, nargs, args)) fl::Original().call_n(s, func, ret, nargs, args);
 }
