@@ -261,7 +261,9 @@ void Job::RunPool(const Operation& op, const std::string& what) {
   const Kernel k = KernelOf(p);
   Limit(uint64_t(ofm.height) * ofm.width * ofm.depth, kMaxElements, what, "elements in its OFM");
   Limit(uint64_t(ofm.height) * ofm.width * ofm.depth * k.height * k.width, kMaxMacs, what, "taps");
-  const Tensor in = ReadMap(ifm, k.IfmHeight(ofm.height), k.IfmWidth(ofm.width), ifm.depth, what, Channel::kIfm);
+  // A pool keeps the channels (the IFM as deep as the OFM), but REDUCE_SUM into one.
+  const uint32_t depth = op.param == 2 && ofm.depth == 1 ? ifm.depth : ofm.depth;
+  const Tensor in = ReadMap(ifm, k.IfmHeight(ofm.height), k.IfmWidth(ofm.width), depth, what, Channel::kIfm);
   std::string unsupported;
   const Tensor out = Pool(p, op.param, in, shram_, &unsupported);
   if (!unsupported.empty()) NotModelled(what, unsupported);
