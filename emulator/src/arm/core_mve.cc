@@ -58,6 +58,7 @@
 #include "arm/mve/mve.h"
 #include "arm/mve/softfloat.h"
 #include "core_mve_ops.h"
+#include "mve_layout.h"
 #include "unicorn_interpose.h"
 
 extern "C" {
@@ -82,8 +83,6 @@ constexpr uint16_t kMrsR0Hw2 = 0x8000 | kSysm;
 constexpr uint16_t kMsrR0 = 0xF380;
 constexpr uint16_t kMsrR0Hw2 = 0x8800 | kSysm;
 constexpr uint32_t kMsrSysm = 0x800 | kSysm;
-// Cortex-M33 ID registers as QEMU 5.0 sets them (target/arm/cpu.c, cortex_m33_initfn).
-constexpr uint32_t kM33Mvfr0 = 0x10110021, kM33Mvfr1 = 0x11000011, kM33Mvfr2 = 0x00000040;
 
 using Fetch = uint32_t (*)(void* env, uint32_t addr);
 using ConstI32 = intptr_t (*)(TCGContext* s, int32_t value);  // unicorn_tcg.h
@@ -214,9 +213,7 @@ class EngineApsr final : public arm::mve::Apsr {
 // Per core: the decoded instructions the translated code calls, and the engine layout.
 struct MveUnit {
   Core& core;
-  bool usable = false;                // layouts found
-  size_t q_offset = 0, fpscr_offset = 0, standard_fp_offset = 0;
-  size_t control_offset = SIZE_MAX;  // CONTROL's Secure bank (FPCA), if found
+  MveLayout layout;  // where the engine keeps what the unit reads and writes (mve_layout.h)
   bool features_set = false;
   struct Decoded {
     uint32_t address;
@@ -264,8 +261,6 @@ struct MveUnit {
 
   explicit MveUnit(Core& c) : core(c) {}
 
-  void Calibrate(uc_struct* uc);
-  void SetFeatures(void* env);
   void Bind(void* env);
   uint32_t Fetch(void* env, uint32_t addr, uint32_t hw);
   uint32_t Execute(void* env, uint32_t index, uintptr_t ra);
@@ -277,149 +272,17 @@ struct MveUnit {
 
 void MveUnitDeleter::operator()(MveUnit* u) const { delete u; }
 
-namespace {
-
-// The standard FPSCR's float_status in a saved context, searched from FPSCR on: three
-// consecutive 8-byte float_status whose rounding-mode, flush and default-NaN bytes read
-// (3, 1, 1, 1), (3, -, -, 1), (0, 1, 1, 1) under the calibration's FPSCR.
-size_t FindStandardFpStatus(const uint8_t* p, size_t from, size_t size) {
-  size_t found = SIZE_MAX;
-  for (size_t o = from; o + 24 <= size && o < from + 1024; ++o) {
-    const uint8_t* a = p + o;
-    const uint8_t* st = a + 16;
-    const bool fp_status = a[1] == 3 && a[4] == 1 && a[5] == 1 && a[6] == 1;
-    const bool f16 = a[9] == 3 && a[14] == 1;
-    const bool standard = st[1] == 0 && st[4] == 1 && st[5] == 1 && st[6] == 1 && st[0] == a[0];
-    if (fp_status && f16 && standard) {
-      if (found != SIZE_MAX) return SIZE_MAX;  // ambiguous
-      found = o + 16;
-    }
-  }
-  return found;
-}
-
-// CONTROL's Secure bank in CPUARMState (v7m.control[M_REG_S], where QEMU keeps FPCA and
-// SFPA), from `base` (R0) in the saved context `before`: the one word that changes, by
-// FPCA alone, when FPCA is toggled through Unicorn's register API. SIZE_MAX if not one.
-size_t FindControl(uc_engine* e, const uint8_t* before, size_t base, size_t size) {
-  constexpr uint32_t kFpca = 1u << 2;
-  uint32_t control = 0;
-  uc_reg_read(e, UC_ARM_REG_CONTROL, &control);
-  const uint32_t toggled = control ^ kFpca;
-  uc_reg_write(e, UC_ARM_REG_CONTROL, &toggled);
-  uc_context* ctx = nullptr;
-  size_t found = SIZE_MAX;
-  if (uc_context_alloc(e, &ctx) == UC_ERR_OK && uc_context_save(e, ctx) == UC_ERR_OK) {
-    const auto* after = reinterpret_cast<const uint8_t*>(ctx);
-    for (size_t i = base; i + 4 <= size; i += 4) {
-      uint32_t a, b;
-      std::memcpy(&a, before + i, 4);
-      std::memcpy(&b, after + i, 4);
-      if (a == b) continue;
-      if ((a ^ b) != kFpca || found != SIZE_MAX) {
-        found = SIZE_MAX;
-        break;
-      }
-      found = i - base;
-    }
-  }
-  if (ctx != nullptr) uc_context_free(ctx);
-  uc_reg_write(e, UC_ARM_REG_CONTROL, &control);
-  return found;
-}
-
-}  // namespace
-
-// Finds the Q registers and FPSCR in CPUARMState: writes marker values through
-// Unicorn's register API and looks for them in a saved context (a copy of the state).
-void MveUnit::Calibrate(uc_struct* uc) {
-  uc_engine* e = reinterpret_cast<uc_engine*>(uc);
-  const uint32_t r0 = 0x5EC0DE01;
-  uc_reg_write(e, UC_ARM_REG_R0, &r0);
-  for (int d = 0; d < 16; ++d) {
-    const uint64_t v = 0xD0D0000000000000ull | uint64_t(d) << 32 | 0x600D0000u | uint32_t(d);
-    uc_reg_write(e, UC_ARM_REG_D0 + d, &v);
-  }
-  const uint32_t fpscr = 0x03C00000;  // DN, FZ, RMode = RZ: bits a reset never sets
-  uc_reg_write(e, UC_ARM_REG_FPSCR, &fpscr);
-  uc_context* ctx = nullptr;
-  if (uc_context_alloc(e, &ctx) == UC_ERR_OK && uc_context_save(e, ctx) == UC_ERR_OK) {
-    const size_t size = uc_context_size(e);
-    uint8_t* p = reinterpret_cast<uint8_t*>(ctx);
-    auto find32 = [&](uint32_t v, size_t from) -> size_t {
-      for (size_t i = from; i + 4 <= size; i += 4) {
-        uint32_t w;
-        std::memcpy(&w, p + i, 4);
-        if (w == v) return i;
-      }
-      return SIZE_MAX;
-    };
-    const size_t base = find32(r0, 0);
-    const size_t d0 = base == SIZE_MAX ? SIZE_MAX : find32(0x600D0000u, base);
-    const size_t fp = base == SIZE_MAX ? SIZE_MAX : find32(fpscr, base);
-    bool ok = d0 != SIZE_MAX && fp != SIZE_MAX && fp + 64 <= size;
-    for (int d = 0; ok && d < 16; ++d) {
-      uint64_t v;
-      std::memcpy(&v, p + d0 + 8 * size_t(d), 8);
-      ok = v == (0xD0D0000000000000ull | uint64_t(d) << 32 | 0x600D0000u | uint32_t(d));
-    }
-    // QEMU 5.0 keeps three float_status after FPSCR (fp_status, fp_status_f16,
-    // standard_fp_status: target/arm/cpu.h). The marker FPSCR put round-to-zero (3),
-    // flush-to-zero (both) and default NaN into the first two; the third is the
-    // standard value: round to nearest (0), flush-to-zero, default NaN.
-    const size_t status = ok ? FindStandardFpStatus(p, fp, size) : SIZE_MAX;
-    if (ok && status != SIZE_MAX) {
-      usable = true;
-      q_offset = d0 - base;
-      fpscr_offset = fp - base;
-      standard_fp_offset = status - base;
-      control_offset = FindControl(e, p, base, size);
-    }
-    uc_context_free(ctx);
-  }
-  const uint64_t zero = 0;
-  const uint32_t zero32 = 0;
-  uc_reg_write(e, UC_ARM_REG_R0, &zero32);
-  for (int d = 0; d < 16; ++d) uc_reg_write(e, UC_ARM_REG_D0 + d, &zero);
-  uc_reg_write(e, UC_ARM_REG_FPSCR, &zero32);
-}
-
-// The Cortex-M55's FPU: MVFR0/MVFR1 of the CPU the engine translates for, found by the
-// M33's values after env (ARMCPU.isar follows CPUARMState).
-void MveUnit::SetFeatures(void* env) {
-  features_set = true;
-  auto* w = static_cast<uint32_t*>(env);
-  uint32_t* found = nullptr;
-  // Only within the ARMCPU allocation env lies in: past its end is not ours to read
-  // (AddressSanitizer found the scan running off it).
-  size_t words = 0x10000 / 4;
-  if (const void* cpu = RunningCpu()) {
-    const auto* end = static_cast<const uint8_t*>(cpu) + malloc_usable_size(const_cast<void*>(cpu));
-    const auto* begin = static_cast<const uint8_t*>(env);
-    words = end > begin ? std::min(words, size_t(end - begin) / 4) : 0;
-  }
-  for (size_t i = 0; i + 3 < words; ++i) {
-    if (w[i] == kM33Mvfr0 && w[i + 1] == kM33Mvfr1 && w[i + 2] == kM33Mvfr2) {
-      if (found != nullptr) return;  // ambiguous: leave the model as it is
-      found = &w[i];
-    }
-  }
-  if (found == nullptr) return;
-  found[0] = (found[0] & ~0xF00u) | 0x200u;          // MVFR0.FPDP: double precision
-  found[1] = (found[1] & ~0x0F000000u) | 0x02000000u;  // MVFR1.FPHP: F16 <-> F64 too
-}
-
 void MveUnit::Bind(void* env) {
   auto* base = static_cast<uint8_t*>(env);
   memory.emplace(core, env);
   engine_fpscr.emplace(env, state.fz16);
   apsr.emplace(env);
   state.r = static_cast<uint32_t*>(env);
-  state.q = base + q_offset;
+  state.q = base + layout.q_offset;
   state.fpscr = &*engine_fpscr;
   // Half precision: the standard value with flush-to-zero from FZ16 (QEMU 5.0 has no
   // status for it); its exception flags join the standard status's, which VMRS reads.
-  state.fp = reinterpret_cast<arm::mve::FloatStatus*>(base + standard_fp_offset);
+  state.fp = reinterpret_cast<arm::mve::FloatStatus*>(base + layout.standard_fp_offset);
   state.fp16 = &half;
   state.memory = &*memory;
   state.apsr = &*apsr;
@@ -427,7 +290,8 @@ void MveUnit::Bind(void* env) {
 
 uint32_t MveUnit::Fetch(void* env, uint32_t addr, uint32_t hw) {
   if (!features_set) {
-    SetFeatures(env);
+    features_set = true;
+    SetM55Features(env);
     Bind(env);
   }
   if (addr == second_at) {
@@ -494,7 +358,7 @@ uint32_t MveUnit::Fetch(void* env, uint32_t addr, uint32_t hw) {
     }
   }
   uint32_t fpscr;
-  std::memcpy(&fpscr, base + fpscr_offset, 4);
+  std::memcpy(&fpscr, base + layout.fpscr_offset, 4);
   arm::mve::State& s = state;
   memory->At(ra, d.mmu_idx);
   const uint32_t ltpsize = core.ltpsize_;
@@ -521,9 +385,9 @@ uint32_t MveUnit::Fetch(void* env, uint32_t addr, uint32_t hw) {
     s.fp16_ready = false;
   }
   if (s.fpscr_nzcv != nzcv) {
-    std::memcpy(&fpscr, base + fpscr_offset, 4);  // VMSR FPSCR may have written it
+    std::memcpy(&fpscr, base + layout.fpscr_offset, 4);  // VMSR FPSCR may have written it
     fpscr = (fpscr & ~arm::mve::fpscr::kNzcv) | s.fpscr_nzcv;
-    std::memcpy(base + fpscr_offset, &fpscr, 4);
+    std::memcpy(base + layout.fpscr_offset, &fpscr, 4);
   }
   // An access of this instruction that faulted (on Unicorn's own paths the fault is
   // recorded and Execute goes on; the data-fault exit never comes back here): not executed.
@@ -580,8 +444,8 @@ bool MveUnit::EnterFpContext(void* env) {
   constexpr uint32_t kControl = 20, kFpca = 1u << 2, kSfpa = 1u << 3;  // SYSm, CONTROL bits
   const uint32_t control = Original().mrs(env, kControl);
   if (!(control & kFpca)) {
-    if (control_offset != SIZE_MAX) {
-      *reinterpret_cast<uint32_t*>(static_cast<uint8_t*>(env) + control_offset) |= kFpca | kSfpa;
+    if (layout.control_offset != SIZE_MAX) {
+      *reinterpret_cast<uint32_t*>(static_cast<uint8_t*>(env) + layout.control_offset) |= kFpca | kSfpa;
     } else {
       Original().msr(env, kControl, control | kFpca | kSfpa);
     }
@@ -646,9 +510,10 @@ void Core::MveRestore(uint32_t fpscr, uint32_t vpr) {
 }
 
 void Core::EnableMve() {
+  const std::optional<MveLayout> layout = FindMveLayout(uc_);
+  if (!layout) return;  // MVE and double precision stay off: M55 firmware stops as before
   mve_.reset(new MveUnit(*this));
-  mve_->Calibrate(uc_);
-  if (!mve_->usable) mve_.reset();
+  mve_->layout = *layout;
 }
 
 uint64_t Core::mve_instructions() const { return mve_ ? mve_->executed : 0; }
