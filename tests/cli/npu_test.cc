@@ -62,6 +62,19 @@ TEST(Npu, TheHtmlReportListsTheJobAndMarksItsTransfers) {
   EXPECT_TRUE(Has(html, "class=\"npu-marker\" data-job=\"1\" data-address=\"0x20007200\""));
 }
 
+// The refused transfer is an event too, in the window the NPU met, first by its operation.
+TEST(Npu, ARefusedTransferIsAnEventInTheWindowItMet) {
+  REQUIRE_FIXTURES();
+  Completed cli;
+  const nlohmann::json r = RunJson("alif-e8-hp", "npu_arena_local", {}, &cli);
+  const auto events = EventsOfKind(r, "npu-bus-error");
+  ASSERT_EQ(events.size(), 1u) << r["events"].dump();
+  EXPECT_EQ((*events[0])["where"], "dtcm");
+  EXPECT_EQ((*events[0])["first_address"], 0x20007200u);
+  EXPECT_EQ((*events[0])["first_by"], "NPU_HP job 1, IFM tile 0 of op 0 NPU_OP_CONV (BASEP1 + 0x0)");
+  EXPECT_TRUE(EventsOfKind(RunJson("alif-e8-hp", "npu_arena_global", {}, &cli), "npu-bus-error").empty());
+}
+
 // npunet (firmware-fixtures/ml: conv 3x3 with ReLU, depthwise 3x3 stride 2, average pool,
 // fully connected; 1.2M MACs) on the CPU with TFLite's reference kernels and on the NPU
 // from its Vela-style blob, on each board with an Ethos-U: the firmware compares the two.

@@ -103,6 +103,8 @@ struct Event {
   bool pc_precise = false;  // false: first_pc is the start of its translation block
   uint64_t count = 0;
   std::string message;  // one line for people
+  // What made it first when that was not the CPU: "NPU_HP job 1, op 0 NPU_OP_CONV".
+  std::string first_by;
 };
 
 // The last value the firmware wrote to a modelled peripheral register.
@@ -127,6 +129,10 @@ struct NpuJob {
   // "reset" (a soft reset while it ran), or "running" (the run ended first).
   std::string outcome;
   std::string detail;  // what ended it, in memory-layout terms; empty when completed
+  // The transfer the bus refused: its first byte not transferred, the window there (empty
+  // for none) and the operation that made it.
+  std::optional<uint64_t> fault_address;
+  std::string fault_region, fault_by;
   struct Transfer {
     std::string what;  // "IFM of op 3 NPU_OP_ELEMENTWISE", "command stream"
     uint64_t address = 0, size = 0;
@@ -134,6 +140,11 @@ struct NpuJob {
   };
   // Reads of memory that still held its reset contents: what a loader never programmed.
   std::vector<std::string> notes;
+  struct Unwritten {
+    uint64_t address = 0;
+    std::string region, by;
+  };
+  std::vector<Unwritten> unwritten;  // one per note
   std::vector<Transfer> transfers;  // the first kMaxTransfers, in order
   uint64_t transfer_count = 0;      // all of them
   static constexpr size_t kMaxTransfers = 64;

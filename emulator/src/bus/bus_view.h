@@ -37,6 +37,10 @@ class BusView : public BusPort {
   // A zero-filled region's zeros could as well be written ones: only erased, filled and
   // random reset contents tell.
   bool NeverWritten(uint64_t address, uint64_t size) const override;
+  std::string Where(uint64_t address) const override {
+    const int w = map_.Find(address);
+    return w < 0 ? std::string() : map_.regions()[size_t(w)].name;
+  }
 
  private:
   BusView(MemoryMap& map, std::string name, bool host);

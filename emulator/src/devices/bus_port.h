@@ -39,6 +39,8 @@ class BusPort {
   // Whether [address, address + size) still holds what it held at reset: nothing (a loader,
   // the firmware, a master) wrote it since. False when it spans windows or none.
   virtual bool NeverWritten(uint64_t address, uint64_t size) const = 0;
+  // The name of the window at `address` (the region or alias), or empty.
+  virtual std::string Where(uint64_t address) const = 0;
 };
 
 }  // namespace faultline

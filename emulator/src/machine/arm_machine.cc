@@ -419,6 +419,32 @@ std::vector<Event> ArmMachine::Events() const {
   if (ended_ && res.outcome == Outcome::kLimit && res.stop_detail.rfind("reached stop_at", 0) != 0) {
     if (auto poll = PollingEvent(*core_, *map_, in_.image)) events.push_back(std::move(*poll));
   }
+  // The NPUs' refused transfers and reads of unwritten memory, one event each kind and
+  // window, first by the job's operation: a scenario expects them as it does the CPU's.
+  for (const auto* npu : map_->npus()) {
+    for (size_t j = 0; j < npu->jobs().size(); ++j) {
+      const NpuJob& job = npu->jobs()[j];
+      const auto add = [&](const std::string& kind, const std::string& region, uint64_t address, const std::string& by,
+                           const std::string& message) {
+        for (Event& e : events) {
+          if (e.kind == kind && e.where == region) {
+            ++e.count;
+            return;
+          }
+        }
+        events.push_back({.kind = kind, .where = region.empty() ? "no region" : region, .first_address = address,
+                          .count = 1, .message = message,
+                          .first_by = fmt::format("{} job {}, {}", job.npu, j + 1, by)});
+      };
+      if (job.fault_address) {
+        add("npu-bus-error", job.fault_region, *job.fault_address, job.fault_by, fmt::format("{}: {}", job.npu, job.detail));
+      }
+      for (size_t n = 0; n < job.unwritten.size(); ++n) {
+        add("npu-read-unwritten", job.unwritten[n].region, job.unwritten[n].address, job.unwritten[n].by,
+            fmt::format("{}: {}", job.npu, job.notes[n]));
+      }
+    }
+  }
   for (const auto& [address, u] : core_->scs().unmodelled()) {
     events.push_back(
         {.kind = "scs-unmodelled",

@@ -22,9 +22,9 @@ std::string FormatEventsText(const std::vector<Event>& events) {
   if (events.empty()) return "";
   std::string out = "events:\n";
   for (const Event& e : events) {
-    out += fmt::format("  {}\n    {} time{}, first by the instruction at {}{}\n", e.message, e.count,
-                       e.count == 1 ? "" : "s", At(e.first_pc, e.first_pc_symbol),
-                       e.pc_precise ? "" : " (approximate: start of its translation block)");
+    out += fmt::format("  {}\n    {} time{}, first by {}{}\n", e.message, e.count, e.count == 1 ? "" : "s",
+                       e.first_by.empty() ? "the instruction at " + At(e.first_pc, e.first_pc_symbol) : e.first_by,
+                       e.pc_precise || !e.first_by.empty() ? "" : " (approximate: start of its translation block)");
   }
   return out;
 }
@@ -34,7 +34,8 @@ json EventsJson(const std::vector<Event>& events) {
   for (const Event& e : events) {
     out.push_back({{"kind", e.kind}, {"where", e.where}, {"count", e.count}, {"first_address", e.first_address},
                    {"first_pc", e.first_pc}, {"first_pc_symbol", SymbolJson(e.first_pc_symbol)},
-                   {"pc_precise", e.pc_precise}, {"message", e.message}});
+                   {"pc_precise", e.pc_precise}, {"message", e.message},
+                   {"first_by", e.first_by.empty() ? nlohmann::json(nullptr) : nlohmann::json(e.first_by)}});
   }
   return out;
 }

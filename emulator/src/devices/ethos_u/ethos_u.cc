@@ -152,6 +152,9 @@ void EthosU::Start(std::vector<uint32_t>& values, uint64_t now) {
   if (!fetched.ok()) {
     run.fetch_failed = true;
     jobs_.back().outcome = "bus error";
+    jobs_.back().fault_address = fetched.address;
+    jobs_.back().fault_region = port_->Where(fetched.address);
+    jobs_.back().fault_by = "the command stream's fetch";
     jobs_.back().detail = fmt::format("read of the {}-byte command stream at 0x{:08x} (QBASE): {} at 0x{:08x}: {}",
                                       words.size() * 4, jobs_.back().stream, ToString(fetched.resp), fetched.address,
                                       fetched.why);

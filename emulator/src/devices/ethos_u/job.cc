@@ -61,6 +61,12 @@ BusResponse Job::ReadStream(BusPort& port, uint64_t address, std::vector<uint32_
 
 uint64_t Job::Address(uint32_t region, uint64_t offset) const { return basep_[region & 7] + offset; }
 
+void Job::Refused(const BusResponse& r, const std::string& what) {
+  record_.fault_address = r.address;
+  record_.fault_region = port_.Where(r.address);
+  record_.fault_by = what;
+}
+
 void Job::Log(const std::string& what, uint64_t address, uint64_t size, bool write) {
   ++record_.transfer_count;
   if (record_.transfers.size() < NpuJob::kMaxTransfers) record_.transfers.push_back({what, address, size, write});
@@ -76,6 +82,7 @@ std::vector<uint8_t> Job::Read(const std::string& what, uint64_t address, uint64
   Log(what, address, size, false);
   const BusResponse r = port_.Read(address, bytes);
   if (!r.ok()) {
+    Refused(r, what);
     throw Abort{{Outcome::Kind::kBusError,
                  fmt::format("read of {} bytes at 0x{:08x} ({}): {} at 0x{:08x}: {}", size, address, what,
                              ToString(r.resp), r.address, r.why),
@@ -87,6 +94,7 @@ std::vector<uint8_t> Job::Read(const std::string& what, uint64_t address, uint64
     record_.notes.push_back(fmt::format("read of {} bytes at 0x{:08x} ({}): the memory still holds its reset "
                                         "contents: nothing (the loader, the firmware) wrote it",
                                         size, address, what));
+    record_.unwritten.push_back({address, port_.Where(address), what});
   }
   return bytes;
 }
@@ -96,6 +104,7 @@ void Job::Write(const std::string& what, uint64_t address, const std::vector<uin
   if (log) Log(what, address, bytes.size(), true);
   const BusResponse r = port_.Write(address, bytes);
   if (!r.ok()) {
+    Refused(r, what);
     throw Abort{{Outcome::Kind::kBusError,
                  fmt::format("write of {} bytes at 0x{:08x} ({}): {} at 0x{:08x}: {}", bytes.size(), address, what,
                              ToString(r.resp), r.address, r.why),

@@ -56,6 +56,8 @@ class Job {
   // `len` bytes of SHRAM at `at`, or the job's end.
   uint8_t* Shram(uint64_t at, uint64_t len, const std::string& what, Channel channel);
   void Log(const std::string& what, uint64_t address, uint64_t size, bool write);
+  // The record of a transfer the bus refused.
+  void Refused(const BusResponse& r, const std::string& what);
   void Dma(const Operation& op, const std::string& what);
   void RunElementwise(const Operation& op, const std::string& what);
   void RunPool(const Operation& op, const std::string& what);
