@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "faultline/error.h"
 #include "faultline/scenario.h"
 #include "temp_dir.h"
 
@@ -192,20 +193,43 @@ TEST_F(ScenarioExpect, MemoryOutsideEveryRegion) {
 
 TEST_F(ScenarioExpect, Events) {
   RunResult r = Exit(0);
-  r.events = {{.kind = "disabled-region-write", .where = "sram0", .first_address = 0x02000000, .count = 3},
-              {.kind = "disabled-region-read", .where = "sram1", .first_address = 0x08000000, .count = 1}};
-  EXPECT_EQ(Check("  outcome: exit\n  events:\n    - {kind: disabled-region-write, where: sram0, count: 3,"
-                  " first_address: 0x02000000}\n    - {kind: disabled-region-read}\n"
-                  "    - {kind: peripheral-write, count: 0}\n",
+  r.events = {{.kind = "disabled-region-write", .where = "ssram2", .first_address = 0x28000000, .count = 3},
+              {.kind = "disabled-region-read", .where = "ssram3", .first_address = 0x28200000, .count = 1}};
+  EXPECT_EQ(Check("  outcome: exit\n  events:\n    - {kind: disabled-region-write, where: ssram2, count: 3,"
+                  " first_address: 0x28000000}\n    - {kind: disabled-region-read}\n"
+                  "    - {kind: uart-tx-disabled, count: 0}\n",
                   r),
             Lines{});
   EXPECT_EQ(Check("  outcome: exit\n  events:\n    - {kind: disabled-region-write, count: 1}\n"
-                  "    - {kind: disabled-region-read, where: sram0}\n",
+                  "    - {kind: disabled-region-read, where: ssram2}\n",
                   r),
             (Lines{"expect.events[0] (kind disabled-region-write): expected count 1, got 3 "
-                   "(disabled-region-write at sram0 x3, disabled-region-read at sram1 x1)",
-                   "expect.events[1] (kind disabled-region-read where sram0): expected at least one, "
-                   "got none (disabled-region-write at sram0 x3, disabled-region-read at sram1 x1)"}));
+                   "(disabled-region-write at ssram2 x3, disabled-region-read at ssram3 x1)",
+                   "expect.events[1] (kind disabled-region-read where ssram2): expected at least one, "
+                   "got none (disabled-region-write at ssram2 x3, disabled-region-read at ssram3 x1)"}));
+}
+
+// Issue 39 item 1: an event kind faultline never records, or a window the board does not
+// have, is an error where it is written: `count: 0` on it could never fail.
+TEST_F(ScenarioExpect, AnEventKindOrWindowThatCannotOccurIsAnErrorAtItsLine) {
+  const auto error = [&](const std::string& events) {
+    try {
+      (void)Check("  outcome: exit\n  events:\n" + events, Exit(0));
+    } catch (const InputError& e) {
+      return std::string(e.what()) + " | " + e.fix() + " @ " + e.where();
+    }
+    return std::string("accepted");
+  };
+  const std::string typo = error("    - {kind: disabled-region-wrtie, where: ssram2, count: 0}\n");
+  EXPECT_NE(typo.find("no event of kind 'disabled-region-wrtie'"), std::string::npos) << typo;
+  EXPECT_NE(typo.find("disabled-region-write"), std::string::npos) << typo;
+  EXPECT_NE(typo.find("s.yaml:8"), std::string::npos) << typo;
+  const std::string window = error("    - {kind: disabled-region-write, where: ssram22, count: 0}\n");
+  EXPECT_NE(window.find("has no region or alias 'ssram22'"), std::string::npos) << window;
+  EXPECT_NE(window.find("ssram2"), std::string::npos) << window;
+  EXPECT_EQ(error("    - {kind: disabled-region-write, where: ssram2_ns, count: 0}\n"), "accepted") << "an alias";
+  EXPECT_EQ(error("    - {kind: unmodelled-register, where: ANY.THING, count: 0}\n"), "accepted")
+      << "a peripheral's register: not a window";
 }
 
 TEST_F(ScenarioExpect, InstructionBudget) {

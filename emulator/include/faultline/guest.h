@@ -107,6 +107,21 @@ struct Event {
   std::string first_by;
 };
 
+// Every Event::kind a run records, and whether its `where` names a window of the board
+// (a region or alias; "no region" too for an NPU's refused transfer). A scenario's
+// `events:` is checked against them when it is read (issue 39: a typo is an error, not
+// an expectation that can never fail).
+struct EventKind {
+  const char* kind;
+  bool where_is_window;
+};
+inline constexpr EventKind kEventKinds[] = {
+    {"disabled-region-read", true},  {"disabled-region-write", true}, {"npu-bus-error", true},
+    {"npu-read-unwritten", true},    {"uart-tx-disabled", false},     {"unmodelled-register", false},
+    {"unmodelled-register-poll", false}, {"scs-unmodelled", false},   {"semihosting-unterminated", false},
+    {"sp-aligned", false},           {"engine-limit", false},
+};
+
 // The last value the firmware wrote to a modelled peripheral register.
 struct RegisterWrite {
   std::string name;    // "RCC.MEMENR"

@@ -167,11 +167,38 @@ MemoryExpectation ParseMemory(const Field& f) {
   return e;
 }
 
-EventExpectation ParseEvent(const Field& f) {
+// `kind:` one faultline records; `where:`, for the kinds that name a window, one of the
+// board's regions or aliases.
+EventExpectation ParseEvent(const Board& board, const Field& f) {
   Mapping m(f, {"kind", "where", "count", "first_address"});
   EventExpectation e;
-  e.kind = m.Require("kind").Scalar();
-  if (m.Has("where")) e.where = m.Get("where").Scalar();
+  const Field kind = m.Require("kind");
+  e.kind = kind.Scalar();
+  const EventKind* known = nullptr;
+  std::string kinds;
+  for (const EventKind& k : kEventKinds) {
+    if (e.kind == k.kind) known = &k;
+    kinds += std::string(kinds.empty() ? "" : ", ") + k.kind;
+  }
+  if (known == nullptr) {
+    kind.Fail(fmt::format("faultline records no event of kind '{}'", e.kind), "use one of " + kinds);
+  }
+  if (m.Has("where")) {
+    const Field where = m.Get("where");
+    e.where = where.Scalar();
+    const auto named = [&](const std::string& n) {
+      return std::any_of(board.regions.begin(), board.regions.end(), [&](const Region& r) { return r.name == n; }) ||
+             std::any_of(board.aliases.begin(), board.aliases.end(), [&](const Alias& a) { return a.name == n; });
+    };
+    const bool no_region = *e.where == "no region" && e.kind == "npu-bus-error";
+    if (known->where_is_window && !no_region && !named(*e.where)) {
+      std::string windows;
+      for (const Region& r : board.regions) windows += (windows.empty() ? "" : ", ") + r.name;
+      for (const Alias& a : board.aliases) windows += ", " + a.name;
+      where.Fail(fmt::format("board '{}' has no region or alias '{}'", board.name, *e.where),
+                 "name one of " + windows);
+    }
+  }
   if (m.Has("count")) e.count = m.Get("count").Number();
   if (m.Has("first_address")) e.first_address = m.Get("first_address").Address();
   return e;
@@ -232,7 +259,7 @@ Expectations ParseExpect(const Board& board, const Field& f) {
   }
   if (m.Has("events")) {
     for (const Field& item : Items(m.Get("events"), "write events: [{kind: ..., count: 1}]")) {
-      e.events.push_back(ParseEvent(item));
+      e.events.push_back(ParseEvent(board, item));
     }
   }
   if (m.Has("npu")) e.npu = ParseNpu(board, m.Get("npu"));
