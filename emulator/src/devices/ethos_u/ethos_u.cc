@@ -46,6 +46,15 @@ EthosU::EthosU(const Peripheral& peripheral, std::unique_ptr<BusPort> port)
     pmevtyper_[size_t(n)] = Index(fmt::format("PMEVTYPER{}", n));
   }
   shram_.assign(size_t(NpuShramKiB(npu_)) * 1024, 0);
+  // Read-only to the CPU: the identification, the status and the queue's read offset.
+  read_only_.assign(layout_.size(), false);
+  for (const char* r : {"ID", "STATUS", "CONFIG", "PROT", "QREAD"}) read_only_[Index(r)] = true;
+  // The interrupt line: STATUS.irq_raised or pmu_irq_raised. Asked at every peripheral
+  // write of the board (the map compares the lines before and after), so kept as a mask.
+  std::vector<uint32_t> probe(layout_.size(), 0);
+  SetField(probe, status_, "irq_raised", 1);
+  SetField(probe, status_, "pmu_irq_raised", 1);
+  irq_mask_ = probe[status_];
 }
 
 size_t EthosU::Index(const std::string& name) const {
@@ -75,8 +84,7 @@ uint64_t EthosU::Basep(const std::vector<uint32_t>& values, int n) const {
 uint32_t EthosU::Read(size_t reg, std::vector<uint32_t>& values, uint64_t) { return values[reg]; }
 
 void EthosU::Write(size_t reg, uint32_t value, std::vector<uint32_t>& values, uint64_t now) {
-  const std::string& name = layout_[reg].name;
-  if (name == "ID" || name == "STATUS" || name == "CONFIG" || name == "PROT" || name == "QREAD") return;  // RO
+  if (read_only_[reg]) return;
   if (reg == reset_) return SoftReset(values, value);
   const auto mirror = [&](size_t set, size_t clr, bool setting) {
     values[set] = setting ? values[set] | value : values[set] & ~value;
@@ -265,7 +273,7 @@ void EthosU::CountCycles(std::vector<uint32_t>& values, uint64_t cycles) {
 }
 
 bool EthosU::Output(const std::string&, const std::vector<uint32_t>& values) const {
-  return Field(values, status_, "irq_raised") != 0 || Field(values, status_, "pmu_irq_raised") != 0;
+  return (values[status_] & irq_mask_) != 0;
 }
 
 }  // namespace faultline::ethos_u

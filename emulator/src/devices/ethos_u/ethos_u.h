@@ -59,6 +59,8 @@ class EthosU : public Device {
   std::array<size_t, 8> basep_{}, basep_hi_{};
   std::array<size_t, 4> pmevcntr_{}, pmevtyper_{};
   std::vector<uint8_t> shram_;
+  std::vector<bool> read_only_;  // by register
+  uint32_t irq_mask_ = 0;        // STATUS bits that raise the interrupt line
 
   struct Running {
     Stream stream;
