@@ -65,8 +65,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   faultline::machine::MachineInput in = faultline::machine::InputFor(t.board, t.image, t.options);
   in.max_instructions = kBudget;
   in.debugger = true;
-  faultline::machine::ArmMachine m(in);
-  GdbStub stub(m, t.board, t.image, [] { return true; });
+  const std::unique_ptr<faultline::machine::Machine> m = faultline::machine::MakeMachine(in);
+  GdbStub stub(*m, t.board, t.image, [] { return true; });
   PacketReader reader;
   reader.Feed(std::string_view(reinterpret_cast<const char*>(data) + 1, size - 1));
   int resumes = 0;

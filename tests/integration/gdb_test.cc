@@ -161,6 +161,49 @@ TEST(Gdb, WatchpointsFireAtTheLinesThatAccessTheGlobal) {
   EXPECT_NE(served.stdout_text().find("handled 0x00000001"), std::string::npos) << served.stdout_text();
 }
 
+// The same server on an RV32 hart (issue 40: one machine interface, one GDB stub): a
+// breakpoint, `next` over an ecall the firmware's handler takes, a fault stopped at its
+// instruction before mtvec's handler, a write watchpoint that fires in that handler, the
+// backtrace through it, registers and CSRs, a global written, and the run ending after
+// the detach with the firmware having seen what gdb wrote.
+TEST(Gdb, AnRv32HartIsServedTheSameWay) {
+  REQUIRE_RISCV_FIXTURES();
+  if (!HaveGdb()) GTEST_SKIP() << "gdb-multiarch is not installed (scripts/setup installs it)";
+  const auto elf = Fixture("riscv32-virt", "traps");
+  Served served({"run", "--board", "riscv32-virt", elf.string(), "--gdb", "0"});
+  ASSERT_GT(served.port(), 0) << served.banner();
+  const std::string out =
+      Gdb(elf, served.port(),
+          {"break run_all", "continue", "next", "next", "print traps", "watch traps", "continue", "bt", "delete",
+           "set var traps = 100", "print $a0 = 0x1234", "p/x $a0", "continue", "continue", "p/x $mcause", "p/x $pc",
+           "monitor fault", "detach"});
+  EXPECT_TRUE(std::regex_search(out, std::regex(R"(Breakpoint 1, run_all \(\) at .*traps\.c:43)"))) << out;
+  // `next` over the ecall (taken by the firmware's handler, no stop), then the custom-0
+  // word: an illegal instruction, stopped before the handler.
+  EXPECT_TRUE(std::regex_search(out, std::regex(R"(\n44\s+show\("ecall"\);)"))) << out;
+  EXPECT_TRUE(std::regex_search(out, std::regex(R"(Program received signal SIGSEGV[^\n]*\n0x800004a8 in run_all)"))) << out;
+  EXPECT_NE(out.find("$1 = 1\n"), std::string::npos) << out;
+  // The handler's increment, seen by the watchpoint, with the faulting function below it.
+  EXPECT_TRUE(std::regex_search(
+      out, std::regex(R"(Hardware watchpoint 2: traps\s+Old value = 1\s+New value = 2\s+trap_handler \(\) at .*traps\.c:26)")))
+      << out;
+  EXPECT_TRUE(std::regex_search(out, std::regex(R"(#1 .* in run_all \(\)[^\n]*\n#2 .* in main \(\))"))) << out;
+  EXPECT_NE(out.find("$3 = 0x1234\n"), std::string::npos) << out;
+  // The load fault stopped before its handler: mcause still the previous trap's (2, the
+  // illegal CSR), the pc at the load, and `monitor fault` the report's record of it.
+  EXPECT_NE(out.find("$4 = 0x2\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("$5 = 0x800004d0\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("load access fault: mcause 5"), std::string::npos) << out;
+  EXPECT_NE(out.find("read of 4 bytes at 0x00020000"), std::string::npos) << out;
+  // After the detach the run goes on: the handler saw the traps gdb wrote, and mepc and
+  // mtval as without gdb.
+  served.Wait();
+  const std::string console = served.stdout_text();
+  EXPECT_NE(console.find("load fault       traps=102 mcause=5 mepc=0x800004d0 mtval=0x00020000"), std::string::npos)
+      << console;
+  EXPECT_NE(console.find("outcome: exit"), std::string::npos) << console;
+}
+
 // A watchpoint on a peripheral register (the CMSDK UART's DATA, a page served access by
 // access): it stops at the store that transmits, before the UART sees it; gdb steps that
 // store with the watchpoint removed, so each byte still leaves the UART exactly once.

@@ -327,13 +327,6 @@ TEST(RiscvVirt, StopAtFaultStopsBeforeTheHandler) {
   EXPECT_EQ(report["console"], "reading 0x00020000\n");  // picolibc's handler never ran
 }
 
-TEST(RiscvVirt, TheGdbServerIsRefusedForNow) {
-  REQUIRE_RISCV_FIXTURES();
-  Completed cli = RunCli({"run", "--board", "riscv32-virt", "--gdb", "0", Fixture("riscv32-virt", "hello").string()});
-  EXPECT_EQ(cli.status, 2) << cli.err;
-  EXPECT_NE(cli.err.find("GDB server serves Cortex-M cores only so far"), std::string::npos) << cli.err;
-}
-
 // Kelvin (boards/kelvin.yaml): the host starts the core at 0, waits for it to halt and
 // reads the output header at TCM_END - 64.
 TEST(Kelvin, TheFixedLayoutHaltsWithTheHeaderTheHostReads) {

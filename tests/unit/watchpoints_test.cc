@@ -1,11 +1,11 @@
-// arm/watchpoints.h: the debugger's watchpoints as an object of their own (issue 40 item 3,
+// bus/watchpoints.h: the debugger's watchpoints as an object of their own (issue 40 item 3,
 // the first piece of arm::Core split out). What the core builds on: a set that says when it
 // changed, what a page refuses, which access hits.
-#include "arm/watchpoints.h"
+#include "bus/watchpoints.h"
 
 #include <gtest/gtest.h>
 
-namespace faultline::arm {
+namespace faultline {
 namespace {
 
 using Kind = Watchpoints::Kind;
@@ -57,4 +57,4 @@ TEST(Watchpoints, AnAccessHitsAWatchpointItOverlapsOfItsKind) {
 }
 
 }  // namespace
-}  // namespace faultline::arm
+}  // namespace faultline

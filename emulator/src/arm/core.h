@@ -26,7 +26,7 @@
 #include "exceptions.h"
 #include "page_map.h"
 #include "scs.h"
-#include "watchpoints.h"
+#include "../bus/watchpoints.h"
 
 struct uc_struct;
 

@@ -14,7 +14,7 @@
 #include "faultline/memory_map.h"
 #include "mpu.h"
 #include "scs.h"
-#include "watchpoints.h"
+#include "../bus/watchpoints.h"
 
 struct uc_struct;
 

@@ -62,8 +62,8 @@ std::string XferWindow(const std::string& doc, std::string_view args) {
 
 }  // namespace
 
-GdbStub::GdbStub(machine::ArmMachine& m, const Board& board, const Image& image, std::function<bool()> interrupted)
-    : m_(m), board_(board), image_(image), interrupted_(std::move(interrupted)), regs_(Describe(board, m.core())) {}
+GdbStub::GdbStub(machine::Machine& m, const Board& board, const Image& image, std::function<bool()> interrupted)
+    : m_(m), board_(board), image_(image), interrupted_(std::move(interrupted)) {}
 
 std::string GdbStub::StopReply() const {
   if (m_.ended()) {
@@ -74,112 +74,33 @@ std::string GdbStub::StopReply() const {
   }
   if (m_.stopped_fault() != nullptr) return fmt::format("S{:02x}", kSigSegv);
   if (why_ == Why::kWatch && m_.watch_hit()) {
-    const arm::Stop& hit = *m_.watch_hit();
-    const char* name = arm::Core::WatchKind(hit.imm) == arm::Core::WatchKind::kWrite  ? "watch"
-                       : arm::Core::WatchKind(hit.imm) == arm::Core::WatchKind::kRead ? "rwatch"
-                                                                                      : "awatch";
+    const machine::WatchHit hit = *m_.watch_hit();
+    const char* name = hit.kind == machine::WatchKind::kWrite  ? "watch"
+                       : hit.kind == machine::WatchKind::kRead ? "rwatch"
+                                                               : "awatch";
     return fmt::format("T{:02x}{}:{:x};", kSigTrap, name, hit.address);
   }
   return fmt::format("S{:02x}", why_ == Why::kInterrupt ? kSigInt : kSigTrap);
 }
 
-// The registers target.xml describes, numbered in order: the M-profile core, the stack
-// pointers of org.gnu.gdb.arm.m-system, then where the core has them the FP registers
-// (org.gnu.gdb.arm.vfp: gdb makes s0-s31 of d0-d15, and on an MVE core q0-q7) and VPR
-// (org.gnu.gdb.arm.m-profile-mve).
-std::vector<GdbStub::RegisterDef> GdbStub::Describe(const Board& board, const arm::Core& core) {
-  using K = RegisterDef::Kind;
-  std::vector<RegisterDef> regs;
-  static constexpr const char* kCore[] = {"r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8",
-                                          "r9", "r10", "r11", "r12", "sp", "lr", "pc"};
-  const char* profile = "org.gnu.gdb.arm.m-profile";
-  for (int n = 0; n < 16; ++n) {
-    regs.push_back({kCore[n], 32, n == 15 ? K::kPc : K::kGeneral, n, n == 13 ? "data_ptr" : n == 15 ? "code_ptr" : "uint32",
-                    profile});
-  }
-  regs.push_back({"xpsr", 32, K::kXpsr, 0, "uint32", profile});
-  regs.push_back({"msp", 32, K::kMsp, 0, "data_ptr", "org.gnu.gdb.arm.m-system"});
-  regs.push_back({"psp", 32, K::kPsp, 0, "data_ptr", "org.gnu.gdb.arm.m-system"});
-  // Cortex-M4, M7, M33 and M55 have an FPU (single precision on M4 and M33, whose
-  // D registers are pairs of S registers as gdb shows them).
-  if (board.cpu != Cpu::kCortexM0 && board.cpu != Cpu::kCortexM3) {
-    for (int n = 0; n < 16; ++n) regs.push_back({fmt::format("d{}", n), 64, K::kD, n, "ieee_double", "org.gnu.gdb.arm.vfp"});
-    regs.push_back({"fpscr", 32, K::kFpscr, 0, "int", "org.gnu.gdb.arm.vfp"});
-  }
-  if (core.mve() != nullptr) regs.push_back({"vpr", 32, K::kVpr, 0, "uint32", "org.gnu.gdb.arm.m-profile-mve"});
-  return regs;
-}
-
-std::optional<uint64_t> GdbStub::ReadRegister(size_t n) const {
-  if (n >= regs_.size()) return std::nullopt;
-  const RegisterDef& d = regs_[n];
-  const arm::Core& core = m_.core();
-  const Registers r = m_.ended() ? m_.output().result.registers : core.ReadAll();
-  switch (d.kind) {
-    case RegisterDef::Kind::kGeneral:
-      return d.index < 13 ? r.r[d.index] : d.index == 13 ? r.sp : r.lr;
-    case RegisterDef::Kind::kPc:
-      return m_.ended() ? r.pc : m_.pc();
-    case RegisterDef::Kind::kXpsr:
-      return r.xpsr;
-    case RegisterDef::Kind::kMsp:
-      return r.msp;
-    case RegisterDef::Kind::kPsp:
-      return r.psp;
-    case RegisterDef::Kind::kD:
-      return core.ReadD(d.index);
-    case RegisterDef::Kind::kFpscr:
-      return core.ReadFpscr();
-    case RegisterDef::Kind::kVpr:
-      return core.MveVpr();
-  }
-  return std::nullopt;
-}
-
 std::string GdbStub::RegisterHex(size_t n) const {
-  const uint64_t v = *ReadRegister(n);
+  const uint64_t v = m_.ReadRegister(n);
   std::string out = Word(uint32_t(v));
-  return regs_[n].bits == 64 ? out + Word(uint32_t(v >> 32)) : out;
+  return m_.debug_registers()[n].bits == 64 ? out + Word(uint32_t(v >> 32)) : out;
 }
 
 std::string GdbStub::ReadRegisters() const {
   std::string out;
-  for (size_t n = 0; n < regs_.size(); ++n) out += RegisterHex(n);
+  for (size_t n = 0; n < m_.debug_registers().size(); ++n) out += RegisterHex(n);
   return out;
 }
 
 bool GdbStub::WriteRegister(size_t n, std::span<const uint8_t> bytes) {
-  if (m_.ended() || n >= regs_.size() || bytes.size() * 8 != size_t(regs_[n].bits)) return false;
-  const RegisterDef& d = regs_[n];
-  const uint32_t low = LittleEndian(bytes.data());
-  arm::Core& core = m_.core();
-  switch (d.kind) {
-    case RegisterDef::Kind::kGeneral:
-      core.WriteGeneral(d.index, low);
-      break;
-    case RegisterDef::Kind::kPc:
-      m_.SetPc(low);
-      break;
-    case RegisterDef::Kind::kXpsr:
-      core.Write(arm::Reg::kXpsr, low);
-      break;
-    case RegisterDef::Kind::kMsp:
-      core.Write(arm::Reg::kMsp, low);
-      break;
-    case RegisterDef::Kind::kPsp:
-      core.Write(arm::Reg::kPsp, low);
-      break;
-    case RegisterDef::Kind::kD:
-      core.WriteD(d.index, low | uint64_t(LittleEndian(bytes.data() + 4)) << 32);
-      break;
-    case RegisterDef::Kind::kFpscr:
-      core.WriteFpscr(low);
-      break;
-    case RegisterDef::Kind::kVpr:
-      core.MveRestore(core.ReadFpscr(), low);
-      break;
-  }
-  return true;
+  const auto& regs = m_.debug_registers();
+  if (n >= regs.size() || bytes.size() * 8 != size_t(regs[n].bits)) return false;
+  uint64_t value = LittleEndian(bytes.data());
+  if (bytes.size() == 8) value |= uint64_t(LittleEndian(bytes.data() + 4)) << 32;
+  return m_.WriteRegister(n, value);
 }
 
 std::string GdbStub::ReadMemory(std::string_view args) const {
@@ -216,7 +137,7 @@ std::string GdbStub::WriteMemory(std::string_view args, bool binary) {
   if (length == 0) return "OK";
   if (m_.ended() || m_.map().FindRange(address, length) < 0) return "E14";
   m_.map().Write(address, bytes);
-  m_.core().InvalidateCode(address, address + length);
+  m_.InvalidateCode(address, address + length);
   return "OK";
 }
 
@@ -233,7 +154,7 @@ std::string GdbStub::Breakpoint(std::string_view args, bool insert) {
     m_.SetBreakpoint(uint32_t(at->first), insert);
     return "OK";
   }
-  return m_.SetWatchpoint(uint32_t(at->first), uint32_t(at->second), arm::Core::WatchKind(type[0] - '0'), insert)
+  return m_.SetWatchpoint(uint32_t(at->first), uint32_t(at->second), machine::WatchKind(type[0] - '0'), insert)
              ? "OK"
              : "E01";
 }
@@ -245,7 +166,7 @@ std::string GdbStub::Resume(bool step) {
     p = m_.Step();
   } else {
     for (;;) {
-      p = m_.Run({.instructions = m_.core().instructions() + kSlice});
+      p = m_.Run({.instructions = m_.instructions() + kSlice});
       if (p != machine::Pause::kInstructions) break;
       if (interrupted_ && interrupted_()) {
         why_ = Why::kInterrupt;
@@ -260,10 +181,10 @@ std::string GdbStub::Resume(bool step) {
 std::string GdbStub::TargetXml() const {
   std::string xml =
       "<?xml version=\"1.0\"?><!DOCTYPE target SYSTEM \"gdb-target.dtd\"><target version=\"1.0\">"
-      "<architecture>arm</architecture>";
+      "<architecture>" + std::string(m_.architecture()) + "</architecture>";
   std::string_view feature;
-  for (size_t n = 0; n < regs_.size(); ++n) {
-    const RegisterDef& d = regs_[n];
+  for (size_t n = 0; n < m_.debug_registers().size(); ++n) {
+    const machine::DebugRegister& d = m_.debug_registers()[n];
     if (d.feature != feature) {
       if (!feature.empty()) xml += "</feature>";
       feature = d.feature;
@@ -306,7 +227,7 @@ std::string GdbStub::Monitor(std::string_view command) {
   } else if (command == "fault") {
     const Fault* f = m_.stopped_fault();
     if (f == nullptr && m_.ended() && m_.output().result.fault) f = &*m_.output().result.fault;
-    out = f == nullptr ? "no fault\n" : FormatFaultRecord(*f, m_.core().ReadAll(), board_);
+    out = f == nullptr ? "no fault\n" : FormatFaultRecord(*f, m_.registers(), board_);
   } else if (command == "events") {
     out = FormatEventsText(m_.ended() ? m_.output().result.events : m_.Events());
     if (out.empty()) out = "no events\n";
@@ -363,18 +284,19 @@ std::string GdbStub::Handle(std::string_view packet) {
     case 'G': {
       auto bytes = FromHex(args);
       size_t size = 0;
-      for (const RegisterDef& d : regs_) size += size_t(d.bits / 8);
+      const auto& regs = m_.debug_registers();
+      for (const machine::DebugRegister& d : regs) size += size_t(d.bits / 8);
       if (!bytes || bytes->size() != size) return "E00";
       size_t at = 0;
-      for (size_t n = 0; n < regs_.size(); at += size_t(regs_[n++].bits / 8)) {
-        if (!WriteRegister(n, std::span<const uint8_t>(bytes->data() + at, size_t(regs_[n].bits / 8)))) return "E01";
+      for (size_t n = 0; n < regs.size(); at += size_t(regs[n++].bits / 8)) {
+        if (!WriteRegister(n, std::span<const uint8_t>(bytes->data() + at, size_t(regs[n].bits / 8)))) return "E01";
       }
       return "OK";
     }
     case 'p': {
       auto n = ParseHexNumber(args);
       if (!n) return "E00";
-      return *n < regs_.size() ? RegisterHex(size_t(*n)) : "E00";
+      return *n < m_.debug_registers().size() ? RegisterHex(size_t(*n)) : "E00";
     }
     case 'P': {
       std::string_view value;
@@ -435,7 +357,7 @@ std::string GdbStub::Handle(std::string_view packet) {
         for (uint64_t at = window->first, end = window->first + window->second; at < end; at += erased.size()) {
           m_.map().Write(at, std::span(erased).first(size_t(std::min<uint64_t>(erased.size(), end - at))));
         }
-        m_.core().InvalidateCode(window->first, window->first + window->second);
+        m_.InvalidateCode(window->first, window->first + window->second);
         return "OK";
       }
       if (packet.starts_with("vFlashWrite:")) {
@@ -445,7 +367,7 @@ std::string GdbStub::Handle(std::string_view packet) {
         const std::vector<uint8_t> bytes = Unescape(data);
         if (bytes.empty() || m_.ended() || m_.map().FindRange(*address, bytes.size()) < 0) return "E14";
         m_.map().Write(*address, bytes);
-        m_.core().InvalidateCode(*address, *address + bytes.size());
+        m_.InvalidateCode(*address, *address + bytes.size());
         return "OK";
       }
       if (packet == "vFlashDone") return "OK";
@@ -485,7 +407,8 @@ RunResult RunUnderGdb(const Board& board, const Image& image, const RunOptions& 
   if (options.console_stream) {
     in.console_stream = [&options](uint64_t, std::string_view text) { options.console_stream(text); };
   }
-  machine::ArmMachine m(in);
+  std::unique_ptr<machine::Machine> machine = machine::MakeMachine(in);
+  machine::Machine& m = *machine;
 
   using debug::Frame, debug::GdbStub, debug::PacketReader, debug::Received, debug::Socket, debug::SendAll;
   Socket listener{socket(AF_INET, SOCK_STREAM, 0)};

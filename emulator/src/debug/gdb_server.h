@@ -1,6 +1,7 @@
-// A GDB remote-protocol stub for one machine: what gdb-multiarch and arm-none-eabi-gdb
-// use on a Cortex-M (registers, memory, breakpoints, step, continue, the target
-// description and the board's memory map, monitor commands). It talks only to machine/.
+// A GDB remote-protocol stub for one machine, Cortex-M or RV32: what gdb-multiarch,
+// arm-none-eabi-gdb and riscv gdbs use (registers, memory, breakpoints, watchpoints,
+// step, continue, the target description and the board's memory map, monitor commands).
+// It talks only to machine/'s interface, so it is written once for both cores.
 #pragma once
 
 #include <cstdint>
@@ -11,14 +12,14 @@
 #include <string>
 #include <string_view>
 
-#include "../machine/arm_machine.h"
+#include "../machine/machine.h"
 
 namespace faultline::debug {
 
 class GdbStub {
  public:
   // `interrupted`: polled while the machine runs; true when the client sent Ctrl-C.
-  GdbStub(machine::ArmMachine& m, const Board& board, const Image& image, std::function<bool()> interrupted);
+  GdbStub(machine::Machine& m, const Board& board, const Image& image, std::function<bool()> interrupted);
 
   // The reply to one packet's payload ("" = not supported, as the protocol says).
   std::string Handle(std::string_view packet);
@@ -28,17 +29,7 @@ class GdbStub {
   bool closing() const { return closing_; }
 
  private:
-  struct RegisterDef {
-    std::string name;
-    int bits;
-    enum class Kind { kGeneral, kPc, kXpsr, kMsp, kPsp, kD, kFpscr, kVpr } kind;
-    int index;  // r0-r14, d0-d15
-    const char* type;
-    const char* feature;
-  };
-  static std::vector<RegisterDef> Describe(const Board& board, const arm::Core& core);
   std::string ReadRegisters() const;
-  std::optional<uint64_t> ReadRegister(size_t n) const;
   std::string RegisterHex(size_t n) const;  // target byte order
   bool WriteRegister(size_t n, std::span<const uint8_t> bytes);
   std::string ReadMemory(std::string_view args) const;
@@ -50,11 +41,10 @@ class GdbStub {
   std::string TargetXml() const;
   std::string MemoryMapXml() const;
 
-  machine::ArmMachine& m_;
+  machine::Machine& m_;
   const Board& board_;
   const Image& image_;
   std::function<bool()> interrupted_;
-  std::vector<RegisterDef> regs_;
   enum class Why { kReset, kTrap, kInterrupt, kFault, kWatch } why_ = Why::kReset;
   bool closing_ = false;
 };

@@ -18,7 +18,10 @@ namespace faultline::machine {
 using arm::Reg;
 using arm::Stop;
 
-ArmMachine::ArmMachine(const MachineInput& in) : in_(in) { Load(); }
+ArmMachine::ArmMachine(const MachineInput& in) : in_(in) {
+  Load();
+  DescribeRegisters();
+}
 
 ArmMachine::~ArmMachine() = default;
 
@@ -190,7 +193,7 @@ void ArmMachine::SetBreakpoint(uint32_t address, bool on) {
   core_->SetDebugBreak(address, on);
 }
 
-bool ArmMachine::SetWatchpoint(uint32_t address, uint32_t length, arm::Core::WatchKind kind, bool on) {
+bool ArmMachine::SetWatchpoint(uint32_t address, uint32_t length, WatchKind kind, bool on) {
   const Watchpoint w{address, length, kind};
   if (on && !watchpoints_.contains(w) && watchpoints_.size() >= kMaxWatchpoints) return false;
   if (on ? !watchpoints_.insert(w).second : watchpoints_.erase(w) == 0) return true;

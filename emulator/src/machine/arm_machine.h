@@ -28,39 +28,38 @@ class ArmMachine : public Machine {
   // A warm reset (as AIRCR.SYSRESETREQ): the core and the SCS reset, memory kept, the
   // vector table read as it is now (after a debugger's `load`, the loaded image's).
   // A run that has ended is loaded again instead.
-  void WarmReset();
+  void WarmReset() override;
   Pause Run(const Until& until = {}) override;
   // Runs one instruction: the one at pc(), or the first of an exception handler entered
   // before it.
-  Pause Step();
+  Pause Step() override;
   // A debugger's breakpoint: Run pauses before the instruction at `address`. A run that
   // goes on from a breakpoint's address runs its instruction first.
-  void SetBreakpoint(uint32_t address, bool on);
+  void SetBreakpoint(uint32_t address, bool on) override;
   // A debugger's watchpoint: Run pauses before an instruction that would access
   // [address, address + length) as `kind` says (the access undone, as gdb on Arm
   // expects: it steps the instruction with the watchpoint off). Costs nothing outside
   // its pages. False for one more than kMaxWatchpoints.
-  bool SetWatchpoint(uint32_t address, uint32_t length, arm::Core::WatchKind kind, bool on);
+  bool SetWatchpoint(uint32_t address, uint32_t length, WatchKind kind, bool on) override;
   // As many watchpoints as a DWT can have (Armv8-M ARM DWT_CTRL.NUMCOMP is four bits).
   // Each protects its pages and every change walks the pages of the regions it covers,
   // so without a bound a client's thousands of Z2 packets would cost hours (fuzz_gdb).
   static constexpr size_t kMaxWatchpoints = 15;
-  // What the latest Pause::kWatchpoint stopped for: the access (address, kind in imm).
-  const std::optional<arm::Stop>& watch_hit() const { return watch_hit_; }
+  std::optional<WatchHit> watch_hit() const override;
   // Ends the run where it is (a debugger's kill): outcome limit, `why` as its detail.
   void End(const std::string& why) override;
   // The debugger has gone: no breakpoints, and faults are taken without a pause (a
   // pending one on the next Run).
-  void Detach();
+  void Detach() override;
   // Where the core goes on from, as a debugger sets it.
-  void SetPc(uint32_t pc) { pc_ = pc & ~1u; }
+  void SetPc(uint32_t pc) override { pc_ = pc & ~1u; }
   // The events so far, as the report lists them (a register polled when a budget ended
   // the run: only once it has).
-  std::vector<Event> Events() const;
+  std::vector<Event> Events() const override;
   // The fault a Pause::kFault stopped for, as the report records it: one the run takes
   // when it goes on (a synchronous fault, stopped before), or one the core took itself
   // (exception entry, SVC, exception return: stopped at the handler it entered).
-  const Fault* stopped_fault() const { return pending_ ? &pending_->fault : fault_stop_ ? &*fault_stop_ : nullptr; }
+  const Fault* stopped_fault() const override { return pending_ ? &pending_->fault : fault_stop_ ? &*fault_stop_ : nullptr; }
 
   bool ended() const override { return ended_; }
   // The run's result, complete once ended().
@@ -73,10 +72,19 @@ class ArmMachine : public Machine {
   MemoryMap& map() override { return *map_; }
   const MemoryMap& map() const override { return *map_; }
   // The wall clock the run may use from here on (a debugger's session had none).
-  void SetDeadline(std::optional<std::chrono::steady_clock::time_point> deadline) { in_.deadline = deadline; }
+  void SetDeadline(std::optional<std::chrono::steady_clock::time_point> deadline) override { in_.deadline = deadline; }
+  uint64_t instructions() const override { return core_->instructions(); }
+  Registers registers() const override { return ended_ ? out_.result.registers : core_->ReadAll(); }
+  void InvalidateCode(uint64_t begin, uint64_t end) override { core_->InvalidateCode(begin, end); }
+  // The registers gdb knows on an M-profile core (arm_registers.cc).
+  std::string_view architecture() const override { return "arm"; }
+  const std::vector<DebugRegister>& debug_registers() const override { return debug_registers_; }
+  uint64_t ReadRegister(size_t n) const override;
+  bool WriteRegister(size_t n, uint64_t value) override;
 
  private:
   void Load();
+  void DescribeRegisters();
   // One engine run and what its stop means; sets ended_ when the run has its outcome.
   // A pause when it stopped for `until`, a breakpoint, a step or a fault (debugger).
   std::optional<Pause> Advance(const Until& until);
@@ -145,11 +153,12 @@ class ArmMachine : public Machine {
   std::set<uint32_t> breakpoints_;  // SetBreakpoint's
   struct Watchpoint {
     uint32_t address, length;
-    arm::Core::WatchKind kind;
+    WatchKind kind;
     auto operator<=>(const Watchpoint&) const = default;
   };
   std::set<Watchpoint> watchpoints_;
   std::optional<arm::Stop> watch_hit_;
+  std::vector<DebugRegister> debug_registers_;  // DescribeRegisters
   // Where and at which count the latest Run or Step began: a breakpoint there is passed.
   uint32_t resume_pc_ = 0;
   uint64_t resume_count_ = 0;

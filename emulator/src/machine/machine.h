@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "../bus/watchpoints.h"
 #include "../devices/console_log.h"
 #include "faultline/board.h"
 #include "faultline/image.h"
@@ -79,11 +80,29 @@ enum class Pause {
   kWatchpoint,    // before an instruction that would access a SetWatchpoint range: watch_hit()
 };
 
+// A register as a debugger sees it: a <reg> of GDB's target description ("Target
+// Description Format" in GDB's manual), numbered in the order a machine lists them.
+struct DebugRegister {
+  std::string name;
+  int bits;              // 32 or 64
+  std::string type;      // "uint32", "int", "code_ptr", "data_ptr", "ieee_double"
+  std::string feature;   // the <feature> it belongs to: "org.gnu.gdb.arm.m-profile", ...
+};
+
+// A watchpoint's kind, as GDB's Z2/Z3/Z4 packets number them.
+using WatchKind = Watchpoints::Kind;
+
+// What a Pause::kWatchpoint stopped before: the access the instruction would make.
+struct WatchHit {
+  uint32_t address;
+  WatchKind kind;
+};
+
 // What every machine does, whichever core it has (arm_machine.h: a Cortex-M core with its
 // exception model; riscv_machine.h: an RV32 hart): load and reset, run until something,
-// end where it is, and hand over the run's result. `run` and its replays drive either
-// through this; the debugger's finer controls (step, breakpoints, watchpoints, registers)
-// are the Cortex-M machine's so far.
+// end where it is, and hand over the run's result; and what a debugger drives (debug/):
+// steps, breakpoints, watchpoints, registers, the core's memory. `run`, its replays, the
+// scenarios and the GDB server are written once, against this.
 class Machine {
  public:
   virtual ~Machine() = default;
@@ -102,6 +121,45 @@ class Machine {
   // The memory map, as the host sees it (bus/bus_view.h gives a master's view of it).
   virtual MemoryMap& map() = 0;
   virtual const MemoryMap& map() const = 0;
+  // Instructions retired so far.
+  virtual uint64_t instructions() const = 0;
+
+  // --- what a debugger drives (MachineInput::debugger) ---
+  // A warm reset: the core reset, memory kept, the reset address read as it is now (after
+  // a debugger's `load`, the loaded image's). A run that has ended is loaded again instead.
+  virtual void WarmReset() = 0;
+  // Runs one instruction: the one at pc(), or the first of a handler entered before it.
+  virtual Pause Step() = 0;
+  // Run pauses before the instruction at `address`; a run that goes on from a
+  // breakpoint's address runs its instruction first.
+  virtual void SetBreakpoint(uint32_t address, bool on) = 0;
+  // Run pauses before an instruction that would access [address, address + length) as
+  // `kind` says, the access undone (GDB on Arm and RISC-V steps it with the watchpoint
+  // off). False when the machine has no comparator left for it.
+  virtual bool SetWatchpoint(uint32_t address, uint32_t length, WatchKind kind, bool on) = 0;
+  // What the latest Pause::kWatchpoint stopped before.
+  virtual std::optional<WatchHit> watch_hit() const = 0;
+  // The debugger has gone: no breakpoints or watchpoints, and faults are taken without a
+  // pause (a pending one on the next Run).
+  virtual void Detach() = 0;
+  // Where the core goes on from, as a debugger sets it.
+  virtual void SetPc(uint32_t pc) = 0;
+  // The fault a Pause::kFault stopped for, as the report records it.
+  virtual const Fault* stopped_fault() const = 0;
+  // The events so far, as the report lists them.
+  virtual std::vector<Event> Events() const = 0;
+  // The registers now, as a fault record shows them.
+  virtual Registers registers() const = 0;
+  // The wall clock the run may use from here on (a debugger's session had none).
+  virtual void SetDeadline(std::optional<std::chrono::steady_clock::time_point> deadline) = 0;
+  // Code in [begin, end) was written by the host: translate it again.
+  virtual void InvalidateCode(uint64_t begin, uint64_t end) = 0;
+  // The registers a debugger sees (target.xml's <architecture> and <reg>s), each read and
+  // written by its number; false for a write the machine refuses (the run has ended).
+  virtual std::string_view architecture() const = 0;
+  virtual const std::vector<DebugRegister>& debug_registers() const = 0;
+  virtual uint64_t ReadRegister(size_t n) const = 0;
+  virtual bool WriteRegister(size_t n, uint64_t value) = 0;
 };
 
 // The machine for `in.board`'s core, loaded and reset. Throws InputError for input that

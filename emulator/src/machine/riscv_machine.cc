@@ -41,6 +41,8 @@ class RiscvMachine::Run_ {
   // To the outcome, or to the first block that would take the count past
   // `until.instructions` (block-granular, as the budget is).
   Pause Run(const Until& until) {
+    watch_hit_.reset();
+    TakePending();
     while (!ended_) {
       const uint64_t limit = std::min(until.instructions, in_.max_instructions);
       const Stop s = hart_->Run(pc_, limit, in_.deadline);
@@ -49,9 +51,63 @@ class RiscvMachine::Run_ {
         return Pause::kInstructions;
       }
       Handle(s);
+      if (pause_) return *std::exchange(pause_, std::nullopt);
     }
     return Pause::kEnded;
   }
+
+  // One instruction, or the entry of the handler a pending fault goes to.
+  Pause Step() {
+    watch_hit_.reset();
+    if (ended_) return Pause::kEnded;
+    if (pending_) {
+      TakePending();
+      return ended_ ? Pause::kEnded : Pause::kStep;
+    }
+    const uint32_t start_pc = pc_;
+    const uint64_t start_count = instructions();
+    hart_->StepOne(true);
+    std::optional<Pause> pause;
+    while (!ended_ && !pause) {
+      Handle(hart_->Run(pc_, in_.max_instructions, in_.deadline));
+      pause = std::exchange(pause_, std::nullopt);
+      // A stop the host completed (semihosting) or that entered the trap handler is a step too.
+      if (!pause && (instructions() != start_count || pc_ != start_pc)) pause = Pause::kStep;
+    }
+    hart_->StepOne(false);
+    return ended_ ? Pause::kEnded : *pause;
+  }
+
+  // The registers as a fault record shows them: the run's last, or the hart's now.
+  Registers registers() const {
+    if (ended_) return out_.result.registers;
+    Registers r;
+    r.x = hart_->ReadAll();
+    r.pc = pc_;
+    r.sp = r.x[2];
+    r.lr = r.x[1];
+    return r;
+  }
+
+  void WarmReset() {
+    hart_->ResetRegisters();
+    pc_ = reset_pc_;
+    pending_.reset();
+    watch_hit_.reset();
+  }
+
+  std::vector<Event> Events() const {
+    if (ended_) return out_.result.events;
+    std::vector<Event> events = events_;
+    for (Event& e : events) e.first_pc_symbol = Symbol(e.first_pc);
+    return events;
+  }
+
+  void SetPc(uint32_t pc) { pc_ = pc; }
+  Hart& hart() { return *hart_; }
+  const Hart& hart() const { return *hart_; }
+  const Fault* stopped_fault() const { return pending_ ? &pending_->fault : nullptr; }
+  const std::optional<WatchHit>& watch_hit() const { return watch_hit_; }
 
   void End(const std::string& why) {
     if (ended_) return;
@@ -102,6 +158,8 @@ class RiscvMachine::Run_ {
     res.boot_source = in_.options.boot_address ? in_.options.boot_source : "";
     res.vector_table = pc_;
     hart_ = std::make_unique<Hart>(board.cpu, *map_);
+    if (in_.debugger) hart_->Debugged();  // its hooks, before anything is translated
+    reset_pc_ = pc_;
     if (in_.options.trace_blocks) hart_->TraceBlocks(in_.options.trace_blocks);  // no replays on RV32
     if (hart_->rvc() && !HasRvc(board.cpu)) {
       events_.push_back({.kind = "engine-limit", .where = "misa.C", .first_address = 0, .first_pc = pc_,
@@ -171,7 +229,28 @@ class RiscvMachine::Run_ {
         res.stop_detail = fmt::format("wall-clock timeout of {} s reached", in_.options.timeout_seconds);
         res.budget = RunResult::Budget{"wall-clock", in_.options.timeout_seconds, in_.options.timeout_setting};
         return Finish(s.pc);
+      case Stop::Kind::kBreakpoint:
+        pc_ = s.pc;
+        pause_ = Pause::kBreakpoint;
+        return;
+      case Stop::Kind::kStep:
+        pc_ = s.pc;
+        pause_ = Pause::kStep;
+        return;
+      case Stop::Kind::kWatchpoint:
+        pc_ = s.pc;
+        watch_hit_ = WatchHit{s.tval, s.watch};
+        pause_ = Pause::kWatchpoint;
+        return;
     }
+  }
+
+  // A fault a debugger paused before (Pause::kFault), taken now.
+  void TakePending() {
+    if (!pending_) return;
+    const Stop s = pending_->stop;
+    pending_.reset();
+    TakeTrap(s, false);
   }
 
   // The semihosting binding (RISC-V Semihosting v0.3 §2.1): `slli x0,x0,0x1f; ebreak;
@@ -230,7 +309,7 @@ class RiscvMachine::Run_ {
   }
 
   // A synchronous trap: into the firmware's handler at mtvec, or to the host.
-  void TakeTrap(const Stop& s) {
+  void TakeTrap(const Stop& s, bool may_pause = true) {
     Fault f;
     f.kind = riscv::CauseName(s.cause);
     f.pc = s.pc;
@@ -275,10 +354,19 @@ class RiscvMachine::Run_ {
                              s.cause, mtvec);
       return EndWith(std::move(f));
     }
-    last_trap_at_ = hart_->instructions();
     f.detail = fmt::format("mcause {}", s.cause);
     f.exception = fmt::format("the trap handler at mtvec 0x{:08x}{}", mtvec,
                               Symbol(mtvec) ? " (" + Symbol(mtvec)->ToString() + ")" : "");
+    // Under a debugger a fault pauses at its instruction, before the handler: gdb shows
+    // SIGSEGV where it happened. Calls (ecall) and the firmware's own ebreaks do not.
+    const bool call = s.cause == riscv::cause::kEcallFromM || s.cause == 8 || s.cause == riscv::cause::kBreakpoint;
+    if (in_.debugger && may_pause && !call) {
+      pending_ = PendingFault{s, f};
+      pc_ = s.pc;
+      pause_ = Pause::kFault;
+      return;
+    }
+    last_trap_at_ = hart_->instructions();
     Chain(f);
     if (!first_fault_) first_fault_ = f;
     hart_->MarkTrap(f.kind);
@@ -338,7 +426,16 @@ class RiscvMachine::Run_ {
   std::optional<uint64_t> last_trap_at_;
   std::vector<Hart::RoadEntry> latest_road_;  // of the latest fault not kept (Chain)
   uint32_t pc_ = 0;
+  uint32_t reset_pc_ = 0;
   bool ended_ = false;
+  // Under a debugger (MachineInput::debugger).
+  std::optional<Pause> pause_;  // what Handle's stop means to Run
+  struct PendingFault {
+    Stop stop;
+    Fault fault;
+  };
+  std::optional<PendingFault> pending_;  // paused before its handler
+  std::optional<WatchHit> watch_hit_;
 };
 
 RiscvMachine::RiscvMachine(const MachineInput& in) : in_(in), run_(std::make_unique<Run_>(in_)) {}
@@ -346,15 +443,93 @@ RiscvMachine::~RiscvMachine() = default;
 void RiscvMachine::Reset() {
   run_.reset();  // its engine and memory go before the new ones are made
   run_ = std::make_unique<Run_>(in_);
+  for (uint32_t b : breakpoints_) run_->hart().SetBreakpoint(b, true);
+  for (const Watchpoint& w : watchpoints_) run_->hart().SetWatch(w.address, w.length, w.kind, true);
+}
+void RiscvMachine::WarmReset() {
+  if (ended()) return Reset();
+  run_->WarmReset();
 }
 Pause RiscvMachine::Run(const Until& until) { return run_->Run(until); }
+Pause RiscvMachine::Step() { return run_->Step(); }
 void RiscvMachine::End(const std::string& why) { run_->End(why); }
 bool RiscvMachine::ended() const { return run_->ended(); }
 const MachineOutput& RiscvMachine::output() const { return run_->output(); }
 MachineOutput RiscvMachine::TakeOutput() { return std::move(run_->output()); }
 uint32_t RiscvMachine::pc() const { return run_->pc(); }
+void RiscvMachine::SetPc(uint32_t pc) { run_->SetPc(pc); }
 MemoryMap& RiscvMachine::map() { return run_->map(); }
 const MemoryMap& RiscvMachine::map() const { return run_->map(); }
 uint64_t RiscvMachine::instructions() const { return run_->instructions(); }
+const Fault* RiscvMachine::stopped_fault() const { return run_->stopped_fault(); }
+std::optional<WatchHit> RiscvMachine::watch_hit() const { return run_->watch_hit(); }
+std::vector<Event> RiscvMachine::Events() const { return run_->Events(); }
+Registers RiscvMachine::registers() const { return run_->registers(); }
+void RiscvMachine::InvalidateCode(uint64_t begin, uint64_t end) { run_->hart().InvalidateCode(begin, end); }
+
+void RiscvMachine::SetBreakpoint(uint32_t address, bool on) {
+  if (on ? !breakpoints_.insert(address).second : breakpoints_.erase(address) == 0) return;
+  run_->hart().SetBreakpoint(address, on);
+}
+
+bool RiscvMachine::SetWatchpoint(uint32_t address, uint32_t length, WatchKind kind, bool on) {
+  const Watchpoint w{address, length, kind};
+  if (on && !watchpoints_.contains(w) && watchpoints_.size() >= kMaxWatchpoints) return false;
+  if (on ? !watchpoints_.insert(w).second : watchpoints_.erase(w) == 0) return true;
+  run_->hart().SetWatch(address, length, kind, on);
+  return true;
+}
+
+void RiscvMachine::Detach() {
+  for (uint32_t b : std::set<uint32_t>(breakpoints_)) SetBreakpoint(b, false);
+  for (const Watchpoint& w : std::set<Watchpoint>(watchpoints_)) SetWatchpoint(w.address, w.length, w.kind, false);
+  in_.debugger = false;
+}
+
+namespace {
+
+// gdb/features/riscv/32bit-cpu.xml's names, then the CSRs by number (hart_debug.cc).
+constexpr const char* kXNames[] = {"zero", "ra", "sp", "gp", "tp",  "t0",  "t1", "t2", "fp", "s1", "a0",
+                                   "a1",   "a2", "a3", "a4", "a5",  "a6",  "a7", "s2", "s3", "s4", "s5",
+                                   "s6",   "s7", "s8", "s9", "s10", "s11", "t3", "t4", "t5", "t6"};
+constexpr std::pair<const char*, uint32_t> kCsrNames[] = {{"mstatus", 0x300}, {"misa", 0x301},  {"mie", 0x304},
+                                                          {"mtvec", 0x305},   {"mscratch", 0x340}, {"mepc", 0x341},
+                                                          {"mcause", 0x342},  {"mtval", 0x343}, {"mip", 0x344}};
+constexpr size_t kPc = 32;
+
+}  // namespace
+
+const std::vector<DebugRegister>& RiscvMachine::debug_registers() const {
+  static const std::vector<DebugRegister> regs = [] {
+    std::vector<DebugRegister> v;
+    for (size_t n = 0; n < 32; ++n) {
+      const char* type = n == 1 ? "code_ptr" : n == 2 || n == 3 || n == 4 ? "data_ptr" : "int";
+      v.push_back({kXNames[n], 32, type, "org.gnu.gdb.riscv.cpu"});
+    }
+    v.push_back({"pc", 32, "code_ptr", "org.gnu.gdb.riscv.cpu"});
+    for (const auto& [name, number] : kCsrNames) v.push_back({name, 32, "int", "org.gnu.gdb.riscv.csr"});
+    return v;
+  }();
+  return regs;
+}
+
+uint64_t RiscvMachine::ReadRegister(size_t n) const {
+  const Registers r = registers();
+  if (n < 32) return r.x.size() == 32 ? r.x[n] : 0;
+  if (n == kPc) return r.pc;
+  return run_->hart().ReadCsr(kCsrNames[n - kPc - 1].second).value_or(0);
+}
+
+bool RiscvMachine::WriteRegister(size_t n, uint64_t value) {
+  if (ended() || n >= debug_registers().size()) return false;
+  if (n < 32) {
+    run_->hart().set_x(int(n), uint32_t(value));  // x0 stays zero
+  } else if (n == kPc) {
+    SetPc(uint32_t(value));
+  } else {
+    run_->hart().WriteCsr(kCsrNames[n - kPc - 1].second, uint32_t(value));
+  }
+  return true;
+}
 
 }  // namespace faultline::machine

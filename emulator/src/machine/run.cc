@@ -67,10 +67,6 @@ void RequireImageFitsCore(const Board& board, const Image& image) {
 
 RunResult Run(const Board& board, const Image& image, const RunOptions& options) {
   RequireImageFitsCore(board, image);
-  if (options.gdb && IsaOf(board.cpu) == Isa::kRiscv) {
-    throw InputError(options.gdb->origin, fmt::format("board {} has an RV32 hart: the GDB server serves Cortex-M cores only so far", board.name),
-                     "run without --gdb");
-  }
   if (options.gdb) return RunUnderGdb(board, image, options, *options.gdb);
   if (!ValidTimeout(options.timeout_seconds)) {
     throw InputError(options.timeout_setting,

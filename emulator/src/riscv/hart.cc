@@ -106,6 +106,7 @@ Hart::Hart(Cpu cpu, MemoryMap& map) : cpu_(cpu), map_(map) {
   size_t page_size = 0;
   Check(uc_query(uc_, UC_QUERY_PAGE_SIZE, &page_size), "uc_query");
   page = uint32_t(page_size);
+  page_size_ = page;
   const PagePlan plan = map.PlanPages(page);
   for (const DirectSpan& span : plan.direct) {
     const Region& r = map.regions()[span.region];
@@ -295,8 +296,11 @@ void Hart::OnInterrupt(uc_struct*, uint32_t intno, void* user) {
   h.StopWith({.kind = Stop::Kind::kTrap, .pc = epc, .cause = mcause, .tval = tval});
 }
 
-bool Hart::OnInvalidMemory(uc_struct* uc, int type, uint64_t address, int size, int64_t, void* user) {
+bool Hart::OnInvalidMemory(uc_struct* uc, int type, uint64_t address, int size, int64_t value, void* user) {
   Hart& h = *static_cast<Hart*>(user);
+  if ((type == UC_MEM_READ_PROT || type == UC_MEM_WRITE_PROT) && !h.watchpoints_.empty()) {
+    if (auto done = h.WatchedAccess(address, uint32_t(size), type == UC_MEM_WRITE_PROT, value)) return *done;
+  }
   uint32_t pc = 0;
   uc_reg_read(uc, UC_RISCV_REG_PC, &pc);
   Stop s{.kind = Stop::Kind::kTrap, .pc = pc, .tval = uint32_t(address), .size = uint32_t(size)};
@@ -413,6 +417,9 @@ Stop Hart::Run(uint32_t pc, uint64_t max_instructions,
   clock_at_ = Through();
   UpdateCheckAt();
   stop_.reset();
+  run_start_ = pc;
+  passed_start_ = false;
+  stepped_ = 0;
   hook_block_ = {pc, pc, 0};
   current_ = &hook_block_;
   const uint64_t before = Through();

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "../bus/watchpoints.h"
 #include "../engine/block_arena.h"
 #include "faultline/board.h"
 #include "faultline/memory_map.h"
@@ -61,6 +62,9 @@ struct Stop {
     kHang,        // a jump to itself at `pc`
     kLimit,       // the instruction budget
     kTimeout,     // the wall clock
+    kBreakpoint,  // SetBreakpoint's address reached at `pc`; nothing there ran yet
+    kStep,        // StepOne: one instruction ran; `pc` is the next, which has not
+    kWatchpoint,  // SetWatch: the instruction at `pc` would access `tval` (not done)
   } kind = Kind::kTrap;
   uint32_t pc = 0;
   uint32_t cause = 0;
@@ -68,6 +72,7 @@ struct Stop {
   std::optional<AccessType> access;  // memory faults
   uint32_t size = 0;
   bool imprecise_pc = false;  // a data fault whose instruction was not found: its block's PC
+  Watchpoints::Kind watch = Watchpoints::Kind::kAccess;  // kWatchpoint: the watch it hit
 };
 
 // Translation blocks the translated code counted itself (hart_block_count.cc), since the
@@ -94,6 +99,28 @@ class Hart {
   uint32_t Mstatus() const;
   uint32_t Mtvec() const;
   void SetCsr(int uc_reg, uint32_t v);
+  // A machine-mode CSR by its number (privileged spec Table 2.5), as a debugger reads and
+  // writes it; nothing for one the hart does not have (hart_debug.cc).
+  std::optional<uint32_t> ReadCsr(uint32_t number) const;
+  bool WriteCsr(uint32_t number, uint32_t value);
+
+  // --- what a debugger drives (hart_debug.cc) ---
+  // Stop (kBreakpoint) each time execution reaches `address`, before it runs. A Run that
+  // starts at a breakpoint's address runs that instruction first.
+  void SetBreakpoint(uint32_t address, bool on);
+  // While on, Run stops (kStep) before the second instruction it would execute. Its code
+  // hook on every instruction stays once added (dropping every translation to remove it
+  // costs more than it saves); `Debugged` adds it before anything is translated.
+  void StepOne(bool on);
+  void Debugged();
+  // A warm reset's registers: x1-x31 zero, the CSRs as the hart was made.
+  void ResetRegisters();
+  // A watchpoint (GDB's Z2/Z3/Z4): the pages it touches refuse the accesses it watches,
+  // so that only accesses there reach the invalid-access hook, which stops (kWatchpoint)
+  // before an access of the range and performs any other.
+  void SetWatch(uint64_t address, uint64_t length, Watchpoints::Kind kind, bool on);
+  // The host wrote code in [begin, end): translate it again.
+  void InvalidateCode(uint64_t begin, uint64_t end);
   // Takes a synchronous trap in machine mode (privileged spec §3.1.6.1, §3.1.7, §3.1.15):
   // mepc, mcause, mtval; mstatus.MPIE = MIE, MIE = 0, MPP = M; returns mtvec.BASE, where
   // the hart goes on (vectored mode sends only interrupts elsewhere).
@@ -139,6 +166,13 @@ class Hart {
   static void OnBlock(uc_struct* uc, uint64_t address, uint32_t size, void* user);
   static void OnInterrupt(uc_struct* uc, uint32_t intno, void* user);
   static bool OnInvalidMemory(uc_struct* uc, int type, uint64_t address, int size, int64_t value, void* user);
+  static void OnBreakpoint(uc_struct* uc, uint64_t address, uint32_t size, void* user);
+  static void OnStep(uc_struct* uc, uint64_t address, uint32_t size, void* user);
+  // An access to a page a watchpoint protects: true when it was performed (not watched),
+  // false when it stopped the hart (StopWith), nothing when the board refuses it anyway.
+  std::optional<bool> WatchedAccess(uint64_t address, uint32_t size, bool write, int64_t value);
+  // The permissions of the page at `page` as the board and the watchpoints make them.
+  void ProtectPage(uint64_t page);
   // The load or store in the current block that accessed `address` (see hart.cc).
   std::optional<uint32_t> DataFaultPc(uint32_t address, AccessType access) const;
   // Where the jump or branch at `pc` goes (mtval of instruction-address-misaligned).
@@ -189,6 +223,16 @@ class Hart {
   std::optional<std::chrono::steady_clock::time_point> deadline_;
   uint64_t clock_at_ = 0;       // the wall clock is read when Through() passes this
   std::optional<Stop> stop_;    // what the hooks saw
+  // A debugger's (hart_debug.cc).
+  uint32_t page_size_ = 0;
+  std::unordered_map<uint32_t, size_t> breakpoints_;  // address -> uc_hook
+  std::optional<size_t> step_hook_;
+  bool stepping_ = false;
+  uint32_t run_start_ = 0;        // where the current Run began
+  bool passed_start_ = false;     // its first instruction passed a breakpoint there
+  uint32_t stepped_ = 0;          // instructions StepOne's hook saw in this Run
+  Watchpoints watchpoints_;
+  std::vector<std::pair<uint32_t, uint32_t>> reset_csrs_;  // (number, value) when made
 };
 
 }  // namespace faultline::riscv

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace faultline::arm {
+namespace faultline {
 
 bool Watchpoints::Set(uint64_t address, uint64_t length, Kind kind, bool on) {
   const Watch w{address, address + std::max<uint64_t>(length, 1), kind};
@@ -35,4 +35,4 @@ const Watchpoints::Watch* Watchpoints::Hit(uint64_t address, uint32_t size, bool
   return nullptr;
 }
 
-}  // namespace faultline::arm
+}  // namespace faultline

@@ -1,13 +1,14 @@
 // The debugger's watchpoints (GDB's Z2/Z3/Z4, the DWT comparators a debugger sets): the
-// ranges and what each watches. Pure C++: the core turns them into page protections, so
-// that only accesses to watched pages reach its invalid-access hook, and into stops
-// before an instruction that would access a watched range (Core::SetWatch).
+// ranges and what each watches. Pure C++, for either core: each turns them into page
+// protections of its view of the bus, so that only accesses to watched pages reach its
+// invalid-access hook, and into stops before an instruction that would access a watched
+// range (arm::Core::SetWatch, riscv::Hart::SetWatch).
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
-namespace faultline::arm {
+namespace faultline {
 
 class Watchpoints {
  public:
@@ -36,4 +37,4 @@ class Watchpoints {
   std::vector<Watch> watches_;
 };
 
-}  // namespace faultline::arm
+}  // namespace faultline
