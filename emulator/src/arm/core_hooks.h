@@ -1,9 +1,9 @@
 // The engine's callbacks into arm::Core (Unicorn calls them with the core as user data):
 // the block hook that counts instructions and stops for what is due, the code hooks of
 // the debugger's breakpoints and steps, the invalid-memory, interrupt and
-// invalid-instruction hooks, and the served pages' MMIO callbacks. Included by core.cc
-// alone, so that the block hook's fast path compiles with the core's (issue 40 item 3:
-// its own file, the same translation unit).
+// invalid-instruction hooks, and the served pages' MMIO callbacks. Inline, included by
+// core.cc (which defines BlockHookCallback, so that the block hook's fast path compiles
+// with the core's: issue 40 item 3) and core_debug.cc (the debugger's code hooks).
 #pragma once
 
 #include <unicorn/unicorn.h>
@@ -250,9 +250,5 @@ struct Hooks {
     static_cast<Core*>(page.owner)->ServeAccess(page.base + offset, size, true, value);
   }
 };
-
-void BlockHookCallback(uc_engine* uc, uint64_t address, uint32_t size, void* user) {
-  Hooks::Block(uc, address, size, user);
-}
 
 }  // namespace faultline::arm
