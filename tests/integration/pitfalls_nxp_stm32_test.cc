@@ -98,6 +98,7 @@ TEST(PitfallFixes, FixedVariantsPrintTheReferenceChecksum) {
       {"stm32h747-cm7", "h7_sdram_activations", {}},
       {"stm32h747-cm7", "h7_camera_app", {}},
       {"stm32n657", "n6_npu_app", {"--load", ModelBin() + "@0x71000000"}},
+      {"stm32n657", "n6_dma_weights", {"--load", ModelBin() + "@0x71000000"}},
   };
   for (const Case& c : cases) {
     Completed ref = RunCli({"run", "--board", c.board, Fixture(c.board, "ml_inference").string()});
@@ -131,6 +132,45 @@ TEST(PitfallFixes, ShutDownAxisram5DropsEveryWriteAndReadsZero) {
     }
   }
   EXPECT_TRUE(write_event) << r.report["events"].dump(2);
+}
+
+// Issue 36 item 4: the weights copied from XSPI2 to AXISRAM5 by HPDMA1 (the N6's DMA, a
+// bus master of its own). Fixed: the copy completes and the scores are the in-place
+// run's (the case list above). With XSPI2 left in indirect mode the DMA's read is refused
+// as the CPU's would be: the channel reports DTEF to the firmware, and the report names
+// the window, its gate and the channel. With the weights never programmed the copy
+// completes and the report says what it copied was never written.
+TEST(Dma, TheN6WeightsCopyMeetsTheXspiGateAndUnprogrammedFlash) {
+  REQUIRE_FIXTURES();
+  JsonCompleted broken = RunCliJson({"run", "--board", "stm32n657", "--load", ModelBin() + "@0x71000000",
+                                     Fixture("stm32n657", "n6_dma_weights_no_xspi_mmap").string()});
+  EXPECT_EQ(broken.report["exit_code"], 20) << broken.cli.out;
+  EXPECT_NE(broken.report["console"].get<std::string>().find("transfer error, CSR flags 0x00000400"), std::string::npos)
+      << broken.report["console"];
+  const auto find = [](const json& report, const std::string& kind) {
+    for (const json& e : report["events"]) {
+      if (e["kind"] == kind) return e;
+    }
+    return json();
+  };
+  const json error = find(broken.report, "dma-bus-error");
+  ASSERT_FALSE(error.is_null()) << broken.report["events"].dump(2);
+  EXPECT_EQ(error["where"], "xspi2");
+  EXPECT_EQ(error["first_address"], 0x71000000u);
+  EXPECT_EQ(error["first_by"], "HPDMA1 channel 12");
+  EXPECT_NE(error["message"].get<std::string>().find("XSPI2.CR.FMODE = 0, needs == 3"), std::string::npos) << error;
+
+  JsonCompleted unprogrammed = RunCliJson({"run", "--board", "stm32n657", Fixture("stm32n657", "n6_dma_weights").string()});
+  const json unwritten = find(unprogrammed.report, "dma-read-unwritten");
+  ASSERT_FALSE(unwritten.is_null()) << unprogrammed.report["events"].dump(2);
+  EXPECT_EQ(unwritten["where"], "xspi2");
+  EXPECT_TRUE(find(unprogrammed.report, "dma-bus-error").is_null());
+  // The fixed run, weights programmed: neither event.
+  JsonCompleted fixed = RunCliJson({"run", "--board", "stm32n657", "--load", ModelBin() + "@0x71000000",
+                                    Fixture("stm32n657", "n6_dma_weights").string()});
+  EXPECT_EQ(fixed.cli.status, 0) << fixed.cli.out << fixed.cli.err;
+  EXPECT_TRUE(find(fixed.report, "dma-bus-error").is_null());
+  EXPECT_TRUE(find(fixed.report, "dma-read-unwritten").is_null());
 }
 
 }  // namespace

@@ -156,6 +156,20 @@ struct Npu {
   std::string master;   // the `masters:` entry its AXI ports are
 };
 std::string ToString(NpuModel model);
+// A DMA controller whose behaviour faultline implements (devices/stm32_gpdma.h): its
+// channels move memory as a bus master of its own (`master:`, a `masters:` entry of kind
+// dma, says what its ports reach).
+enum class DmaModel {
+  kStm32Gpdma,  // ST's GPDMA/HPDMA (STM32N6 GPDMA1 and HPDMA1, as RM0486 describes them)
+};
+struct Dma {
+  DmaModel model = DmaModel::kStm32Gpdma;
+  uint32_t channels = 16;
+  std::string master;  // the `masters:` entry its ports are
+};
+std::string ToString(DmaModel model);
+// The register block of a DMA controller (board/dma_models.cc).
+std::vector<Register> DmaRegisters(const Dma& dma);
 // The register block of an Ethos-U (board/npu_models.cc): the driver's interface, with
 // ID and CONFIG as this configuration reads them.
 std::vector<Register> NpuRegisters(const Npu& npu);
@@ -190,6 +204,7 @@ struct Peripheral {
   std::optional<UartModel> uart;  // `model:` a UART; its registers come from the model
   std::optional<TimerModel> timer;  // `model:` a timer
   std::optional<Npu> npu;           // `model:` an NPU, with `macs:` and `master:`
+  std::optional<Dma> dma;           // `model:` a DMA controller, with `master:`
   std::vector<IrqLine> irqs;        // `irq:`
   // `model: unimplemented`: a whole bus window nobody modelled, as QEMU's
   // unimplemented-device (hw/misc/unimp.c): reads 0, writes are dropped, and each register

@@ -108,7 +108,7 @@ struct Event {
 };
 
 // Every Event::kind a run records, and whether its `where` names a window of the board
-// (a region or alias; "no region" too for an NPU's refused transfer). A scenario's
+// (a region or alias; "no region" too for an NPU's or a DMA's refused transfer). A scenario's
 // `events:` is checked against them when it is read (issue 39: a typo is an error, not
 // an expectation that can never fail).
 struct EventKind {
@@ -117,6 +117,7 @@ struct EventKind {
 };
 inline constexpr EventKind kEventKinds[] = {
     {"disabled-region-read", true},  {"disabled-region-write", true}, {"npu-bus-error", true},
+    {"dma-bus-error", true},         {"dma-read-unwritten", true},
     {"npu-read-unwritten", true},    {"uart-tx-disabled", false},     {"unmodelled-register", false},
     {"unmodelled-register-poll", false}, {"scs-unmodelled", false},   {"semihosting-unterminated", false},
     {"sp-aligned", false},           {"engine-limit", false},

@@ -16,6 +16,7 @@ namespace faultline {
 
 class Device;
 class UartPort;
+class Stm32Gpdma;
 namespace ethos_u {
 class EthosU;
 }
@@ -140,6 +141,8 @@ class MemoryMap {
   const std::vector<UartPort*>& uarts() const { return uarts_; }
   // The NPUs among the devices, in board order.
   const std::vector<ethos_u::EthosU*>& npus() const { return npus_; }
+  // The DMA controllers among them, in board order (devices/stm32_gpdma.h).
+  const std::vector<Stm32Gpdma*>& dmas() const { return dmas_; }
   // The port named `name`, or null.
   UartPort* FindUart(const std::string& name);
 
@@ -185,6 +188,7 @@ class MemoryMap {
   std::vector<UartPort*> uarts_;                   // the UARTs among them, in board order
   std::vector<UartPort*> uart_of_;                 // peripheral -> its UART model, or null
   std::vector<ethos_u::EthosU*> npus_;             // the NPUs among them, in board order
+  std::vector<Stm32Gpdma*> dmas_;                  // the DMA controllers among them
   std::vector<uint32_t> irq_numbers_;
   uint64_t now_ = 0;
   bool irq_attention_ = false;

@@ -503,15 +503,6 @@ Board ParseBoard(const std::string& yaml, const std::string& origin) {
     b.gates.push_back(pg.gate);
   }
   ResolveBusMasters(layer.masters, b);
-  for (const Peripheral& p : b.peripherals) {
-    if (!p.npu) continue;
-    auto m = std::find_if(b.masters.begin(), b.masters.end(), [&](const BusMaster& x) { return x.name == p.npu->master; });
-    if (m == b.masters.end() || m->kind != MasterKind::kNpu) {
-      throw InputError(p.where, fmt::format("NPU {} names master '{}', which is no npu entry of masters:", p.name, p.npu->master),
-                       "add masters: - {name: " + p.npu->master + ", kind: npu, reaches: [...]}, listing the regions "
-                       "and aliases the NPU's AXI ports reach");
-    }
-  }
   if (b.host_page && !MemoryHolding(b, b.host_page->base, b.host_page->size)) {
     throw InputError(b.host_page->where,
                      fmt::format("host_page {} is not inside one memory region of the board",

@@ -3,6 +3,7 @@
 #include "bus_masters.h"
 
 #include <algorithm>
+#include <tuple>
 
 namespace faultline {
 
@@ -56,6 +57,18 @@ void ResolveBusMasters(const std::vector<BusMaster>& masters, Board& board) {
       }
     }
     board.masters.push_back(b);
+  }
+  for (const Peripheral& p : board.peripherals) {
+    if (!p.npu && !p.dma) continue;  // a master among the devices: its `master:` is one of its kind
+    const auto [master, kind, what] = p.npu ? std::tuple(p.npu->master, MasterKind::kNpu, "NPU")
+                                            : std::tuple(p.dma->master, MasterKind::kDma, "DMA controller");
+    auto m = std::find_if(board.masters.begin(), board.masters.end(), [&](const BusMaster& x) { return x.name == master; });
+    if (m == board.masters.end() || m->kind != kind) {
+      throw InputError(p.where, fmt::format("{} {} names master '{}', which is no {} entry of masters:", what, p.name,
+                                            master, ToString(kind)),
+                       fmt::format("add masters: - {{name: {}, kind: {}, reaches: [...]}}, listing the regions and "
+                                   "aliases the {}'s ports reach", master, ToString(kind), what));
+    }
   }
 }
 

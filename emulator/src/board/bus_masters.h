@@ -9,7 +9,8 @@
 namespace faultline {
 
 BusMaster ParseBusMaster(const Field& f);
-// Checks that each master's `reaches:` names something `board` declares, and adds them.
+// Checks that each master's `reaches:` names something `board` declares, and adds them;
+// then that each NPU's and DMA controller's `master:` is a master of its kind.
 void ResolveBusMasters(const std::vector<BusMaster>& masters, Board& board);
 
 }  // namespace faultline

@@ -38,6 +38,7 @@ void ParseModel(const Field& f, Peripheral& p) {
     std::optional<TimerModel> timer;
     bool unimplemented = false;
     std::optional<NpuModel> npu;
+    std::optional<DmaModel> dma;
   };
   static const std::vector<std::pair<std::string, Model>> kModels = {
       {ToString(UartModel::kCmsdkApb), {UartModel::kCmsdkApb, {}}},
@@ -49,25 +50,31 @@ void ParseModel(const Field& f, Peripheral& p) {
       {ToString(TimerModel::kCmsdkApbDualTimer), {{}, TimerModel::kCmsdkApbDualTimer}},
       {ToString(NpuModel::kEthosU55), {{}, {}, false, NpuModel::kEthosU55}},
       {ToString(NpuModel::kEthosU65), {{}, {}, false, NpuModel::kEthosU65}},
+      {ToString(DmaModel::kStm32Gpdma), {{}, {}, false, {}, DmaModel::kStm32Gpdma}},
       {kUnimplemented, {{}, {}, true}}};
   Model m = f.Choice("peripheral model", kModels);
   p.uart = m.uart;
   p.timer = m.timer;
   p.unimplemented = m.unimplemented;
   if (m.npu) p.npu = Npu{*m.npu};
+  if (m.dma) p.dma = Dma{*m.dma};
   if (p.uart) p.registers = UartRegisters(*p.uart);
   if (p.timer) p.registers = TimerRegisters(*p.timer);
 }
 
 std::string ModelName(const Peripheral& p) {
-  return p.uart ? ToString(*p.uart) : p.timer ? ToString(*p.timer) : p.npu ? ToString(p.npu->model) : kUnimplemented;
+  return p.uart    ? ToString(*p.uart)
+         : p.timer ? ToString(*p.timer)
+         : p.npu   ? ToString(p.npu->model)
+         : p.dma   ? ToString(p.dma->model)
+                   : kUnimplemented;
 }
 
 // An NPU's `macs:` (one of the configurations Arm builds: Vela's ethos-u55-32 ... ethos-u65-512)
 // and `master:` (the `masters:` entry its AXI ports are; board.cc checks that it is one).
 void ParseNpu(const Mapping& m, const Field& f, Peripheral& p) {
   for (const char* key : {"macs", "master"}) {
-    if (m.Has(key) && !p.npu) {
+    if (m.Has(key) && !p.npu && !(p.dma && std::string(key) == "master")) {
       m.Get(key).Fail(fmt::format("{}: is an NPU's key, and {} is {}", key, p.name,
                                   p.uart || p.timer || p.unimplemented ? "a " + ModelName(p) : "no model"),
                       "remove it, or give model: ethos-u55 or ethos-u65");
@@ -96,6 +103,29 @@ void ParseNpu(const Mapping& m, const Field& f, Peripheral& p) {
   p.registers = NpuRegisters(*p.npu);
 }
 
+// A DMA controller's `channels:` (how many the instance has: RM0486 gives HPDMA1 and
+// GPDMA1 16 each) and `master:` (the `masters:` entry of kind dma its ports are).
+void ParseDma(const Mapping& m, const Field& f, Peripheral& p) {
+  if (m.Has("channels") && !p.dma) {
+    m.Get("channels").Fail(fmt::format("channels: is a DMA controller's key, and {} is {}", p.name,
+                                       p.uart || p.timer || p.npu || p.unimplemented ? "a " + ModelName(p) : "no model"),
+                           "remove it, or give model: stm32-gpdma");
+  }
+  if (!p.dma) return;
+  if (m.Has("channels")) {
+    const uint64_t n = m.Get("channels").Number();
+    if (n == 0 || n > 16) m.Get("channels").Fail(fmt::format("a {} has 1 to 16 channels, not {}", ModelName(p), n), "write channels: 16");
+    p.dma->channels = uint32_t(n);
+  }
+  if (!m.Has("master")) {
+    f.Fail(fmt::format("{} ({}) does not say what its bus ports reach", p.name, ModelName(p)),
+           "add master: NAME and a masters: entry {name: NAME, kind: dma, reaches: [...]} listing the "
+           "regions and aliases the DMA's ports reach (docs/boards.md, \"Bus masters\")");
+  }
+  p.dma->master = m.Get("master").Scalar();
+  p.registers = DmaRegisters(*p.dma);
+}
+
 // One `irq:` line number; ParseBoard checks it against the NVIC's size once every layer
 // is in (a SoC file's peripherals, a board file's cpu_options).
 IrqLine ParseIrqNumber(const Field& f, const std::string& output) {
@@ -116,7 +146,7 @@ IrqLine ParseIrqNumber(const Field& f, const std::string& output) {
 // those outputs to lines; a peripheral with declared registers: the number, and
 // `irq_when:` the condition that holds while it is pending.
 void ParseIrqs(const Mapping& m, const Field& f, Peripheral& p, size_t index, Layer& layer) {
-  if (m.Has("irq_when") && (p.uart || p.timer || p.npu)) {
+  if (m.Has("irq_when") && (p.uart || p.timer || p.npu || p.dma)) {
     m.Get("irq_when").Fail(fmt::format("{} is a {}, whose interrupt the model raises", p.name, ModelName(p)),
                            "remove irq_when: (docs/boards.md lists each model's interrupt outputs)");
   }
@@ -132,6 +162,19 @@ void ParseIrqs(const Mapping& m, const Field& f, Peripheral& p, size_t index, La
     }
     Mapping im(irq, {"rx", "tx", "overflow"});
     for (const char* output : {"rx", "tx", "overflow"}) {
+      if (im.Has(output)) p.irqs.push_back(ParseIrqNumber(im.Get(output), output));
+    }
+    return;
+  }
+  if (p.dma) {  // one line per channel: irq: {channel0: N, ...}
+    if (!irq.node.IsMap()) {
+      irq.Fail(fmt::format("{} ({}) has an interrupt line per channel; irq: must name them", p.name, ModelName(p)),
+               "write irq: {channel0: N, channel1: N, ...} (any of them), the lines the SoC wires each to");
+    }
+    std::vector<std::string> outputs;
+    for (uint32_t c = 0; c < p.dma->channels; ++c) outputs.push_back(fmt::format("channel{}", c));
+    Mapping im(irq, outputs);
+    for (const std::string& output : outputs) {
       if (im.Has(output)) p.irqs.push_back(ParseIrqNumber(im.Get(output), output));
     }
     return;
@@ -155,7 +198,7 @@ void ParseIrqs(const Mapping& m, const Field& f, Peripheral& p, size_t index, La
 
 void ParsePeripheral(const Field& f, Layer& layer) {
   Mapping m(f, {"name", "base", "size", "description", "registers", "model", "source", "irq", "irq_when", "macs",
-                "master"});
+                "master", "channels"});
   Peripheral p;
   p.where = f.Where();
   p.name = m.Require("name").Scalar();
@@ -163,6 +206,7 @@ void ParsePeripheral(const Field& f, Layer& layer) {
   if (m.Has("model")) {
     ParseModel(m.Get("model"), p);
     ParseNpu(m, f, p);
+    ParseDma(m, f, p);
     if (p.unimplemented && (m.Has("registers") || !m.Has("size"))) {
       f.Fail(fmt::format("unimplemented window {} {}", p.name,
                          m.Has("registers") ? "declares registers" : "does not give its size"),
@@ -176,14 +220,17 @@ void ParsePeripheral(const Field& f, Layer& layer) {
     }
     if (!m.Has("source")) {
       f.Fail(fmt::format("{} {} does not say where its address comes from",
-                         p.uart ? "UART" : p.timer ? "timer" : p.npu ? "NPU" : "unimplemented window", p.name),
+                         p.uart ? "UART" : p.timer ? "timer" : p.npu ? "NPU" : p.dma ? "DMA controller" : "unimplemented window", p.name),
              "add source: citing the reference manual section or vendor file that places it at this "
              "address, e.g. source: \"QEMU 7.2 hw/arm/mps2.c: UART0 at 0x40004000\"");
     }
   }
-  if (!m.Has("model")) ParseNpu(m, f, p);  // macs: or master: without a model
+  if (!m.Has("model")) {  // macs:, master: or channels: without a model
+    ParseNpu(m, f, p);
+    ParseDma(m, f, p);
+  }
   if (m.Has("source")) p.source = m.Get("source").Scalar();
-  const bool modelled = p.uart || p.timer || p.npu;
+  const bool modelled = p.uart || p.timer || p.npu || p.dma;
   const uint64_t model_size = p.uart ? UartBlockSize(*p.uart) : 0x1000;  // the CMSDK timers, an Ethos-U: 4 KiB
   p.size = m.Has("size") ? m.Get("size").Size() : modelled ? model_size : 1024;
   if (m.Has("description")) p.description = m.Get("description").Scalar();

@@ -103,11 +103,12 @@ struct Field {
 // A YAML mapping whose keys must all be in `allowed`.
 class Mapping {
  public:
-  Mapping(const Field& field, std::initializer_list<const char*> allowed) : field_(field) {
+  Mapping(const Field& field, std::initializer_list<const char*> allowed)
+      : Mapping(field, std::vector<std::string>(allowed.begin(), allowed.end())) {}
+  Mapping(const Field& field, const std::vector<std::string>& keys) : field_(field) {
     if (!field.node.IsMap()) {
       field.Fail("expected a mapping (key: value lines)", "see the documentation for this field's keys");
     }
-    std::vector<std::string> keys(allowed.begin(), allowed.end());
     std::vector<std::string> seen;
     for (const auto& kv : field.node) {
       std::string key = kv.first.Scalar();

@@ -13,6 +13,7 @@
 
 #include "../devices/device.h"
 #include "../devices/ethos_u/ethos_u.h"
+#include "../devices/stm32_gpdma.h"
 #include "bus_view.h"
 #include "../devices/uart.h"
 
@@ -139,15 +140,17 @@ MemoryMap::MemoryMap(const Board& board) : gates_(board.gates), peripherals_(boa
     for (const Register& r : p.registers) v.push_back(r.reset);
     values_.push_back(std::move(v));
     std::unique_ptr<BusPort> port;
-    if (p.npu) {
+    if (p.npu || p.dma) {
+      const std::string& name = p.npu ? p.npu->master : p.dma->master;
       auto master = std::find_if(board.masters.begin(), board.masters.end(),
-                                 [&](const BusMaster& m) { return m.name == p.npu->master; });
+                                 [&](const BusMaster& m) { return m.name == name; });
       assert(master != board.masters.end());  // the parser checked `master:`
       port = std::make_unique<BusView>(*this, *master);
     }
     std::unique_ptr<Device> device = MakeDevice(p, std::move(port));
     device_of_.push_back(device.get());
     if (p.npu) npus_.push_back(static_cast<ethos_u::EthosU*>(device.get()));
+    if (p.dma) dmas_.push_back(static_cast<Stm32Gpdma*>(device.get()));
     uart_of_.push_back(p.uart ? static_cast<UartPort*>(device.get()) : nullptr);
     if (p.uart) uarts_.push_back(uart_of_.back());
     if (device) devices_.push_back(std::move(device));

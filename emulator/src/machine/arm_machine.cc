@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "../devices/ethos_u/ethos_u.h"
+#include "../devices/stm32_gpdma.h"
 #include "../devices/uart.h"
 #include "semihosting.h"
 #include "describe.h"
@@ -445,6 +446,33 @@ std::vector<Event> ArmMachine::Events() const {
       for (size_t n = 0; n < job.unwritten.size(); ++n) {
         add("npu-read-unwritten", job.unwritten[n].region, job.unwritten[n].address, job.unwritten[n].by,
             fmt::format("{}: {}", job.npu, job.notes[n]));
+      }
+    }
+  }
+  // The DMA controllers' refused transfers and copies of memory nothing wrote, the same way.
+  for (const Stm32Gpdma* dma : map_->dmas()) {
+    for (const DmaTransfer& t : dma->transfers()) {
+      const auto add = [&](const std::string& kind, const std::string& region, uint64_t address,
+                           const std::string& message) {
+        for (Event& e : events) {
+          if (e.kind == kind && e.where == (region.empty() ? "no region" : region)) {
+            ++e.count;
+            return;
+          }
+        }
+        events.push_back({.kind = kind, .where = region.empty() ? "no region" : region, .first_address = address,
+                          .count = 1, .message = message,
+                          .first_by = fmt::format("{} channel {}", t.dma, t.channel)});
+      };
+      if (t.fault_address) {
+        add("dma-bus-error", t.fault_region, *t.fault_address,
+            fmt::format("{} channel {} copying {} bytes 0x{:08x} -> 0x{:08x}: {}", t.dma, t.channel, t.bytes, t.source,
+                        t.destination, t.detail));
+      }
+      if (t.read_unwritten) {
+        add("dma-read-unwritten", t.source_region, t.source,
+            fmt::format("{} channel {} copied {} bytes at 0x{:08x} that nothing wrote since reset (a loader never "
+                        "programmed them)", t.dma, t.channel, t.bytes, t.source));
       }
     }
   }

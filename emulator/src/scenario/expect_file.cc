@@ -190,7 +190,7 @@ EventExpectation ParseEvent(const Board& board, const Field& f) {
       return std::any_of(board.regions.begin(), board.regions.end(), [&](const Region& r) { return r.name == n; }) ||
              std::any_of(board.aliases.begin(), board.aliases.end(), [&](const Alias& a) { return a.name == n; });
     };
-    const bool no_region = *e.where == "no region" && e.kind == "npu-bus-error";
+    const bool no_region = *e.where == "no region" && (e.kind == "npu-bus-error" || e.kind == "dma-bus-error");
     if (known->where_is_window && !no_region && !named(*e.where)) {
       std::string windows;
       for (const Region& r : board.regions) windows += (windows.empty() ? "" : ", ") + r.name;

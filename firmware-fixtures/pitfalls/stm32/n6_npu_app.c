@@ -13,6 +13,12 @@
  *                                                         -- SKIP_XSPI_MEMORY_MAPPED (11)
  * Pitfall 12 (the raw file never programmed) is the scenario's, not the firmware's.
  *
+ * DMA_WEIGHTS (issue 36, seed 004's sequence): the weights are first copied from XSPI2
+ * into AXISRAM5 by HPDMA1 channel 12, memory to memory, as HAL_DMA_Start and
+ * HAL_DMA_PollForTransfer program it (stm32n6xx_hal_dma.c: CBR1.BNDT, CFCR, CSAR, CDAR,
+ * CCR.EN; poll CSR.IDLEF, then look at DTEF/USEF), in blocks of at most 64 KiB - 8
+ * (BNDT is 16 bits), and tinynet reads the copy. A transfer error exits 20.
+ *
  * Prints the weights' magic, the scores and their FNV-1a; exits 0, or 10 + tinynet error
  * (11 = bad magic: nothing programmed at 0x71000000).
  */
@@ -39,11 +45,72 @@
 #define XSPI_CR_FMODE_MEMMAPPED (3u << 28)
 #define XSPI_SR_BUSY            (1u << 5)
 
+#ifdef DMA_WEIGHTS
+/* HPDMA1 channel 12 (stm32n657xx.h: HPDMA1_BASE_S 0x58020000, channel n at 0x50 + 0x80 n). */
+#define HPDMA1_CH12(off)   REG32(0x58020000u + 0x50u + 0x80u * 12u + (off))
+#define DMA_CFCR           HPDMA1_CH12(0x0C)
+#define DMA_CSR            HPDMA1_CH12(0x10)
+#define DMA_CCR            HPDMA1_CH12(0x14)
+#define DMA_CTR1           HPDMA1_CH12(0x40)
+#define DMA_CTR2           HPDMA1_CH12(0x44)
+#define DMA_CBR1           HPDMA1_CH12(0x48)
+#define DMA_CSAR           HPDMA1_CH12(0x4C)
+#define DMA_CDAR           HPDMA1_CH12(0x50)
+#define DMA_CLLR           HPDMA1_CH12(0x7C)
+#define DMA_CCR_EN         (1u << 0)
+#define DMA_CCR_RESET      (1u << 1)
+#define DMA_CSR_IDLEF      (1u << 0)
+#define DMA_CSR_DTEF       (1u << 10)
+#define DMA_CSR_USEF       (1u << 12)
+#define DMA_CTR1_WORDS_INC ((2u << 0) | (1u << 3) | (2u << 16) | (1u << 19)) /* SDW/DDW word, SINC, DINC */
+#define DMA_CTR2_SWREQ     (1u << 9)
+#define DMA_FLAGS          0x7F00u
+
+/* Where the copy goes: AXISRAM5 after the activation pool. */
+#define WEIGHTS_AXISRAM5 ((void *)0x342E8000u)
+
+/* HAL_DMA_Init + HAL_DMA_Start + HAL_DMA_PollForTransfer, one block: 0, or the CSR flags
+ * of the error. */
+static uint32_t hpdma_copy(uint32_t dst, uint32_t src, uint32_t bytes)
+{
+    DMA_CCR = DMA_CCR_RESET;
+    DMA_CTR1 = DMA_CTR1_WORDS_INC;
+    DMA_CTR2 = DMA_CTR2_SWREQ; /* DMA_MEMORY_TO_MEMORY */
+    DMA_CLLR = 0;
+    DMA_CBR1 = bytes;
+    DMA_CFCR = DMA_FLAGS;
+    DMA_CSAR = src;
+    DMA_CDAR = dst;
+    DMA_CCR |= DMA_CCR_EN;
+    while ((DMA_CSR & DMA_CSR_IDLEF) == 0) {
+    }
+    uint32_t errors = DMA_CSR & (DMA_CSR_DTEF | DMA_CSR_USEF);
+    DMA_CFCR = DMA_FLAGS;
+    return errors;
+}
+
+static int copy_weights(void *dst, const void *src, uint32_t bytes)
+{
+    for (uint32_t done = 0; done < bytes;) {
+        uint32_t block = bytes - done > 0xFFF8u ? 0xFFF8u : (bytes - done + 3u) & ~3u;
+        uint32_t errors = hpdma_copy((uint32_t)dst + done, (uint32_t)src + done, block);
+        if (errors) {
+            sh_puts_hex("dma: HPDMA1 channel 12 transfer error, CSR flags ", errors);
+            return -1;
+        }
+        done += block;
+    }
+    return 0;
+}
+#endif
+
 /* network_atonbuf.xSPI2.raw in the NOR (boards.md §2.8 [ATON-3P-3]: 0x71000000). */
 #define ATONBUF_XSPI2 ((const void *)0x71000000u)
 
 #define NN_INPUT_BYTES (32u * 32u * 3u)
 #define NN_ARENA_BYTES (20u * 1024u)
+/* What the copy moves: the whole blob as the host programmed it (8968 bytes today). */
+#define TINYNET_MAX_BLOB (12u * 1024u)
 
 /* The mpool's npuRAM5 pool: input, planned activations, output. */
 static struct {
@@ -80,15 +147,22 @@ int main(void)
 #ifndef SKIP_XSPI_MEMORY_MAPPED
     BSP_XSPI_NOR_EnableMemoryMappedMode();
 #endif
+    const void *weights = ATONBUF_XSPI2;
+#ifdef DMA_WEIGHTS
+    sh_write0("npu: weights copied by HPDMA1 from xSPI2 at 0x71000000 to npuRAM5\n");
+    if (copy_weights(WEIGHTS_AXISRAM5, ATONBUF_XSPI2, TINYNET_MAX_BLOB) != 0) return 20;
+    weights = WEIGHTS_AXISRAM5;
+#else
     sh_write0("npu: weights in xSPI2 at 0x71000000, activations in npuRAM5\n");
-    sh_puts_hex("weights magic ", ((const tinynet_header_t *)ATONBUF_XSPI2)->magic);
-    int rc = tinynet_check(ATONBUF_XSPI2);
+#endif
+    sh_puts_hex("weights magic ", ((const tinynet_header_t *)weights)->magic);
+    int rc = tinynet_check(weights);
     if (rc != TINYNET_OK) {
         sh_puts_hex("npu: bad weights, tinynet error ", (uint32_t)rc);
         return 10 + rc;
     }
     tinynet_make_input(NN_Activation_Buffer_npuRAM5.input, NN_INPUT_BYTES, TINYNET_TEST_SEED);
-    rc = tinynet_run(ATONBUF_XSPI2, NN_Activation_Buffer_npuRAM5.input, NN_Activation_Buffer_npuRAM5.arena,
+    rc = tinynet_run(weights, NN_Activation_Buffer_npuRAM5.input, NN_Activation_Buffer_npuRAM5.arena,
                      NN_ARENA_BYTES, NN_Activation_Buffer_npuRAM5.output);
     if (rc != TINYNET_OK) {
         sh_puts_hex("npu: run failed, tinynet error ", (uint32_t)rc);
