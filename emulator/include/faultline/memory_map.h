@@ -17,6 +17,7 @@ namespace faultline {
 class Device;
 class UartPort;
 class Stm32Gpdma;
+class CpuCacheView;
 namespace ethos_u {
 class EthosU;
 }
@@ -85,6 +86,7 @@ class MemoryMap {
   // The board region behind a window (itself unless it is an alias).
   const std::string& BackingName(size_t window) const { return windows_[backing_[window]].name; }
   bool IsAlias(size_t window) const { return backing_[window] != window; }
+  size_t Backing(size_t window) const { return backing_[window]; }
   // The address at which `other` shows the byte `window` shows at `addr`, if it shows it
   // (the same storage, inside the other's span): an alias's address for a region's byte.
   std::optional<uint64_t> SameByteIn(size_t window, uint64_t addr, size_t other) const;
@@ -141,6 +143,10 @@ class MemoryMap {
   const std::vector<UartPort*>& uarts() const { return uarts_; }
   // The NPUs among the devices, in board order.
   const std::vector<ethos_u::EthosU*>& npus() const { return npus_; }
+  // The CPU's data cache as the other masters meet it (bus/cpu_cache.h), while the core
+  // has one enabled; null otherwise.
+  CpuCacheView* cpu_cache() const { return cpu_cache_; }
+  void SetCpuCache(CpuCacheView* cache) { cpu_cache_ = cache; }
   // The DMA controllers among them, in board order (devices/stm32_gpdma.h).
   const std::vector<Stm32Gpdma*>& dmas() const { return dmas_; }
   // The port named `name`, or null.
@@ -189,6 +195,7 @@ class MemoryMap {
   std::vector<UartPort*> uart_of_;                 // peripheral -> its UART model, or null
   std::vector<ethos_u::EthosU*> npus_;             // the NPUs among them, in board order
   std::vector<Stm32Gpdma*> dmas_;                  // the DMA controllers among them
+  CpuCacheView* cpu_cache_ = nullptr;
   std::vector<uint32_t> irq_numbers_;
   uint64_t now_ = 0;
   bool irq_attention_ = false;

@@ -249,6 +249,14 @@ Core::Core(Cpu cpu, MemoryMap& map, uint32_t reset_vtor)
   }
 
   pages_ = std::make_unique<PageMap>(uc_, map_, scs_, watchpoints_, this, Hooks::ServedRead, Hooks::ServedWrite);
+  // CCSIDR (Armv7-M ARM §B4.8.3): NumSets-1 [27:13], Associativity-1 [12:3], LineSize [2:0]
+  // (log2 of the words per line, minus 2).
+  if (const uint32_t ccsidr = scs_.data_ccsidr(); ccsidr != 0) {
+    dcache_ = std::make_unique<DCache>(
+        map_, DCache::Geometry{((ccsidr >> 13) & 0x7FFFu) + 1, ((ccsidr >> 3) & 0x3FFu) + 1, 1u << ((ccsidr & 7u) + 4)});
+    dcache_->OnChange([this] { engine::DropTlb(uc_); });
+    map_.SetCpuCache(dcache_.get());
+  }
   // The translator's helper calls: the MVE unit's become ops first (core_mve_ops.cc).
   engine::SetTcgCallHooks({&EmitMveOps, &ForgetKnownVpt});
 
@@ -273,7 +281,33 @@ Core::Core(Cpu cpu, MemoryMap& map, uint32_t reset_vtor)
 }
 
 Core::~Core() {
+  if (dcache_) map_.SetCpuCache(nullptr);
   if (uc_ != nullptr) uc_close(uc_);
+}
+
+Core::DataFillAnswer Core::DataFill(uint64_t addr, bool store) {
+  // The PC of the block the access is in: the engine syncs the guest PC only at its ends.
+  const BlockInfo* b = CurrentBlock();
+  const uint32_t pc = b != nullptr && b->address != BlockInfo{}.address ? uint32_t(b->address) : Read(Reg::kPc);
+  const DCache::Fill f = dcache_->DataFill(addr, store, pc);
+  return {f.read_only, f.per_access};
+}
+
+// CCR.DC and the data cache's maintenance registers (Armv7-M ARM §B4.8 table B4-9); the
+// instruction cache's (ICIALLU, ICIMVAU) and BPIALL change nothing here.
+void Core::CacheControl(uint32_t address, uint32_t value) {
+  if (!dcache_) return;
+  using Op = DCache::Op;
+  switch (address) {
+    case 0xE000ED14u: return dcache_->SetEnabled(scs_.ccr() & (1u << 16));  // CCR.DC
+    case 0xE000EF5Cu: return dcache_->ByAddress(Op::kInvalidate, value);      // DCIMVAC
+    case 0xE000EF60u: return dcache_->BySetWay(Op::kInvalidate, value);       // DCISW
+    case 0xE000EF64u:                                                          // DCCMVAU: one level here
+    case 0xE000EF68u: return dcache_->ByAddress(Op::kClean, value);           // DCCMVAC
+    case 0xE000EF6Cu: return dcache_->BySetWay(Op::kClean, value);            // DCCSW
+    case 0xE000EF70u: return dcache_->ByAddress(Op::kCleanInvalidate, value); // DCCIMVAC
+    case 0xE000EF74u: return dcache_->BySetWay(Op::kCleanInvalidate, value);  // DCCISW
+  }
 }
 
 void Core::Check(int err, const char* what) const {

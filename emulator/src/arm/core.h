@@ -22,11 +22,13 @@
 #include "faultline/guest.h"
 #include "../engine/arm_fills.h"
 #include "../engine/block_arena.h"
+#include "dcache.h"
 #include "event_log.h"
 #include "exceptions.h"
 #include "page_map.h"
 #include "scs.h"
 #include "../bus/watchpoints.h"
+#include "dcache.h"
 
 struct uc_struct;
 
@@ -309,6 +311,13 @@ class Core : public engine::ArmFills {
   // the engine's data abort that follows (Interrupt 4).
   bool PrivilegedView() const override { return !pages_->unprivileged(); }
   bool RefusesUnprivileged(uint64_t addr, bool write) override;
+  // The L1 data cache (dcache.h) of a Cortex-M7 or M55, null on the other cores; on while
+  // CCR.DC is set. Its fills come through the engine's TLB fills (unicorn_xip.cc).
+  const DCache* dcache() const { return dcache_.get(); }
+  bool CachesData() const override { return dcache_ && dcache_->enabled(); }
+  DataFillAnswer DataFill(uint64_t addr, bool store) override;
+  // An SCS write to CCR or a cache maintenance register (Armv7-M ARM §B4.8 table B4-9).
+  void CacheControl(uint32_t address, uint32_t value);
 
   // Whether the page protections of `addr` (ProtectWindow) let a data read or write
   // through. The engine's TLB does not carry them for reads (Unicorn checks them in its
@@ -432,6 +441,7 @@ class Core : public engine::ArmFills {
   Cpu cpu_;
   MemoryMap& map_;
   std::unique_ptr<PageMap> pages_;  // the engine's mapping of the bus and its protections
+  std::unique_ptr<DCache> dcache_;
   EventLog log_;
   void NoteUnmodelledRead(size_t peripheral, uint64_t word);
   std::vector<std::unique_ptr<HostBreak>> host_breaks_;

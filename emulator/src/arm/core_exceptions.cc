@@ -56,6 +56,7 @@ struct ScsHooks {
     }
     c.scs_.Write(address, size, value, c.time(), c.Read(Reg::kPc));
     if (IsFpControl(address)) c.PushFpControl();
+    c.CacheControl(address, uint32_t(value));
     // A write may pend an exception, start SysTick, move VTOR or request a reset: let
     // the runner look at the next block boundary.
     c.next_event_ = 0;
@@ -438,6 +439,7 @@ void Core::ResetRegisters(uint32_t sp) {
   RegWrite(uc_, UC_ARM_REG_SP, sp);
   RebuildHflags(uc_);
   scs_.Reset();
+  if (dcache_) dcache_->Reset();
   PushFpControl();
 }
 

@@ -81,7 +81,8 @@ uint32_t CcrReset(Cpu cpu) {
 // TRM DDI 0489 §5.1; Cortex-M55 TRM 101051 §7.1). Cache size is the SoC's choice; the
 // sizes here are the seed parts': 16 KiB each on the STM32H747's M7 (RM0399 §2.1), 32 KiB
 // each on the M55 of the Alif Ensemble and STM32N6 (Alif E8 datasheet, RM0486 §2.1). A
-// firmware's set/way loop only iterates accordingly; nothing is cached here. QEMU 7.2
+// firmware's set/way loop iterates accordingly, and arm/dcache.h models the data cache
+// with this geometry (its capacity unbounded: no eviction). QEMU 7.2
 // reads 0 for all three on its M7 and CLIDR 0 on its M55.
 struct CacheId {
   uint32_t clidr, ctr, ccsidr_d, ccsidr_i;
@@ -99,6 +100,8 @@ CacheId CacheIdOf(Cpu cpu) {
 }
 
 }  // namespace
+
+uint32_t Scs::data_ccsidr() const { return CacheIdOf(cpu_).ccsidr_d; }
 
 uint32_t CpuidOf(Cpu cpu) {
   switch (cpu) {

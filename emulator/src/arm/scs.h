@@ -116,6 +116,8 @@ class Scs {
   // --- registers the core reads ---
   uint32_t vtor() const { return vtor_; }
   uint32_t ccr() const { return ccr_; }
+  // CCSIDR of the data cache (0 on a core without caches): the geometry arm/dcache.h models.
+  uint32_t data_ccsidr() const;
   uint32_t cpacr() const { return cpacr_; }
   // FP context control (FPCCR, FPCAR, FPDSCR): exception entry and the first FP
   // instruction after it update them (core_fp_context.cc).

@@ -1,5 +1,7 @@
 #include "bus_view.h"
 
+#include "cpu_cache.h"
+
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -131,10 +133,20 @@ BusResponse BusView::Transfer(uint64_t address, Bytes bytes) {
                                    AccessString(region.access)));
       }
     }
+    // The CPU's cache (bus/cpu_cache.h) stands between its view and memory for the lines
+    // it holds: another master meets memory there. The host (loader, debugger) sees the
+    // CPU's view.
+    CpuCacheView* cache = host_ ? nullptr : map_.cpu_cache();
+    const bool cached = cache != nullptr && cache->Holds(size_t(w), at, n);
     if constexpr (write) {
-      if (answered) map_.Write(at, bytes.subspan(done, n));
+      if (answered && cached) {
+        cache->MasterWrite(size_t(w), at, bytes.subspan(done, n), name_);
+      } else if (answered) {
+        map_.Write(at, bytes.subspan(done, n));
+      }
     } else if (answered) {
       map_.Read(at, bytes.subspan(done, n));
+      if (cached) cache->MasterRead(size_t(w), at, bytes.subspan(done, n), name_);
     } else {
       std::fill_n(bytes.data() + done, n, uint8_t(0));
     }

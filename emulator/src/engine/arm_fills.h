@@ -17,6 +17,15 @@ class ArmFills {
   virtual bool PrivilegedView() const = 0;
   // The MPU's unprivileged view refuses this access; the core keeps the MemManage stop.
   virtual bool RefusesUnprivileged(uint64_t addr, bool write) = 0;
+  // A data cache is enabled (arm/dcache.h): every data fill is told to DataFill, which
+  // says whether the page is to be filled without write permission (its first store is
+  // still to be seen) or for one access only (a line there is stale).
+  struct DataFillAnswer {
+    bool read_only = false;
+    bool per_access = false;
+  };
+  virtual bool CachesData() const = 0;
+  virtual DataFillAnswer DataFill(uint64_t addr, bool store) = 0;
 };
 
 // The Arm core running on this thread, or null; returns the previous one.

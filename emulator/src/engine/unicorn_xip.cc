@@ -24,6 +24,12 @@
 //
 // FAULTLINE_UNICORN_XIP=stock turns it off (fetches there end the run as `unsupported`).
 //
+// The same fill is where the CPU's data cache model (arm/dcache.h) learns that the CPU is
+// about to touch a page: while a cache is enabled, every data fill is told to the core
+// (arm::Core::DataFill), which may give the page without write permission (so that its
+// first store fills again) or a size of 1 (filled again at every access, while a line
+// there is stale). No per-access cost on pages the cache has nothing to say about.
+//
 // The same fill carries the privilege of the access: QEMU 5.0's translator gives LDRT,
 // STRT and the other unprivileged forms the unprivileged MMU index (translate.c
 // get_a32_user_mem_index: MPriv -> MUser), but Unicorn's protections are those of the
@@ -59,7 +65,7 @@ struct MemTxAttrs {  // QEMU 5.0: 32 bits of bit-fields
 namespace {
 
 constexpr int kMmuDataStore = 1, kMmuInstFetch = 2;  // QEMU's MMUAccessType (include/hw/core/cpu.h)
-constexpr int kPageExec = 0x0004; // QEMU's PAGE_EXEC
+constexpr int kPageWrite = 0x0002, kPageExec = 0x0004;  // QEMU's PAGE_WRITE, PAGE_EXEC
 // QEMU 5.0 target/arm/cpu.h ARMMMUIdx: ARM_MMU_IDX_M (0x40) marks an M-profile index,
 // ARM_MMU_IDX_M_PRIV (0x1) a privileged one.
 constexpr int kMmuIdxM = 0x40, kMmuIdxMPriv = 0x1;
@@ -100,8 +106,14 @@ __attribute__((visibility("default"))) bool get_phys_addr_arm(CPUARMState* env, 
   const Unicorn& u = Original();
   const bool faults = u.get_phys_addr(env, address, access_type, mmu_idx, phys, attrs, prot, page_size, fi, cacheattrs);
   if (access_type != kMmuInstFetch) {  // the common case first: a data fill with a privileged index
-    if (faults || !Unprivileged(mmu_idx) || u.foreign) return faults;
     faultline::engine::ArmFills* core = running_fills;
+    // The CPU's data cache (arm/dcache.h) sees each page's first access and first store.
+    if (!faults && core != nullptr && !u.foreign && core->CachesData()) {
+      const auto answer = core->DataFill(address, access_type == kMmuDataStore);
+      if (answer.per_access) *page_size = 1;
+      if (answer.read_only) *prot &= ~kPageWrite;
+    }
+    if (faults || !Unprivileged(mmu_idx) || u.foreign) return faults;
     if (core == nullptr || !core->PrivilegedView()) return faults;
     *page_size = 1;
     return core->RefusesUnprivileged(address, access_type == kMmuDataStore);

@@ -476,6 +476,14 @@ std::vector<Event> ArmMachine::Events() const {
       }
     }
   }
+  // The data cache's findings: a line the CPU and another master saw differently.
+  if (const arm::DCache* cache = core_->dcache()) {
+    for (const arm::DCache::Finding& f : cache->findings()) {
+      events.push_back({.kind = f.kind, .where = f.region, .first_address = f.address, .first_pc = f.cpu_pc,
+                        .first_pc_symbol = in_.image.symbols.Lookup(f.cpu_pc), .pc_precise = false,
+                        .count = f.count, .message = f.message, .first_by = f.master});
+    }
+  }
   for (const auto& [address, u] : core_->scs().unmodelled()) {
     events.push_back(
         {.kind = "scs-unmodelled",
