@@ -76,7 +76,9 @@ foreach(entry "mps3-an547;0x58102000;56;0;u55;npu_inference;NPUNET_ONLY=0"
               "mps3-an547;0x58102000;56;0;u55;bench_npunet_npu;NPUNET_ONLY=2"
               "alif-e8-hp;0x400E1000;55;0;u55;npu_arena_local;NPUNET_ARENA_DTCM=1"
               "alif-e8-hp;0x400E1000;55;0;u55;npu_arena_global;NPUNET_ARENA_DTCM=1,NPUNET_REMAP=1"
-              "alif-e8-hp;0x400E1000;55;0;u55;npu_weights_ospi;NPUNET_WEIGHTS_AT=0xC0000000u")
+              "alif-e8-hp;0x400E1000;55;0;u55;npu_weights_ospi;NPUNET_WEIGHTS_AT=0xC0000000u"
+              "mps3-an547;0x58102000;56;0;u55;npu_dcache_unmaintained;NPUNET_DCACHE=1"
+              "mps3-an547;0x58102000;56;0;u55;npu_dcache_maintained;NPUNET_DCACHE=2")
   list(GET entry 0 board)
   list(GET entry 1 base)
   list(GET entry 2 irq)

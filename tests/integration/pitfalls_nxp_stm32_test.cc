@@ -99,6 +99,7 @@ TEST(PitfallFixes, FixedVariantsPrintTheReferenceChecksum) {
       {"stm32h747-cm7", "h7_camera_app", {}},
       {"stm32n657", "n6_npu_app", {"--load", ModelBin() + "@0x71000000"}},
       {"stm32n657", "n6_dma_weights", {"--load", ModelBin() + "@0x71000000"}},
+      {"stm32n657", "n6_dma_weights_cache_fixed", {"--load", ModelBin() + "@0x71000000"}},
   };
   for (const Case& c : cases) {
     Completed ref = RunCli({"run", "--board", c.board, Fixture(c.board, "ml_inference").string()});

@@ -57,6 +57,7 @@ void DCache::SetEnabled(bool on) {
 }
 
 void DCache::Reset() {
+  for (auto& [address, p] : pages_) Maintain(Op::kInvalidate, address, p, p.held);  // dirty bytes lost
   pages_.clear();
   enabled_ = false;
   Changed();

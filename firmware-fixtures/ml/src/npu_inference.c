@@ -11,6 +11,12 @@
  * DTCM), -DNPUNET_REMAP=1 gives the NPU its addresses as Alif's driver port does
  * (LocalToGlobal), -DNPUNET_WEIGHTS_AT=ADDR points region 0 at a separately programmed
  * copy of the blob (a weights partition in external flash).
+ * The caches' builds (issue 36): -DNPUNET_DCACHE=1 turns the D-cache on as SystemInit does
+ * (SCB_EnableDCache) and hands the NPU an input the CPU wrote and an output buffer it
+ * cleared, with no cache maintenance: the NPU reads memory, not the CPU's dirty lines,
+ * and the CPU then reads its stale copy of the output. -DNPUNET_DCACHE=2 adds what the
+ * driver ports do: SCB_CleanDCache_by_Addr over the input before the job,
+ * SCB_InvalidateDCache_by_Addr over the output after it.
  */
 #include <stdint.h>
 
@@ -46,6 +52,10 @@ static __attribute__((unused)) uintptr_t npu_address(uintptr_t a)
     return a;
 }
 static int8_t cpu_arena[0x7200] __attribute__((aligned(16)));
+
+#if NPUNET_DCACHE
+#include "dcache.h"
+#endif
 
 static void print_scores(const char *who, const int8_t *v, uint32_t n)
 {
@@ -85,11 +95,21 @@ int main(void)
 
     npu_t npu = {.base = NPU_BASE, .irq = NPU_IRQn, .product = NPU_PRODUCT};
     if (npu_init(&npu) != 0) return 2;
+#if NPUNET_DCACHE
+    dcache_enable();
+    for (uint32_t i = 0; i < h->output_bytes; i++) arena[h->output_arena + i] = 0; /* the output cleared first */
+#endif
     const int8_t *input = (const int8_t *)(tinynet_model + h->input);
     for (uint32_t i = 0; i < h->input_bytes; i++) arena[i] = input[i];
+#if NPUNET_DCACHE == 2
+    dcache_clean(arena, h->input_bytes);
+#endif
     const uintptr_t basep[2] = {NPUNET_WEIGHTS_AT ? (uintptr_t)NPUNET_WEIGHTS_AT : npu_address((uintptr_t)h),
                                 npu_address((uintptr_t)arena)};
     if (npu_invoke(&npu, (const uint32_t *)(tinynet_model + h->payload), h->payload_bytes, basep, 2) != 0) return 3;
+#if NPUNET_DCACHE == 2
+    dcache_invalidate(arena + h->output_arena, h->output_bytes);
+#endif
     for (uint32_t i = 0; i < h->output_bytes; i++) npu_out[i] = arena[h->output_arena + i];
     print_scores("npunet npu:", npu_out, h->output_bytes);
 #if NPUNET_ONLY == 2

@@ -9,6 +9,8 @@
 #   stm32n657/n6_npu_app_no_xspi_mmap          XSPI2 left in indirect mode (11, broken)
 #   stm32n657/n6_dma_weights                   the weights copied to AXISRAM5 by HPDMA1 (issue 36)
 #   stm32n657/n6_dma_weights_no_xspi_mmap      the same with XSPI2 in indirect mode: the DMA's bus error
+#   stm32n657/n6_dma_weights_stale             the D-cache on, the copy's destination read before: stale weights
+#   stm32n657/n6_dma_weights_cache_fixed       ... and SCB_CleanInvalidateDCache_by_Addr after the copy (seed 004)
 if(NOT COMMAND fx_ml_link)
   return()
 endif()
@@ -55,3 +57,6 @@ fx_stm32_pitfall(stm32n657 n6_npu_app_no_xspi_mmap ${FX_STM32_DIR}/n6_npu.ld SOU
 fx_stm32_pitfall(stm32n657 n6_dma_weights ${FX_STM32_DIR}/n6_npu.ld SOURCES ${N6} DEFS DMA_WEIGHTS)
 fx_stm32_pitfall(stm32n657 n6_dma_weights_no_xspi_mmap ${FX_STM32_DIR}/n6_npu.ld SOURCES ${N6}
                  DEFS DMA_WEIGHTS SKIP_XSPI_MEMORY_MAPPED)
+fx_stm32_pitfall(stm32n657 n6_dma_weights_stale ${FX_STM32_DIR}/n6_npu.ld SOURCES ${N6} DEFS DMA_WEIGHTS DMA_DCACHE=1)
+fx_stm32_pitfall(stm32n657 n6_dma_weights_cache_fixed ${FX_STM32_DIR}/n6_npu.ld SOURCES ${N6}
+                 DEFS DMA_WEIGHTS DMA_DCACHE=2)

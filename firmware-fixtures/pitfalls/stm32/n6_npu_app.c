@@ -18,6 +18,10 @@
  * HAL_DMA_PollForTransfer program it (stm32n6xx_hal_dma.c: CBR1.BNDT, CFCR, CSAR, CDAR,
  * CCR.EN; poll CSR.IDLEF, then look at DTEF/USEF), in blocks of at most 64 KiB - 8
  * (BNDT is 16 bits), and tinynet reads the copy. A transfer error exits 20.
+ * DMA_DCACHE=1 adds the D-cache (SystemInit's SCB_EnableDCache) and a look at the
+ * destination before the copy (are the weights there already?): the CPU then reads its
+ * stale cached copy, not what the DMA wrote. DMA_DCACHE=2 adds seed 004's fix,
+ * SCB_CleanInvalidateDCache_by_Addr over the weights after the copy.
  *
  * Prints the weights' magic, the scores and their FNV-1a; exits 0, or 10 + tinynet error
  * (11 = bad magic: nothing programmed at 0x71000000).
@@ -44,6 +48,10 @@
 #define XSPI_CR_EN              (1u << 0)
 #define XSPI_CR_FMODE_MEMMAPPED (3u << 28)
 #define XSPI_SR_BUSY            (1u << 5)
+
+#ifdef DMA_DCACHE
+#include "dcache.h"
+#endif
 
 #ifdef DMA_WEIGHTS
 /* HPDMA1 channel 12 (stm32n657xx.h: HPDMA1_BASE_S 0x58020000, channel n at 0x50 + 0x80 n). */
@@ -150,7 +158,14 @@ int main(void)
     const void *weights = ATONBUF_XSPI2;
 #ifdef DMA_WEIGHTS
     sh_write0("npu: weights copied by HPDMA1 from xSPI2 at 0x71000000 to npuRAM5\n");
+#ifdef DMA_DCACHE
+    dcache_enable();
+    if (((const tinynet_header_t *)WEIGHTS_AXISRAM5)->magic == TINYNET_MAGIC) sh_write0("npu: weights already in npuRAM5\n");
+#endif
     if (copy_weights(WEIGHTS_AXISRAM5, ATONBUF_XSPI2, TINYNET_MAX_BLOB) != 0) return 20;
+#if DMA_DCACHE == 2
+    dcache_clean_invalidate(WEIGHTS_AXISRAM5, TINYNET_MAX_BLOB);
+#endif
     weights = WEIGHTS_AXISRAM5;
 #else
     sh_write0("npu: weights in xSPI2 at 0x71000000, activations in npuRAM5\n");
