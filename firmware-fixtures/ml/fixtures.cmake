@@ -78,7 +78,8 @@ foreach(entry "mps3-an547;0x58102000;56;0;u55;npu_inference;NPUNET_ONLY=0"
               "alif-e8-hp;0x400E1000;55;0;u55;npu_arena_global;NPUNET_ARENA_DTCM=1,NPUNET_REMAP=1"
               "alif-e8-hp;0x400E1000;55;0;u55;npu_weights_ospi;NPUNET_WEIGHTS_AT=0xC0000000u"
               "mps3-an547;0x58102000;56;0;u55;npu_dcache_unmaintained;NPUNET_DCACHE=1"
-              "mps3-an547;0x58102000;56;0;u55;npu_dcache_maintained;NPUNET_DCACHE=2")
+              "mps3-an547;0x58102000;56;0;u55;npu_dcache_maintained;NPUNET_DCACHE=2"
+              "mps3-an547;0x58102000;56;0;u55;npu_dcache_mpu_uncached;NPUNET_DCACHE=3")
   list(GET entry 0 board)
   list(GET entry 1 base)
   list(GET entry 2 irq)

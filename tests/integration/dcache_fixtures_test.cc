@@ -48,6 +48,13 @@ TEST(DCacheFixtures, TheNpuMissesTheCpusDirtyInputAndTheCpuReadsItsStaleCopyOfTh
   EXPECT_NE(fixed.report["console"].get<std::string>().find("npu_inference: outputs equal"), std::string::npos);
   EXPECT_TRUE(EventOf(fixed.report, "dirty-read").is_null()) << fixed.report["events"].dump(2);
   EXPECT_TRUE(EventOf(fixed.report, "stale-read").is_null()) << fixed.report["events"].dump(2);
+
+  // The other fix: an MPU region (MAIR attribute 0x44, Normal non-cacheable) over the arena.
+  JsonCompleted uncached = RunCliJson({"run", "--board", "mps3-an547", Fixture("mps3-an547", "npu_dcache_mpu_uncached").string()});
+  EXPECT_EQ(uncached.cli.status, 0) << uncached.cli.out << uncached.cli.err;
+  EXPECT_NE(uncached.report["console"].get<std::string>().find("npu_inference: outputs equal"), std::string::npos);
+  EXPECT_TRUE(EventOf(uncached.report, "dirty-read").is_null()) << uncached.report["events"].dump(2);
+  EXPECT_TRUE(EventOf(uncached.report, "stale-read").is_null()) << uncached.report["events"].dump(2);
 }
 
 // Seed 004's sequence: the weights copied from XSPI2 to AXISRAM5 by the DMA, the cache not

@@ -137,5 +137,46 @@ TEST(MpuV8, HfnmienaKeepsTheMpuOnAtNegativePriority) {
   EXPECT_FALSE(Mpu(true, false, 6u, rbar, rlar, 8).enabled_at_negative_priority()) << "MPU off";
 }
 
+// The inner cache policy a region gives (what arm/dcache.h caches): PMSAv7 TEX/C/B
+// (Armv7-M ARM table B3-13), PMSAv8 the MAIR attribute's inner half.
+TEST(MpuV7, TexCAndBSayHowARegionIsCached) {
+  using C = Mpu::Cacheability;
+  Regs rbar{}, rasr{};
+  rbar[0] = 0x20000000;
+  const auto with = [&](uint32_t tex, uint32_t cb) {
+    rasr[0] = (3u << 24) | (tex << 19) | (cb << 16) | (15u << 1) | 1u;  // 64 KiB, RW
+    return Mpu(false, false, 1u, rbar, rasr, 8).CacheabilityAt(0x20000100, 0, 0);
+  };
+  EXPECT_EQ(with(0, 0), C::kNone);          // strongly-ordered
+  EXPECT_EQ(with(0, 1), C::kNone);          // Device
+  EXPECT_EQ(with(0, 2), C::kWriteThrough);  // WT, no write allocate
+  EXPECT_EQ(with(0, 3), C::kWriteBack);     // WB, no write allocate
+  EXPECT_EQ(with(1, 0), C::kNone);          // Normal non-cacheable (ST's __NON_CACHEABLE)
+  EXPECT_EQ(with(1, 3), C::kWriteBack);     // WBWA
+  EXPECT_EQ(with(4, 0), C::kNone);          // TEX 1BB: inner C:B 00
+  EXPECT_EQ(with(5, 2), C::kWriteThrough);  // inner WT
+  EXPECT_EQ(with(6, 1), C::kWriteBack);     // inner WBWA
+  EXPECT_EQ(Mpu(false, false, 1u, rbar, rasr, 8).CacheabilityAt(0x30000000, 0, 0), C::kDefault);  // no region
+  EXPECT_EQ(Mpu(false, false, 0u, rbar, rasr, 8).CacheabilityAt(0x20000100, 0, 0), C::kDefault);  // MPU off
+}
+
+TEST(MpuV8, TheMairAttributeSaysHowARegionIsCached) {
+  using C = Mpu::Cacheability;
+  Regs rbar{}, rlar{};
+  rbar[0] = 0x21000000 | (1u << 1);
+  rlar[0] = 0x21007FE0 | (2u << 1) | 1u;  // AttrIndx 2
+  const auto with = [&](uint32_t attr) {
+    return Mpu(true, false, 5u, rbar, rlar, 16).CacheabilityAt(0x21000040, attr << 16, 0);
+  };
+  EXPECT_EQ(with(0x44), C::kNone);          // Normal, non-cacheable
+  EXPECT_EQ(with(0xFF), C::kWriteBack);     // WB non-transient, read and write allocate
+  EXPECT_EQ(with(0xBB), C::kWriteThrough);  // WT non-transient
+  EXPECT_EQ(with(0x77), C::kWriteBack);     // WB transient
+  EXPECT_EQ(with(0x04), C::kNone);          // Device-nGnRE
+  rlar[0] = 0x21007FE0 | (5u << 1) | 1u;    // AttrIndx 5: MAIR1's second byte
+  EXPECT_EQ(Mpu(true, false, 5u, rbar, rlar, 16).CacheabilityAt(0x21000040, 0xFFFFFFFF, 0x4400), C::kNone);
+  EXPECT_EQ(Mpu(true, false, 5u, rbar, rlar, 16).CacheabilityAt(0x22000000, 0, 0), C::kDefault);
+}
+
 }  // namespace
 }  // namespace faultline::arm

@@ -255,6 +255,8 @@ Core::Core(Cpu cpu, MemoryMap& map, uint32_t reset_vtor)
     dcache_ = std::make_unique<DCache>(
         map_, DCache::Geometry{((ccsidr >> 13) & 0x7FFFu) + 1, ((ccsidr >> 3) & 0x3FFu) + 1, 1u << ((ccsidr & 7u) + 4)});
     dcache_->OnChange([this] { engine::DropTlb(uc_); });
+    dcache_->Attributes(
+        [this](uint64_t a) { return scs_.mpu().CacheabilityAt(a, scs_.mpu_mair0(), scs_.mpu_mair1()); });
     map_.SetCpuCache(dcache_.get());
   }
   // The translator's helper calls: the MVE unit's become ops first (core_mve_ops.cc).

@@ -19,12 +19,18 @@ DCache::DCache(MemoryMap& map, Geometry geometry) : map_(map), geometry_(geometr
   assert(geometry_.line == 32);  // kLines bits per page in a uint32_t
 }
 
-// The default memory map's attributes (Armv7-M ARM §B3.1 table B3-1; the Armv8-M default
-// map, §B3.12, gives the same): Code WT, SRAM WBWA, RAM 0x60000000 WBWA, RAM 0x80000000
-// WT, the rest Device or System.
+// The MPU's attributes where a region decides, else the default memory map's (Armv7-M
+// ARM §B3.1 table B3-1; the Armv8-M default map, §B3.12, gives the same): Code WT, SRAM
+// WBWA, RAM 0x60000000 WBWA, RAM 0x80000000 WT, the rest Device or System.
 DCache::Policy DCache::PolicyAt(uint64_t address) const {
   const int w = map_.Find(address);
   if (w < 0 || map_.IsAlias(size_t(w)) || !IsRam(map_.regions()[size_t(w)].kind)) return Policy::kNone;
+  switch (attributes_ ? attributes_(address) : Mpu::Cacheability::kDefault) {
+    case Mpu::Cacheability::kNone: return Policy::kNone;
+    case Mpu::Cacheability::kWriteThrough: return Policy::kWriteThrough;
+    case Mpu::Cacheability::kWriteBack: return Policy::kWriteBack;
+    case Mpu::Cacheability::kDefault: break;
+  }
   if (address < 0x20000000) return Policy::kWriteThrough;
   if (address < 0x40000000) return Policy::kWriteBack;
   if (address < 0x60000000) return Policy::kNone;

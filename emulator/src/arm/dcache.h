@@ -17,9 +17,9 @@
 // Cacheability is the default memory map's (Armv7-M ARM §B3.1 table B3-1, Armv8-M ARM
 // §B3.12: Code and RAM 0x80000000-0x9FFFFFFF write-through, SRAM and RAM
 // 0x60000000-0x7FFFFFFF write-back), for RAM regions (kind sram or ddr) through their
-// own addresses; TCMs, devices, read-only memories and aliases are not cached. The MPU's
-// memory attributes are not read yet: a region the firmware marks non-cacheable is still
-// cached here (docs/fidelity.md).
+// own addresses; TCMs, devices, read-only memories and aliases are not cached. Where an
+// enabled MPU region decides an address, its memory attributes do (Mpu::CacheabilityAt):
+// a buffer the firmware marks non-cacheable is not cached, as ST's examples do it.
 #pragma once
 
 #include <array>
@@ -32,6 +32,7 @@
 
 #include "../bus/cpu_cache.h"
 #include "faultline/memory_map.h"
+#include "mpu.h"
 
 namespace faultline::arm {
 
@@ -81,6 +82,8 @@ class DCache : public CpuCacheView {
   void ByAddress(Op op, uint64_t address);
   void BySetWay(Op op, uint32_t set_way);
 
+  // The MPU's word on an address (the core's Mpu::CacheabilityAt with MAIR0/1).
+  void Attributes(std::function<Mpu::Cacheability(uint64_t)> f) { attributes_ = std::move(f); }
   // Called when what the CPU may access without asking changed: the core drops the TLB.
   void OnChange(std::function<void()> f) { on_change_ = std::move(f); }
   const std::vector<Finding>& findings() const { return findings_; }
@@ -121,6 +124,7 @@ class DCache : public CpuCacheView {
   std::map<uint64_t, Page> pages_;  // by page address
   std::vector<Finding> findings_;
   std::function<void()> on_change_;
+  std::function<Mpu::Cacheability(uint64_t)> attributes_;
 };
 
 }  // namespace faultline::arm

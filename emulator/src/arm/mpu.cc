@@ -83,6 +83,37 @@ std::optional<MpuPermission> Mpu::Access(uint64_t addr, bool privileged) const {
   return MpuPermission{};
 }
 
+Mpu::Cacheability Mpu::CacheabilityAt(uint64_t addr, uint32_t mair0, uint32_t mair1) const {
+  if (!enabled()) return Cacheability::kDefault;
+  std::optional<size_t> region;
+  for (size_t n = 0; n < regions_; ++n) {
+    const std::optional<Span> span = RegionSpan(n);
+    if (!span || addr < span->base || addr >= span->end) continue;
+    if (!v8m_ && span->end - span->base >= 256 && ((rasr_[n] >> (8 + uint32_t((addr - span->base) / ((span->end - span->base) / 8)))) & 1u)) {
+      continue;  // a disabled subregion
+    }
+    region = n;  // PMSAv7: the highest number wins; PMSAv8: one region (two fault anyway)
+  }
+  if (!region) return Cacheability::kDefault;
+  if (v8m_) {
+    const uint32_t index = (rasr_[*region] >> 1) & 7u;
+    const uint32_t attr = ((index < 4 ? mair0 >> (8 * index) : mair1 >> (8 * (index - 4)))) & 0xFFu;
+    if ((attr & 0xF0u) == 0) return Cacheability::kNone;  // Device-nGnRnE ... Device-GRE
+    const uint32_t inner = attr & 0x0Fu;  // 0b00RW WT transient, 0b0100 non-cacheable,
+    const uint32_t rw = inner & 3u;       // 0b01RW WB transient, 0b10RW WT, 0b11RW WB
+    if (inner == 0x4u || rw == 0) return Cacheability::kNone;
+    return (inner >> 2) == 0 || (inner >> 2) == 2 ? Cacheability::kWriteThrough : Cacheability::kWriteBack;
+  }
+  const uint32_t rasr = rasr_[*region];
+  const uint32_t tex = (rasr >> 19) & 7u, cb = (rasr >> 16) & 3u;
+  if (tex & 4u) {  // Normal, cached as TEX[1:0] (outer) and C:B (inner) say: 00 none, 01 WBWA, 10 WT, 11 WB
+    return cb == 0 ? Cacheability::kNone : cb == 2 ? Cacheability::kWriteThrough : Cacheability::kWriteBack;
+  }
+  if (tex == 0 && cb == 2) return Cacheability::kWriteThrough;                      // WT, no write allocate
+  if ((tex == 0 || tex == 1) && cb == 3) return Cacheability::kWriteBack;          // WB (TEX 1: with write allocate)
+  return Cacheability::kNone;  // strongly-ordered, Device, Normal non-cacheable, reserved
+}
+
 std::vector<uint64_t> Mpu::EdgesIn(uint64_t lo, uint64_t hi) const {
   std::vector<uint64_t> edges;
   for (size_t n = 0; enabled() && n < regions_; ++n) {

@@ -36,6 +36,13 @@ class Mpu {
   // "the default map" (MPU disabled, or a privileged access, no region, PRIVDEFENA set).
   std::optional<MpuPermission> Access(uint64_t addr, bool privileged) const;
 
+  // The inner (L1) cache policy the region deciding `addr` gives it, from PMSAv7's
+  // TEX/C/B (Armv7-M ARM §B3.5.8 table B3-13) or PMSAv8's MAIR attribute (Armv8-M ARM
+  // §D1.2 MPU_MAIR0: the attribute's inner half); kDefault where no region decides (the
+  // MPU off, or the default map behind PRIVDEFENA).
+  enum class Cacheability { kDefault, kNone, kWriteThrough, kWriteBack };
+  Cacheability CacheabilityAt(uint64_t addr, uint32_t mair0, uint32_t mair1) const;
+
   // The addresses in (lo, hi) where an enabled region or subregion starts or ends: where
   // Access may change its answer. Regions are 32-byte granular, pages 1 KiB.
   std::vector<uint64_t> EdgesIn(uint64_t lo, uint64_t hi) const;

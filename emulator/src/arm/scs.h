@@ -143,6 +143,8 @@ class Scs {
   // --- MPU: the registers, and whether the firmware changed them since the last look ---
   bool mpu_enabled() const { return mpu_ctrl_ & 1u; }
   Mpu mpu() const { return Mpu(v8m_, v81m_, mpu_ctrl_, mpu_rbar_, mpu_rasr_, mpu_regions_); }
+  uint32_t mpu_mair0() const { return mpu_mair0_; }
+  uint32_t mpu_mair1() const { return mpu_mair1_; }
   bool TakeMpuChanged() {
     bool changed = mpu_changed_;
     mpu_changed_ = false;

@@ -22,9 +22,13 @@ std::string FormatEventsText(const std::vector<Event>& events) {
   if (events.empty()) return "";
   std::string out = "events:\n";
   for (const Event& e : events) {
-    out += fmt::format("  {}\n    {} time{}, first by {}{}\n", e.message, e.count, e.count == 1 ? "" : "s",
-                       e.first_by.empty() ? "the instruction at " + At(e.first_pc, e.first_pc_symbol) : e.first_by,
-                       e.pc_precise || !e.first_by.empty() ? "" : " (approximate: start of its translation block)");
+    // A coherence event has two sides: the other master, and the CPU's code (first_pc).
+    const std::string cpu = "the instruction at " + At(e.first_pc, e.first_pc_symbol) +
+                            (e.pc_precise ? "" : " (approximate: start of its translation block)");
+    out += fmt::format("  {}\n    {} time{}, first by {}\n", e.message, e.count, e.count == 1 ? "" : "s",
+                       e.first_by.empty()    ? cpu
+                       : e.first_pc == 0     ? e.first_by
+                                             : e.first_by + "; the CPU's side: " + cpu);
   }
   return out;
 }

@@ -130,8 +130,10 @@ void AppendRun(std::string& out, const RunResult& r, const Board& board) {
           "<tr><td>{}<div class=\"meta\">{}</div></td><td>{}</td><td class=\"mono\">{}</td><td>{}</td>"
           "<td class=\"mono\">{}{}</td></tr>\n",
           Escape(e.kind), Escape(e.message), Escape(e.where), Hex(e.first_address), e.count,
-          e.first_by.empty() ? WithSymbol(e.first_pc, e.first_pc_symbol) : Escape(e.first_by),
-          e.pc_precise || !e.first_by.empty() ? "" : " (start of its block)");
+          e.first_by.empty() ? WithSymbol(e.first_pc, e.first_pc_symbol)
+          : e.first_pc == 0  ? Escape(e.first_by)
+                             : Escape(e.first_by) + "; the CPU: " + WithSymbol(e.first_pc, e.first_pc_symbol),
+          e.pc_precise || (!e.first_by.empty() && e.first_pc == 0) ? "" : " (start of its block)");
     }
     out += "</table></section>\n";
   }

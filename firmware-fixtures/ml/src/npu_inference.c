@@ -16,7 +16,9 @@
  * cleared, with no cache maintenance: the NPU reads memory, not the CPU's dirty lines,
  * and the CPU then reads its stale copy of the output. -DNPUNET_DCACHE=2 adds what the
  * driver ports do: SCB_CleanDCache_by_Addr over the input before the job,
- * SCB_InvalidateDCache_by_Addr over the output after it.
+ * SCB_InvalidateDCache_by_Addr over the output after it. -DNPUNET_DCACHE=3 instead marks
+ * the arena non-cacheable with an MPU region (PMSAv8, as CMSIS's ARM_MPU_SetRegion and
+ * ST's __NON_CACHEABLE examples do): no maintenance needed.
  */
 #include <stdint.h>
 
@@ -57,6 +59,29 @@ static int8_t cpu_arena[0x7200] __attribute__((aligned(16)));
 #include "dcache.h"
 #endif
 
+#if NPUNET_DCACHE == 3
+/* PMSAv8 (Armv8-M ARM D1.2): MAIR0 attribute 0 = 0x44 (Normal, inner and outer
+ * non-cacheable); region 0 over the arena, RW at any privilege, execute-never; the
+ * default map behind it for privileged code (PRIVDEFENA). */
+#define MPU_CTRL  (*(volatile uint32_t *)0xE000ED94u)
+#define MPU_RNR   (*(volatile uint32_t *)0xE000ED98u)
+#define MPU_RBAR  (*(volatile uint32_t *)0xE000ED9Cu)
+#define MPU_RLAR  (*(volatile uint32_t *)0xE000EDA0u)
+#define MPU_MAIR0 (*(volatile uint32_t *)0xE000EDC0u)
+
+static void arena_non_cacheable(void)
+{
+    const uint32_t base = (uint32_t)arena & ~0x1Fu;
+    const uint32_t limit = ((uint32_t)arena + sizeof arena - 1u) & ~0x1Fu;
+    MPU_MAIR0 = 0x44u;
+    MPU_RNR = 0;
+    MPU_RBAR = base | (1u << 1) /* AP = 01: RW any */ | 1u /* XN */;
+    MPU_RLAR = limit | (0u << 1) /* AttrIndx 0 */ | 1u /* EN */;
+    MPU_CTRL = (1u << 2) /* PRIVDEFENA */ | 1u /* ENABLE */;
+    __asm__ volatile("dsb 0xF\n\tisb 0xF" ::: "memory");
+}
+#endif
+
 static void print_scores(const char *who, const int8_t *v, uint32_t n)
 {
     sh_write0(who);
@@ -95,6 +120,9 @@ int main(void)
 
     npu_t npu = {.base = NPU_BASE, .irq = NPU_IRQn, .product = NPU_PRODUCT};
     if (npu_init(&npu) != 0) return 2;
+#if NPUNET_DCACHE == 3
+    arena_non_cacheable();
+#endif
 #if NPUNET_DCACHE
     dcache_enable();
     for (uint32_t i = 0; i < h->output_bytes; i++) arena[h->output_arena + i] = 0; /* the output cleared first */
