@@ -542,6 +542,27 @@ struct Bench {
     }
   }
 
+  // The data cache model (issue 36 item 5): the three throughput kernels on the Cortex-M7
+  // with SCB_EnableDCache first (stm32h747-cm7 *_dcache), the model on (engine `dcache`)
+  // against FAULTLINE_DCACHE=off (CCR.DC stored, nothing cached). Target: at least 0.9x.
+  void DataCache() {
+    if (!Wanted("dcache")) return;
+    for (const std::string& kernel : {std::string("bench_tinynet"), std::string("bench_alu"), std::string("bench_mem")}) {
+      std::string elf = Fixture("stm32h747-cm7", kernel + "_dcache");
+      Series without = FaultlineSeries("no-dcache", "stm32h747-cm7", elf);
+      without.env = {"FAULTLINE_DCACHE=off"};  // not an `env` prefix: its exec would be timed
+      Overhead("dcache", kernel, without, FaultlineSeries("dcache", "stm32h747-cm7", elf), 1.0 / 0.9,
+               "data cache model cost (>= 0.9x speed)");
+    }
+    // With another master at work: npunet on mps3-an547's Ethos-U55, input cleaned and
+    // output invalidated (npu_dcache_maintained): the NPU's transfers go through the model.
+    const std::string npu = Fixture("mps3-an547", "npu_dcache_maintained");
+    Series without = FaultlineSeries("no-dcache", "mps3-an547", npu);
+    without.env = {"FAULTLINE_DCACHE=off"};
+    Overhead("dcache", "npu_dcache_maintained", without, FaultlineSeries("dcache", "mps3-an547", npu), 1.25,
+             "data cache model cost with the NPU at work");
+  }
+
   // The road to the fault (issue 17): every block's code writes its entry into the
   // last-64 ring, against FAULTLINE_ROAD=off (the ring's ops left out).
   void RoadHistory() {
@@ -767,7 +788,7 @@ int Usage(const char* argv0) {
              "usage: {} [--repeats N] [--only NAME,...] [--json FILE] [--no-qemu] [--qemu PATH] [--build DIR]\n"
              "          [--compare-stock]   also run faultline on Unicorn 2.0.1's own paths\n"
              "          [--callgrind]       also count host instructions once per engine under valgrind\n"
-             "  workloads: tinynet alu mem scenarios startup gating memory m33-m55 helium rv32 npu\n",
+             "  workloads: tinynet alu mem scenarios startup gating memory m33-m55 helium rv32 npu dcache\n",
              argv0);
   return 2;
 }
@@ -836,6 +857,7 @@ int main(int argc, char** argv) {
   b.Gating();
   b.Traps();
   b.RoadHistory();
+  b.DataCache();
   b.Trace();
   b.Memory();
   b.M33VersusM55();

@@ -5,6 +5,7 @@
 #                                      (Armv8.1-M: low-overhead loops)
 #   mps2-an505/bench_tinynet_m33s.elf  and its M33 twin at the same size
 #   mps3-an547/bench_tinynet_mve.elf   the M55 build with MVE, hard float, -O3
+#   stm32h747-cm7/bench_{alu,mem,tinynet}_dcache.elf  the first three with the D-cache on
 #   <board>/bench_dsp.elf              the DSP-intrinsic int8 layers (issue 19) on the M3
 #                                      (C fallback), M4, M7, M33 and M55; bench_dsp_mve on
 #                                      the M55 with MVE; dsp_check.elf: the same, small,
@@ -31,7 +32,7 @@ function(fx_bench board name kernel n)
     target_sources(${target} PRIVATE ${FX_ML_BLOB_ASM})
     add_dependencies(${target} ml_model)
   endif()
-  target_include_directories(${target} PRIVATE ${FX_BENCH_DIR})
+  target_include_directories(${target} PRIVATE ${FX_BENCH_DIR} ${FX_COMMON_DIR})
   target_compile_definitions(${target} PRIVATE BENCH_KERNEL=${kernel} BENCH_N=${n})
   target_compile_options(${target} PRIVATE ${FX_COMMON_FLAGS} ${flags})
   fx_ml_link(${target} ${board} ${name} ${FX_BOARDS_DIR}/${board}.ld ${link_flags})
@@ -46,6 +47,13 @@ fx_bench(mps3-an547 bench_tinynet_m55 3 12 -mcpu=cortex-m55 -mfloat-abi=soft)
 # The same with MVE and the hard-float ABI at -O3, as vendor M55 builds are: GCC 12
 # auto-vectorises the kernels into Helium (issue 15, bench `helium`).
 fx_bench(mps3-an547 bench_tinynet_mve 3 12 -mcpu=cortex-m55 -mfloat-abi=hard -O3)
+
+# The data cache's cost (issue 36 item 5): the first three kernels on the Cortex-M7 with
+# SCB_EnableDCache first, their data in the H747's AXI SRAM (write-back); the bench runs
+# each with the cache model on and off (FAULTLINE_DCACHE=off).
+fx_bench(stm32h747-cm7 bench_alu_dcache 1 20000000 ${FX_CPU_FLAGS_stm32h747-cm7} -DBENCH_DCACHE=1)
+fx_bench(stm32h747-cm7 bench_mem_dcache 2 200 ${FX_CPU_FLAGS_stm32h747-cm7} -DBENCH_DCACHE=1)
+fx_bench(stm32h747-cm7 bench_tinynet_dcache 3 29 ${FX_CPU_FLAGS_stm32h747-cm7} -DBENCH_DCACHE=1)
 
 # DSP-extension kernels (issue 19): the same C on every core, its checksum the host's.
 set(FX_DSP_BENCH_N 40)

@@ -214,5 +214,24 @@ TEST_F(DCacheTest, DisablingCleansAndInvalidatesAndAResetLosesDirtyLines) {
   EXPECT_EQ(map_.Read32(0x20003000), 0x42u);  // the dirty 0x43 never reached memory
 }
 
+// The SCS writes as CMSIS makes them: CCR.DC, then the maintenance registers by address
+// and by set/way (Armv7-M ARM table B4-9).
+TEST_F(DCacheTest, TheScsRegistersDriveIt) {
+  cache_.RegisterWritten(0xE000ED14, 1u << 16, 1u << 16);  // CCR.DC set
+  EXPECT_TRUE(cache_.enabled());
+  CpuStore(0x20004000, 7);
+  cache_.RegisterWritten(0xE000EF68, 0x20004000, 1u << 16);  // DCCMVAC
+  EXPECT_EQ(MasterLoad(0x20004000), 7u);
+  CpuStore(0x20004000, 8);
+  cache_.RegisterWritten(0xE000EF74, (uint32_t((0x20004000 / 32) % 256) << 5), 1u << 16);  // DCCISW, that set
+  EXPECT_EQ(MasterLoad(0x20004000), 8u);
+  MasterStore(0x20004000, 9);  // the line is no longer held: the CPU meets memory
+  EXPECT_EQ(CpuLoad(0x20004000), 9u);
+  cache_.RegisterWritten(0xE000EF50, 0, 1u << 16);  // ICIALLU: nothing to do with data
+  cache_.RegisterWritten(0xE000ED14, 0, 0);          // CCR.DC clear
+  EXPECT_FALSE(cache_.enabled());
+  EXPECT_TRUE(cache_.findings().empty());
+}
+
 }  // namespace
 }  // namespace faultline::arm

@@ -17,8 +17,10 @@
 #include <algorithm>
 #include <cassert>
 #include <chrono>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace faultline::arm {
 
@@ -251,7 +253,10 @@ Core::Core(Cpu cpu, MemoryMap& map, uint32_t reset_vtor)
   pages_ = std::make_unique<PageMap>(uc_, map_, scs_, watchpoints_, this, Hooks::ServedRead, Hooks::ServedWrite);
   // CCSIDR (Armv7-M ARM §B4.8.3): NumSets-1 [27:13], Associativity-1 [12:3], LineSize [2:0]
   // (log2 of the words per line, minus 2).
-  if (const uint32_t ccsidr = scs_.data_ccsidr(); ccsidr != 0) {
+  // FAULTLINE_DCACHE=off: CCR.DC is stored and nothing is cached (the bench's A/B runs).
+  const char* dcache = std::getenv("FAULTLINE_DCACHE");
+  const bool model_cache = dcache == nullptr || std::string_view(dcache) != "off";
+  if (const uint32_t ccsidr = scs_.data_ccsidr(); ccsidr != 0 && model_cache) {
     dcache_ = std::make_unique<DCache>(
         map_, DCache::Geometry{((ccsidr >> 13) & 0x7FFFu) + 1, ((ccsidr >> 3) & 0x3FFu) + 1, 1u << ((ccsidr & 7u) + 4)});
     dcache_->OnChange([this] { engine::DropTlb(uc_); });
@@ -295,21 +300,8 @@ Core::DataFillAnswer Core::DataFill(uint64_t addr, bool store) {
   return {f.read_only, f.per_access};
 }
 
-// CCR.DC and the data cache's maintenance registers (Armv7-M ARM §B4.8 table B4-9); the
-// instruction cache's (ICIALLU, ICIMVAU) and BPIALL change nothing here.
 void Core::CacheControl(uint32_t address, uint32_t value) {
-  if (!dcache_) return;
-  using Op = DCache::Op;
-  switch (address) {
-    case 0xE000ED14u: return dcache_->SetEnabled(scs_.ccr() & (1u << 16));  // CCR.DC
-    case 0xE000EF5Cu: return dcache_->ByAddress(Op::kInvalidate, value);      // DCIMVAC
-    case 0xE000EF60u: return dcache_->BySetWay(Op::kInvalidate, value);       // DCISW
-    case 0xE000EF64u:                                                          // DCCMVAU: one level here
-    case 0xE000EF68u: return dcache_->ByAddress(Op::kClean, value);           // DCCMVAC
-    case 0xE000EF6Cu: return dcache_->BySetWay(Op::kClean, value);            // DCCSW
-    case 0xE000EF70u: return dcache_->ByAddress(Op::kCleanInvalidate, value); // DCCIMVAC
-    case 0xE000EF74u: return dcache_->BySetWay(Op::kCleanInvalidate, value);  // DCCISW
-  }
+  if (dcache_) dcache_->RegisterWritten(address, value, scs_.ccr());
 }
 
 void Core::Check(int err, const char* what) const {

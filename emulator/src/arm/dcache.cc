@@ -146,6 +146,21 @@ void DCache::Maintain(Op op, uint64_t page_address, Page& p, uint32_t lines) {
   if (op != Op::kClean) p.written = false;  // its next store is seen again
 }
 
+// CCR.DC and the data cache's maintenance registers; the instruction cache's (ICIALLU,
+// ICIMVAU) and BPIALL change nothing here.
+void DCache::RegisterWritten(uint32_t address, uint32_t value, uint32_t ccr) {
+  switch (address) {
+    case 0xE000ED14u: return SetEnabled(ccr & (1u << 16));                // CCR.DC
+    case 0xE000EF5Cu: return ByAddress(Op::kInvalidate, value);           // DCIMVAC
+    case 0xE000EF60u: return BySetWay(Op::kInvalidate, value);            // DCISW
+    case 0xE000EF64u:                                                     // DCCMVAU: one level here
+    case 0xE000EF68u: return ByAddress(Op::kClean, value);                // DCCMVAC
+    case 0xE000EF6Cu: return BySetWay(Op::kClean, value);                 // DCCSW
+    case 0xE000EF70u: return ByAddress(Op::kCleanInvalidate, value);      // DCCIMVAC
+    case 0xE000EF74u: return BySetWay(Op::kCleanInvalidate, value);       // DCCISW
+  }
+}
+
 void DCache::ByAddress(Op op, uint64_t address) {
   const int w = map_.Find(address);
   if (w < 0) return;

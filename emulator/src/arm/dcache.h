@@ -77,6 +77,9 @@ class DCache : public CpuCacheView {
   };
   Fill DataFill(uint64_t address, bool store, uint32_t pc);
 
+  // An SCS write the cache acts on: CCR (its DC bit, `ccr` the value now) or one of the
+  // maintenance registers (Armv7-M ARM §B4.8 table B4-9); any other address is ignored.
+  void RegisterWritten(uint32_t address, uint32_t value, uint32_t ccr);
   // Maintenance: by address (DCIMVAC, DCCMVAC, DCCIMVAC: the line holding `address`) and
   // by set/way (DCISW, DCCSW, DCCISW: `set_way` as the register takes it).
   void ByAddress(Op op, uint64_t address);

@@ -151,6 +151,11 @@ int main(void)
         }
     }
     sh_puts_hex("npu_inference: outputs equal; MACs ", h->macs);
+#if NPUNET_DCACHE
+    uint32_t fnv = 2166136261u; /* FNV-1a of the output: the bench's `dcache` row compares runs */
+    for (uint32_t i = 0; i < h->output_bytes; i++) fnv = (fnv ^ (uint8_t)npu_out[i]) * 16777619u;
+    sh_puts_hex("bench: checksum ", fnv);
+#endif
     return 0;
 #endif
 }
