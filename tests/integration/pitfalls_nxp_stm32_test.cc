@@ -160,6 +160,21 @@ TEST(Dma, TheN6WeightsCopyMeetsTheXspiGateAndUnprogrammedFlash) {
   EXPECT_EQ(error["first_address"], 0x71000000u);
   EXPECT_EQ(error["first_by"], "HPDMA1 channel 12");
   EXPECT_NE(error["message"].get<std::string>().find("XSPI2.CR.FMODE = 0, needs == 3"), std::string::npos) << error;
+  // The transfer itself, as the report lists it.
+  ASSERT_EQ(broken.report["dma_transfers"].size(), 1u) << broken.report["dma_transfers"].dump(2);
+  const json& refused = broken.report["dma_transfers"][0];
+  EXPECT_EQ(refused["dma"], "HPDMA1");
+  EXPECT_EQ(refused["channel"], 12);
+  EXPECT_EQ(refused["outcome"], "bus error");
+  EXPECT_EQ(refused["fault_region"], "xspi2");
+  EXPECT_EQ(refused["destination"], 0x342E8000u);
+  const TempDir dir("dma-html");
+  const auto html = dir / "report.html";
+  RunCli({"run", "--board", "stm32n657", "--load", ModelBin() + "@0x71000000", "--html", html.string(),
+          Fixture("stm32n657", "n6_dma_weights_no_xspi_mmap").string()});
+  const std::string page = Slurp(html);
+  EXPECT_NE(page.find("<section id=\"dma-transfers\">"), std::string::npos);
+  EXPECT_NE(page.find("<tr class=\"dma-transfer\" data-outcome=\"bus error\"><td>HPDMA1 channel 12</td>"), std::string::npos);
 
   JsonCompleted unprogrammed = RunCliJson({"run", "--board", "stm32n657", Fixture("stm32n657", "n6_dma_weights").string()});
   const json unwritten = find(unprogrammed.report, "dma-read-unwritten");
@@ -172,6 +187,12 @@ TEST(Dma, TheN6WeightsCopyMeetsTheXspiGateAndUnprogrammedFlash) {
   EXPECT_EQ(fixed.cli.status, 0) << fixed.cli.out << fixed.cli.err;
   EXPECT_TRUE(find(fixed.report, "dma-bus-error").is_null());
   EXPECT_TRUE(find(fixed.report, "dma-read-unwritten").is_null());
+  ASSERT_EQ(fixed.report["dma_transfers"].size(), 1u);
+  EXPECT_EQ(fixed.report["dma_transfers"][0]["outcome"], "completed");
+  EXPECT_EQ(fixed.report["dma_transfers"][0]["bytes"], 12288);
+  EXPECT_NE(fixed.cli.out.find("DMA transfers:\n  HPDMA1 channel 12: completed: 12288 bytes 0x71000000 (xspi2) -> 0x342e8000"),
+            std::string::npos)
+      << fixed.cli.out;
 }
 
 }  // namespace

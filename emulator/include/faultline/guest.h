@@ -167,4 +167,20 @@ struct NpuJob {
   static constexpr size_t kMaxTransfers = 64;
 };
 
+// One block transfer a DMA channel ran (devices/stm32_gpdma.h), as the report lists it.
+struct DmaTransfer {
+  std::string dma;  // the peripheral's name
+  uint32_t channel = 0;
+  uint64_t started = 0, ended = 0;  // instruction count at the enable and at the end
+  uint64_t source = 0, destination = 0, bytes = 0;
+  // "completed", "bus error", "setting error", "not modelled", "reset" (CCR.RESET while it
+  // ran), or "running" (the run ended first).
+  std::string outcome;
+  std::string detail;
+  std::optional<uint64_t> fault_address;  // the first byte not transferred
+  std::string fault_region;               // the window there, empty for none
+  bool read_unwritten = false;            // the source still held its reset contents
+  std::string source_region;
+};
+
 }  // namespace faultline

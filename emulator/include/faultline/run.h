@@ -194,6 +194,7 @@ struct RunResult {
   std::string console_stderr;
   std::vector<UartOutput> uart;  // every UART port the board declares, in board order
   std::vector<NpuJob> npu_jobs;  // every job the board's NPUs started, NPU by NPU, in order
+  std::vector<DmaTransfer> dma_transfers;  // every transfer the DMA channels started, in order
   uint64_t instructions = 0;
   // Armv8.1-M instructions on a Cortex-M55 board (Unicorn runs the Armv8-M model):
   // sites rewritten into Armv8-M code, and executions the host performed itself.

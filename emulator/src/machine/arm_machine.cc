@@ -411,6 +411,9 @@ void ArmMachine::Finish() {
     res.uart.push_back({port->name(), ToString(port->model()), port->transmitted(), port->transmitted_bytes()});
   }
   for (const auto* npu : map.npus()) res.npu_jobs.insert(res.npu_jobs.end(), npu->jobs().begin(), npu->jobs().end());
+  for (const auto* dma : map.dmas()) {
+    res.dma_transfers.insert(res.dma_transfers.end(), dma->transfers().begin(), dma->transfers().end());
+  }
   out_.wall_clock = semihosting.wall_clock();
   res.captured = Capture(*map_, in_.options.captures);
 }

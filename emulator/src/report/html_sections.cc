@@ -152,6 +152,18 @@ void AppendRun(std::string& out, const RunResult& r, const Board& board) {
     }
     out += "</table></section>\n";
   }
+  if (!r.dma_transfers.empty()) {
+    out += "<section id=\"dma-transfers\"><h2>DMA transfers</h2>\n<table><tr><th>channel</th><th>outcome</th>"
+           "<th>bytes</th><th>source</th><th>destination</th></tr>\n";
+    for (const DmaTransfer& t : r.dma_transfers) {
+      out += fmt::format(
+          "<tr class=\"dma-transfer\" data-outcome=\"{}\"><td>{} channel {}</td><td>{}<div class=\"meta\">{}</div></td>"
+          "<td>{}</td><td class=\"mono\">{} {}</td><td class=\"mono\">{}</td></tr>\n",
+          Escape(t.outcome), Escape(t.dma), t.channel, Escape(t.outcome), Escape(t.detail), t.bytes, Hex(t.source),
+          Escape(t.source_region), Hex(t.destination));
+    }
+    out += "</table></section>\n";
+  }
   if (!r.register_writes.empty()) {
     out += "<section id=\"register-writes\"><h2>Peripheral registers written <span class=\"meta\">(last value)</span>"
            "</h2>\n<table class=\"mono\">\n";

@@ -413,6 +413,7 @@ std::string FormatRunBody(const RunResult& r, const Board& board) {
   }
   out += FormatOutcomeText(r, board);
   out += FormatNpuJobsText(r.npu_jobs);
+  out += FormatDmaTransfersText(r.dma_transfers);
   out += FormatEventsText(r.events);
   if (!r.register_writes.empty()) {
     out += "peripheral registers written (last value):\n";
@@ -598,6 +599,7 @@ std::string FormatRunJson(const RunResult& r) {
   j["events"] = EventsJson(r.events);
   j["register_writes"] = RegisterWritesJson(r.register_writes);
   j["npu_jobs"] = NpuJobsJson(r.npu_jobs);
+  j["dma_transfers"] = DmaTransfersJson(r.dma_transfers);
   return DumpJson(j, 2) + "\n";
 }
 
