@@ -298,5 +298,30 @@ TEST_P(RiscvMachineRun, ResetRunsTheSameRunAgainAndEndStopsWhereItIs) {
   EXPECT_LT(m.output().result.instructions, first.instructions);
 }
 
+// Reset takes SP_main from word 0 of the vector table with bits [1:0] cleared (Armv7-M ARM
+// B1.5.5 TakeReset): FreeRTOS's MPU demo for the MPS2 has 0x207fffff there (issue 37).
+TEST(MachineReset, TheInitialStackPointerIsWordAligned) {
+  REQUIRE_FIXTURES();
+  Loaded l = Load("checksum");
+  bool patched = false;
+  for (Segment& seg : l.image.segments) {
+    if (seg.load_address == l.board.boot.vector_table && seg.bytes.size() >= 4) {
+      seg.bytes[0] |= 0x3;  // 0x...ff: what an `_estack = ORIGIN + LENGTH - 1` script leaves
+      patched = true;
+    }
+  }
+  ASSERT_TRUE(patched);
+  ArmMachine m(l.Input());
+  const uint32_t word0 = m.map().Read32(l.board.boot.vector_table);
+  ASSERT_EQ(word0 & 3u, 3u);
+  EXPECT_EQ(m.registers().sp, word0 & ~3u);
+  EXPECT_EQ(m.registers().msp, word0 & ~3u);
+  m.Run({.instructions = 100});
+  m.WarmReset();
+  EXPECT_EQ(m.core().Read(arm::Reg::kSp), word0 & ~3u);
+  m.Run();
+  EXPECT_EQ(m.output().result.outcome, Outcome::kExit);
+}
+
 }  // namespace
 }  // namespace faultline::machine

@@ -52,7 +52,7 @@ void ArmMachine::WarmReset() {
   if (ended_) return Reset();
   initial_sp_ = map_->Read32(vtor_);
   reset_vector_ = map_->Read32(vtor_ + 4);
-  core_->ResetRegisters(initial_sp_);
+  core_->ResetRegisters(initial_sp_ & ~3u);
   pc_ = reset_vector_ & ~1u;
   pending_.reset();
   fault_stop_.reset();
@@ -140,8 +140,11 @@ void ArmMachine::Load() {
     res.fault = f;
     return Finish();
   }
-  core.Write(Reg::kMsp, initial_sp_);
-  core.Write(Reg::kSp, initial_sp_);
+  // SP_main = MemA[vectortable, 4] AND 0xFFFFFFFC (Armv7-M ARM §B1.5.5 TakeReset, Armv8-M
+  // the same): the low bits of word 0 never reach SP (QEMU 7.2 starts FreeRTOS's MPU demo,
+  // whose word 0 is 0x207fffff, at 0x207ffffc).
+  core.Write(Reg::kMsp, initial_sp_ & ~3u);
+  core.Write(Reg::kSp, initial_sp_ & ~3u);
   pc_ = reset_vector_ & ~1u;
   Unwritten(pc_);  // the reset handler itself (linked where only the copy table puts it)
   ApplyHostActions(OfKind(in_.options.before_reset, HostAction::Kind::kRegister), map, &core, &pc_,
