@@ -155,8 +155,45 @@ int CheckStdout(int status) {
   return status == 0 ? kBadInput : status;
 }
 
-// CLI11 says only that an argument was not expected. A flag that another subcommand
-// takes (`check --timeout 5`) is bad input of its own kind: name it, and where it belongs.
+// Levenshtein distance, for the nearest valid name to a mistyped one.
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// The name in `names` nearest to `word`, if it is close enough to be what was meant.
+std::optional<std::string> Nearest(std::string_view word, const std::vector<std::string>& names) {
+  std::optional<std::string> best;
+  size_t best_distance = std::max<size_t>(2, word.size() / 3) + 1;
+  for (const std::string& n : names) {
+    const size_t d = EditDistance(word, n);
+    if (d < best_distance) best = n, best_distance = d;
+  }
+  return best;
+}
+
+std::vector<std::string> FlagNames(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::Option* o : app.get_options()) {
+    for (const std::string& l : o->get_lnames()) names.push_back("--" + l);
+  }
+  return names;
+}
+
+// CLI11 checks a positional's value before it reports an argument it does not know, so
+// `run --timout 5 app.elf` said "firmware: File does not exist: 5": an unknown command or
+// flag is named first, with the nearest valid one (issue 39 item 2). A flag that another
+// subcommand takes (`check --timeout 5`) is named with where it belongs.
 std::optional<faultline::InputError> MisplacedFlag(CLI::App& app, int argc, char** argv) {
   auto all = [](CLI::App*) { return true; };
   CLI::App* sub = nullptr;
@@ -165,10 +202,26 @@ std::optional<faultline::InputError> MisplacedFlag(CLI::App& app, int argc, char
     const std::string arg = argv[i];
     if (arg == "--") break;
     if (arg.empty() || arg[0] != '-') {
-      for (CLI::App* s : (sub != nullptr ? sub : &app)->get_subcommands(all)) {
+      CLI::App* parent = sub != nullptr ? sub : &app;
+      bool found = false;
+      std::vector<std::string> names;
+      for (CLI::App* s : parent->get_subcommands(all)) {
+        names.push_back(s->get_name());
         if (s->get_name() != arg) continue;
         sub = s;
+        found = true;
         command += (command.empty() ? "" : " ") + arg;
+      }
+      // The first word must be a command; a command with commands of its own (`board`) too.
+      if (!found && !names.empty() && (parent == &app || parent->get_require_subcommand_min() > 0)) {
+        std::string list;
+        for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+        const auto near = Nearest(arg, names);
+        return faultline::InputError(
+            "", fmt::format("unknown command '{}'", faultline::EscapeControl(arg)),
+            near ? fmt::format("did you mean `faultline {}{}`? (commands: {})", command.empty() ? "" : command + " ",
+                               *near, list)
+                 : fmt::format("the commands are: {}", list));
       }
       continue;
     }
@@ -179,13 +232,36 @@ std::optional<faultline::InputError> MisplacedFlag(CLI::App& app, int argc, char
     for (CLI::App* other : app.get_subcommands(all)) {
       if (other->get_option_no_throw(flag) != nullptr) takers.push_back("`faultline " + other->get_name() + "`");
     }
-    if (takers.empty()) continue;  // no subcommand takes it: CLI11's message names it
+    if (takers.empty()) {  // no subcommand takes it: a typo, or a flag faultline does not have
+      if (app.get_option_no_throw(flag) != nullptr) continue;  // --help, --version
+      const auto near = Nearest(flag, FlagNames(*sub));
+      return faultline::InputError(
+          "", fmt::format("{} has no option {}", command, faultline::EscapeControl(flag)),
+          near ? fmt::format("did you mean {}? (`faultline {} --help` lists the options)", *near, command)
+               : fmt::format("`faultline {} --help` lists the options", command));
+    }
     std::string names = takers[0];
     for (size_t t = 1; t < takers.size(); ++t) names += (t + 1 == takers.size() ? " and " : ", ") + takers[t];
     return faultline::InputError("", fmt::format("{} does not take {}", command, flag),
                                  fmt::format("{} is a flag of {}; drop it here (`faultline {} --help` lists what "
                                              "{} takes)",
                                              flag, names, command, command));
+  }
+  return std::nullopt;
+}
+
+// CLI11's bare "--board is required" and "firmware: File does not exist: x" with the fix.
+std::optional<faultline::InputError> MissingArgument(const CLI::ParseError& e) {
+  const std::string what = faultline::EscapeControl(e.what());
+  const std::string_view firmware_fix = "pass the firmware: the linker's .elf/.axf output";
+  if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr) {
+    if (what.find("--board") != std::string::npos) {
+      return faultline::InputError("", what, "give --board NAME (`faultline boards` lists them) or --board FILE.yaml");
+    }
+    if (what.find("firmware") != std::string::npos) return faultline::InputError("", what, std::string(firmware_fix));
+  }
+  if (what.rfind("firmware: File does not exist", 0) == 0) {
+    return faultline::InputError("", what, std::string(firmware_fix) + ", at a path that exists");
   }
   return std::nullopt;
 }
@@ -344,6 +420,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (auto misplaced = MisplacedFlag(app, argc, argv)) {
       std::cerr << "faultline: error: " << misplaced->what() << "\n";
+      return kBadInput;
+    }
+    if (auto missing = MissingArgument(e)) {
+      std::cerr << "faultline: error: " << missing->what() << "\n";
       return kBadInput;
     }
     app.exit(e);
