@@ -42,5 +42,31 @@ TEST(Mistyped, FlagsAndCommandsAreNamedWithTheNearestValidOne) {
   EXPECT_EQ(ok.status, 0) << ok.err;
 }
 
+// Issue 39 item 3: an Arm ELF built for a core the board does not have is refused before
+// it runs, from its build attributes, as a RISC-V ELF on an Arm board is.
+TEST(BuildAttributes, AnElfForAnotherCoreIsRefusedUpFront) {
+  REQUIRE_FIXTURES();
+  struct Refused {
+    std::string board, fixture_board, fixture, message;
+  };
+  const std::vector<Refused> cases = {
+      {"mps2-an386", "mps3-an547", "npu_inference",
+       "built for cortex-m55, v8.1-M.mainline (Tag_CPU_arch 21), which board mps2-an386's cortex-m4 does not execute"},
+      {"mps2-an385", "mps2-an386", "hello", "v7E-M (Tag_CPU_arch 13), which board mps2-an385's cortex-m3 does not execute"},
+      {"mps2-an505", "mps3-an547", "mve", "(Tag_CPU_arch 21), which board mps2-an505's cortex-m33 does not execute"},
+  };
+  for (const Refused& c : cases) {
+    Completed r = RunCli({"run", "--board", c.board, Fixture(c.fixture_board, c.fixture).string()});
+    EXPECT_EQ(r.status, 2) << r.out << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("fix: rebuild with the board's -mcpu, or pick a board with that core"), std::string::npos) << r.err;
+  }
+  // Older cores' builds run on newer ones: an M3 build on the M4, the M33 and the M55.
+  for (const std::string board : {"mps2-an386", "mps2-an505", "mps3-an547"}) {
+    Completed r = RunCli({"run", "--board", board, Fixture("mps2-an385", "hello").string()});
+    EXPECT_EQ(r.err.find("Tag_CPU_arch"), std::string::npos) << board << ": " << r.err;
+  }
+}
+
 }  // namespace
 }  // namespace faultline::testing

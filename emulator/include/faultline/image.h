@@ -59,11 +59,28 @@ class SymbolTable {
   std::vector<Symbol> symbols_;  // sorted by address
 };
 
+// What an Arm ELF's build attributes say it was built for (loader/arm_attributes.cc):
+// Tag_CPU_arch (10 v7, 11 v6-M, 13 v7E-M, 16 v8-M.baseline, 17 v8-M.mainline,
+// 21 v8.1-M.mainline), Tag_CPU_arch_profile ('M'), Tag_FP_arch, Tag_ABI_VFP_args,
+// Tag_MVE_arch (1 integer, 2 integer and float), Tag_CPU_name.
+struct ArmAttributes {
+  uint32_t cpu_arch = 0;
+  char profile = 0;
+  uint32_t fp_arch = 0;
+  bool vfp_args = false;
+  uint32_t mve_arch = 0;
+  std::string cpu_name;
+};
+// Nothing for a section that is not one ('A' format, an "aeabi" subsection).
+std::optional<ArmAttributes> ParseArmAttributes(const std::vector<uint8_t>& bytes);
+std::string ArmArchName(uint32_t cpu_arch);  // "v8.1-M.mainline"
+
 struct Image {
   std::filesystem::path path;
   uint64_t entry = 0;
   Isa isa = Isa::kArm;  // e_machine: EM_ARM or EM_RISCV
   uint32_t flags = 0;   // e_flags: on RISC-V the ABI (EF_RISCV_RVC, EF_RISCV_FLOAT_ABI)
+  std::optional<ArmAttributes> arm_attributes;  // .ARM.attributes, when there is one
   std::vector<Segment> segments;  // PT_LOAD only, in program-header order
   std::vector<Section> sections;
   SymbolTable symbols;  // places in memory, for naming addresses

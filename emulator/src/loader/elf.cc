@@ -179,6 +179,12 @@ Image ParseElf(std::vector<uint8_t> raw, const std::filesystem::path& path) {
     sec.write = s.has(LIEF::ELF::ELF_SECTION_FLAGS::SHF_WRITE);
     sec.exec = s.has(LIEF::ELF::ELF_SECTION_FLAGS::SHF_EXECINSTR);
     sec.nobits = s.type() == LIEF::ELF::ELF_SECTION_TYPES::SHT_NOBITS;
+    // SHT_ARM_ATTRIBUTES (ELF for the Arm Architecture, IHI 0044, §5.3.3); in the file
+    // (CheckHeader checked every section's range).
+    if (img.isa == Isa::kArm && uint32_t(s.type()) == 0x70000003u && s.file_offset() + s.size() <= raw.size()) {
+      img.arm_attributes = ParseArmAttributes(
+          std::vector<uint8_t>(raw.begin() + long(s.file_offset()), raw.begin() + long(s.file_offset() + s.size())));
+    }
     img.sections.push_back(std::move(sec));
   }
 

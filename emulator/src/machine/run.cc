@@ -31,6 +31,55 @@ MachineOutput RunMachine(const MachineInput& in) {
 
 }  // namespace
 
+// An Arm ELF's build attributes against the board's core (issue 39 item 3): a build for
+// a newer architecture, another profile, MVE or the hard-float ABI on a core without them
+// runs until its first such instruction and then reads as faultline's limit. Which
+// Tag_CPU_arch values each core executes: v6-M on all; v7-M (10 with profile M) from the
+// M3; v7E-M (the DSP extension) on the M4, M7, M33 and M55; v8-M on the M33 and M55;
+// v8.1-M on the M55 (Armv8.1-M ARM §A1; the cores' TRMs).
+void RequireArmBuildFitsCore(const Board& board, const Image& image) {
+  if (!image.arm_attributes) return;
+  const ArmAttributes& a = *image.arm_attributes;
+  const std::string where = image.path.string();
+  const std::string core = ToString(board.cpu);
+  // Tag_CPU_name is the -mcpu ("cortex-m55") or, with -march, the architecture again ("7E-M").
+  const bool named = !a.cpu_name.empty() && "v" + a.cpu_name != ArmArchName(a.cpu_arch);
+  const std::string built = fmt::format("built for {}{}", named ? a.cpu_name + ", " : "", ArmArchName(a.cpu_arch));
+  const char* fix_core = "rebuild with the board's -mcpu, or pick a board with that core (`faultline boards`)";
+  if (a.profile != 0 && a.profile != 'M' && a.profile != 'S') {
+    throw InputError(where,
+                     fmt::format("{} (Tag_CPU_arch_profile '{}'), not for the M profile of board {}'s {}", built,
+                                 a.profile, board.name, core),
+                     "build for a Cortex-M core (-mcpu=cortex-m..., -mthumb)");
+  }
+  std::vector<uint32_t> runs = {11, 12};  // v6-M, v6S-M
+  if (board.cpu != Cpu::kCortexM0) runs.push_back(10);  // v7-M
+  if (board.cpu != Cpu::kCortexM0 && board.cpu != Cpu::kCortexM3) runs.push_back(13);  // v7E-M
+  if (board.cpu == Cpu::kCortexM33 || board.cpu == Cpu::kCortexM55) {
+    runs.push_back(16);
+    runs.push_back(17);
+  }
+  if (board.cpu == Cpu::kCortexM55) runs.push_back(21);
+  if (a.cpu_arch != 0 && std::find(runs.begin(), runs.end(), a.cpu_arch) == runs.end()) {
+    throw InputError(where,
+                     fmt::format("{} (Tag_CPU_arch {}), which board {}'s {} does not execute", built, a.cpu_arch,
+                                 board.name, core),
+                     fix_core);
+  }
+  if (a.mve_arch != 0 && board.cpu != Cpu::kCortexM55) {
+    throw InputError(where,
+                     fmt::format("built with Helium (Tag_MVE_arch {}), which board {}'s {} does not have", a.mve_arch,
+                                 board.name, core),
+                     fix_core);
+  }
+  if (a.vfp_args && (board.cpu == Cpu::kCortexM0 || board.cpu == Cpu::kCortexM3)) {
+    throw InputError(where,
+                     fmt::format("built for the hard-float ABI (Tag_ABI_VFP_args), but board {}'s {} has no FPU",
+                                 board.name, core),
+                     "build with -mfloat-abi=soft for this core, or pick a board whose core has an FPU");
+  }
+}
+
 void RequireImageFitsCore(const Board& board, const Image& image) {
   const std::string where = image.path.string();
   const bool riscv_board = IsaOf(board.cpu) == Isa::kRiscv;
@@ -43,7 +92,7 @@ void RequireImageFitsCore(const Board& board, const Image& image) {
                                  : "pick a RISC-V board (riscv32-virt, kelvin; `faultline boards` lists them), or "
                                    "build the firmware for the board's Cortex-M core");
   }
-  if (!riscv_board) return;
+  if (!riscv_board) return RequireArmBuildFitsCore(board, image);
   // RISC-V ELF psABI, "File Header": e_flags bit 0 EF_RISCV_RVC, bits 1-2 EF_RISCV_FLOAT_ABI
   // (0 soft, 1 single, 2 double, 3 quad).
   const std::string march = ToString(board.cpu);
