@@ -33,6 +33,7 @@ class GdbStub {
   std::string RegisterHex(size_t n) const;  // target byte order
   bool WriteRegister(size_t n, std::span<const uint8_t> bytes);
   std::string ReadMemory(std::string_view args) const;
+  std::string RawMemory(std::string_view args) const;
   std::string WriteMemory(std::string_view args, bool binary);
   std::string Breakpoint(std::string_view args, bool insert);
   std::string Query(std::string_view packet);
