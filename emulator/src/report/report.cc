@@ -433,14 +433,16 @@ std::string FormatRunBody(const RunResult& r, const Board& board) {
                        "loaded, never written by the firmware), so what ran there is not the firmware's code\n",
                        r.unwritten_code);
   }
-  if (r.armv81m_sites_rewritten > 0) {
+  bool failed = !(r.outcome == Outcome::kExit && r.exit_code == 0);
+  // Said where it may matter (issue 39 item 8): a run that did not exit 0, whose firmware
+  // may have read its own code; a clean run's report does not carry it (--json always does).
+  if (r.armv81m_sites_rewritten > 0 && failed) {
     out += fmt::format("  note: {} Armv8.1-M site{} (DLS/WLS/LE loops, CSEL, CLRM...) {} rewritten in place into "
                        "Armv8-M code, which Unicorn's model runs: firmware that reads its own code (a CRC over "
                        "flash, a self-test) reads the rewrites. --armv81m host leaves the code as built (slower).\n",
                        r.armv81m_sites_rewritten, r.armv81m_sites_rewritten == 1 ? "" : "s",
                        r.armv81m_sites_rewritten == 1 ? "was" : "were");
   }
-  bool failed = !(r.outcome == Outcome::kExit && r.exit_code == 0);
   if (failed && r.load_mode == LoadMode::kFlash) {
     for (const LoadedSegment& s : r.loaded) {
       if (s.written) continue;
