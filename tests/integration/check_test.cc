@@ -82,6 +82,27 @@ TEST(Check, PoolMissingFromTheZeroTableIsAWarning) {
   EXPECT_TRUE(Diagnostics(quiet.report, "zero-table").empty());
 }
 
+// Issue 39 item 4: a section in memory that is off at reset (the N6's AXISRAM5, powered
+// down until the firmware clears SRAMSD) is named with the gate's condition, before any run.
+TEST(Check, ASectionInAWindowClosedAtResetIsAWarningWithTheGate) {
+  REQUIRE_FIXTURES();
+  CheckRun r = RunCheck("stm32n657", "stm32n657", "n6_npu_app");
+  EXPECT_EQ(r.cli.status, 0) << "a warning does not fail the check";
+  auto d = Diagnostics(r.report, "gated-region");
+  ASSERT_EQ(d.size(), 1u) << r.report["diagnostics"].dump(2);
+  EXPECT_EQ(d[0]["severity"], "warning");
+  EXPECT_EQ(d[0]["section"], ".npuram5_section");
+  const std::string message = d[0]["message"];
+  EXPECT_NE(message.find("is in axisram5, which is closed at reset (RCC.MEMENR.AXISRAM5EN = 0, needs == 1; "
+                         "RAMCFG.AXISRAM5CR.SRAMSD = 1, needs == 0)"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("reads give zeros and writes are dropped"), std::string::npos) << message;
+  EXPECT_NE(d[0]["fix"].get<std::string>().find("open it before the first access"), std::string::npos);
+  // Memory that is on at reset: nothing to say.
+  EXPECT_TRUE(Diagnostics(RunCheck("alif-e8-hp", "alif-e8-hp", "check_ok").report, "gated-region").empty());
+}
+
 TEST(Check, PoolThatAPatternMissedIsFoundThroughTheMapFile) {
   REQUIRE_FIXTURES();
   CheckRun r = RunCheck("alif-e8-hp", "alif-e8-hp", "check_pool_misplaced");

@@ -57,6 +57,22 @@ void LayoutRules::Placement() {
           "place writable data in RAM (`> RAM AT > FLASH` for initialised data), or mark the output section "
           "(READONLY)");
     }
+    // A window whose gate is closed at reset (a RAM bank powered down, an XSPI window
+    // before memory-mapped mode): the firmware must open it before anything touches the
+    // section (issue 39 item 4: only `run` found it).
+    if (const int w = map_.Find(s.address); w >= 0 && !map_.Enabled(size_t(w))) {
+      const size_t gate = *map_.GateOf(size_t(w));
+      const bool faults = map_.gates()[gate].when_disabled == WhenDisabled::kBusFault;
+      Add(Severity::kWarning, "gated-region", &p,
+          fmt::format("{} ({}) is in {}, which is closed at reset ({}): until the firmware opens it, {}{}", s.name,
+                      Span(s.address, s.size), r->name, map_.ExplainClosed(gate),
+                      faults ? "every access to it is a bus error" : "reads give zeros and writes are dropped",
+                      p.load ? (*p.load != s.address ? ", the startup's copy into it included"
+                                                     : ", what a loader writes there at reset included")
+                             : ""),
+          "open it before the first access (the enable sequence of the vendor's HAL, e.g. the RAM's clock and "
+          "power, or the controller's memory-mapped mode), or place the section in memory that is on at reset");
+    }
     if (p.load && *p.load != s.address && !Window(*p.load, s.size)) {
       Add(Severity::kError, "placement", &p,
           fmt::format("the load image of {} ({}) lies in no region", s.name, Span(*p.load, s.size)),
