@@ -470,7 +470,11 @@ int main(int argc, char** argv) {
       options.paths = scenario_paths;
       options.context = {faultline::DefaultBoardsDir(), faultline::DefaultFixturesDir(fixtures)};
       options.jobs = int(ParseCount("-j", jobs, 1, 4096, "a number of parallel runs", "-j 2"));
-      if (!shard.empty()) options.shard = faultline::ParseShard(shard);
+      if (!shard.empty()) {
+        options.shard = faultline::ParseShard(shard);
+      } else if (auto from_ci = faultline::ShardFromEnvironment()) {
+        options.shard = *from_ci;
+      }
       options.filter = filter;
       options.gdb = ParseGdbListen(scenario_gdb->count() > 0, scenario_gdb_port, scenario_gdb_listen);
       std::ofstream junit_out, json_file;

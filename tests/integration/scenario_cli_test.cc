@@ -126,6 +126,36 @@ TEST(ScenarioCli, ShardsCoverEveryScenarioOnce) {
   EXPECT_EQ(s1.size() + s2.size(), a.size()) << "no scenario runs in both shards";
 }
 
+// Issue 39 item 12: the shard a CI engine asks for through its environment, as --shard:
+// Bazel's TEST_TOTAL_SHARDS/TEST_SHARD_INDEX (0-based, and TEST_SHARD_STATUS_FILE touched),
+// GitLab's CI_NODE_TOTAL/CI_NODE_INDEX (1-based); --shard wins; a bad value names its variable.
+TEST(ScenarioCli, ShardsFromTheCiEnginesEnvironment) {
+  REQUIRE_FIXTURES();
+  const std::string dir = (kScenarios / "stm32n657").string();
+  const auto names = [&](std::vector<std::string> env, std::vector<std::string> more, const fs::path& json) {
+    std::vector<std::string> args = {"env", "-u", "FAULTLINE_FIXTURES"};
+    args.insert(args.end(), env.begin(), env.end());
+    args.insert(args.end(), {FAULTLINE_CLI, "scenario", dir, "--json", json.string()});
+    args.insert(args.end(), more.begin(), more.end());
+    Completed r = RunProgram(args);
+    EXPECT_EQ(r.status, 0) << r.out << r.err;
+    return JsonNames(json);
+  };
+  const auto second = names({}, {"--shard", "2/3"}, Temp("flag.json"));
+  ASSERT_FALSE(second.empty());
+  const fs::path status = Temp("shard-status");
+  EXPECT_EQ(names({"TEST_TOTAL_SHARDS=3", "TEST_SHARD_INDEX=1", "TEST_SHARD_STATUS_FILE=" + status.string()}, {},
+                  Temp("bazel.json")),
+            second);
+  EXPECT_TRUE(fs::exists(status)) << "Bazel is told the runner shards";
+  EXPECT_EQ(names({"CI_NODE_TOTAL=3", "CI_NODE_INDEX=2"}, {}, Temp("gitlab.json")), second);
+  EXPECT_EQ(names({"CI_NODE_TOTAL=3", "CI_NODE_INDEX=1"}, {"--shard", "2/3"}, Temp("both.json")), second);
+  Completed bad = RunProgram({"env", "CI_NODE_TOTAL=3", "CI_NODE_INDEX=4", FAULTLINE_CLI, "scenario", dir});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("CI_NODE_INDEX: shard 4 of 3 (CI_NODE_TOTAL) does not exist"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("fix: "), std::string::npos) << bad.err;
+}
+
 TEST(ScenarioCli, FilterSelectsByName) {
   REQUIRE_FIXTURES();
   fs::path json = Temp("filter.json");

@@ -175,6 +175,12 @@ struct Shard {
 };
 // "I/N" with 1 <= I <= N. Throws InputError naming --shard.
 Shard ParseShard(const std::string& text);
+// The shard the CI engine running us asks for, when no --shard is given: Bazel's
+// TEST_TOTAL_SHARDS and TEST_SHARD_INDEX (0-based; TEST_SHARD_STATUS_FILE is touched, which
+// tells Bazel that sharding is supported), or GitLab's CI_NODE_TOTAL and CI_NODE_INDEX
+// (1-based, `parallel:`). Nothing when neither is set; InputError naming the variable for
+// a value that is not a shard.
+std::optional<Shard> ShardFromEnvironment();
 
 // Files (any extension) and directories (recursively, *.yaml), sorted by path. Throws
 // InputError for a path that does not exist or holds no scenario.

@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <atomic>
 #include <charconv>
+#include <string_view>
+#include <fstream>
+#include <cstdlib>
 #include <chrono>
 #include <mutex>
 #include <optional>
@@ -32,6 +35,42 @@ Shard ParseShard(const std::string& text) {
                      "write e.g. --shard 1/4 (the first of four shards)");
   }
   return s;
+}
+
+std::optional<Shard> ShardFromEnvironment() {
+  const auto number = [](const char* name, int lowest) -> std::optional<int> {
+    const char* v = std::getenv(name);
+    if (v == nullptr) return std::nullopt;
+    int n = 0;
+    const std::string_view t(v);
+    auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
+    if (t.empty() || ec != std::errc() || end != t.data() + t.size() || n < lowest) {
+      throw InputError(name, fmt::format("'{}' is not a number from {}", EscapeControl(t), lowest),
+                       "set it as the CI engine documents it, or pass --shard I/N, which takes precedence");
+    }
+    return n;
+  };
+  const auto shard = [](const char* count_name, int count, const char* index_name, int index) {
+    if (index < 1 || index > count) {
+      throw InputError(index_name, fmt::format("shard {} of {} ({}) does not exist", index, count, count_name),
+                       "set it below the shard count, or pass --shard I/N, which takes precedence");
+    }
+    return Shard{index, count};
+  };
+  if (const auto total = number("TEST_TOTAL_SHARDS", 1)) {
+    const auto index = number("TEST_SHARD_INDEX", 0);
+    if (!index) throw InputError("TEST_SHARD_INDEX", "TEST_TOTAL_SHARDS is set without it", "set both, as Bazel does");
+    if (const char* status = std::getenv("TEST_SHARD_STATUS_FILE"); status != nullptr && *status != 0) {
+      std::ofstream(status, std::ios::app).flush();  // "this test runner shards": Bazel's test encyclopedia
+    }
+    return shard("TEST_TOTAL_SHARDS", *total, "TEST_SHARD_INDEX", *index + 1);
+  }
+  if (const auto total = number("CI_NODE_TOTAL", 1)) {
+    const auto index = number("CI_NODE_INDEX", 1);
+    if (!index) throw InputError("CI_NODE_INDEX", "CI_NODE_TOTAL is set without it", "set both, as GitLab does");
+    return shard("CI_NODE_TOTAL", *total, "CI_NODE_INDEX", *index);
+  }
+  return std::nullopt;
 }
 
 std::vector<fs::path> FindScenarioFiles(const std::vector<std::string>& paths) {
