@@ -208,6 +208,34 @@ TEST(Trace, LoopsFoldAndExpandToEveryInstruction) {
   EXPECT_LT(total - blocks.back().instructions, executed);
 }
 
+// Issue 39 item 7: the trace says where each exception was taken and returned from, in
+// order between the blocks: exc_busfault's BusFault after the faulting load_unmapped block,
+// its handler, the return, then the HardFault the second load escalates to.
+TEST(Trace, ExceptionEntriesAndReturnsAreLinesOfTheTrace) {
+  REQUIRE_FIXTURES();
+  const TempDir dir;
+  const auto text_path = dir / "fault.trace", json_path = dir / "fault.jsonl";
+  const std::string elf = Fixture("mps2-an505", "exc_busfault").string();
+  RunCli({"run", "--board", "mps2-an505", "--trace", text_path.string(), elf});
+  const std::string text = Slurp(text_path);
+  const size_t entry = text.find("# exception entry: BusFault\n");
+  ASSERT_NE(entry, std::string::npos) << text;
+  const size_t line_start = text.rfind('\n', entry - 2) + 1;
+  EXPECT_NE(text.substr(line_start, entry - line_start).find("load_unmapped"), std::string::npos)
+      << "the block before the entry is the faulting one:\n" << text.substr(line_start, entry - line_start);
+  const size_t next = entry + std::string("# exception entry: BusFault\n").size();
+  EXPECT_NE(text.substr(next, text.find('\n', next) - next).find("BusFault_Handler"), std::string::npos)
+      << "then the handler's first block";
+  const size_t ret = text.find("# exception return\n", entry);
+  ASSERT_NE(ret, std::string::npos);
+  EXPECT_NE(text.find("# exception entry: HardFault\n", ret), std::string::npos);
+
+  RunCli({"run", "--board", "mps2-an505", "--trace", json_path.string(), elf});
+  const std::string jsonl = Slurp(json_path);
+  EXPECT_NE(jsonl.find("{\"exception\":5,\"name\":\"BusFault\"}"), std::string::npos) << jsonl.substr(0, 2000);
+  EXPECT_NE(jsonl.find("{\"exception_return\":true}"), std::string::npos);
+}
+
 // The same on an RV32 hart (its road's ring made large, as on the Cortex-M core): the
 // trace starts at the ELF's entry and accounts for every instruction.
 TEST(Trace, Rv32LoopsFoldAndExpandToEveryInstruction) {

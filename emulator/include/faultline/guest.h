@@ -33,6 +33,10 @@ struct TracedBlock {
   uint32_t address = 0;
   uint32_t instructions = 0;
 };
+// A TracedBlock with this many instructions is no block: the core entered exception
+// `address` (its number: 5 BusFault, 15 SysTick, 16 + n IRQ n) or returned from one (0)
+// before the next block (`run --trace`, issue 39 item 7).
+inline constexpr uint32_t kTracedException = 0x7FFFFFFFu;
 
 // A basic block the core executed: the road to a fault and `run --trace` (issue 17).
 struct RoadBlock {

@@ -472,6 +472,11 @@ void Core::MarkRoad(uint32_t exception) {
   // Only the road's span matters: keep the marks of its last blocks.
   if (road_marks_.size() >= 4 * kRoadBlocks) road_marks_.erase(road_marks_.begin(), road_marks_.begin() + kRoadBlocks);
   road_marks_.emplace_back(road_at_, exception);
+  if (trace_) {  // in order in the trace: the blocks so far, then the entry or return
+    FlushTrace();
+    const TracedBlock mark{exception, kTracedException};
+    trace_(&mark, 1);
+  }
 }
 
 void Core::TraceBlocks(TraceSink sink) {

@@ -473,10 +473,33 @@ const std::string& BlockTrace::Symbol(uint32_t address) {
   return it->second;
 }
 
+namespace {
+
+// "BusFault", "SysTick", "IRQ 3" (Armv7-M ARM §B1.5.2 exception numbers).
+std::string ExceptionName(uint32_t n) {
+  static const char* const kNames[16] = {"", "Reset", "NMI", "HardFault", "MemManage", "BusFault", "UsageFault",
+                                         "SecureFault", "", "", "", "SVCall", "DebugMonitor", "", "PendSV", "SysTick"};
+  if (n >= 16) return fmt::format("IRQ {}", n - 16);
+  return kNames[n][0] != 0 ? kNames[n] : fmt::format("exception {}", n);
+}
+
+}  // namespace
+
 void BlockTrace::Line(uint64_t e) {
   const uint32_t address = uint32_t(e), instructions = uint32_t(e >> 32);
   const uint32_t period = uint32_t(e >> kPeriodShift) & 0x7f;
   const uint64_t times = e & kTimes;
+  if (!(e & kRepeat) && instructions == kTracedException) {  // an exception entry or return
+    if (format_ == Format::kText) {
+      text_ += address == 0 ? "# exception return\n" : "# exception entry: " + ExceptionName(address) + "\n";
+    } else {
+      text_ += (address == 0 ? nlohmann::json{{"exception_return", true}}
+                             : nlohmann::json{{"exception", address}, {"name", ExceptionName(address)}})
+                   .dump() +
+               "\n";
+    }
+    return;
+  }
   if (format_ == Format::kText) {
     // "^P xN" or "0x%08x N symbol", by hand: tinynet's trace is 2.6M lines.
     char line[48];
