@@ -43,7 +43,7 @@ TEST_P(ArmV7mHandlers, PrintWhatTheyPrintOnQemu) {
 
 std::vector<Case> Cases() {
   std::vector<Case> v;
-  for (const char* f : {"exc_busfault", "exc_svc", "exc_systick", "exc_udf", "exc_mpu", "exc_mpu_rtos"}) {
+  for (const char* f : {"exc_busfault", "exc_svc", "exc_systick", "exc_udf", "exc_mpu", "exc_mpu_rtos", "exc_unpriv_task"}) {
     v.push_back({"mps2-an385", "mps2-an385", "cortex-m3", f});
     v.push_back({"mps2-an500", "mps2-an500", "cortex-m7", f});
   }

@@ -127,6 +127,13 @@ std::vector<Expected> Cases() {
                 "control in handler 0x00000001\nunprivileged kernel read 0x00000000\n"
                 "shared read 0x73686172\ncontrol after svc 0x00000000\nprivileged read again 0x6b65726e\n";
        }()},
+      // An RTOS's first task started unprivileged on PSP from SVC, and a system call that
+      // copies its frame to a kernel stack, repoints PSP and returns privileged (FreeRTOS's
+      // MPU port; issue 37): SPSEL and MSP survive the returns into unprivileged Thread mode.
+      {"exc_unpriv_task",
+       "lr at the first task's start 0xfffffff9\ntask control 0x00000003\nlr at the system call 0xfffffffd\n"
+       "service control 0x00000002\nservice on the system-call stack 0x00000001\n"
+       "msp as the first return left it 0x00000001\n"},
   };
 }
 

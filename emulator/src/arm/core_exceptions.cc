@@ -25,6 +25,23 @@ void RegWrite(uc_engine* uc, int id, uint32_t v) { uc_reg_write(uc, id, &v); }
 // Rebuilds the translator's hflags after an IPSR or CONTROL change (unicorn.md §2).
 void RebuildHflags(uc_engine* uc) { RegWrite(uc, UC_ARM_REG_APSR_NZCV, RegRead(uc, UC_ARM_REG_APSR_NZCV)); }
 
+// Sets IPSR and CONTROL together. Unicorn 2.0.1 writes CONTROL through QEMU 5.0's MSR
+// (helper_v7m_msr), which drops SPSEL and nPRIV unless arm_current_el() > 0, i.e. in
+// unprivileged Thread mode, and on Armv7-M drops SPSEL in Handler mode too. So CONTROL
+// is written from privileged Thread mode, IPSR last; write_v7m_control_spsel and
+// write_v7m_exception swap the banked SP as SPSEL and the mode change.
+void SetModeAndControl(uc_engine* uc, uint32_t ipsr, uint32_t control) {
+  const uint32_t now = RegRead(uc, UC_ARM_REG_CONTROL);
+  if ((RegRead(uc, UC_ARM_REG_IPSR) & 0x1FFu) == 0 && (now & 1u)) RegWrite(uc, UC_ARM_REG_IPSR, ipsr ? ipsr : 1u);
+  if ((RegRead(uc, UC_ARM_REG_IPSR) & 0x1FFu) != 0) {
+    RegWrite(uc, UC_ARM_REG_CONTROL, now & ~1u);  // nPRIV is writable in Handler mode
+    RegWrite(uc, UC_ARM_REG_IPSR, 0);             // privileged Thread mode
+  }
+  RegWrite(uc, UC_ARM_REG_CONTROL, control & ~1u);  // SPSEL (swaps the banked SP), FPCA
+  RegWrite(uc, UC_ARM_REG_CONTROL, control);        // then nPRIV
+  RegWrite(uc, UC_ARM_REG_IPSR, ipsr);
+}
+
 }  // namespace
 
 // The SCS is privileged only: an unprivileged access is a precise BusFault, except a
@@ -186,10 +203,9 @@ Core::EntryOutcome Core::Enter(uint32_t number, uint32_t return_address) {
 
 // ExceptionTaken: the handler of `number` runs, from the vector read through VTOR.
 void Core::Activate(uint32_t number, uint32_t control, EntryOutcome& o) {
-  // Handler mode runs on MSP with FPCA clear. CONTROL is written while still in
-  // Thread mode so that Unicorn swaps the banked SP (unicorn.md §2).
-  RegWrite(uc_, UC_ARM_REG_CONTROL, control & ~6u);
-  RegWrite(uc_, UC_ARM_REG_IPSR, number);
+  // Handler mode runs on MSP with FPCA clear; SetModeAndControl writes CONTROL from
+  // privileged Thread mode so that Unicorn swaps the banked SP (unicorn.md §2).
+  SetModeAndControl(uc_, number, control & ~6u);
   // The handler starts outside any IT block (Armv7-M ARM §B1.5.6 ExceptionTaken:
   // EPSR.IT = 0): the stacked xPSR above kept the interrupted block's IT bits.
   RegWrite(uc_, UC_ARM_REG_EPSR, kXpsrThumb);
@@ -305,8 +321,7 @@ Core::Taken Core::TakeException(uint32_t number, uint32_t return_address) {
     // taken: one frame, the derived fault's. The exception stays pending.
     scs_.SetActive(number, false);
     scs_.SetPending(number, true);
-    RegWrite(uc_, UC_ARM_REG_IPSR, before);
-    RegWrite(uc_, UC_ARM_REG_CONTROL, control);
+    SetModeAndControl(uc_, before, control);
     RegWrite(uc_, UC_ARM_REG_SP, sp);
     RegWrite(uc_, UC_ARM_REG_LR, lr);
     RebuildHflags(uc_);
@@ -398,11 +413,10 @@ Core::Taken Core::ReturnFromException(uint32_t value) {
   }
   const uint32_t xpsr = w[7];
   uint32_t back_to = r.to_thread ? 0 : (xpsr & 0x1FFu);
-  RegWrite(uc_, UC_ARM_REG_IPSR, back_to);
   uint32_t control = RegRead(uc_, UC_ARM_REG_CONTROL) & ~6u;
   if (psp) control |= 2u;
   if (fp) control |= 4u;
-  RegWrite(uc_, UC_ARM_REG_CONTROL, control);
+  SetModeAndControl(uc_, back_to, control);
   RegWrite(uc_, UC_ARM_REG_SP, SpAfterUnstack(frame_sp, xpsr, fp));
   const int gp[] = {UC_ARM_REG_R0, UC_ARM_REG_R1, UC_ARM_REG_R2, UC_ARM_REG_R3, UC_ARM_REG_R12, UC_ARM_REG_LR};
   for (int i = 0; i < 6; ++i) RegWrite(uc_, gp[i], w[i]);
@@ -429,14 +443,14 @@ Core::Taken Core::ReturnFromException(uint32_t value) {
 
 void Core::ResetRegisters(uint32_t sp) {
   for (int i = 0; i < 13; ++i) RegWrite(uc_, UC_ARM_REG_R0 + i, 0);
-  RegWrite(uc_, UC_ARM_REG_IPSR, 0);
-  RegWrite(uc_, UC_ARM_REG_CONTROL, 0);
+  SetModeAndControl(uc_, 0, 0);
   RegWrite(uc_, UC_ARM_REG_PRIMASK, 0);
   RegWrite(uc_, UC_ARM_REG_FAULTMASK, 0);
   RegWrite(uc_, UC_ARM_REG_BASEPRI, 0);
   RegWrite(uc_, UC_ARM_REG_LR, 0xFFFFFFFFu);
-  RegWrite(uc_, UC_ARM_REG_MSP, sp);
-  RegWrite(uc_, UC_ARM_REG_SP, sp);
+  // SP_main = vector table word 0 AND 0xFFFFFFFC (Armv7-M ARM §B1.5.5 TakeReset).
+  RegWrite(uc_, UC_ARM_REG_MSP, sp & ~3u);
+  RegWrite(uc_, UC_ARM_REG_SP, sp & ~3u);
   RebuildHflags(uc_);
   scs_.Reset();
   if (dcache_) dcache_->Reset();
