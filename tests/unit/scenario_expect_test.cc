@@ -232,6 +232,24 @@ TEST_F(ScenarioExpect, AnEventKindOrWindowThatCannotOccurIsAnErrorAtItsLine) {
       << "a peripheral's register: not a window";
 }
 
+// The same for the fault's region: a name the board does not have could never match.
+TEST_F(ScenarioExpect, AFaultRegionTheBoardDoesNotHaveIsAnErrorAtItsLine) {
+  const auto error = [&](const std::string& fault) {
+    try {
+      (void)Check("  outcome: fault\n  fault: " + fault + "\n", Exit(0));
+    } catch (const InputError& e) {
+      return std::string(e.what()) + " | " + e.fix() + " @ " + e.where();
+    }
+    return std::string("accepted");
+  };
+  const std::string typo = error("{kind: BusFault, region: ssram22}");
+  EXPECT_NE(typo.find("expect.fault.region: board 'mps2-an505' has no region or alias 'ssram22'"), std::string::npos)
+      << typo;
+  EXPECT_NE(typo.find("s.yaml:7"), std::string::npos) << typo;
+  EXPECT_EQ(error("{kind: BusFault, region: none}"), "accepted") << "in no region";
+  EXPECT_EQ(error("{kind: BusFault, region: ssram2_ns}"), "accepted") << "an alias";
+}
+
 TEST_F(ScenarioExpect, InstructionBudget) {
   EXPECT_EQ(Check("  outcome: exit\n  instructions: {max: 1000}\n", Exit(0)), Lines{});
   EXPECT_EQ(Check("  outcome: exit\n  instructions: {max: 999}\n", Exit(0)),

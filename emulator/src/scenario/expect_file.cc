@@ -15,7 +15,21 @@ namespace faultline::scenario_fields {
 
 namespace {
 
-FaultExpectation ParseFault(const Field& f) {
+// Fails `f` unless `name` is a region or alias of `board` (a typo would be an expectation
+// that can never hold: issue 39 item 1).
+void RequireWindow(const Board& board, const Field& f, const std::string& name) {
+  const auto named = [&](const std::string& n) {
+    return std::any_of(board.regions.begin(), board.regions.end(), [&](const Region& r) { return r.name == n; }) ||
+           std::any_of(board.aliases.begin(), board.aliases.end(), [&](const Alias& a) { return a.name == n; });
+  };
+  if (named(name)) return;
+  std::string windows;
+  for (const Region& r : board.regions) windows += (windows.empty() ? "" : ", ") + r.name;
+  for (const Alias& a : board.aliases) windows += ", " + a.name;
+  f.Fail(fmt::format("board '{}' has no region or alias '{}'", board.name, name), "name one of " + windows);
+}
+
+FaultExpectation ParseFault(const Board& board, const Field& f) {
   Mapping m(f, {"kind", "cfsr_bits", "cfsr_clear", "access", "address", "region", "address_symbol", "pc_symbol"});
   FaultExpectation e;
   if (m.Has("kind")) {
@@ -61,7 +75,10 @@ FaultExpectation ParseFault(const Field& f) {
     e.access = m.Get("access").Choice("access", kAccess);
   }
   if (m.Has("address")) e.address = m.Get("address").Address();
-  if (m.Has("region")) e.region = m.Get("region").Scalar();
+  if (m.Has("region")) {
+    e.region = m.Get("region").Scalar();
+    if (*e.region != "none") RequireWindow(board, m.Get("region"), *e.region);  // `none`: in no region
+  }
   if (m.Has("address_symbol")) e.address_symbol = Glob(m.Get("address_symbol"));
   if (m.Has("pc_symbol")) e.pc_symbol = Glob(m.Get("pc_symbol"));
   return e;
@@ -186,18 +203,8 @@ EventExpectation ParseEvent(const Board& board, const Field& f) {
   if (m.Has("where")) {
     const Field where = m.Get("where");
     e.where = where.Scalar();
-    const auto named = [&](const std::string& n) {
-      return std::any_of(board.regions.begin(), board.regions.end(), [&](const Region& r) { return r.name == n; }) ||
-             std::any_of(board.aliases.begin(), board.aliases.end(), [&](const Alias& a) { return a.name == n; });
-    };
     const bool no_region = *e.where == "no region" && (e.kind == "npu-bus-error" || e.kind == "dma-bus-error");
-    if (known->where_is_window && !no_region && !named(*e.where)) {
-      std::string windows;
-      for (const Region& r : board.regions) windows += (windows.empty() ? "" : ", ") + r.name;
-      for (const Alias& a : board.aliases) windows += ", " + a.name;
-      where.Fail(fmt::format("board '{}' has no region or alias '{}'", board.name, *e.where),
-                 "name one of " + windows);
-    }
+    if (known->where_is_window && !no_region) RequireWindow(board, where, *e.where);
   }
   if (m.Has("count")) e.count = m.Get("count").Number();
   if (m.Has("first_address")) e.first_address = m.Get("first_address").Address();
@@ -245,7 +252,7 @@ Expectations ParseExpect(const Board& board, const Field& f) {
     }
   }
   if (m.Has("fault")) {
-    e.fault = ParseFault(m.Get("fault"));
+    e.fault = ParseFault(board, m.Get("fault"));
     if (e.outcome != "fault" && e.outcome != "lockup") {
       m.Get("fault").Fail("fault goes with outcome: fault or lockup", "remove fault:, or expect outcome: fault");
     }
