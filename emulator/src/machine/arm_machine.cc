@@ -52,7 +52,7 @@ void ArmMachine::WarmReset() {
   if (ended_) return Reset();
   initial_sp_ = map_->Read32(vtor_);
   reset_vector_ = map_->Read32(vtor_ + 4);
-  core_->ResetRegisters(initial_sp_ & ~3u);
+  core_->ResetRegisters(initial_sp_);  // which clears SP[1:0], as TakeReset does
   pc_ = reset_vector_ & ~1u;
   pending_.reset();
   fault_stop_.reset();
@@ -421,6 +421,23 @@ void ArmMachine::Finish() {
   res.captured = Capture(*map_, in_.options.captures);
 }
 
+namespace {
+
+// A bus master's event, one per kind and window ("no region" where none answered): a
+// second of the same is counted on the first.
+void CountInto(std::vector<Event>& events, Event e) {
+  if (e.where.empty()) e.where = "no region";
+  for (Event& seen : events) {
+    if (seen.kind == e.kind && seen.where == e.where) {
+      ++seen.count;
+      return;
+    }
+  }
+  events.push_back(std::move(e));
+}
+
+}  // namespace
+
 std::vector<Event> ArmMachine::Events() const {
   std::vector<Event> events = core_->events();
   events.insert(events.end(), host_events_.begin(), host_events_.end());
@@ -434,17 +451,10 @@ std::vector<Event> ArmMachine::Events() const {
   for (const auto* npu : map_->npus()) {
     for (size_t j = 0; j < npu->jobs().size(); ++j) {
       const NpuJob& job = npu->jobs()[j];
-      const auto add = [&](const std::string& kind, const std::string& region, uint64_t address, const std::string& by,
+      const auto add = [&](const char* kind, const std::string& region, uint64_t address, const std::string& by,
                            const std::string& message) {
-        for (Event& e : events) {
-          if (e.kind == kind && e.where == region) {
-            ++e.count;
-            return;
-          }
-        }
-        events.push_back({.kind = kind, .where = region.empty() ? "no region" : region, .first_address = address,
-                          .count = 1, .message = message,
-                          .first_by = fmt::format("{} job {}, {}", job.npu, j + 1, by)});
+        CountInto(events, {.kind = kind, .where = region, .first_address = address, .count = 1, .message = message,
+                           .first_by = fmt::format("{} job {}, {}", job.npu, j + 1, by)});
       };
       if (job.fault_address) {
         add("npu-bus-error", job.fault_region, *job.fault_address, job.fault_by, fmt::format("{}: {}", job.npu, job.detail));
@@ -458,17 +468,9 @@ std::vector<Event> ArmMachine::Events() const {
   // The DMA controllers' refused transfers and copies of memory nothing wrote, the same way.
   for (const Stm32Gpdma* dma : map_->dmas()) {
     for (const DmaTransfer& t : dma->transfers()) {
-      const auto add = [&](const std::string& kind, const std::string& region, uint64_t address,
-                           const std::string& message) {
-        for (Event& e : events) {
-          if (e.kind == kind && e.where == (region.empty() ? "no region" : region)) {
-            ++e.count;
-            return;
-          }
-        }
-        events.push_back({.kind = kind, .where = region.empty() ? "no region" : region, .first_address = address,
-                          .count = 1, .message = message,
-                          .first_by = fmt::format("{} channel {}", t.dma, t.channel)});
+      const auto add = [&](const char* kind, const std::string& region, uint64_t address, const std::string& message) {
+        CountInto(events, {.kind = kind, .where = region, .first_address = address, .count = 1, .message = message,
+                           .first_by = fmt::format("{} channel {}", t.dma, t.channel)});
       };
       if (t.fault_address) {
         add("dma-bus-error", t.fault_region, *t.fault_address,
