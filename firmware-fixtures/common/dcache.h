@@ -1,7 +1,8 @@
 /*
- * The L1 data cache of a Cortex-M7 or Cortex-M55 as CMSIS drives it (core_cm7.h /
- * cachel1_armv7.h: SCB_EnableDCache, SCB_CleanDCache_by_Addr, SCB_InvalidateDCache_by_Addr,
- * SCB_CleanInvalidateDCache_by_Addr), written here from the architecture: CCR.DC and the
+ * The L1 caches of a Cortex-M7 or Cortex-M55 as CMSIS drives them (core_cm7.h /
+ * cachel1_armv7.h: SCB_EnableICache, SCB_InvalidateICache, SCB_EnableDCache,
+ * SCB_CleanDCache_by_Addr, SCB_InvalidateDCache_by_Addr,
+ * SCB_CleanInvalidateDCache_by_Addr), written here from the architecture: CCR.IC/DC and the
  * maintenance registers of the Armv7-M ARM B4.8 (table B4-9), the set/way loop over
  * CCSIDR's geometry (B4.8.3), the by-address operations a 32-byte line at a time.
  */
@@ -13,11 +14,14 @@
 #define SCB_CCR      (*(volatile uint32_t *)0xE000ED14u)
 #define SCB_CCSIDR   (*(volatile uint32_t *)0xE000ED80u)
 #define SCB_CSSELR   (*(volatile uint32_t *)0xE000ED84u)
+#define SCB_ICIALLU  (*(volatile uint32_t *)0xE000EF50u)
+#define SCB_ICIMVAU  (*(volatile uint32_t *)0xE000EF58u)
 #define SCB_DCIMVAC  (*(volatile uint32_t *)0xE000EF5Cu)
 #define SCB_DCISW    (*(volatile uint32_t *)0xE000EF60u)
 #define SCB_DCCMVAC  (*(volatile uint32_t *)0xE000EF68u)
 #define SCB_DCCIMVAC (*(volatile uint32_t *)0xE000EF70u)
 #define SCB_CCR_DC   (1u << 16)
+#define SCB_CCR_IC   (1u << 17)
 #define DCACHE_LINE  32u
 
 static inline void dcache_barrier(void) { __asm__ volatile("dsb 0xF\n\tisb 0xF" ::: "memory"); }
@@ -38,6 +42,22 @@ static inline void dcache_enable(void)
     dcache_barrier();
 }
 
+/* SCB_InvalidateICache: every line, then the barriers that make the next fetch see it. */
+static inline void icache_invalidate(void)
+{
+    dcache_barrier();
+    SCB_ICIALLU = 0;
+    dcache_barrier();
+}
+
+/* SCB_EnableICache: invalidate, then turn the cache on. */
+static inline void icache_enable(void)
+{
+    icache_invalidate();
+    SCB_CCR |= SCB_CCR_IC;
+    dcache_barrier();
+}
+
 /* One maintenance register written with the address of every line of a buffer. */
 static inline void dcache_by_addr(volatile uint32_t *op, const volatile void *p, uint32_t bytes)
 {
@@ -50,5 +70,6 @@ static inline void dcache_by_addr(volatile uint32_t *op, const volatile void *p,
 #define dcache_clean(p, n)            dcache_by_addr(&SCB_DCCMVAC, (p), (n))  /* SCB_CleanDCache_by_Addr */
 #define dcache_invalidate(p, n)       dcache_by_addr(&SCB_DCIMVAC, (p), (n))  /* SCB_InvalidateDCache_by_Addr */
 #define dcache_clean_invalidate(p, n) dcache_by_addr(&SCB_DCCIMVAC, (p), (n)) /* SCB_CleanInvalidateDCache_by_Addr */
+#define icache_invalidate_by_addr(p, n) dcache_by_addr(&SCB_ICIMVAU, (p), (n)) /* SCB_InvalidateICache_by_Addr */
 
 #endif

@@ -76,5 +76,59 @@ TEST(DCacheFixtures, TheN6ReadsStaleWeightsAfterTheDmaUntilItInvalidates) {
   EXPECT_TRUE(EventOf(fixed.report, "stale-read").is_null()) << fixed.report["events"].dump(2);
 }
 
+// Code loaded into cacheable SRAM and run with the I-cache on (icache_ramfunc): the load
+// done right prints as QEMU (which has no caches) with no event; left out, or half done,
+// it prints the same (faultline runs the new bytes) and the report says what silicon may
+// run instead, with the writer and the fix.
+TEST(ICacheFixtures, CodeRunWithoutTheInstructionCachesMaintenanceIsReportedOnEveryCachedPart) {
+  REQUIRE_FIXTURES();
+  const std::string expected = "plus_one(41) = 0x0000002a\ntimes_three(7) = 0x00000015\n";
+  for (const char* board : {"mps2-an500", "stm32h747-cm7", "stm32n657"}) {
+    SCOPED_TRACE(board);
+    JsonCompleted fixed = RunCliJson({"run", "--board", board, Fixture(board, "icache_ramfunc").string()});
+    EXPECT_EQ(fixed.cli.status, 0) << fixed.cli.out << fixed.cli.err;
+    EXPECT_EQ(fixed.report["console"], expected);
+    EXPECT_TRUE(EventOf(fixed.report, "stale-fetch").is_null()) << fixed.report["events"].dump(2);
+    EXPECT_TRUE(EventOf(fixed.report, "dirty-fetch").is_null()) << fixed.report["events"].dump(2);
+
+    JsonCompleted broken = RunCliJson({"run", "--board", board, Fixture(board, "icache_ramfunc_unmaintained").string()});
+    EXPECT_EQ(broken.report["console"], expected);
+    const json stale = EventOf(broken.report, "stale-fetch");
+    ASSERT_FALSE(stale.is_null()) << broken.report["events"].dump(2);
+    EXPECT_EQ(stale["first_pc_symbol"].get<std::string>().rfind("main+", 0), 0u) << stale;  // the copy loop
+    EXPECT_NE(stale["message"].get<std::string>().find("SCB_InvalidateICache"), std::string::npos);
+    const json dirty = EventOf(broken.report, "dirty-fetch");
+    ASSERT_FALSE(dirty.is_null()) << broken.report["events"].dump(2);
+    EXPECT_EQ(dirty["first_address"], stale["first_address"]);
+    EXPECT_NE(dirty["message"].get<std::string>().find("SCB_CleanDCache_by_Addr"), std::string::npos);
+  }
+  // Code loaded over code that ran, in a memory with a Non-secure alias: written at the
+  // address it runs from (above), or through the alias; the engine runs the new bytes
+  // (before engine/unicorn_aliases.cc it ran the old ones on the N6).
+  JsonCompleted alias = RunCliJson({"run", "--board", "stm32n657", Fixture("stm32n657", "icache_ramfunc_alias").string()});
+  EXPECT_EQ(alias.report["console"], expected);
+  // Half done: invalidated, not cleaned (the D-cache still has the code); the other
+  // correct sequence, ICIMVAU a line at a time.
+  JsonCompleted no_clean = RunCliJson({"run", "--board", "mps2-an500", Fixture("mps2-an500", "icache_ramfunc_no_clean").string()});
+  EXPECT_TRUE(EventOf(no_clean.report, "stale-fetch").is_null()) << no_clean.report["events"].dump(2);
+  EXPECT_FALSE(EventOf(no_clean.report, "dirty-fetch").is_null()) << no_clean.report["events"].dump(2);
+  JsonCompleted by_addr = RunCliJson({"run", "--board", "mps2-an500", Fixture("mps2-an500", "icache_ramfunc_by_addr").string()});
+  EXPECT_EQ(by_addr.cli.status, 0);
+  EXPECT_TRUE(by_addr.report["events"].empty()) << by_addr.report["events"].dump(2);
+
+  // QEMU runs every build alike: the same console as faultline's.
+  if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
+  for (const char* name : {"icache_ramfunc", "icache_ramfunc_unmaintained", "icache_ramfunc_no_clean"}) {
+    const TempDir dir("qemu");
+    const auto out = dir / "semihosting.txt";
+    Completed qemu = RunProgram({"timeout", "30", "qemu-system-arm", "-M", "mps2-an500", "-cpu", "cortex-m7", "-nographic",
+                                 "-monitor", "none", "-serial", "none", "-chardev", "file,id=sh0,path=" + out.string(),
+                                 "-semihosting-config", "enable=on,target=native,chardev=sh0", "-kernel",
+                                 Fixture("mps2-an500", name).string()});
+    EXPECT_EQ(qemu.status, 0) << name;
+    EXPECT_EQ(Slurp(out), expected) << name;
+  }
+}
+
 }  // namespace
 }  // namespace faultline::testing

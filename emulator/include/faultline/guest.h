@@ -122,7 +122,7 @@ struct EventKind {
 inline constexpr EventKind kEventKinds[] = {
     {"disabled-region-read", true},  {"disabled-region-write", true}, {"npu-bus-error", true},
     {"dma-bus-error", true},         {"dma-read-unwritten", true},    {"stale-read", true},
-    {"dirty-read", true},
+    {"dirty-read", true},            {"stale-fetch", true},           {"dirty-fetch", true},
     {"npu-read-unwritten", true},    {"uart-tx-disabled", false},     {"unmodelled-register", false},
     {"unmodelled-register-poll", false}, {"scs-unmodelled", false},   {"semihosting-unterminated", false},
     {"sp-aligned", false},           {"engine-limit", false},

@@ -251,19 +251,7 @@ Core::Core(Cpu cpu, MemoryMap& map, uint32_t reset_vtor)
   }
 
   pages_ = std::make_unique<PageMap>(uc_, map_, scs_, watchpoints_, this, Hooks::ServedRead, Hooks::ServedWrite);
-  // CCSIDR (Armv7-M ARM §B4.8.3): NumSets-1 [27:13], Associativity-1 [12:3], LineSize [2:0]
-  // (log2 of the words per line, minus 2).
-  // FAULTLINE_DCACHE=off: CCR.DC is stored and nothing is cached (the bench's A/B runs).
-  const char* dcache = std::getenv("FAULTLINE_DCACHE");
-  const bool model_cache = dcache == nullptr || std::string_view(dcache) != "off";
-  if (const uint32_t ccsidr = scs_.data_ccsidr(); ccsidr != 0 && model_cache) {
-    dcache_ = std::make_unique<DCache>(
-        map_, DCache::Geometry{((ccsidr >> 13) & 0x7FFFu) + 1, ((ccsidr >> 3) & 0x3FFu) + 1, 1u << ((ccsidr & 7u) + 4)});
-    dcache_->OnChange([this] { engine::DropTlb(uc_); });
-    dcache_->Attributes(
-        [this](uint64_t a) { return scs_.mpu().CacheabilityAt(a, scs_.mpu_mair0(), scs_.mpu_mair1()); });
-    map_.SetCpuCache(dcache_.get());
-  }
+  MakeCaches();  // core_caches.cc
   // The translator's helper calls: the MVE unit's become ops first (core_mve_ops.cc).
   engine::SetTcgCallHooks({&EmitMveOps, &ForgetKnownVpt});
 
@@ -288,20 +276,8 @@ Core::Core(Cpu cpu, MemoryMap& map, uint32_t reset_vtor)
 }
 
 Core::~Core() {
-  if (dcache_) map_.SetCpuCache(nullptr);
+  if (icache_) map_.SetCpuCache(nullptr);
   if (uc_ != nullptr) uc_close(uc_);
-}
-
-Core::DataFillAnswer Core::DataFill(uint64_t addr, bool store) {
-  // The PC of the block the access is in: the engine syncs the guest PC only at its ends.
-  const BlockInfo* b = CurrentBlock();
-  const uint32_t pc = b != nullptr && b->address != BlockInfo{}.address ? uint32_t(b->address) : Read(Reg::kPc);
-  const DCache::Fill f = dcache_->DataFill(addr, store, pc);
-  return {f.read_only, f.per_access};
-}
-
-void Core::CacheControl(uint32_t address, uint32_t value) {
-  if (dcache_) dcache_->RegisterWritten(address, value, scs_.ccr());
 }
 
 void Core::Check(int err, const char* what) const {

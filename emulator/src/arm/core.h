@@ -23,6 +23,7 @@
 #include "../engine/arm_fills.h"
 #include "../engine/block_arena.h"
 #include "dcache.h"
+#include "icache.h"
 #include "event_log.h"
 #include "exceptions.h"
 #include "page_map.h"
@@ -311,13 +312,18 @@ class Core : public engine::ArmFills {
   // the engine's data abort that follows (Interrupt 4).
   bool PrivilegedView() const override { return !pages_->unprivileged(); }
   bool RefusesUnprivileged(uint64_t addr, bool write) override;
-  // The L1 data cache (dcache.h) of a Cortex-M7 or M55, null on the other cores; on while
-  // CCR.DC is set. Its fills come through the engine's TLB fills (unicorn_xip.cc).
+  // The L1 caches (dcache.h, icache.h) of a Cortex-M7 or M55, null on the other cores;
+  // on while CCR.DC and CCR.IC are set. Fills and translations come from the engine
+  // (unicorn_xip.cc, store_path.cc); core_caches.cc.
   const DCache* dcache() const { return dcache_.get(); }
-  bool CachesData() const override { return dcache_ && dcache_->enabled(); }
+  const ICache* icache() const { return icache_.get(); }
+  bool AsksDataFills() const override;
   DataFillAnswer DataFill(uint64_t addr, bool store) override;
+  size_t CodeTranslated(uint64_t pc, uint64_t size, std::array<uint32_t, kMaxAliases>& aliases) override;
   // An SCS write to CCR or a cache maintenance register (Armv7-M ARM §B4.8 table B4-9).
   void CacheControl(uint32_t address, uint32_t value);
+  // faultline's own rewrite of code bytes, which the caches' copies of memory get too.
+  void WriteCode(uint32_t at, std::span<const uint8_t> bytes);
 
   // Whether the page protections of `addr` (ProtectWindow) let a data read or write
   // through. The engine's TLB does not carry them for reads (Unicorn checks them in its
@@ -442,6 +448,8 @@ class Core : public engine::ArmFills {
   MemoryMap& map_;
   std::unique_ptr<PageMap> pages_;  // the engine's mapping of the bus and its protections
   std::unique_ptr<DCache> dcache_;
+  std::unique_ptr<ICache> icache_;  // in front of dcache_ for the other masters
+  void MakeCaches();
   EventLog log_;
   void NoteUnmodelledRead(size_t peripheral, uint64_t word);
   std::vector<std::unique_ptr<HostBreak>> host_breaks_;

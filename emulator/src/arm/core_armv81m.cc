@@ -242,7 +242,7 @@ void Core::PatchSite(uint32_t at, const std::array<uint8_t, 4>& bytes) {
   // (a first rewrite, or code loaded over an old one) they are what memory holds.
   if (original != p.patched) p.original = original;
   p.patched = bytes;
-  map_.Write(at, bytes);
+  WriteCode(at, bytes);
   if (auto h = host_sites_.find(at); h != host_sites_.end()) {
     Check(uc_hook_del(uc_, h->second), "uc_hook_del");
     host_sites_.erase(h);
@@ -428,7 +428,7 @@ void Core::LoopEndsStop() {
     std::array<uint8_t, 4> now;
     map_.Read(at, now);
     if (now != p.patched) continue;  // not ours any more (code loaded over it)
-    map_.Write(at, p.original);
+    WriteCode(at, p.original);
     InvalidateCode(at, at + 4);
   }
   for (RelocatedLoop& l : loops_) {

@@ -454,6 +454,7 @@ void Core::ResetRegisters(uint32_t sp) {
   RebuildHflags(uc_);
   scs_.Reset();
   if (dcache_) dcache_->Reset();
+  if (icache_) icache_->Reset();
   PushFpControl();
 }
 

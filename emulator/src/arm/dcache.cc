@@ -187,6 +187,36 @@ void DCache::BySetWay(Op op, uint32_t set_way) {
   if (op != Op::kClean) Changed();
 }
 
+void DCache::EngineWrote(uint64_t address, std::span<const uint8_t> bytes) {
+  for (uint64_t i = 0; i < bytes.size(); ++i) {
+    auto it = pages_.find((address + i) & ~(kPage - 1));
+    if (it != pages_.end() && (it->second.held & LineBit(address + i))) {
+      it->second.memory[(address + i) - it->first] = bytes[i];
+    }
+  }
+}
+
+std::optional<uint32_t> DCache::DirtyIn(uint64_t address, uint64_t size) const {
+  if (pages_.empty() || size == 0 || map_.FindRange(address, size) < 0) return std::nullopt;
+  std::vector<uint8_t> view(size);
+  map_.Read(address, view);
+  for (uint64_t i = 0; i < size;) {
+    const uint64_t a = address + i;
+    const uint64_t page = a & ~(kPage - 1);
+    const uint64_t n = std::min<uint64_t>(size - i, geometry_.line - a % geometry_.line);
+    auto it = pages_.find(page);
+    if (it != pages_.end()) {
+      const Page& p = it->second;
+      const uint32_t bit = LineBit(a);
+      const bool dirty = (p.held & bit) && p.policy == Policy::kWriteBack &&
+                         (!(p.stale & bit) || (p.stale_written & bit));
+      if (dirty && std::memcmp(p.memory.data() + (a - page), view.data() + i, n) != 0) return p.first_store_pc;
+    }
+    i += n;
+  }
+  return std::nullopt;
+}
+
 bool DCache::Holds(size_t window, uint64_t address, uint64_t size) const {
   if (pages_.empty() || size == 0) return false;
   const auto at = Canonical(window, address);

@@ -90,6 +90,13 @@ class DCache : public CpuCacheView {
   // Called when what the CPU may access without asking changed: the core drops the TLB.
   void OnChange(std::function<void()> f) { on_change_ = std::move(f); }
   const std::vector<Finding>& findings() const { return findings_; }
+  // faultline rewrote code bytes in the CPU's view (the Armv8.1-M loop sites,
+  // arm/core_armv81m.cc): memory behind a held line gets them too, so they read as neither
+  // dirty nor stale.
+  void EngineWrote(uint64_t address, std::span<const uint8_t> bytes);
+  // Whether a line of [address, address + size) holds the CPU's stores that memory lacks
+  // (a dirty write-back line whose bytes differ): the PC of the page's first store if so.
+  std::optional<uint32_t> DirtyIn(uint64_t address, uint64_t size) const;
 
   bool Holds(size_t window, uint64_t address, uint64_t size) const override;
   void MasterRead(size_t window, uint64_t address, std::span<uint8_t> bytes, const std::string& by) override;

@@ -27,7 +27,8 @@
 // 3. tb_gen_code calls Unicorn's, then records the pages the new block may span as
 //    code pages and flushes them from the TLB, so that the next access refills them with
 //    TLB_NOTDIRTY: stores to a page that holds code keep invalidating it (self-modifying
-//    code, code copied to RAM and rewritten).
+//    code, code copied to RAM and rewritten). It also tells the running Arm core that the
+//    block was translated (its instruction cache model, arm/icache.h), stock or not.
 //
 // tlb_set_page_with_attrs also sends the reads of an Arm entry whose Unicorn block
 // refuses reads to the slow path (unicorn_tlb.h: Unicorn checks permissions only there).
@@ -35,6 +36,8 @@
 // FAULTLINE_UNICORN_STORE_PATH=stock in the environment turns all three off (Unicorn's own
 // functions run), for A/B measurement.
 #include "store_path.h"
+#include "arm_fills.h"
+#include "tcg_block.h"
 #include "unicorn_tlb.h"
 #include "unicorn_build.h"
 #include "unicorn_interpose.h"
@@ -42,6 +45,7 @@
 #include <dlfcn.h>
 #include <unicorn/unicorn.h>
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
@@ -87,6 +91,16 @@ struct ArmTarget {
   static void GuardUnreadable(CPUState* cpu, uint32_t vaddr, int mmu_idx) {
     faultline::engine::GuardUnreadable(cpu, vaddr, mmu_idx);
   }
+  // The running core hears of every block translated (its instruction cache model,
+  // arm/icache.h: QEMU translates again whenever a store changes a page with code), and
+  // names the aliases the same bytes show at, whose pages hold the code too.
+  using Aliases = std::array<uint32_t, faultline::engine::ArmFills::kMaxAliases>;
+  static size_t Translated(const TranslationBlock* tb, Aliases& aliases) {
+    faultline::engine::ArmFills* core = faultline::engine::RunningArmFills();
+    if (core == nullptr || tb == nullptr || !faultline::engine::KnownUnicornBuild()) return 0;
+    const auto* head = reinterpret_cast<const faultline::engine::TranslationBlockHead*>(tb);
+    return core->CodeTranslated(head->pc, head->size, aliases);
+  }
 };
 struct Rv32Target {
   static constexpr const char* kSuffix = "_riscv32";
@@ -94,6 +108,8 @@ struct Rv32Target {
   static void SetDirty(CPUState* cpu, uint32_t vaddr) { tlb_set_dirty_riscv32(cpu, vaddr); }
   static void FlushPage(CPUState* cpu, uint32_t addr) { tlb_flush_page_riscv32(cpu, addr); }
   static void GuardUnreadable(CPUState*, uint32_t, int) {}  // no watchpoints or MPU on the hart
+  using Aliases = std::array<uint32_t, 4>;
+  static size_t Translated(const TranslationBlock*, Aliases&) { return 0; }  // no caches or aliases here
 };
 
 std::atomic<uint64_t> fast_store_pages{0};
@@ -165,7 +181,15 @@ struct StorePath {
   static TranslationBlock* GenCode(CPUState* cpu, uint32_t pc, uint32_t cs_base, uint32_t flags, int cflags) {
     const Unicorn& u = Original();
     TranslationBlock* tb = u.gen_code(cpu, pc, cs_base, flags, cflags);
+    typename Target::Aliases aliases{};
+    const size_t n = Target::Translated(tb, aliases);
     if (u.stock) return tb;
+    MarkCode(cpu, pc);
+    for (size_t i = 0; i < n; ++i) MarkCode(cpu, aliases[i]);  // stores there invalidate it too (unicorn_aliases.cc)
+    return tb;
+  }
+
+  static void MarkCode(CPUState* cpu, uint32_t pc) {
     for (uint64_t a = pc & ~((1u << Target::kPageBits) - 1); a < uint64_t{pc} + kMaxBlockSpan && a <= 0xFFFFFFFFu;
          a += 1u << Target::kPageBits) {
       uint32_t page = uint32_t(a >> Target::kPageBits);
@@ -174,7 +198,6 @@ struct StorePath {
       // this one still holds a fast (not-dirty) entry for it.
       Target::FlushPage(cpu, uint32_t(a));
     }
-    return tb;
   }
 };
 

@@ -24,8 +24,8 @@
 //
 // FAULTLINE_UNICORN_XIP=stock turns it off (fetches there end the run as `unsupported`).
 //
-// The same fill is where the CPU's data cache model (arm/dcache.h) learns that the CPU is
-// about to touch a page: while a cache is enabled, every data fill is told to the core
+// The same fill is where the CPU's cache models (arm/dcache.h, arm/icache.h) learn that
+// the CPU is about to touch a page: while a cache is enabled, every data fill is told to the core
 // (arm::Core::DataFill), which may give the page without write permission (so that its
 // first store fills again) or a size of 1 (filled again at every access, while a line
 // there is stale). No per-access cost on pages the cache has nothing to say about.
@@ -93,6 +93,7 @@ thread_local faultline::engine::ArmFills* running_fills = nullptr;
 namespace faultline::engine {
 
 ArmFills* SetRunningArmFills(ArmFills* fills) { return std::exchange(running_fills, fills); }
+ArmFills* RunningArmFills() { return running_fills; }
 
 }  // namespace faultline::engine
 
@@ -107,8 +108,8 @@ __attribute__((visibility("default"))) bool get_phys_addr_arm(CPUARMState* env, 
   const bool faults = u.get_phys_addr(env, address, access_type, mmu_idx, phys, attrs, prot, page_size, fi, cacheattrs);
   if (access_type != kMmuInstFetch) {  // the common case first: a data fill with a privileged index
     faultline::engine::ArmFills* core = running_fills;
-    // The CPU's data cache (arm/dcache.h) sees each page's first access and first store.
-    if (!faults && core != nullptr && !u.foreign && core->CachesData()) {
+    // The CPU's caches (arm/dcache.h, arm/icache.h) see each page's first access and first store.
+    if (!faults && core != nullptr && !u.foreign && core->AsksDataFills()) {
       const auto answer = core->DataFill(address, access_type == kMmuDataStore);
       if (answer.per_access) *page_size = 1;
       if (answer.read_only) *prot &= ~kPageWrite;

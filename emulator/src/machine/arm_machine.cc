@@ -492,6 +492,14 @@ std::vector<Event> ArmMachine::Events() const {
                         .count = f.count, .message = f.message, .first_by = f.master});
     }
   }
+  // The instruction cache's: code run that was written since the last invalidate.
+  if (const arm::ICache* cache = core_->icache()) {
+    for (const arm::ICache::Finding& f : cache->findings()) {
+      events.push_back({.kind = f.kind, .where = f.region, .first_address = f.address, .first_pc = f.writer_pc,
+                        .first_pc_symbol = in_.image.symbols.Lookup(f.writer_pc), .pc_precise = false,
+                        .count = f.count, .message = f.message, .first_by = f.by});
+    }
+  }
   for (const auto& [address, u] : core_->scs().unmodelled()) {
     events.push_back(
         {.kind = "scs-unmodelled",
