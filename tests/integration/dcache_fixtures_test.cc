@@ -6,6 +6,8 @@
 // line, both sides and the fix; each fixed build's output is right with no such event.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
@@ -115,6 +117,20 @@ TEST(ICacheFixtures, CodeRunWithoutTheInstructionCachesMaintenanceIsReportedOnEv
   JsonCompleted by_addr = RunCliJson({"run", "--board", "mps2-an500", Fixture("mps2-an500", "icache_ramfunc_by_addr").string()});
   EXPECT_EQ(by_addr.cli.status, 0);
   EXPECT_TRUE(by_addr.report["events"].empty()) << by_addr.report["events"].dump(2);
+
+  // A part whose core has no instruction cache (the board's cpu_options.icache: 0): the
+  // same load raises nothing, and the firmware reads CLIDR without one.
+  const TempDir boards("board");
+  std::string board = Slurp(std::filesystem::path(FAULTLINE_BOARDS_DIR) / "mps2-an500.yaml");
+  const size_t at = board.find("icache: 16K");
+  ASSERT_NE(at, std::string::npos);
+  board.replace(at, 11, "icache: 0");
+  const auto no_icache = boards / "an500-no-icache.yaml";
+  std::ofstream(no_icache) << board;
+  JsonCompleted plain = RunCliJson({"run", "--board", no_icache.string(), Fixture("mps2-an500", "icache_ramfunc_unmaintained").string()});
+  EXPECT_EQ(plain.report["console"], expected);
+  EXPECT_TRUE(EventOf(plain.report, "stale-fetch").is_null()) << plain.report["events"].dump(2);
+  EXPECT_TRUE(EventOf(plain.report, "dirty-fetch").is_null()) << plain.report["events"].dump(2);
 
   // QEMU runs every build alike: the same console as faultline's.
   if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";

@@ -510,5 +510,46 @@ TEST(LoadModeText, RoundTrips) {
   EXPECT_EQ(ToString(LoadMode::kFlash), "flash");
 }
 
+// L1 cache sizes (issue 36): board data, checked against what a Cortex-M7 or M55 can have.
+
+std::string BoardWith(const std::string& cpu, const std::string& options) {
+  return "name: t\ndescription: t\ncpu: " + cpu + "\ncpu_options: {" + options +
+         "}\nboot: {vector_table: 0x0, load_mode: debugger}\n"
+         "regions:\n  - {name: ram, base: 0x0, size: 64K, kind: sram, access: rwx, reset: zero}\n";
+}
+
+TEST(BoardCaches, TheSeedPartsStateTheirSizesAndLayersMerge) {
+  for (const auto& [name, bytes] : std::vector<std::pair<std::string, uint32_t>>{
+           {"stm32h747-cm7", 16 * 1024}, {"stm32n657", 32 * 1024}, {"alif-e8-hp", 32 * 1024}, {"alif-e7-hp", 32 * 1024}}) {
+    const Board b = LoadBoardFile(BuiltinBoard(name));
+    EXPECT_EQ(b.cpu_options.icache_bytes, bytes) << name;
+    EXPECT_EQ(b.cpu_options.dcache_bytes, bytes) << name;
+  }
+  // alif-e8-hp's own cpu_options (nvic_irqs) are kept beside its SoC file's caches.
+  EXPECT_GT(LoadBoardFile(BuiltinBoard("alif-e8-hp")).cpu_options.nvic_irqs, 32u);
+  EXPECT_FALSE(LoadBoardFile(BuiltinBoard("mps2-an505")).cpu_options.icache_bytes.has_value());
+}
+
+TEST(BoardCaches, ASizeNoCoreHasIsAnErrorAtItsLine) {
+  try {
+    ParseBoard(BoardWith("cortex-m7", "icache: 12K"), "t.yaml");
+    FAIL() << "a 12 KiB cache was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("t.yaml:4"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("0, 4K, 8K, 16K, 32K or 64K"), std::string::npos) << e.what();
+  }
+  try {
+    ParseBoard(BoardWith("cortex-m33", "dcache: 16K"), "t.yaml");
+    FAIL() << "caches on a Cortex-M33 were accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("a cortex-m33 has no L1 caches"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("leave icache and dcache out"), std::string::npos) << e.what();
+  }
+  const Board none = ParseBoard(BoardWith("cortex-m7", "icache: 0, dcache: 8K"), "t.yaml");
+  EXPECT_EQ(none.cpu_options.icache_bytes, 0u);
+  EXPECT_EQ(none.cpu_options.dcache_bytes, 8u * 1024);
+}
+
+
 }  // namespace
 }  // namespace faultline

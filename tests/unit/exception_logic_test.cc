@@ -117,6 +117,21 @@ TEST(ScsModel, CacheIdentificationAndMaintenanceOfTheM7) {
   EXPECT_EQ(Scs(Cpu::kCortexM33, 0).Read(0xE000ED78u, 4, 0, 0), 0u) << "no caches";
 }
 
+// The board's sizes (cpu_options.icache/dcache) are what CLIDR and CCSIDR report: an 8 KiB
+// data cache has 64 sets of 4 ways; no instruction cache leaves CLIDR's Ctype1 at data only.
+TEST(ScsModel, CacheIdentificationFollowsTheBoardsSizes) {
+  Scs scs(Cpu::kCortexM7, 0);
+  scs.SetCacheSizes(0u, 8u * 1024);
+  EXPECT_EQ(scs.Read(0xE000ED78u, 4, 0, 0), 0x09000002u);  // CLIDR: L1 data only
+  scs.Write(0xE000ED84u, 4, 0, 0, 0);
+  EXPECT_EQ(((uint32_t(scs.Read(0xE000ED80u, 4, 0, 0)) >> 13) & 0x7FFFu) + 1, 64u);
+  scs.Write(0xE000ED84u, 4, 1, 0, 0);
+  EXPECT_EQ(scs.Read(0xE000ED80u, 4, 0, 0), 0u);
+  EXPECT_EQ(scs.instruction_ccsidr(), 0u);
+  scs.SetCacheSizes(0u, 0u);
+  EXPECT_EQ(scs.Read(0xE000ED78u, 4, 0, 0), 0u);  // no caches: CLIDR 0
+}
+
 // An NVIC with more than 32 lines (cpu_options.nvic_irqs, e.g. 124 on mps2-an505):
 // NVIC_ISERn/ISPRn/ICPRn word n holds lines 32n..32n+31, IPR one byte per line, and the
 // lines the NVIC lacks read as zero and ignore writes (Armv7-M ARM §B3.4).

@@ -271,6 +271,12 @@ struct CpuOptions {
   // §2.1.1, Cortex-M55 TRM configuration options); QEMU 7.2's cortex-m33 and cortex-m55
   // have 8 (the sau_regs fixture reads SAU_TYPE there).
   uint32_t sau_regions = 8;
+  // L1 cache sizes in bytes of a Cortex-M7 or M55 (`icache:`, `dcache:`), a configuration
+  // choice of the SoC: 0, 4, 8, 16, 32 or 64 KiB (Cortex-M7 TRM §1.2, Cortex-M55 TRM
+  // configuration options; CMSIS's cache functions document the same set). Unset: the
+  // core's default (16 KiB each on the M7, 32 KiB each on the M55, arm/scs.cc).
+  std::optional<uint32_t> icache_bytes, dcache_bytes;
+  std::string caches_where;  // file:line of the first of them, for errors
   // RV32 harts. A trap enters the firmware's handler at mtvec (the privileged spec), or,
   // with traps_to_host, halts the core and is reported to the host (Kelvin's ml_top raises
   // INTR_STATE.instruction_fault/data_fault to the host instead).

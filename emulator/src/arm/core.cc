@@ -276,7 +276,7 @@ Core::Core(Cpu cpu, MemoryMap& map, uint32_t reset_vtor)
 }
 
 Core::~Core() {
-  if (icache_) map_.SetCpuCache(nullptr);
+  if (dcache_) map_.SetCpuCache(nullptr);
   if (uc_ != nullptr) uc_close(uc_);
 }
 

@@ -322,6 +322,9 @@ class Core : public engine::ArmFills {
   size_t CodeTranslated(uint64_t pc, uint64_t size, std::array<uint32_t, kMaxAliases>& aliases) override;
   // An SCS write to CCR or a cache maintenance register (Armv7-M ARM §B4.8 table B4-9).
   void CacheControl(uint32_t address, uint32_t value);
+  // The board's L1 cache sizes (cpu_options.icache/dcache; nullopt: the core's default),
+  // before the run: what the SCS reports and what the cache models hold.
+  void SetCacheSizes(std::optional<uint32_t> icache, std::optional<uint32_t> dcache);
   // faultline's own rewrite of code bytes, which the caches' copies of memory get too.
   void WriteCode(uint32_t at, std::span<const uint8_t> bytes);
 

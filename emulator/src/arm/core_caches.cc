@@ -9,6 +9,14 @@
 
 namespace faultline::arm {
 
+void Core::SetCacheSizes(std::optional<uint32_t> icache, std::optional<uint32_t> dcache) {
+  scs_.SetCacheSizes(icache, dcache);
+  if (dcache_) map_.SetCpuCache(nullptr);
+  icache_.reset();
+  dcache_.reset();
+  MakeCaches();
+}
+
 void Core::MakeCaches() {
   // CCSIDR (Armv7-M ARM §B4.8.3): NumSets-1 [27:13], Associativity-1 [12:3], LineSize [2:0]
   // (log2 of the words per line, minus 2).
@@ -16,26 +24,34 @@ void Core::MakeCaches() {
   // A/B runs).
   const char* off = std::getenv("FAULTLINE_DCACHE");
   if (off != nullptr && std::string_view(off) == "off") return;
+  // A core with an instruction cache only keeps a data cache object that CCR.DC never
+  // turns on: the I-cache asks it what is cacheable.
   const uint32_t ccsidr = scs_.data_ccsidr();
-  if (ccsidr == 0) return;
+  if (ccsidr == 0 && scs_.instruction_ccsidr() == 0) return;
   dcache_ = std::make_unique<DCache>(
-      map_, DCache::Geometry{((ccsidr >> 13) & 0x7FFFu) + 1, ((ccsidr >> 3) & 0x3FFu) + 1, 1u << ((ccsidr & 7u) + 4)});
+      map_, ccsidr == 0 ? DCache::Geometry{}
+                        : DCache::Geometry{((ccsidr >> 13) & 0x7FFFu) + 1, ((ccsidr >> 3) & 0x3FFu) + 1,
+                                           1u << ((ccsidr & 7u) + 4)});
   dcache_->OnChange([this] { engine::DropTlb(uc_); });
   dcache_->Attributes(
       [this](uint64_t a) { return scs_.mpu().CacheabilityAt(a, scs_.mpu_mair0(), scs_.mpu_mair1()); });
+  if (scs_.instruction_ccsidr() == 0) {
+    map_.SetCpuCache(dcache_.get());
+    return;
+  }
   icache_ = std::make_unique<ICache>(map_, *dcache_);
   icache_->OnChange([this] { engine::DropTlb(uc_); });
   map_.SetCpuCache(icache_.get());  // in front of the data cache for the other masters
 }
 
-bool Core::AsksDataFills() const { return icache_ && (dcache_->enabled() || icache_->enabled()); }
+bool Core::AsksDataFills() const { return dcache_ && (dcache_->enabled() || (icache_ && icache_->enabled())); }
 
 Core::DataFillAnswer Core::DataFill(uint64_t addr, bool store) {
   // The PC of the block the access is in: the engine syncs the guest PC only at its ends.
   const BlockInfo* b = CurrentBlock();
   const uint32_t pc = b != nullptr && b->address != BlockInfo{}.address ? uint32_t(b->address) : Read(Reg::kPc);
   const DCache::Fill f = dcache_->DataFill(addr, store, pc);
-  const bool code_watch = icache_->DataFill(addr, store, pc);
+  const bool code_watch = icache_ && icache_->DataFill(addr, store, pc);
   return {f.read_only || code_watch, f.per_access};
 }
 
@@ -53,13 +69,16 @@ size_t Core::CodeTranslated(uint64_t pc, uint64_t size, std::array<uint32_t, kMa
 
 void Core::WriteCode(uint32_t at, std::span<const uint8_t> bytes) {
   map_.Write(at, bytes);
-  if (icache_) icache_->EngineWrote(at, bytes);
+  if (icache_) {
+    icache_->EngineWrote(at, bytes);  // and the data cache's
+  } else if (dcache_) {
+    dcache_->EngineWrote(at, bytes);
+  }
 }
 
 void Core::CacheControl(uint32_t address, uint32_t value) {
-  if (!icache_) return;
-  dcache_->RegisterWritten(address, value, scs_.ccr());
-  icache_->RegisterWritten(address, value, scs_.ccr());
+  if (dcache_ && scs_.data_ccsidr() != 0) dcache_->RegisterWritten(address, value, scs_.ccr());
+  if (icache_) icache_->RegisterWritten(address, value, scs_.ccr());
 }
 
 }  // namespace faultline::arm

@@ -78,30 +78,35 @@ uint32_t CcrReset(Cpu cpu) {
 // Level 1 cache identification (Armv7-M ARM §B4.8): CLIDR, CTR, and CCSIDR for the cache
 // CSSELR selects (InD: 0 data, 1 instruction). The Cortex-M7 and M55 have both caches
 // with 32-byte lines, the data cache 4-way and the instruction cache 2-way (Cortex-M7
-// TRM DDI 0489 §5.1; Cortex-M55 TRM 101051 §7.1). Cache size is the SoC's choice; the
-// sizes here are the seed parts': 16 KiB each on the STM32H747's M7 (RM0399 §2.1), 32 KiB
-// each on the M55 of the Alif Ensemble and STM32N6 (Alif E8 datasheet, RM0486 §2.1). A
-// firmware's set/way loop iterates accordingly, and arm/dcache.h models the data cache
-// with this geometry (its capacity unbounded: no eviction). QEMU 7.2
-// reads 0 for all three on its M7 and CLIDR 0 on its M55.
+// TRM DDI 0489 §5.1; Cortex-M55 TRM 101051 §7.1). Their sizes are the SoC's choice: the
+// board states them (cpu_options.icache/dcache, with its source); unstated, 16 KiB each
+// on the M7 and 32 KiB each on the M55, the seed parts' (RM0399 §2.1; Alif E8 datasheet,
+// RM0486 §2.1). A firmware's set/way loop iterates accordingly, and arm/dcache.h models
+// the data cache with this geometry (its capacity unbounded: no eviction). QEMU 7.2 reads
+// 0 for all three on its M7 and CLIDR 0 on its M55.
 struct CacheId {
   uint32_t clidr, ctr, ccsidr_d, ccsidr_i;
 };
-CacheId CacheIdOf(Cpu cpu) {
+uint32_t DefaultCacheBytes(Cpu cpu) {
+  return cpu == Cpu::kCortexM7 ? 16 * 1024 : cpu == Cpu::kCortexM55 ? 32 * 1024 : 0;
+}
+CacheId CacheIdOf(uint32_t icache_bytes, uint32_t dcache_bytes) {
   // CCSIDR: WT WB RA WA | NumSets-1 <<13 | Associativity-1 <<3 | LineSize (log2 words - 2).
-  auto ccsidr = [](uint32_t bytes, uint32_t ways) { return 0xF0000000u | (bytes / (ways * 32) - 1) << 13 | (ways - 1) << 3 | 1u; };
-  constexpr uint32_t kClidrL1 = 0x09000003u;  // LoUU = LoC = 1, Ctype1 = separate I and D
+  auto ccsidr = [](uint32_t bytes, uint32_t ways) {
+    return bytes == 0 ? 0u : 0xF0000000u | (bytes / (ways * 32) - 1) << 13 | (ways - 1) << 3 | 1u;
+  };
+  // CLIDR: LoUU [29:27] = LoC [26:24] = 1 with a cache; Ctype1 [2:0]: 1 I only, 2 D only,
+  // 3 separate I and D.
+  const uint32_t ctype1 = (icache_bytes != 0 ? 1u : 0u) | (dcache_bytes != 0 ? 2u : 0u);
+  const uint32_t clidr = ctype1 == 0 ? 0u : 0x09000000u | ctype1;
   constexpr uint32_t kCtrValue = 0x8303C003u;  // 8-word lines, ARMv7 format
-  switch (cpu) {
-    case Cpu::kCortexM7: return {kClidrL1, kCtrValue, ccsidr(16 * 1024, 4), ccsidr(16 * 1024, 2)};
-    case Cpu::kCortexM55: return {kClidrL1, kCtrValue, ccsidr(32 * 1024, 4), ccsidr(32 * 1024, 2)};
-    default: return {0, 0, 0, 0};  // no caches: CLIDR 0
-  }
+  return {clidr, ctype1 == 0 ? 0u : kCtrValue, ccsidr(dcache_bytes, 4), ccsidr(icache_bytes, 2)};
 }
 
 }  // namespace
 
-uint32_t Scs::data_ccsidr() const { return CacheIdOf(cpu_).ccsidr_d; }
+uint32_t Scs::data_ccsidr() const { return CacheIdOf(icache_bytes_, dcache_bytes_).ccsidr_d; }
+uint32_t Scs::instruction_ccsidr() const { return CacheIdOf(icache_bytes_, dcache_bytes_).ccsidr_i; }
 
 uint32_t CpuidOf(Cpu cpu) {
   switch (cpu) {
@@ -120,7 +125,9 @@ Scs::Scs(Cpu cpu, uint32_t reset_vtor)
     : cpu_(cpu),
       v8m_(IsV8m(cpu)),
       v81m_(cpu == Cpu::kCortexM55),
-      reset_vtor_(reset_vtor) {
+      reset_vtor_(reset_vtor),
+      icache_bytes_(DefaultCacheBytes(cpu)),
+      dcache_bytes_(DefaultCacheBytes(cpu)) {
   Reset();
 }
 
@@ -435,9 +442,12 @@ uint32_t Scs::ReadWord(uint32_t a, uint64_t now, bool* known) {
     case kMmfar: return mmfar;
     case kBfar: return bfar;
     case kAfsr: return afsr;
-    case kClidr: return CacheIdOf(cpu_).clidr;
-    case kCtr: return CacheIdOf(cpu_).ctr;
-    case kCcsidr: return (csselr_ & 1u) ? CacheIdOf(cpu_).ccsidr_i : CacheIdOf(cpu_).ccsidr_d;
+    case kClidr: return CacheIdOf(icache_bytes_, dcache_bytes_).clidr;
+    case kCtr: return CacheIdOf(icache_bytes_, dcache_bytes_).ctr;
+    case kCcsidr: {
+      const CacheId id = CacheIdOf(icache_bytes_, dcache_bytes_);
+      return (csselr_ & 1u) ? id.ccsidr_i : id.ccsidr_d;
+    }
     case kCsselr: return csselr_;
     case kCpacr: return cpu_ == Cpu::kCortexM0 || cpu_ == Cpu::kCortexM3 ? 0 : cpacr_;
     case kMpuType: return cpu_ == Cpu::kCortexM0 ? 0 : mpu_regions_ << 8;  // DREGION

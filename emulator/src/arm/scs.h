@@ -73,6 +73,12 @@ class Scs {
   void SetMpuRegions(uint32_t n) { mpu_regions_ = n < uint32_t(Mpu::kMaxRegions) ? n : uint32_t(Mpu::kMaxRegions); }
   // The board's SAU regions (cpu_options.sau_regions): SAU_TYPE.SREGION.
   void SetSauRegions(uint32_t n) { sau_regions_ = n < uint32_t(kMaxSauRegions) ? n : uint32_t(kMaxSauRegions); }
+  // The board's L1 cache sizes in bytes (cpu_options.icache/dcache; 0: none), which CLIDR
+  // and CCSIDR report. Unset, the core's default (scs.cc, CacheIdOf).
+  void SetCacheSizes(std::optional<uint32_t> icache, std::optional<uint32_t> dcache) {
+    if (icache) icache_bytes_ = *icache;
+    if (dcache) dcache_bytes_ = *dcache;
+  }
   uint32_t interrupt_lines() const { return num_irqs_; }
 
   // MMIO: `address` is absolute; `now` is the instruction count. Unknown registers read
@@ -118,6 +124,7 @@ class Scs {
   uint32_t ccr() const { return ccr_; }
   // CCSIDR of the data cache (0 on a core without caches): the geometry arm/dcache.h models.
   uint32_t data_ccsidr() const;
+  uint32_t instruction_ccsidr() const;
   uint32_t cpacr() const { return cpacr_; }
   // FP context control (FPCCR, FPCAR, FPDSCR): exception entry and the first FP
   // instruction after it update them (core_fp_context.cc).
@@ -204,6 +211,7 @@ class Scs {
   uint32_t mpu_ctrl_ = 0, mpu_rnr_ = 0;
   std::array<uint32_t, Mpu::kMaxRegions> mpu_rbar_{}, mpu_rasr_{};  // RASR doubles as RLAR on v8-M
   uint32_t mpu_regions_ = 8;  // MPU_TYPE.DREGION (cpu_options.mpu_regions)
+  uint32_t icache_bytes_ = 0, dcache_bytes_ = 0;  // L1 cache sizes (the core's defaults, or the board's)
   bool mpu_changed_ = false;
   uint32_t mpu_mair0_ = 0, mpu_mair1_ = 0;
 

@@ -184,46 +184,7 @@ Layer ParseLayer(const std::string& yaml, const std::string& origin, int depth) 
   if (m.Has("name")) layer.name = m.Get("name").Scalar();
   if (m.Has("description")) layer.description = m.Get("description").Scalar();
   if (m.Has("cpu")) layer.cpu = ParseCpu(m.Get("cpu"));
-  if (m.Has("cpu_options")) {
-    Mapping om(m.Get("cpu_options"), {"write_buffer", "nvic_irqs", "mpu_regions", "sau_regions", "traps", "halt"});
-    CpuOptions o = layer.cpu_options.value_or(CpuOptions{});
-    if (om.Has("traps")) o.traps_to_host = om.Get("traps").Choice<bool>("trap delivery", {{"mtvec", false}, {"host", true}});
-    for (const Field& hf : Items<std::string>(om, "halt", origin)) {
-      (hf.Choice<bool>("halting instruction", {{"mpause", true}, {"ebreak", false}}) ? o.halt_on_mpause
-                                                                                      : o.halt_on_ebreak) = true;
-    }
-    if (om.Has("write_buffer")) {
-      o.write_buffer = om.Get("write_buffer").Choice<bool>("value", {{"true", true}, {"false", false}});
-    }
-    if (om.Has("nvic_irqs")) {
-      const Field f = om.Get("nvic_irqs");
-      const uint64_t n = f.Number();
-      if (n < 1 || n > kNvicMaxIrqLines) {
-        f.Fail(fmt::format("{} interrupt lines: an NVIC has 1 to {}", n, kNvicMaxIrqLines),
-               "give the number of external interrupts the SoC's reference manual lists");
-      }
-      o.nvic_irqs = uint32_t(n);
-    }
-    if (om.Has("mpu_regions")) {
-      const Field f = om.Get("mpu_regions");
-      const uint64_t n = f.Number();
-      if (n < 4 || n > 16 || n % 4 != 0) {
-        f.Fail(fmt::format("{} MPU regions: a Cortex-M MPU has 4, 8, 12 or 16", n),
-               "give MPU_TYPE.DREGION of the SoC's core (CMSIS code reads it as MPU->TYPE >> 8)");
-      }
-      o.mpu_regions = uint32_t(n);
-    }
-    if (om.Has("sau_regions")) {
-      const Field f = om.Get("sau_regions");
-      const uint64_t n = f.Number();
-      if (n != 0 && n != 4 && n != 8) {
-        f.Fail(fmt::format("{} SAU regions: the Cortex-M33 and M55 SAU has 0, 4 or 8", n),
-               "give SAU_TYPE.SREGION of the SoC's core (Secure start-up code reads it as SAU->TYPE)");
-      }
-      o.sau_regions = uint32_t(n);
-    }
-    layer.cpu_options = o;
-  }
+  if (m.Has("cpu_options")) layer.cpu_options = ParseCpuOptions(m.Get("cpu_options"), layer.cpu_options, origin);
   if (m.Has("boot")) {
     Mapping bm(m.Get("boot"), {"vector_table", "reset", "load_mode"});
     Boot boot;
@@ -390,6 +351,12 @@ Board ParseBoard(const std::string& yaml, const std::string& origin) {
   b.description = *layer.description;
   b.cpu = *layer.cpu;
   b.cpu_options = layer.cpu_options.value_or(CpuOptions{});
+  if (b.cpu != Cpu::kCortexM7 && b.cpu != Cpu::kCortexM55 &&
+      (b.cpu_options.icache_bytes.value_or(0) != 0 || b.cpu_options.dcache_bytes.value_or(0) != 0)) {
+    throw InputError(b.cpu_options.caches_where,
+                     fmt::format("cpu_options gives L1 cache sizes, and a {} has no L1 caches", ToString(b.cpu)),
+                     "leave icache and dcache out (only the Cortex-M7 and Cortex-M55 have them)");
+  }
   b.boot = *layer.boot;
   b.regions = std::move(layer.regions);
   b.peripherals = std::move(layer.peripherals);

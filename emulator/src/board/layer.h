@@ -1,6 +1,6 @@
 // A board file's layers as parsed, before `uses:` layers are merged and names resolved
 // (board.cc), and the parsers of its parts that live in files of their own
-// (peripherals.cc). Internal to the emulator library.
+// (peripherals.cc, cpu_options.cc). Internal to the emulator library.
 #pragma once
 
 #include <optional>
@@ -71,5 +71,7 @@ std::vector<Field> Items(const Mapping& m, const char* key, const std::string& o
 
 // One `peripherals:` entry (peripherals.cc), appended to `layer`.
 void ParsePeripheral(const Field& f, Layer& layer);
+// `cpu_options:` over what an earlier layer (a SoC file) gave (cpu_options.cc).
+CpuOptions ParseCpuOptions(const Field& field, const std::optional<CpuOptions>& earlier, const std::string& origin);
 
 }  // namespace faultline

@@ -91,6 +91,7 @@ void ArmMachine::Load() {
   core.scs().SetInterruptLines(in_.board.cpu_options.nvic_irqs);
   core.scs().SetMpuRegions(in_.board.cpu_options.mpu_regions);
   core.scs().SetSauRegions(in_.board.cpu_options.sau_regions);
+  core.SetCacheSizes(in_.board.cpu_options.icache_bytes, in_.board.cpu_options.dcache_bytes);
   for (uint64_t block : in_.traces) core.TraceRange(block, block + kTraceWindow);
   if (in_.debugger) {
     core.TraceRange(0, uint64_t{1} << 32);
