@@ -97,6 +97,7 @@ TEST(PitfallFixes, FixedVariantsPrintTheReferenceChecksum) {
       {"imx93-cm33", "et_runner", {"--load", ModelBin() + "@0x80100000"}},
       {"stm32h747-cm7", "h7_sdram_activations", {}},
       {"stm32h747-cm7", "h7_camera_app", {}},
+      {"stm32h747-cm7", "h7_camera_dma", {}},
       {"stm32n657", "n6_npu_app", {"--load", ModelBin() + "@0x71000000"}},
       {"stm32n657", "n6_dma_weights", {"--load", ModelBin() + "@0x71000000"}},
       {"stm32n657", "n6_dma_weights_cache_fixed", {"--load", ModelBin() + "@0x71000000"}},
@@ -193,6 +194,39 @@ TEST(Dma, TheN6WeightsCopyMeetsTheXspiGateAndUnprogrammedFlash) {
   EXPECT_NE(fixed.cli.out.find("DMA transfers:\n  HPDMA1 channel 12: completed: 12288 bytes 0x71000000 (xspi2) -> 0x342e8000"),
             std::string::npos)
       << fixed.cli.out;
+}
+
+// The H7's DMA2 (stream DMA) copies the camera crop into the network input; placed in DTCM
+// for speed, the input is out of the DMA's reach: TEIF0, the bus error named with what
+// DMA2's port does reach.
+TEST(Dma, TheH7DmaCannotReachTheDtcm) {
+  REQUIRE_FIXTURES();
+  JsonCompleted fixed = RunCliJson({"run", "--board", "stm32h747-cm7", Fixture("stm32h747-cm7", "h7_camera_dma").string()});
+  EXPECT_EQ(fixed.report["exit_code"], 0) << fixed.cli.out;
+  ASSERT_EQ(fixed.report["dma_transfers"].size(), 1u) << fixed.report["dma_transfers"].dump(2);
+  EXPECT_EQ(fixed.report["dma_transfers"][0]["outcome"], "completed");
+  EXPECT_EQ(fixed.report["dma_transfers"][0]["unit"], "stream");
+  EXPECT_EQ(fixed.report["dma_transfers"][0]["bytes"], 3072u);
+
+  JsonCompleted broken =
+      RunCliJson({"run", "--board", "stm32h747-cm7", Fixture("stm32h747-cm7", "h7_camera_dma_dtcm").string()});
+  EXPECT_EQ(broken.report["exit_code"], 3) << broken.cli.out;
+  EXPECT_NE(broken.report["console"].get<std::string>().find("camera: DMA2 transfer error"), std::string::npos);
+  ASSERT_EQ(broken.report["dma_transfers"].size(), 1u);
+  const json& t = broken.report["dma_transfers"][0];
+  EXPECT_EQ(t["dma"], "DMA2");
+  EXPECT_EQ(t["channel"], 0);
+  EXPECT_EQ(t["outcome"], "bus error");
+  EXPECT_EQ(t["fault_region"], "dtcm");
+  EXPECT_EQ(t["destination"], 0x20000000u);
+  json error;
+  for (const json& e : broken.report["events"]) {
+    if (e["kind"] == "dma-bus-error") error = e;
+  }
+  ASSERT_FALSE(error.is_null()) << broken.report["events"].dump(2);
+  EXPECT_EQ(error["where"], "dtcm");
+  EXPECT_EQ(error["first_by"], "DMA2 stream 0");
+  EXPECT_NE(error["message"].get<std::string>().find("DMA2_AHB is not routed to dtcm"), std::string::npos) << error;
 }
 
 }  // namespace

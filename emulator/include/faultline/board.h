@@ -156,15 +156,16 @@ struct Npu {
   std::string master;   // the `masters:` entry its AXI ports are
 };
 std::string ToString(NpuModel model);
-// A DMA controller whose behaviour faultline implements (devices/stm32_gpdma.h): its
-// channels move memory as a bus master of its own (`master:`, a `masters:` entry of kind
-// dma, says what its ports reach).
+// A DMA controller whose behaviour faultline implements (devices/stm32_gpdma.h,
+// devices/stm32_dma.h): its channels move memory as a bus master of its own (`master:`, a
+// `masters:` entry of kind dma, says what its ports reach).
 enum class DmaModel {
   kStm32Gpdma,  // ST's GPDMA/HPDMA (STM32N6 GPDMA1 and HPDMA1, as RM0486 describes them)
+  kStm32Dma,    // ST's stream DMA (STM32H7 DMA1 and DMA2, as RM0399 describes them)
 };
 struct Dma {
   DmaModel model = DmaModel::kStm32Gpdma;
-  uint32_t channels = 16;
+  uint32_t channels = 16;  // channels (GPDMA) or streams (DMA); the model's count unless stated
   std::string master;  // the `masters:` entry its ports are
 };
 std::string ToString(DmaModel model);

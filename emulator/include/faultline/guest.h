@@ -175,6 +175,7 @@ struct NpuJob {
 struct DmaTransfer {
   std::string dma;  // the peripheral's name
   uint32_t channel = 0;
+  std::string unit = "channel";  // what the controller calls its channels: "channel", "stream"
   uint64_t started = 0, ended = 0;  // instruction count at the enable and at the end
   uint64_t source = 0, destination = 0, bytes = 0;
   // "completed", "bus error", "setting error", "not modelled", "reset" (CCR.RESET while it

@@ -16,7 +16,7 @@ namespace faultline {
 
 class Device;
 class UartPort;
-class Stm32Gpdma;
+class DmaController;
 class CpuCacheView;
 namespace ethos_u {
 class EthosU;
@@ -148,7 +148,7 @@ class MemoryMap {
   CpuCacheView* cpu_cache() const { return cpu_cache_; }
   void SetCpuCache(CpuCacheView* cache) { cpu_cache_ = cache; }
   // The DMA controllers among them, in board order (devices/stm32_gpdma.h).
-  const std::vector<Stm32Gpdma*>& dmas() const { return dmas_; }
+  const std::vector<DmaController*>& dmas() const { return dmas_; }
   // The port named `name`, or null.
   UartPort* FindUart(const std::string& name);
 
@@ -194,7 +194,7 @@ class MemoryMap {
   std::vector<UartPort*> uarts_;                   // the UARTs among them, in board order
   std::vector<UartPort*> uart_of_;                 // peripheral -> its UART model, or null
   std::vector<ethos_u::EthosU*> npus_;             // the NPUs among them, in board order
-  std::vector<Stm32Gpdma*> dmas_;                  // the DMA controllers among them
+  std::vector<DmaController*> dmas_;                  // the DMA controllers among them
   CpuCacheView* cpu_cache_ = nullptr;
   std::vector<uint32_t> irq_numbers_;
   uint64_t now_ = 0;

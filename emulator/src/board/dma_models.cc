@@ -35,9 +35,55 @@ std::vector<RegisterField> Flags(bool status) {
 
 }  // namespace
 
-std::string ToString(DmaModel) { return "stm32-gpdma"; }
+std::string ToString(DmaModel model) { return model == DmaModel::kStm32Dma ? "stm32-dma" : "stm32-gpdma"; }
+
+namespace {
+
+// ST's stream DMA as the STM32H7 has it (DMA1 and DMA2: RM0399 "DMA controller (DMA)"):
+// the low and high interrupt status and flag clear registers, then per stream x at
+// 0x10 + 0x18 * x its configuration, count, addresses and FIFO control. Offsets and bits:
+// ST's stm32h747xx.h (STM32CubeH7: DMA_Stream_TypeDef CR, NDTR, PAR, M0AR, M1AR, FCR;
+// DMA_TypeDef LISR, HISR, LIFCR, HIFCR; DMA_SxCR_*, DMA_SxFCR_*, DMA_LISR_*). FCR resets to
+// 0x21 (FS "FIFO empty", FTH half full; RM0399's DMA_SxFCR reset value); the rest to 0.
+std::vector<Register> StreamDmaRegisters(const Dma& dma) {
+  // A stream's five flags, at its position in LISR/HISR (streams 0-3 and 4-7: bit 0, 6,
+  // 16, 22).
+  const auto flags = [&](bool clear, uint32_t first) {
+    std::vector<RegisterField> f;
+    for (uint32_t x = first; x < first + 4 && x < dma.channels; ++x) {
+      const uint32_t at = (x % 4 == 0 ? 0 : x % 4 == 1 ? 6 : x % 4 == 2 ? 16 : 22);
+      const char* c = clear ? "C" : "";
+      f.push_back(Bit(fmt::format("{}FEIF{}", c, x), at));
+      f.push_back(Bit(fmt::format("{}DMEIF{}", c, x), at + 2));
+      f.push_back(Bit(fmt::format("{}TEIF{}", c, x), at + 3));
+      f.push_back(Bit(fmt::format("{}HTIF{}", c, x), at + 4));
+      f.push_back(Bit(fmt::format("{}TCIF{}", c, x), at + 5));
+    }
+    return f;
+  };
+  std::vector<Register> r = {Reg("LISR", 0x00, 0, flags(false, 0)), Reg("HISR", 0x04, 0, flags(false, 4)),
+                             Reg("LIFCR", 0x08, 0, flags(true, 0)), Reg("HIFCR", 0x0C, 0, flags(true, 4))};
+  for (uint32_t x = 0; x < dma.channels; ++x) {
+    const uint32_t at = 0x10 + 0x18 * x;
+    const auto name = [x](const char* reg) { return fmt::format("S{}{}", x, reg); };
+    r.push_back(Reg(name("CR"), at + 0x00, 0,
+                    {Bit("EN", 0), Bit("DMEIE", 1), Bit("TEIE", 2), Bit("HTIE", 3), Bit("TCIE", 4), Bit("PFCTRL", 5),
+                     Field("DIR", 7, 6), Bit("CIRC", 8), Bit("PINC", 9), Bit("MINC", 10), Field("PSIZE", 12, 11),
+                     Field("MSIZE", 14, 13), Bit("PINCOS", 15), Field("PL", 17, 16), Bit("DBM", 18), Bit("CT", 19),
+                     Bit("TRBUFF", 20), Field("PBURST", 22, 21), Field("MBURST", 24, 23)}));
+    r.push_back(Reg(name("NDTR"), at + 0x04, 0, {Field("NDT", 15, 0)}));
+    r.push_back(Reg(name("PAR"), at + 0x08));
+    r.push_back(Reg(name("M0AR"), at + 0x0C));
+    r.push_back(Reg(name("M1AR"), at + 0x10));
+    r.push_back(Reg(name("FCR"), at + 0x14, 0x21, {Field("FTH", 1, 0), Bit("DMDIS", 2), Field("FS", 5, 3), Bit("FEIE", 7)}));
+  }
+  return r;
+}
+
+}  // namespace
 
 std::vector<Register> DmaRegisters(const Dma& dma) {
+  if (dma.model == DmaModel::kStm32Dma) return StreamDmaRegisters(dma);
   std::vector<Register> r = {Reg("SECCFGR", 0x00), Reg("PRIVCFGR", 0x04), Reg("RCFGLOCKR", 0x08),
                              Reg("MISR", 0x0C), Reg("SMISR", 0x10)};
   for (uint32_t x = 0; x < dma.channels; ++x) {

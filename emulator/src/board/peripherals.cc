@@ -51,13 +51,14 @@ void ParseModel(const Field& f, Peripheral& p) {
       {ToString(NpuModel::kEthosU55), {{}, {}, false, NpuModel::kEthosU55}},
       {ToString(NpuModel::kEthosU65), {{}, {}, false, NpuModel::kEthosU65}},
       {ToString(DmaModel::kStm32Gpdma), {{}, {}, false, {}, DmaModel::kStm32Gpdma}},
+      {ToString(DmaModel::kStm32Dma), {{}, {}, false, {}, DmaModel::kStm32Dma}},
       {kUnimplemented, {{}, {}, true}}};
   Model m = f.Choice("peripheral model", kModels);
   p.uart = m.uart;
   p.timer = m.timer;
   p.unimplemented = m.unimplemented;
   if (m.npu) p.npu = Npu{*m.npu};
-  if (m.dma) p.dma = Dma{*m.dma};
+  if (m.dma) p.dma = Dma{*m.dma, *m.dma == DmaModel::kStm32Dma ? 8u : 16u};
   if (p.uart) p.registers = UartRegisters(*p.uart);
   if (p.timer) p.registers = TimerRegisters(*p.timer);
 }
@@ -104,17 +105,22 @@ void ParseNpu(const Mapping& m, const Field& f, Peripheral& p) {
 }
 
 // A DMA controller's `channels:` (how many the instance has: RM0486 gives HPDMA1 and
-// GPDMA1 16 each) and `master:` (the `masters:` entry of kind dma its ports are).
+// GPDMA1 16 channels each, RM0399 the H7's DMA1 and DMA2 8 streams each) and `master:` (the `masters:` entry of kind dma its ports are).
 void ParseDma(const Mapping& m, const Field& f, Peripheral& p) {
   if (m.Has("channels") && !p.dma) {
     m.Get("channels").Fail(fmt::format("channels: is a DMA controller's key, and {} is {}", p.name,
                                        p.uart || p.timer || p.npu || p.unimplemented ? "a " + ModelName(p) : "no model"),
-                           "remove it, or give model: stm32-gpdma");
+                           "remove it, or give model: stm32-gpdma or stm32-dma");
   }
   if (!p.dma) return;
   if (m.Has("channels")) {
     const uint64_t n = m.Get("channels").Number();
-    if (n == 0 || n > 16) m.Get("channels").Fail(fmt::format("a {} has 1 to 16 channels, not {}", ModelName(p), n), "write channels: 16");
+    const uint32_t most = p.dma->model == DmaModel::kStm32Dma ? 8 : 16;
+    if (n == 0 || n > most) {
+      m.Get("channels").Fail(fmt::format("a {} has 1 to {} {}, not {}", ModelName(p), most,
+                                         most == 8 ? "streams" : "channels", n),
+                             fmt::format("write channels: {}", most));
+    }
     p.dma->channels = uint32_t(n);
   }
   if (!m.Has("master")) {
@@ -172,7 +178,8 @@ void ParseIrqs(const Mapping& m, const Field& f, Peripheral& p, size_t index, La
                "write irq: {channel0: N, channel1: N, ...} (any of them), the lines the SoC wires each to");
     }
     std::vector<std::string> outputs;
-    for (uint32_t c = 0; c < p.dma->channels; ++c) outputs.push_back(fmt::format("channel{}", c));
+    const char* unit = p.dma->model == DmaModel::kStm32Dma ? "stream" : "channel";
+    for (uint32_t c = 0; c < p.dma->channels; ++c) outputs.push_back(fmt::format("{}{}", unit, c));
     Mapping im(irq, outputs);
     for (const std::string& output : outputs) {
       if (im.Has(output)) p.irqs.push_back(ParseIrqNumber(im.Get(output), output));

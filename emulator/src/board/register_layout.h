@@ -2,6 +2,7 @@
 // timer_models.cc). Internal to the emulator library.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "faultline/board.h"
@@ -17,6 +18,6 @@ inline Register Reg(std::string name, uint32_t offset, uint32_t reset = 0, std::
   return r;
 }
 
-inline RegisterField Bit(const char* name, uint32_t bit) { return {name, bit, bit}; }
+inline RegisterField Bit(std::string name, uint32_t bit) { return {std::move(name), bit, bit}; }
 
 }  // namespace faultline

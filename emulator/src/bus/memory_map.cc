@@ -13,7 +13,7 @@
 
 #include "../devices/device.h"
 #include "../devices/ethos_u/ethos_u.h"
-#include "../devices/stm32_gpdma.h"
+#include "../devices/dma.h"
 #include "bus_view.h"
 #include "../devices/uart.h"
 
@@ -150,7 +150,7 @@ MemoryMap::MemoryMap(const Board& board) : gates_(board.gates), peripherals_(boa
     std::unique_ptr<Device> device = MakeDevice(p, std::move(port));
     device_of_.push_back(device.get());
     if (p.npu) npus_.push_back(static_cast<ethos_u::EthosU*>(device.get()));
-    if (p.dma) dmas_.push_back(static_cast<Stm32Gpdma*>(device.get()));
+    if (p.dma) dmas_.push_back(static_cast<DmaController*>(device.get()));
     uart_of_.push_back(p.uart ? static_cast<UartPort*>(device.get()) : nullptr);
     if (p.uart) uarts_.push_back(uart_of_.back());
     if (device) devices_.push_back(std::move(device));

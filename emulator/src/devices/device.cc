@@ -2,6 +2,7 @@
 
 #include "bus_port.h"
 #include "ethos_u/ethos_u.h"
+#include "stm32_dma.h"
 #include "stm32_gpdma.h"
 #include "timer.h"
 #include "uart.h"
@@ -19,6 +20,9 @@ std::string ToString(BusResp resp) {
 
 std::unique_ptr<Device> MakeDevice(const Peripheral& peripheral, std::unique_ptr<BusPort> port) {
   if (peripheral.npu) return std::make_unique<ethos_u::EthosU>(peripheral, std::move(port));
+  if (peripheral.dma && peripheral.dma->model == DmaModel::kStm32Dma) {
+    return std::make_unique<Stm32Dma>(peripheral, std::move(port));
+  }
   if (peripheral.dma) return std::make_unique<Stm32Gpdma>(peripheral, std::move(port));
   if (peripheral.uart) return std::make_unique<UartPort>(peripheral);
   if (peripheral.timer) return std::make_unique<TimerPort>(peripheral);

@@ -10,12 +10,6 @@ namespace faultline {
 
 namespace {
 
-size_t IndexOf(const std::vector<Register>& layout, const std::string& name) {
-  auto it = std::find_if(layout.begin(), layout.end(), [&](const Register& r) { return r.name == name; });
-  assert(it != layout.end());
-  return size_t(it - layout.begin());
-}
-
 // CTR1, CTR2, CBR1, CLLR fields (stm32n657xx.h DMA_CTR1_*, DMA_CTR2_*, DMA_CBR1_*).
 uint32_t SourceWidth(uint32_t tr1) { return 1u << (tr1 & 3u); }
 uint32_t DestinationWidth(uint32_t tr1) { return 1u << ((tr1 >> 16) & 3u); }
@@ -28,16 +22,16 @@ uint32_t Brc(uint32_t br1) { return (br1 >> 16) & 0x7FFu; }
 }  // namespace
 
 Stm32Gpdma::Stm32Gpdma(const Peripheral& peripheral, std::unique_ptr<BusPort> port)
-    : name_(peripheral.name), port_(std::move(port)) {
+    : DmaController(std::move(port)), name_(peripheral.name) {
   const std::vector<Register>& layout = peripheral.registers;
   for (uint32_t x = 0; x < peripheral.dma->channels; ++x) {
-    const auto at = [&](const char* reg) { return IndexOf(layout, fmt::format("C{}{}", x, reg)); };
+    const auto at = [&](const char* reg) { return RegisterIndex(layout, fmt::format("C{}{}", x, reg)); };
     channels_.push_back(
         {at("FCR"), at("SR"), at("CR"), at("TR1"), at("TR2"), at("BR1"), at("SAR"), at("DAR"), at("LLR"), {}});
     lines_.push_back(fmt::format("channel{}", x));
   }
   running_.assign(channels_.size(), 0);
-  misr_ = IndexOf(layout, "MISR");
+  misr_ = RegisterIndex(layout, "MISR");
 }
 
 uint32_t Stm32Gpdma::Read(size_t reg, std::vector<uint32_t>& values, uint64_t) {
@@ -151,29 +145,7 @@ void Stm32Gpdma::Complete(Channel& c, std::vector<uint32_t>& values) {
   t.ended = *c.done_at;
   c.done_at.reset();
   const uint32_t tr1 = values[c.tr1];
-  const uint32_t sw = SourceWidth(tr1), dw = DestinationWidth(tr1);
-  std::vector<uint8_t> block(size_t(t.bytes), 0);
-  BusResponse r;
-  if (SourceIncrements(tr1)) {
-    r = port_->Read(t.source, block);
-    t.read_unwritten = r.ok() && port_->NeverWritten(t.source, t.bytes);
-  } else {
-    for (size_t at = 0; at < block.size() && r.ok(); at += sw) r = port_->Read(t.source, std::span(block).subspan(at, sw));
-  }
-  if (r.ok()) {
-    if (DestinationIncrements(tr1)) {
-      r = port_->Write(t.destination, block);
-    } else {
-      for (size_t at = 0; at < block.size() && r.ok(); at += dw) {
-        r = port_->Write(t.destination, std::span<const uint8_t>(block).subspan(at, std::min<size_t>(dw, block.size() - at)));
-      }
-    }
-  }
-  if (!r.ok()) {
-    t.outcome = "bus error";
-    t.fault_address = r.address;
-    t.fault_region = port_->Where(r.address);
-    t.detail = fmt::format("{} at 0x{:08x}: {}", ToString(r.resp), r.address, r.why);
+  if (!MoveBlock(t, {SourceWidth(tr1), SourceIncrements(tr1)}, {DestinationWidth(tr1), DestinationIncrements(tr1)})) {
     return Finish(c, values, kDtef);
   }
   t.outcome = "completed";

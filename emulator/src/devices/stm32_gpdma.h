@@ -20,14 +20,14 @@
 #include <utility>
 #include <vector>
 
-#include "device.h"
+#include "dma.h"
 #include "faultline/board.h"
 #include "faultline/guest.h"
 
 namespace faultline {
 
 
-class Stm32Gpdma : public Device {
+class Stm32Gpdma : public DmaController {
  public:
   Stm32Gpdma(const Peripheral& peripheral, std::unique_ptr<BusPort> port);
 
@@ -38,8 +38,6 @@ class Stm32Gpdma : public Device {
   uint64_t NextEventAt(const std::vector<uint32_t>& values, uint64_t now) const override;
   bool Output(const std::string& line, const std::vector<uint32_t>& values) const override;
   bool TakeAttention() override { return std::exchange(attention_, false); }
-
-  const std::vector<DmaTransfer>& transfers() const { return transfers_; }
 
   // The instructions a transfer takes before it completes: setup, then one per word.
   static constexpr uint64_t kSetupCycles = 16;
@@ -60,10 +58,8 @@ class Stm32Gpdma : public Device {
   void Finish(Channel& c, std::vector<uint32_t>& values, uint32_t flag);
 
   std::string name_;
-  std::unique_ptr<BusPort> port_;
   std::vector<Channel> channels_;
   std::vector<std::string> lines_;  // "channel0" ... as `irq:` names them
-  std::vector<DmaTransfer> transfers_;
   std::vector<size_t> running_;     // transfers_ index of each channel's transfer in flight
   size_t misr_ = 0;
   bool attention_ = false;

@@ -7,7 +7,7 @@
 #include <algorithm>
 
 #include "../devices/ethos_u/ethos_u.h"
-#include "../devices/stm32_gpdma.h"
+#include "../devices/dma.h"
 #include "../devices/uart.h"
 #include "semihosting.h"
 #include "describe.h"
@@ -467,21 +467,21 @@ std::vector<Event> ArmMachine::Events() const {
     }
   }
   // The DMA controllers' refused transfers and copies of memory nothing wrote, the same way.
-  for (const Stm32Gpdma* dma : map_->dmas()) {
+  for (const DmaController* dma : map_->dmas()) {
     for (const DmaTransfer& t : dma->transfers()) {
       const auto add = [&](const char* kind, const std::string& region, uint64_t address, const std::string& message) {
         CountInto(events, {.kind = kind, .where = region, .first_address = address, .count = 1, .message = message,
-                           .first_by = fmt::format("{} channel {}", t.dma, t.channel)});
+                           .first_by = fmt::format("{} {} {}", t.dma, t.unit, t.channel)});
       };
       if (t.fault_address) {
         add("dma-bus-error", t.fault_region, *t.fault_address,
-            fmt::format("{} channel {} copying {} bytes 0x{:08x} -> 0x{:08x}: {}", t.dma, t.channel, t.bytes, t.source,
+            fmt::format("{} {} {} copying {} bytes 0x{:08x} -> 0x{:08x}: {}", t.dma, t.unit, t.channel, t.bytes, t.source,
                         t.destination, t.detail));
       }
       if (t.read_unwritten) {
         add("dma-read-unwritten", t.source_region, t.source,
-            fmt::format("{} channel {} copied {} bytes at 0x{:08x} that nothing wrote since reset (a loader never "
-                        "programmed them)", t.dma, t.channel, t.bytes, t.source));
+            fmt::format("{} {} {} copied {} bytes at 0x{:08x} that nothing wrote since reset (a loader never "
+                        "programmed them)", t.dma, t.unit, t.channel, t.bytes, t.source));
       }
     }
   }

@@ -96,7 +96,7 @@ std::string FormatDmaTransfersText(const std::vector<DmaTransfer>& transfers) {
   if (transfers.empty()) return "";
   std::string out = "DMA transfers:\n";
   for (const DmaTransfer& t : transfers) {
-    out += fmt::format("  {} channel {}: {}: {} bytes 0x{:08x}{} -> 0x{:08x} (instructions {}-{})\n", t.dma, t.channel,
+    out += fmt::format("  {} {} {}: {}: {} bytes 0x{:08x}{} -> 0x{:08x} (instructions {}-{})\n", t.dma, t.unit, t.channel,
                        t.outcome, t.bytes, t.source, t.source_region.empty() ? "" : " (" + t.source_region + ")",
                        t.destination, t.started, t.ended);
     if (!t.detail.empty()) out += "    " + t.detail + "\n";
@@ -108,7 +108,7 @@ std::string FormatDmaTransfersText(const std::vector<DmaTransfer>& transfers) {
 json DmaTransfersJson(const std::vector<DmaTransfer>& transfers) {
   json out = json::array();
   for (const DmaTransfer& t : transfers) {
-    out.push_back({{"dma", t.dma}, {"channel", t.channel}, {"outcome", t.outcome}, {"detail", t.detail},
+    out.push_back({{"dma", t.dma}, {"channel", t.channel}, {"unit", t.unit}, {"outcome", t.outcome}, {"detail", t.detail},
                    {"started", t.started}, {"ended", t.ended}, {"source", t.source}, {"source_region", t.source_region},
                    {"destination", t.destination}, {"bytes", t.bytes},
                    {"fault_address", t.fault_address ? json(*t.fault_address) : json(nullptr)},

@@ -157,9 +157,9 @@ void AppendRun(std::string& out, const RunResult& r, const Board& board) {
            "<th>bytes</th><th>source</th><th>destination</th></tr>\n";
     for (const DmaTransfer& t : r.dma_transfers) {
       out += fmt::format(
-          "<tr class=\"dma-transfer\" data-outcome=\"{}\"><td>{} channel {}</td><td>{}<div class=\"meta\">{}</div></td>"
+          "<tr class=\"dma-transfer\" data-outcome=\"{}\"><td>{} {} {}</td><td>{}<div class=\"meta\">{}</div></td>"
           "<td>{}</td><td class=\"mono\">{} {}</td><td class=\"mono\">{}</td></tr>\n",
-          Escape(t.outcome), Escape(t.dma), t.channel, Escape(t.outcome), Escape(t.detail), t.bytes, Hex(t.source),
+          Escape(t.outcome), Escape(t.dma), Escape(t.unit), t.channel, Escape(t.outcome), Escape(t.detail), t.bytes, Hex(t.source),
           Escape(t.source_region), Hex(t.destination));
     }
     out += "</table></section>\n";

@@ -57,3 +57,54 @@ void BSP_SDRAM_Init(void)
     sdram_command(SDCMR_MODE_LOAD_MODE | (0x0230u << 9));       /* burst 1, CAS 3, single write */
     FMC_SDRTR = REFRESH_COUNT << 1;
 }
+
+/* DMA2 (RM0399 "DMA controller (DMA)"; stm32h747xx.h DMA2_BASE 0x40020400, stream 0 at
+ * +0x10): memory-to-memory (CR.DIR = 10) with the FIFO on (FCR.DMDIS, as the HAL forces for
+ * that direction), word elements, both addresses incrementing. */
+#define RCC_AHB1ENR REG32(0x580244D8u)
+#define DMA2_LISR   REG32(0x40020400u)
+#define DMA2_LIFCR  REG32(0x40020408u)
+#define DMA2_S0CR   REG32(0x40020410u)
+#define DMA2_S0NDTR REG32(0x40020414u)
+#define DMA2_S0PAR  REG32(0x40020418u)
+#define DMA2_S0M0AR REG32(0x4002041Cu)
+#define DMA2_S0FCR  REG32(0x40020424u)
+#define RCC_AHB1ENR_DMA2EN (1u << 1)
+#define DMA_SxCR_EN        (1u << 0)
+#define DMA_SxCR_DIR_M2M   (2u << 6)
+#define DMA_SxCR_PINC      (1u << 9)
+#define DMA_SxCR_MINC      (1u << 10)
+#define DMA_SxCR_PSIZE_W   (2u << 11)
+#define DMA_SxCR_MSIZE_W   (2u << 13)
+#define DMA_SxFCR_DMDIS    (1u << 2)
+#define DMA_SxFCR_FTH_FULL 3u
+#define DMA_LISR_TEIF0     (1u << 3)
+#define DMA_LISR_TCIF0     (1u << 5)
+#define DMA_LIFCR_ALL0     0x3Du
+
+int DMA2_Stream0_Copy(const void *src, void *dst, uint32_t bytes)
+{
+    RCC_AHB1ENR |= RCC_AHB1ENR_DMA2EN;
+    (void)RCC_AHB1ENR;                      /* the HAL reads it back after enabling a clock */
+    DMA2_S0CR &= ~DMA_SxCR_EN;              /* HAL_DMA_Init: disable, wait for EN to read 0 */
+    while (DMA2_S0CR & DMA_SxCR_EN) {
+    }
+    DMA2_S0CR = DMA_SxCR_DIR_M2M | DMA_SxCR_PINC | DMA_SxCR_MINC | DMA_SxCR_PSIZE_W | DMA_SxCR_MSIZE_W;
+    DMA2_S0FCR = DMA_SxFCR_DMDIS | DMA_SxFCR_FTH_FULL;
+    DMA2_LIFCR = DMA_LIFCR_ALL0;            /* HAL_DMA_Start: clear the stream's flags */
+    DMA2_S0NDTR = bytes / 4u;
+    DMA2_S0PAR = (uint32_t)src;             /* memory-to-memory: PAR is the source */
+    DMA2_S0M0AR = (uint32_t)dst;
+    DMA2_S0CR |= DMA_SxCR_EN;
+    for (;;) {                              /* HAL_DMA_PollForTransfer */
+        const uint32_t isr = DMA2_LISR;
+        if (isr & DMA_LISR_TEIF0) {
+            DMA2_LIFCR = DMA_LIFCR_ALL0;
+            return -1;
+        }
+        if (isr & DMA_LISR_TCIF0) {
+            DMA2_LIFCR = DMA_LIFCR_ALL0;
+            return 0;
+        }
+    }
+}

@@ -1,0 +1,44 @@
+// What faultline's DMA controller models share (stm32_gpdma.h, stm32_dma.h): the transfers
+// they made, for the report (DmaTransfer, faultline/guest.h), and moving one block through
+// the controller's own view of the bus (a `masters:` entry of kind dma), where gates,
+// aliases, reach and the CPU's caches apply as they do to any other master.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bus_port.h"
+#include "device.h"
+#include "faultline/board.h"
+#include "faultline/guest.h"
+
+namespace faultline {
+
+class DmaController : public Device {
+ public:
+  const std::vector<DmaTransfer>& transfers() const { return transfers_; }
+
+ protected:
+  explicit DmaController(std::unique_ptr<BusPort> port) : port_(std::move(port)) {}
+
+  // One side of a block: elements of `width` bytes, the address stepping by them or not
+  // (a peripheral's data register).
+  struct Side {
+    uint32_t width = 1;
+    bool increments = true;
+  };
+  // Moves t.bytes from t.source to t.destination now: the whole source read first, then
+  // the destination written. On a bus error fills t's fault fields and returns false;
+  // notes a source that nothing wrote since reset (t.read_unwritten).
+  bool MoveBlock(DmaTransfer& t, Side source, Side destination);
+
+  // The index of the register `name` in a model's layout (board/dma_models.cc names them).
+  static size_t RegisterIndex(const std::vector<Register>& layout, const std::string& name);
+
+  std::unique_ptr<BusPort> port_;
+  std::vector<DmaTransfer> transfers_;
+};
+
+}  // namespace faultline
