@@ -44,6 +44,7 @@ typedef struct {
     __IO uint32_t CLIDR, CTR, CCSIDR, CSSELR, CPACR;  /* 0xD78 .. 0xD88 */
 } SCB_Type;
 #define SCB ((SCB_Type *)0xE000ED00u)
+#define SCB_NS ((SCB_Type *)0xE002ED00u) /* the SCS's Non-secure alias (CMSIS core_cm55.h SCB_BASE_NS) */
 
 typedef struct {
     __IO uint32_t CTRL, TYPE, RNR, RBAR, RLAR;        /* 0xE000EDD0 (Armv8-M ARM §D1.2) */
@@ -212,9 +213,10 @@ void SystemInit(void)
     (void)SYSCFG_INITSVTORCR;
     RCC_APB4ENCR2 = RCC_APB4ENR2_SYSCFG;
 
-    /* FPU: the Secure CPACR. The template also writes SCB_NS->CPACR (0xE002ED88), the
-     * Non-secure alias of the SCS, which faultline does not model: left out. */
+    /* FPU for both security states: the Secure CPACR and, through the Non-secure alias
+     * of the SCS (SCB_NS at 0xE002E000), the Non-secure one. */
     SCB->CPACR |= (3u << 20) | (3u << 22);
+    SCB_NS->CPACR |= (3u << 20) | (3u << 22);
 }
 
 /* ---- SystemClock_Config ---------------------------------------------------------------- */

@@ -134,6 +134,9 @@ std::vector<Expected> Cases() {
        "lr at the first task's start 0xfffffff9\ntask control 0x00000003\nlr at the system call 0xfffffffd\n"
        "service control 0x00000002\nservice on the system-call stack 0x00000001\n"
        "msp as the first return left it 0x00000001\n"},
+      // Secure start-up code writing the Non-secure VTOR and CPACR through the SCS's
+      // Non-secure alias (issue 37: every access faulted): what it reads back.
+      {"scs_ns", "VTOR_NS 0x00200000\nCPACR_NS 0x00f00000\nVTOR_S unchanged 0x00000001\n"},
   };
 }
 

@@ -90,6 +90,12 @@ TEST(VendorStartupSt, N657FsblOpensAxisram5AndSetsTheNpuRifAttributes) {
   EXPECT_EQ(LastWrite(report, "RAMCFG.AXISRAM5CR") & (1 << 20), 0) << "SRAMSD cleared";
   // The FSBL's SAU region clears (SAU_RNR/RBAR/RLAR) are SCS registers faultline models.
   EXPECT_EQ(DescribedEvents(report, "scs-unmodelled"), std::vector<std::string>{});
+  // SCB_NS->CPACR |= ...: read and written through the SCS's Non-secure alias (issue 37: a
+  // BusFault "unprivileged code may not access the System Control Space" before).
+  const auto ns = EventsOfKind(report, "scs-ns-alias");
+  ASSERT_EQ(ns.size(), 1u) << report["events"].dump(2);
+  EXPECT_EQ((*ns[0])["where"], "SCS_NS 0xe002ed88");
+  EXPECT_EQ((*ns[0])["count"], 2) << "the read and the write of SCB_NS->CPACR";
 }
 
 INSTANTIATE_TEST_SUITE_P(

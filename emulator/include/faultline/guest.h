@@ -124,7 +124,7 @@ inline constexpr EventKind kEventKinds[] = {
     {"dma-bus-error", true},         {"dma-read-unwritten", true},    {"stale-read", true},
     {"dirty-read", true},            {"stale-fetch", true},           {"dirty-fetch", true},
     {"npu-read-unwritten", true},    {"uart-tx-disabled", false},     {"unmodelled-register", false},
-    {"unmodelled-register-poll", false}, {"scs-unmodelled", false},   {"semihosting-unterminated", false},
+    {"unmodelled-register-poll", false}, {"scs-unmodelled", false},  {"scs-ns-alias", false},   {"semihosting-unterminated", false},
     {"sp-aligned", false},           {"engine-limit", false},
 };
 

@@ -60,6 +60,7 @@ struct ScsHooks {
     Core& c = *page.core;
     const uint32_t address = uint32_t(page.base + offset);
     if (c.Unprivileged()) return c.ServedAccessFault(address, size, AccessType::kRead);
+    if (page.base == kScsNsBase) return c.scs_.ReadNsAlias(address, size, c.Read(Reg::kPc));
     if (IsFpControl(address)) c.PullFpControl();
     return c.scs_.Read(address, size, c.time(), c.Read(Reg::kPc));
   }
@@ -71,6 +72,7 @@ struct ScsHooks {
       c.ServedAccessFault(address, size, AccessType::kWrite);
       return;
     }
+    if (page.base == kScsNsBase) return c.scs_.WriteNsAlias(address, size, value, c.Read(Reg::kPc));
     c.scs_.Write(address, size, value, c.time(), c.Read(Reg::kPc));
     if (IsFpControl(address)) c.PushFpControl();
     c.CacheControl(address, uint32_t(value));
@@ -87,6 +89,7 @@ void Core::MapSystemSpace() {
   };
   std::vector<Span> spans = {{kScsBase, 0x1000}, {kDwtBase, uint32_t(kPage)}};
   if (cpu_ == Cpu::kCortexM55) spans.push_back({kM55ImpdefBase, uint32_t(kPage)});
+  if (cpu_ == Cpu::kCortexM33 || cpu_ == Cpu::kCortexM55) spans.push_back({kScsNsBase, 0x1000});
   for (const Span& s : spans) {
     bool taken = false;
     for (uint64_t a = s.base; a < uint64_t(s.base) + s.size; a += kPage) {

@@ -323,6 +323,23 @@ bool Scs::AdvanceTo(uint64_t now) {
   return false;
 }
 
+uint64_t Scs::ReadNsAlias(uint32_t address, unsigned size, uint32_t pc) {
+  auto& u = ns_alias_[address];
+  if (u.count++ == 0) u = {address, false, pc, 1};
+  const uint32_t word = ns_words_[(address - kScsNsBase) & ~3u];
+  const uint64_t mask = size >= 4 ? 0xFFFFFFFFull : (1ull << (8 * size)) - 1;
+  return (word >> ((address & 3u) * 8)) & mask;
+}
+
+void Scs::WriteNsAlias(uint32_t address, unsigned size, uint64_t value, uint32_t pc) {
+  auto& u = ns_alias_[address];
+  if (u.count++ == 0 || !u.write) u = {address, true, u.count == 1 ? pc : u.first_pc, u.count};
+  uint32_t& word = ns_words_[(address - kScsNsBase) & ~3u];
+  const unsigned shift = (address & 3u) * 8;
+  const uint32_t mask = size >= 4 ? 0xFFFFFFFFu : uint32_t(((1ull << (8 * size)) - 1) << shift);
+  word = (word & ~mask) | ((uint32_t(value) << shift) & mask);
+}
+
 uint64_t Scs::Read(uint32_t address, unsigned size, uint64_t now, uint32_t pc) {
   bool known = true;
   uint32_t word = ReadWord(address & ~3u, now, &known);

@@ -19,6 +19,10 @@ namespace faultline::arm {
 // Where the SCS and its neighbours sit (Armv7-M ARM §B3.2, Armv8-M ARM §D1.1).
 constexpr uint32_t kScsBase = 0xE000E000u;   // 4 KiB: ICTR, SysTick, NVIC, SCB, MPU, FP
 constexpr uint32_t kDwtBase = 0xE0001000u;   // DWT: CTRL, CYCCNT (one 1 KiB page)
+// The Non-secure alias of the SCS on an Armv8-M core with the Security Extension
+// (Armv8-M ARM §D1.2.1 "System Control Space (SCS)": SCS_NS at 0xE002E000, which Secure
+// code uses to set up the Non-secure state's banked registers: CMSIS's SCB_NS, TZ_NVIC_*_NS).
+constexpr uint32_t kScsNsBase = 0xE002E000u;
 constexpr uint32_t kM55ImpdefBase = 0xE001E000u;  // Cortex-M55 TRM §5: MSCR..PWRMODCTL
 
 // The core's CPUID (SCB 0xE000ED00). Values as QEMU sets them (target/arm/cpu_tcg.c
@@ -86,6 +90,12 @@ class Scs {
   uint64_t Read(uint32_t address, unsigned size, uint64_t now, uint32_t pc);
   void Write(uint32_t address, unsigned size, uint64_t value, uint64_t now, uint32_t pc);
   const std::map<uint32_t, UnmodelledAccess>& unmodelled() const { return unmodelled_; }
+  // The SCS's Non-secure alias (kScsNsBase): faultline runs Secure code only, so the
+  // Non-secure banked registers act on nothing; each word keeps what was written (reset
+  // 0), and every access is recorded in ns_alias() (keyed by its SCS offset).
+  uint64_t ReadNsAlias(uint32_t address, unsigned size, uint32_t pc);
+  void WriteNsAlias(uint32_t address, unsigned size, uint64_t value, uint32_t pc);
+  const std::map<uint32_t, UnmodelledAccess>& ns_alias() const { return ns_alias_; }
 
   // --- exception state ---
   bool pending(uint32_t n) const { return n < kNumExceptions && pending_[n]; }
@@ -211,7 +221,9 @@ class Scs {
   uint32_t mpu_ctrl_ = 0, mpu_rnr_ = 0;
   std::array<uint32_t, Mpu::kMaxRegions> mpu_rbar_{}, mpu_rasr_{};  // RASR doubles as RLAR on v8-M
   uint32_t mpu_regions_ = 8;  // MPU_TYPE.DREGION (cpu_options.mpu_regions)
-  uint32_t icache_bytes_ = 0, dcache_bytes_ = 0;  // L1 cache sizes (the core's defaults, or the board's)
+  uint32_t icache_bytes_ = 0, dcache_bytes_ = 0;
+  std::map<uint32_t, uint32_t> ns_words_;          // the SCS_NS alias's words, by offset
+  std::map<uint32_t, UnmodelledAccess> ns_alias_;  // accesses to it, by address  // L1 cache sizes (the core's defaults, or the board's)
   bool mpu_changed_ = false;
   uint32_t mpu_mair0_ = 0, mpu_mair1_ = 0;
 

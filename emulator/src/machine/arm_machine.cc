@@ -514,6 +514,20 @@ std::vector<Event> ArmMachine::Events() const {
                                 "(pc is its basic block's start)",
                                 u.write ? "wrote" : "read", address)});
   }
+  for (const auto& [address, u] : core_->scs().ns_alias()) {
+    events.push_back(
+        {.kind = "scs-ns-alias",
+         .where = fmt::format("SCS_NS 0x{:08x}", address),
+         .first_address = address,
+         .first_pc = u.first_pc,
+         .first_pc_symbol = in_.image.symbols.Lookup(u.first_pc),
+         .count = u.count,
+         .message = fmt::format("the firmware {} 0x{:08x} in the Non-secure alias of the System Control Space "
+                                "(SCS_NS, CMSIS's SCB_NS and TZ_*_NS): faultline runs Secure code only, so the word "
+                                "keeps what was written and no Non-secure register acts on it (pc is its basic "
+                                "block's start)",
+                                u.write ? "wrote" : "read", address)});
+  }
   return events;
 }
 

@@ -127,10 +127,16 @@ void ArmMachine::OnMemoryFault(const Stop& s) {
   int window = map.Find(s.address);
   // The Private Peripheral Bus (SCS, DWT...): privileged only, strongly ordered.
   const bool ppb = region == nullptr && s.address >= 0xE0000000u && s.address < 0xE0100000u;
-  if (ppb) {
+  if (ppb && core.Unprivileged()) {
     why =
         "unprivileged code may not access the System Control Space (Armv7-M ARM §B3.2: privileged "
         "only, but for STIR with CCR.USERSETMPEND)";
+  } else if (ppb) {
+    why = fmt::format(
+        "nothing faultline models answers at 0x{:08x} in the Private Peripheral Bus (it models the SCS at "
+        "0xE000E000, DWT CTRL/CYCCNT, the Non-secure SCS alias of the Armv8-M cores and the Cortex-M55's "
+        "implementation-defined page at 0xE001E000)",
+        s.address);
   } else if (window >= 0 && !map.Enabled(window)) {
     size_t g = *map.GateOf(window);
     why = fmt::format("{} is disabled: its gate `{}` does not hold: {}", region->name, map.gates()[g].when.text,
