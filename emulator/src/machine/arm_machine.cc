@@ -501,33 +501,25 @@ std::vector<Event> ArmMachine::Events() const {
                         .count = f.count, .message = f.message, .first_by = f.by});
     }
   }
-  for (const auto& [address, u] : core_->scs().unmodelled()) {
-    events.push_back(
-        {.kind = "scs-unmodelled",
-         .where = fmt::format("SCS 0x{:08x}", address),
-         .first_address = address,
-         .first_pc = u.first_pc,
-         .first_pc_symbol = in_.image.symbols.Lookup(u.first_pc),
-         .count = u.count,
-         .message = fmt::format("the firmware {} 0x{:08x}, a System Control Space register "
-                                "faultline does not model: reads give 0, writes are ignored "
-                                "(pc is its basic block's start)",
-                                u.write ? "wrote" : "read", address)});
-  }
-  for (const auto& [address, u] : core_->scs().ns_alias()) {
-    events.push_back(
-        {.kind = "scs-ns-alias",
-         .where = fmt::format("SCS_NS 0x{:08x}", address),
-         .first_address = address,
-         .first_pc = u.first_pc,
-         .first_pc_symbol = in_.image.symbols.Lookup(u.first_pc),
-         .count = u.count,
-         .message = fmt::format("the firmware {} 0x{:08x} in the Non-secure alias of the System Control Space "
-                                "(SCS_NS, CMSIS's SCB_NS and TZ_*_NS): faultline runs Secure code only, so the word "
-                                "keeps what was written and no Non-secure register acts on it (pc is its basic "
-                                "block's start)",
-                                u.write ? "wrote" : "read", address)});
-  }
+  // SCS accesses faultline does not act on: an unmodelled register, the Non-secure alias.
+  const auto scs_events = [&](const std::map<uint32_t, arm::UnmodelledAccess>& accesses, const char* kind,
+                              const char* where, const char* what) {
+    for (const auto& [address, u] : accesses) {
+      events.push_back({.kind = kind,
+                        .where = fmt::format("{} 0x{:08x}", where, address),
+                        .first_address = address,
+                        .first_pc = u.first_pc,
+                        .first_pc_symbol = in_.image.symbols.Lookup(u.first_pc),
+                        .count = u.count,
+                        .message = fmt::format("the firmware {} 0x{:08x}{} (pc is its basic block's start)",
+                                               u.write ? "wrote" : "read", address, what)});
+    }
+  };
+  scs_events(core_->scs().unmodelled(), "scs-unmodelled", "SCS",
+             ", a System Control Space register faultline does not model: reads give 0, writes are ignored");
+  scs_events(core_->scs().ns_alias(), "scs-ns-alias", "SCS_NS",
+             " in the Non-secure alias of the System Control Space (SCS_NS, CMSIS's SCB_NS and TZ_*_NS): faultline "
+             "runs Secure code only, so the word keeps what was written and no Non-secure register acts on it");
   return events;
 }
 
