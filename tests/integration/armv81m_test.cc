@@ -326,8 +326,9 @@ TEST(Mve, VprIsExactAfterPredicateOpsAtFaultsAndNocp) {
 
 // Issue 15: tail-predicated loops as CMSIS writes them (WLSTP/DLSTP ... LETP) give
 // QEMU's results for lengths around the vector size, leave LTPSIZE at 4, and iterate
-// inside the engine: each LETP loop runs from a relocated copy, and the host executes
-// only the WLSTP at each entry of the copy loop (6 lengths).
+// inside the engine: each LETP loop runs from a relocated copy, and each WLSTP from its
+// trampoline (a DLSTP the MVE unit runs: issue 38), so the host executes only the WLSTP
+// of the zero-length case (its trampoline's other path, as QEMU checks CP10 before the count).
 TEST(Mve, TailPredicatedLoopsMatchQemuAndRunInTheEngine) {
   REQUIRE_FIXTURES();
   auto found = Armv81Mnemonics(Fixture("mps3-an547", "mve_loops"));
@@ -342,7 +343,7 @@ TEST(Mve, TailPredicatedLoopsMatchQemuAndRunInTheEngine) {
             true)
       << console;
   EXPECT_GE(report["armv81m"]["loops_relocated"].get<int>(), 4) << report["armv81m"].dump();
-  EXPECT_EQ(report["armv81m"]["host_executions"].get<int>(), 6) << report["armv81m"].dump();
+  EXPECT_EQ(report["armv81m"]["host_executions"].get<int>(), 1) << report["armv81m"].dump();
   if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
   EXPECT_EQ(console, QemuConsole(Fixture("mps3-an547", "mve_loops"), "mve_loops"));
 }

@@ -77,11 +77,18 @@ uint32_t Execute(const Insn& insn, State& st);
 struct Translation {
   std::array<uint8_t, 4> site;
   std::vector<uint8_t> trampoline;
+  // Offsets in the trampoline of instructions that stand for the site's own (a WLSTP's
+  // DLSTP and its zero path): a fault there is the site's, a loop they start is the site's.
+  std::vector<uint32_t> stands_for_site;
 };
 std::optional<Translation> Translate(const Insn& insn, uint32_t site, uint32_t trampoline_address);
 // Whether a translated site is an IT and one 16-bit instruction standing for a CSEL-family
 // instruction in place (two instructions to the engine, one retired).
 bool IsInPlacePair(const std::array<uint8_t, 4>& site);
+// Whether a Thumb halfword starts a 32-bit instruction (Armv8-M ARM §A5.1), and the
+// little-endian halfword at byte `i` of an instruction's bytes.
+inline bool Wide32(uint16_t hw) { return (hw >> 11) >= 0x1D; }
+inline uint16_t Half(std::span<const uint8_t> b, size_t i) { return uint16_t(b[i] | b[i + 1] << 8); }
 // The longest trampoline Translate makes, in bytes.
 constexpr uint32_t kMaxTrampoline = 72;
 // Whether a B.W at `from` reaches `to` (T4: +-16 MiB).

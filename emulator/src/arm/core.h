@@ -613,7 +613,7 @@ class Core : public engine::ArmFills {
   // chained (goto_tb) rather than looked up each time: one into or out of a trampoline.
   bool ChainsDirectly(uint32_t from, uint32_t to) const;
   bool RelocateLoop(uint32_t site, uint32_t loop_start, uint32_t step);
-  uint32_t LetpStep(uint32_t loop_start) const;
+  uint32_t LetpStep(uint32_t site, uint32_t loop_start) const;
   uint32_t InPlacePairsIn(uint64_t address, uint32_t size) const;
   // Where a PC in a loop copy is in the firmware's code (the same instruction there).
   uint32_t OriginalPc(uint32_t pc) const;
@@ -631,6 +631,12 @@ class Core : public engine::ArmFills {
   // LTPSIZE the last DLSTP/WLSTP set (a tail-predicated loop's own), and whether LE sites
   // are to stop again at the next stop (a VMSR set another).
   uint32_t loop_ltpsize_ = 4;
+  uint32_t loop_started_at_ = 0;  // that DLSTP/WLSTP's address
+  // The instructions of a WLSTP site's trampoline that stand for the site (Translate's
+  // kWlstp): its DLSTP, and the WLSTP the host runs when the count is 0.
+  std::map<uint32_t, uint32_t> wlstp_sites_;
+  // The firmware's address of a loop-starting instruction the engine ran at `address`.
+  uint32_t LoopStartSite(uint32_t address) const { return OriginalPc(address); }
   bool loop_ends_to_stop_ = false;
   bool LtpsizeFaultsLe() const;
   void LoopEndsStop();

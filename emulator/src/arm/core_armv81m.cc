@@ -136,6 +136,7 @@ bool Core::ChainsDirectly(uint32_t from, uint32_t to) const {
 }
 
 uint32_t Core::OriginalPc(uint32_t pc) const {
+  if (const auto w = wlstp_sites_.find(pc); w != wlstp_sites_.end()) return w->second;
   for (const RelocatedLoop& l : loops_) {
     if (pc >= l.copy && pc < l.copy + l.size) return l.first + (pc - l.copy);  // same code, same offsets
     if (pc >= l.copy + l.size && pc < l.exit) return l.site;  // the LE test: the LE itself
@@ -222,13 +223,23 @@ uint32_t Core::InPlacePairsIn(uint64_t address, uint32_t size) const {
 
 // What a tail-predicated loop's LETP subtracts from LR each iteration, when it can be
 // fixed in a relocated copy: the loop is the MVE unit's (it runs DLSTP and the exit's
-// LCTP) and starts right after a DLSTP or WLSTP whose element size LTPSIZE still holds,
-// as compilers and CMSIS lay such loops out. 0: leave the LETP to the host.
-uint32_t Core::LetpStep(uint32_t start) const {
+// LCTP) and was started by a DLSTP or WLSTP whose element size LTPSIZE still holds: the
+// one right before the loop, as CMSIS writes them, or the last one run when setup code
+// stands between it and the loop (GCC's software-pipelined loops: WLSTP, the first
+// loads, then the loop; the WLSTP's branch goes past the LETP). 0: leave the LETP to the
+// host.
+uint32_t Core::LetpStep(uint32_t site, uint32_t start) const {
   if (mve_ == nullptr || ltpsize_ >= 4 || start < 4) return 0;
-  const std::optional<v81m::Insn> begin = v81m::Decode(InstructionAt(start - 4), start - 4);
-  if (!begin || (begin->op != v81m::Op::kDlstp && begin->op != v81m::Op::kWlstp) || begin->size != ltpsize_) return 0;
-  return 1u << (4 - ltpsize_);
+  const auto starts_loop = [&](uint32_t at) {
+    const std::optional<v81m::Insn> begin = v81m::Decode(InstructionAt(at), at);
+    if (!begin || begin->size != ltpsize_) return false;
+    if (begin->op == v81m::Op::kDlstp) return at + 4 == start;
+    return begin->op == v81m::Op::kWlstp && (at + 4 == start || begin->target == site + 4);
+  };
+  const uint32_t last = loop_started_at_;
+  const bool started = starts_loop(start - 4) ||
+                       (ltpsize_ == loop_ltpsize_ && last < start && start - last <= v81m::kMaxLoopLead && starts_loop(last));
+  return started ? 1u << (4 - ltpsize_) : 0;
 }
 
 // Rewrites the 4 bytes at `at`, keeping the firmware's own for reports (InstructionAt)
@@ -252,6 +263,14 @@ void Core::PatchSite(uint32_t at, const std::array<uint8_t, 4>& bytes) {
 
 bool Core::HandleArmv81(uint32_t pc) {
   if (cpu_ != Cpu::kCortexM55) return false;
+  // A translated WLSTP with no count: its trampoline's zero path runs the site's WLSTP
+  // here, the instruction already counted at the site.
+  bool counted = false;
+  if (const auto w = wlstp_sites_.find(pc); w != wlstp_sites_.end()) {
+    pc = w->second;
+    Write(Reg::kPc, pc | 1u);
+    counted = true;
+  }
   auto bytes = InstructionAt(pc);
   auto insn = v81m::Decode(bytes, pc);
   if (!insn) return false;
@@ -264,7 +283,7 @@ bool Core::HandleArmv81(uint32_t pc) {
   }
 
   // An LE is translated only while LTPSIZE is 4: its translation does not check it.
-  if (armv81_mode_ == Armv81Mode::kTranslate && !(le && ltpsize_ != 4)) {
+  if (armv81_mode_ == Armv81Mode::kTranslate && !(le && ltpsize_ != 4) && !counted) {
     if (insn->op == v81m::Op::kLe && RelocateLoop(pc, insn->target, 1)) return true;
     // An LE that LoopEndsStop gave back: its trampoline is still there.
     if (auto p = patches_.find(pc); le && p != patches_.end() && std::equal(bytes.begin(), bytes.end(), p->second.original.begin())) {
@@ -273,7 +292,7 @@ bool Core::HandleArmv81(uint32_t pc) {
       return true;
     }
     if (insn->op == v81m::Op::kLetp) {
-      if (const uint32_t step = LetpStep(insn->target); step != 0 && RelocateLoop(pc, insn->target, step)) return true;
+      if (const uint32_t step = LetpStep(pc, insn->target); step != 0 && RelocateLoop(pc, insn->target, step)) return true;
     }
     // Translate once to learn the trampoline's size, then again for its address.
     auto t = v81m::Translate(*insn, pc, pc);
@@ -286,6 +305,7 @@ bool Core::HandleArmv81(uint32_t pc) {
       if (TrampolinePage* page = tramp != 0 ? PageOf(tramp) : nullptr) {
         std::memcpy(page->host.get() + (tramp - page->base), t->trampoline.data(), t->trampoline.size());
         InvalidateCode(tramp, tramp + t->trampoline.size());
+        for (uint32_t offset : t->stands_for_site) wlstp_sites_[tramp + offset] = pc;
       }
       PatchSite(pc, t->site);
       ++armv81_stats_.sites_translated;
@@ -338,10 +358,11 @@ bool Core::HandleArmv81(uint32_t pc) {
   ltpsize_ = st.ltpsize;
   if (insn->op == v81m::Op::kDlstp || insn->op == v81m::Op::kWlstp) {
     loop_ltpsize_ = ltpsize_;
+    loop_started_at_ = OriginalPc(pc);
     if (next == pc + 4) TailPredicationStarts(pc, /*in_engine=*/false);
   }
   Write(Reg::kPc, next | 1u);
-  SetThrough(Through() + 1);  // no block is current here (Run settled it)
+  if (!counted) SetThrough(Through() + 1);  // no block is current here (Run settled it)
   ++armv81_stats_.executed_by_host;
   return true;
 }
@@ -386,7 +407,7 @@ void Core::TailPredicationStarts(uint32_t at, bool in_engine) {
   SetCheckAt(0);
 }
 
-// Whether the body after the DLSTP/WLSTP at `at` has a BL or BLX (register) before the
+// Whether the code after the DLSTP/WLSTP at `at` has a BL or BLX (register) before the
 // LETP that closes it (found within 4 KiB; if not, assumed to call).
 bool Core::TpLoopCalls(uint32_t at) {
   if (auto known = tp_loop_calls_.find(at); known != tp_loop_calls_.end()) return known->second;
@@ -403,7 +424,9 @@ bool Core::TpLoopCalls(uint32_t at) {
       continue;
     }
     const std::optional<v81m::Insn> insn = v81m::Decode(bytes, pc);
-    if (insn && insn->op == v81m::Op::kLetp && insn->target == start) {
+    // The LETP that closes it: its loop starts after the DLSTP/WLSTP (right after it, or
+    // after setup code, as GCC's pipelined loops do).
+    if (insn && insn->op == v81m::Op::kLetp && insn->target >= start && insn->target <= pc) {
       calls = false;
       break;
     }

@@ -373,7 +373,8 @@ uint32_t MveUnit::Fetch(void* env, uint32_t addr, uint32_t hw) {
     // A DLSTP's LTPSIZE is its loop's; another (VMSR FPSCR) makes LE sites check it.
     if (std::strcmp(d.insn.name, "DLSTP") == 0) {
       core.loop_ltpsize_ = s.ltpsize;
-      core.TailPredicationStarts(d.address, /*in_engine=*/true);
+      core.loop_started_at_ = core.LoopStartSite(uint32_t(d.address));
+      core.TailPredicationStarts(core.loop_started_at_, /*in_engine=*/true);
     } else {
       core.LtpsizeWritten(/*in_engine=*/true);
     }
