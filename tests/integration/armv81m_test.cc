@@ -348,6 +348,27 @@ TEST(Mve, TailPredicatedLoopsMatchQemuAndRunInTheEngine) {
   EXPECT_EQ(console, QemuConsole(Fixture("mps3-an547", "mve_loops"), "mve_loops"));
 }
 
+// Issue 38: tail-predicated loops entered over and over as CMSIS-NN's Helium kernels
+// enter them (a WLSTP counting in a high register, a software-pipelined loop whose start
+// is not right after its WLSTP, plain DLS/LE loops between) give QEMU's result, and the
+// entries and iterations run in the engine: the host runs only the WLSTPs with nothing to
+// copy (their trampoline's other path), and no LE is made to stop and translated again
+// at each entry (before: every entry on the host, every pipelined LETP too, and the LE
+// sites translated anew each time).
+TEST(Mve, LoopsEnteredOverAndOverRunInTheEngine) {
+  REQUIRE_FIXTURES();
+  Completed cli;
+  auto report = RunJson("mps3-an547", "mve_loop_entries", {}, &cli);
+  ASSERT_EQ(report["outcome"], "exit") << cli.out << cli.err;
+  const auto& stats = report["armv81m"];
+  // 320 rows of (3 round + 5 r) % 24 bytes: 15 are empty.
+  EXPECT_EQ(stats["host_executions"].get<int>(), 15) << stats.dump();
+  EXPECT_LE(stats["sites_translated"].get<int>(), 20) << stats.dump();
+  EXPECT_GE(stats["loops_relocated"].get<int>(), 2) << stats.dump() << ": both tail-predicated loops run from copies";
+  if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
+  EXPECT_EQ(report["console"], QemuConsole(Fixture("mps3-an547", "mve_loop_entries"), "mve_loop_entries"));
+}
+
 // Issue 15: the FP context next to vector code (mve_fpctx.c). A block whose first FP
 // instruction is a vector one (VMSR FPSCR, VMSR P0) makes one context: the scalar FP
 // instructions after it in the same block keep its FPSCR (round to zero) and P0, where
