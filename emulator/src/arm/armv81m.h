@@ -103,19 +103,20 @@ bool BranchReaches(uint32_t from, uint32_t to);
 // What an Armv8-M Thumb instruction does with APSR.NZCV and the PC, as far as relocating
 // a loop needs to know. Conservative: what is not recognised is kStop.
 struct FlowInfo {
-  enum Flow { kNext, kBranch, kCallOrReturn, kStop } flow = kNext;
+  // kFork: CBZ/CBNZ, which read no flag: on to the next instruction or to `target`.
+  enum Flow { kNext, kBranch, kFork, kCallOrReturn, kStop } flow = kNext;
   bool reads_flags = false;
   uint32_t writes_flags = 0;  // N = 8, Z = 4, C = 2, V = 1
   bool uses_pc = false;       // PC as an operand or base: not position-independent
-  uint32_t target = 0;        // kBranch: an unconditional direct branch
+  uint32_t target = 0;        // kBranch: an unconditional direct branch; kFork: the taken side
 };
 FlowInfo Flow(std::span<const uint8_t> insn, uint32_t pc);
 
 // The instruction at an address, as the firmware has it ({} if none).
 using Fetch = std::function<std::vector<uint8_t>(uint32_t)>;
-// Whether NZCV are dead at `pc`: the straight-line path from there sets all four before
-// reading any, or reaches a call or a return first (AAPCS: the flags are not preserved
-// across calls, so no caller or callee reads them).
+// Whether NZCV are dead at `pc`: the path from there sets all four before reading any, or
+// reaches a call or a return first (AAPCS: the flags are not preserved across calls, so
+// no caller or callee reads them); past a CBZ/CBNZ, on both of its paths.
 bool FlagsDeadAt(uint32_t pc, const Fetch& fetch);
 // Whether the loop body [begin, end) can run from another address: straight-line,
 // position-independent, and reading no flag it has not set itself first.

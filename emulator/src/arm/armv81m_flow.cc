@@ -50,8 +50,11 @@ FlowInfo Flow(std::span<const uint8_t> b, uint32_t pc) {
         // ADD/SUB SP, extend, PUSH, REV
       } else if ((hw & 0xFE00) == 0xBC00) {
         if (hw & 0x100) f.flow = FlowInfo::kCallOrReturn;  // POP {..., pc}
+      } else if ((hw & 0xF500) == 0xB100) {  // CBZ/CBNZ: i:imm5:'0' forward
+        f.flow = FlowInfo::kFork;
+        f.target = pc + 4 + ((hw >> 9 & 1) << 6 | (hw >> 3 & 31) << 1);
       } else if (hw != 0xBF00) {
-        f.flow = FlowInfo::kStop;  // CBZ/CBNZ, IT, hints, BKPT, CPS
+        f.flow = FlowInfo::kStop;  // IT, hints, BKPT, CPS
       }
     } else if ((hw & 0xF800) == 0xE000) {  // B (T2)
       f.flow = FlowInfo::kBranch;
@@ -141,10 +144,13 @@ FlowInfo Flow(std::span<const uint8_t> b, uint32_t pc) {
   return {.flow = FlowInfo::kStop};
 }
 
-bool FlagsDeadAt(uint32_t pc, const Fetch& fetch) {
-  uint32_t live = kNZCV;
+namespace {
+
+// FlagsDeadAt from `pc` with the flags in `live` still to be written, within `steps`
+// instructions over every path followed.
+bool FlagsDeadFrom(uint32_t pc, uint32_t live, int& steps, const Fetch& fetch) {
   uint32_t straight_from = pc;  // where the straight-line path being followed began
-  for (int steps = 0; steps < 48; ++steps) {
+  while (steps-- > 0) {
     auto insn = fetch(pc);
     if (insn.empty()) return false;
     // Low-overhead loops on the path (a loop of copies and checksums after the one being
@@ -165,11 +171,22 @@ bool FlagsDeadAt(uint32_t pc, const Fetch& fetch) {
     switch (f.flow) {
       case FlowInfo::kNext: pc += uint32_t(insn.size()); break;
       case FlowInfo::kBranch: pc = straight_from = f.target; break;
+      case FlowInfo::kFork:
+        if (!FlagsDeadFrom(f.target, live, steps, fetch)) return false;
+        pc += uint32_t(insn.size());
+        break;
       case FlowInfo::kCallOrReturn: return true;
       case FlowInfo::kStop: return false;
     }
   }
   return false;
+}
+
+}  // namespace
+
+bool FlagsDeadAt(uint32_t pc, const Fetch& fetch) {
+  int steps = 64;
+  return FlagsDeadFrom(pc, kNZCV, steps, fetch);
 }
 
 bool RelocatableBody(uint32_t begin, uint32_t end, const Fetch& fetch) {
