@@ -363,6 +363,8 @@ TEST(Mve, LoopsEnteredOverAndOverRunInTheEngine) {
   const auto& stats = report["armv81m"];
   // 320 rows of (3 round + 5 r) % 24 bytes: 15 are empty.
   EXPECT_EQ(stats["host_executions"].get<int>(), 15) << stats.dump();
+  EXPECT_EQ(stats["host_executions_by_instruction"], nlohmann::json({{"wlstp", 15}})) << stats.dump();
+  EXPECT_EQ(stats["loop_end_stops"].get<int>(), 0) << stats.dump() << ": no LE made to stop at an entry";
   EXPECT_LE(stats["sites_translated"].get<int>(), 20) << stats.dump();
   EXPECT_GE(stats["loops_relocated"].get<int>(), 2) << stats.dump() << ": both tail-predicated loops run from copies";
   if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";

@@ -203,6 +203,10 @@ struct RunResult {
   uint64_t armv81m_host_executions = 0;
   uint64_t armv81m_loops_relocated = 0;  // LE loops running from a copy next to their test
   uint64_t armv81m_sites_untrapped = 0;  // VSCCLRM/MVE-shift sites left to the M33 model
+  // Why the engine was left: host executions by instruction ("letp": n), and how often
+  // every translated LE was made to stop again (an LTPSIZE other than 4 that may reach one).
+  std::map<std::string, uint64_t> armv81m_host_by_instruction;
+  uint64_t armv81m_loop_end_stops = 0;
   uint64_t mve_instructions = 0;         // MVE (Helium) instructions executed (Cortex-M55)
   // Set when the core ran code from memory that still held its reset contents (never
   // loaded, never written): where, e.g. "itcm at 0x00000004 (Reset_Handler)". What it did

@@ -364,6 +364,8 @@ bool Core::HandleArmv81(uint32_t pc) {
   Write(Reg::kPc, next | 1u);
   if (!counted) SetThrough(Through() + 1);  // no block is current here (Run settled it)
   ++armv81_stats_.executed_by_host;
+  const std::string name = v81m::Mnemonic(*insn);
+  ++armv81_stats_.host_by_instruction[name.substr(0, name.find_first_of(". "))];
   return true;
 }
 
@@ -445,6 +447,7 @@ bool Core::TpLoopCalls(uint32_t at) {
 // Each is translated again when it next stops with LTPSIZE 4 (the copy reused).
 void Core::LoopEndsStop() {
   loop_ends_to_stop_ = false;
+  ++armv81_stats_.loop_end_stops;
   for (auto& [at, p] : patches_) {
     const std::optional<v81m::Insn> insn = v81m::Decode(p.original, at);
     if (!insn || (insn->op != v81m::Op::kLe && insn->op != v81m::Op::kLeForever)) continue;

@@ -404,6 +404,8 @@ void ArmMachine::Finish() {
   res.armv81m_host_executions = core.armv81_stats().executed_by_host;
   res.armv81m_loops_relocated = core.armv81_stats().loops_relocated;
   res.armv81m_sites_untrapped = core.armv81_stats().sites_untrapped;
+  res.armv81m_host_by_instruction = core.armv81_stats().host_by_instruction;
+  res.armv81m_loop_end_stops = core.armv81_stats().loop_end_stops;
   res.mve_instructions = core.mve_instructions();
   TakeConsole(semihosting, res);
   res.pc_symbol = in_.image.symbols.Lookup(res.registers.pc);

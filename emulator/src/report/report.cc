@@ -482,7 +482,9 @@ std::string FormatRunJson(const RunResult& r) {
                   {"sites_rewritten_in_place", r.armv81m_sites_rewritten},
                   {"host_executions", r.armv81m_host_executions},
                   {"loops_relocated", r.armv81m_loops_relocated},
-                  {"sites_untrapped", r.armv81m_sites_untrapped}};
+                  {"sites_untrapped", r.armv81m_sites_untrapped},
+                  {"host_executions_by_instruction", r.armv81m_host_by_instruction},
+                  {"loop_end_stops", r.armv81m_loop_end_stops}};
   j["mve"] = {{"instructions", r.mve_instructions}};
   j["unwritten_code"] = r.unwritten_code.empty() ? json(nullptr) : json(r.unwritten_code);
   j["load_mode"] = ToString(r.load_mode);
