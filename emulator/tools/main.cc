@@ -155,33 +155,6 @@ int CheckStdout(int status) {
   return status == 0 ? kBadInput : status;
 }
 
-// Levenshtein distance, for the nearest valid name to a mistyped one.
-size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
-// The name in `names` nearest to `word`, if it is close enough to be what was meant.
-std::optional<std::string> Nearest(std::string_view word, const std::vector<std::string>& names) {
-  std::optional<std::string> best;
-  size_t best_distance = std::max<size_t>(2, word.size() / 3) + 1;
-  for (const std::string& n : names) {
-    const size_t d = EditDistance(word, n);
-    if (d < best_distance) best = n, best_distance = d;
-  }
-  return best;
-}
-
 std::vector<std::string> FlagNames(const CLI::App& app) {
   std::vector<std::string> names;
   for (const CLI::Option* o : app.get_options()) {
@@ -216,7 +189,7 @@ std::optional<faultline::InputError> MisplacedFlag(CLI::App& app, int argc, char
       if (!found && !names.empty() && (parent == &app || parent->get_require_subcommand_min() > 0)) {
         std::string list;
         for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
-        const auto near = Nearest(arg, names);
+        const auto near = faultline::NearestName(arg, names);
         return faultline::InputError(
             "", fmt::format("unknown command '{}'", faultline::EscapeControl(arg)),
             near ? fmt::format("did you mean `faultline {}{}`? (commands: {})", command.empty() ? "" : command + " ",
@@ -234,7 +207,7 @@ std::optional<faultline::InputError> MisplacedFlag(CLI::App& app, int argc, char
     }
     if (takers.empty()) {  // no subcommand takes it: a typo, or a flag faultline does not have
       if (app.get_option_no_throw(flag) != nullptr) continue;  // --help, --version
-      const auto near = Nearest(flag, FlagNames(*sub));
+      const auto near = faultline::NearestName(flag, FlagNames(*sub));
       return faultline::InputError(
           "", fmt::format("{} has no option {}", command, faultline::EscapeControl(flag)),
           near ? fmt::format("did you mean {}? (`faultline {} --help` lists the options)", *near, command)

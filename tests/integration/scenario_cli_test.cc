@@ -198,6 +198,21 @@ TEST(ScenarioCli, BadInputExitsTwoWithFileAndLine) {
   EXPECT_NE(c.err.find("fix:"), std::string::npos);
   fs::remove_all(dir);
 
+  // A fault's symbol glob that no symbol of the firmware matches (issue 39 item 1): an
+  // expectation that could never hold is an error at its line, with the nearest name.
+  fs::create_directories(dir);
+  std::ofstream(dir / "symbol.yaml") << "name: symbol\ndescription: d\nboard: mps2-an505\n"
+                                        "firmware: {fixture: mps2-an505/bus_fault}\nexpect:\n  outcome: fault\n"
+                                        "  fault:\n    kind: HardFault\n    pc_symbol: bus_fualt_load\n";
+  Completed symbol = Scenario({dir.string()});
+  EXPECT_EQ(symbol.status, 2) << symbol.out << symbol.err;
+  EXPECT_NE(symbol.err.find((dir / "symbol.yaml").string() + ":9: expect.fault.pc_symbol 'bus_fualt_load' matches no "
+                                                           "symbol of"),
+            std::string::npos)
+      << symbol.err;
+  EXPECT_NE(symbol.err.find("did you mean 'bus_fault_load'?"), std::string::npos) << symbol.err;
+  fs::remove_all(dir);
+
   Completed shard = Scenario({kScenarios.string(), "--shard", "3/2"});
   EXPECT_EQ(shard.status, 2);
   EXPECT_NE(shard.err.find("--shard: '3/2' is not I/N"), std::string::npos) << shard.err;

@@ -57,6 +57,7 @@ struct FaultExpectation {
   std::optional<std::string> region;
   std::optional<std::string> address_symbol;  // fnmatch glob
   std::optional<std::string> pc_symbol;       // fnmatch glob
+  std::string address_symbol_where, pc_symbol_where;  // file:line, for a glob the ELF cannot match
 };
 
 struct ConsoleExpectation {

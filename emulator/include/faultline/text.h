@@ -5,9 +5,12 @@
 // \xNN: nothing is lost from sight and no encoder rejects the text.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace faultline {
 
@@ -96,5 +99,33 @@ class Utf8Escaper {
  private:
   std::string pending_;
 };
+
+// Levenshtein distance, for the nearest valid name to a mistyped one.
+inline size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// The name in `names` nearest to `word`, if it is close enough to be what was meant (a
+// mistyped flag, command or symbol).
+inline std::optional<std::string> NearestName(std::string_view word, const std::vector<std::string>& names) {
+  std::optional<std::string> best;
+  size_t best_distance = std::max<size_t>(2, word.size() / 3) + 1;
+  for (const std::string& n : names) {
+    const size_t d = EditDistance(word, n);
+    if (d < best_distance) best = n, best_distance = d;
+  }
+  return best;
+}
 
 }  // namespace faultline

@@ -79,8 +79,14 @@ FaultExpectation ParseFault(const Board& board, const Field& f) {
     e.region = m.Get("region").Scalar();
     if (*e.region != "none") RequireWindow(board, m.Get("region"), *e.region);  // `none`: in no region
   }
-  if (m.Has("address_symbol")) e.address_symbol = Glob(m.Get("address_symbol"));
-  if (m.Has("pc_symbol")) e.pc_symbol = Glob(m.Get("pc_symbol"));
+  if (m.Has("address_symbol")) {
+    e.address_symbol = Glob(m.Get("address_symbol"));
+    e.address_symbol_where = m.Get("address_symbol").Where();
+  }
+  if (m.Has("pc_symbol")) {
+    e.pc_symbol = Glob(m.Get("pc_symbol"));
+    e.pc_symbol_where = m.Get("pc_symbol").Where();
+  }
   return e;
 }
 

@@ -8,6 +8,7 @@
 #include "faultline/error.h"
 #include "faultline/report.h"
 #include "faultline/scenario.h"
+#include "faultline/text.h"
 #include "../arm/exceptions.h"
 #include "console_regex.h"
 #include "glob.h"
@@ -36,6 +37,27 @@ uint64_t Resolve(const Location& loc, const Scenario& s, const Image& image, uin
                      "use a smaller offset");
   }
   return address;
+}
+
+// A fault expectation's symbol glob must be able to match one of the firmware's symbols
+// (issue 39 item 1: a typo was an expectation that could never hold, reported only as a
+// failed run). "name+0x1c" forms are held to the name before the '+'.
+void RequireSymbolGlob(const std::optional<std::string>& glob, const std::string& where, const char* key,
+                       const Scenario& s, const Image& image) {
+  if (!glob) return;
+  const std::string name = glob->substr(0, glob->find('+'));
+  if (name.empty()) return;
+  std::vector<std::string> names;
+  for (const Symbol& sym : image.symbols.symbols()) {
+    if (GlobMatch(name, sym.name)) return;
+    names.push_back(sym.name);
+  }
+  const auto near = NearestName(name, names);
+  throw InputError(where,
+                   fmt::format("expect.fault.{} '{}' matches no symbol of {}: the expectation could never hold", key,
+                               *glob, s.firmware.string()),
+                   near ? fmt::format("did you mean '{}'? (arm-none-eabi-nm lists the symbols)", *near)
+                        : "check the name (arm-none-eabi-nm lists the symbols)");
 }
 
 std::string Quote(const std::string& text, size_t max = 160) {
@@ -372,6 +394,10 @@ PreparedScenario PrepareScenario(const Scenario& s) {
     // After the at: steps, so that steps at the same address still apply.
     o.breakpoints.push_back(
         {.address = Resolve(*s.stop_at, s, p.image), .stop = true, .label = s.stop_at->ToString()});
+  }
+  if (const auto& f = s.expect.fault) {
+    RequireSymbolGlob(f->pc_symbol, f->pc_symbol_where, "pc_symbol", s, p.image);
+    RequireSymbolGlob(f->address_symbol, f->address_symbol_where, "address_symbol", s, p.image);
   }
   for (const MemoryExpectation& e : s.expect.memory) {
     uint64_t symbol_size = 0;
