@@ -109,6 +109,11 @@ TEST(ICacheFixtures, CodeRunWithoutTheInstructionCachesMaintenanceIsReportedOnEv
   // (before engine/unicorn_aliases.cc it ran the old ones on the N6).
   JsonCompleted alias = RunCliJson({"run", "--board", "stm32n657", Fixture("stm32n657", "icache_ramfunc_alias").string()});
   EXPECT_EQ(alias.report["console"], expected);
+  // ... or copied there by HPDMA1 (the engine ran the old code before Core::MasterWrote).
+  JsonCompleted dma = RunCliJson({"run", "--board", "stm32n657", Fixture("stm32n657", "icache_ramfunc_dma").string()});
+  EXPECT_EQ(dma.report["console"], expected);
+  ASSERT_EQ(dma.report["dma_transfers"].size(), 1u);
+  EXPECT_EQ(dma.report["dma_transfers"][0]["outcome"], "completed");
   // Half done: invalidated, not cleaned (the D-cache still has the code); the other
   // correct sequence, ICIMVAU a line at a time.
   JsonCompleted no_clean = RunCliJson({"run", "--board", "mps2-an500", Fixture("mps2-an500", "icache_ramfunc_no_clean").string()});

@@ -4,6 +4,7 @@
 
 #include <bitset>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -147,6 +148,13 @@ class MemoryMap {
   // has one enabled; null otherwise.
   CpuCacheView* cpu_cache() const { return cpu_cache_; }
   void SetCpuCache(CpuCacheView* cache) { cpu_cache_ = cache; }
+  // Told of every write another master made (window, address, bytes): the CPU drops code
+  // it translated from those bytes, as QEMU's DMA writes invalidate it.
+  using MasterWriteListener = std::function<void(size_t, uint64_t, uint64_t)>;
+  void SetMasterWriteListener(MasterWriteListener f) { master_write_ = std::move(f); }
+  void MasterWrote(size_t window, uint64_t address, uint64_t size) const {
+    if (master_write_) master_write_(window, address, size);
+  }
   // The DMA controllers among them, in board order (devices/stm32_gpdma.h).
   const std::vector<DmaController*>& dmas() const { return dmas_; }
   // The port named `name`, or null.
@@ -196,6 +204,7 @@ class MemoryMap {
   std::vector<ethos_u::EthosU*> npus_;             // the NPUs among them, in board order
   std::vector<DmaController*> dmas_;                  // the DMA controllers among them
   CpuCacheView* cpu_cache_ = nullptr;
+  MasterWriteListener master_write_;
   std::vector<uint32_t> irq_numbers_;
   uint64_t now_ = 0;
   bool irq_attention_ = false;

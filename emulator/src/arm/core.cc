@@ -252,6 +252,7 @@ Core::Core(Cpu cpu, MemoryMap& map, uint32_t reset_vtor)
 
   pages_ = std::make_unique<PageMap>(uc_, map_, scs_, watchpoints_, this, Hooks::ServedRead, Hooks::ServedWrite);
   MakeCaches();  // core_caches.cc
+  map_.SetMasterWriteListener([this](size_t w, uint64_t a, uint64_t n) { MasterWrote(w, a, n); });
   // The translator's helper calls: the MVE unit's become ops first (core_mve_ops.cc).
   engine::SetTcgCallHooks({&EmitMveOps, &ForgetKnownVpt});
 
@@ -276,6 +277,7 @@ Core::Core(Cpu cpu, MemoryMap& map, uint32_t reset_vtor)
 }
 
 Core::~Core() {
+  map_.SetMasterWriteListener(nullptr);
   if (dcache_) map_.SetCpuCache(nullptr);
   if (uc_ != nullptr) uc_close(uc_);
 }

@@ -329,6 +329,8 @@ class Core : public engine::ArmFills {
   // The board's L1 cache sizes (cpu_options.icache/dcache; nullopt: the core's default),
   // before the run: what the SCS reports and what the cache models hold.
   void SetCacheSizes(std::optional<uint32_t> icache, std::optional<uint32_t> dcache);
+  // Another master's write (MemoryMap::MasterWrote): code translated from it is dropped.
+  void MasterWrote(size_t window, uint64_t address, uint64_t size);
   // faultline's own rewrite of code bytes, which the caches' copies of memory get too.
   void WriteCode(uint32_t at, std::span<const uint8_t> bytes);
 

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "../engine/store_path.h"
 #include "../engine/unicorn_tlb.h"
 #include "core.h"
 
@@ -65,6 +66,18 @@ size_t Core::CodeTranslated(uint64_t pc, uint64_t size, std::array<uint32_t, kMa
     if (const auto at = map_.SameByteIn(size_t(w), pc, i)) aliases[n++] = uint32_t(*at);
   }
   return n;
+}
+
+// Another master wrote [address, address + size) through `window`: the code translated
+// from those bytes, at any address that shows them, is dropped (QEMU's DMA writes mark the
+// pages dirty and invalidate it). Pages no code was translated from cost a bitmap test.
+void Core::MasterWrote(size_t window, uint64_t address, uint64_t size) {
+  if (size == 0) return;
+  for (size_t i = 0; i < map_.regions().size(); ++i) {
+    if (map_.Backing(i) != map_.Backing(window)) continue;
+    const auto at = map_.SameByteIn(window, address, i);
+    if (at && engine::ArmCodeIn(*at, *at + size)) InvalidateCode(*at, *at + size);
+  }
 }
 
 void Core::WriteCode(uint32_t at, std::span<const uint8_t> bytes) {

@@ -144,6 +144,7 @@ BusResponse BusView::Transfer(uint64_t address, Bytes bytes) {
       } else if (answered) {
         map_.Write(at, bytes.subspan(done, n));
       }
+      if (answered && !host_) map_.MasterWrote(size_t(w), at, n);
     } else if (answered) {
       map_.Read(at, bytes.subspan(done, n));
       if (cached) cache->MasterRead(size_t(w), at, bytes.subspan(done, n), name_);

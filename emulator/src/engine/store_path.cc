@@ -233,4 +233,11 @@ namespace faultline::engine {
 
 uint64_t FastStorePages() { return fast_store_pages.load(std::memory_order_relaxed); }
 
+bool ArmCodeIn(uint64_t begin, uint64_t end) {
+  for (uint64_t page = begin >> ArmTarget::kPageBits; page <= (end - 1) >> ArmTarget::kPageBits && page < (1u << 22); ++page) {
+    if (Arm::HasCode(uint32_t(page))) return true;
+  }
+  return false;
+}
+
 }  // namespace faultline::engine

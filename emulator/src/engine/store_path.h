@@ -11,4 +11,8 @@ namespace faultline::engine {
 // with -Bsymbolic or without exported symbols), which is correct but ~6x slower.
 uint64_t FastStorePages();
 
+// Whether any engine of the Arm target translated code from a page of [begin, end): a
+// write there by another master must drop that code (Core::MasterWrote).
+bool ArmCodeIn(uint64_t begin, uint64_t end);
+
 }  // namespace faultline::engine
