@@ -38,32 +38,11 @@ static uint16_t code_area[16] __attribute__((aligned(32)));
 typedef uint32_t (*routine)(uint32_t);
 
 #ifdef CODE_BY_DMA
-/* HPDMA1 channel 12 (stm32n657xx.h: HPDMA1_BASE_S 0x58020000, channel n at 0x50 + 0x80 n). */
-#define HPDMA1_CH12(off) (*(volatile uint32_t *)(0x58020000u + 0x50u + 0x80u * 12u + (off)))
-#define DMA_CFCR HPDMA1_CH12(0x0C)
-#define DMA_CSR  HPDMA1_CH12(0x10)
-#define DMA_CCR  HPDMA1_CH12(0x14)
-#define DMA_CTR1 HPDMA1_CH12(0x40)
-#define DMA_CTR2 HPDMA1_CH12(0x44)
-#define DMA_CBR1 HPDMA1_CH12(0x48)
-#define DMA_CSAR HPDMA1_CH12(0x4C)
-#define DMA_CDAR HPDMA1_CH12(0x50)
-#define DMA_CLLR HPDMA1_CH12(0x7C)
+#include "n6_hpdma.h"
 
 static routine load_by_dma(const uint16_t *code, uint32_t halfwords)
 {
-    DMA_CCR = 1u << 1;                                       /* RESET */
-    DMA_CTR1 = (1u << 3) | (1u << 19);                       /* bytes, SINC, DINC */
-    DMA_CTR2 = 1u << 9;                                      /* SWREQ: memory to memory */
-    DMA_CLLR = 0;
-    DMA_CBR1 = halfwords * 2u;
-    DMA_CFCR = 0x7F00u;
-    DMA_CSAR = (uint32_t)code;
-    DMA_CDAR = (uint32_t)code_area;
-    DMA_CCR |= 1u;                                           /* EN */
-    while ((DMA_CSR & 1u) == 0) {                            /* IDLEF */
-    }
-    DMA_CFCR = 0x7F00u;
+    (void)hpdma_copy((uint32_t)code_area, (uint32_t)code, halfwords * 2u, DMA_CTR1_BYTES_INC);
     dcache_invalidate(code_area, halfwords * 2u);            /* the CPU's old lines */
     icache_invalidate();
     return (routine)((uint32_t)code_area | 1u);

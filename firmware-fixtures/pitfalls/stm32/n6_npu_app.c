@@ -54,54 +54,16 @@
 #endif
 
 #ifdef DMA_WEIGHTS
-/* HPDMA1 channel 12 (stm32n657xx.h: HPDMA1_BASE_S 0x58020000, channel n at 0x50 + 0x80 n). */
-#define HPDMA1_CH12(off)   REG32(0x58020000u + 0x50u + 0x80u * 12u + (off))
-#define DMA_CFCR           HPDMA1_CH12(0x0C)
-#define DMA_CSR            HPDMA1_CH12(0x10)
-#define DMA_CCR            HPDMA1_CH12(0x14)
-#define DMA_CTR1           HPDMA1_CH12(0x40)
-#define DMA_CTR2           HPDMA1_CH12(0x44)
-#define DMA_CBR1           HPDMA1_CH12(0x48)
-#define DMA_CSAR           HPDMA1_CH12(0x4C)
-#define DMA_CDAR           HPDMA1_CH12(0x50)
-#define DMA_CLLR           HPDMA1_CH12(0x7C)
-#define DMA_CCR_EN         (1u << 0)
-#define DMA_CCR_RESET      (1u << 1)
-#define DMA_CSR_IDLEF      (1u << 0)
-#define DMA_CSR_DTEF       (1u << 10)
-#define DMA_CSR_USEF       (1u << 12)
-#define DMA_CTR1_WORDS_INC ((2u << 0) | (1u << 3) | (2u << 16) | (1u << 19)) /* SDW/DDW word, SINC, DINC */
-#define DMA_CTR2_SWREQ     (1u << 9)
-#define DMA_FLAGS          0x7F00u
+#include "n6_hpdma.h"
 
 /* Where the copy goes: AXISRAM5 after the activation pool. */
 #define WEIGHTS_AXISRAM5 ((void *)0x342E8000u)
-
-/* HAL_DMA_Init + HAL_DMA_Start + HAL_DMA_PollForTransfer, one block: 0, or the CSR flags
- * of the error. */
-static uint32_t hpdma_copy(uint32_t dst, uint32_t src, uint32_t bytes)
-{
-    DMA_CCR = DMA_CCR_RESET;
-    DMA_CTR1 = DMA_CTR1_WORDS_INC;
-    DMA_CTR2 = DMA_CTR2_SWREQ; /* DMA_MEMORY_TO_MEMORY */
-    DMA_CLLR = 0;
-    DMA_CBR1 = bytes;
-    DMA_CFCR = DMA_FLAGS;
-    DMA_CSAR = src;
-    DMA_CDAR = dst;
-    DMA_CCR |= DMA_CCR_EN;
-    while ((DMA_CSR & DMA_CSR_IDLEF) == 0) {
-    }
-    uint32_t errors = DMA_CSR & (DMA_CSR_DTEF | DMA_CSR_USEF);
-    DMA_CFCR = DMA_FLAGS;
-    return errors;
-}
 
 static int copy_weights(void *dst, const void *src, uint32_t bytes)
 {
     for (uint32_t done = 0; done < bytes;) {
         uint32_t block = bytes - done > 0xFFF8u ? 0xFFF8u : (bytes - done + 3u) & ~3u;
-        uint32_t errors = hpdma_copy((uint32_t)dst + done, (uint32_t)src + done, block);
+        uint32_t errors = hpdma_copy((uint32_t)dst + done, (uint32_t)src + done, block, DMA_CTR1_WORDS_INC);
         if (errors) {
             sh_puts_hex("dma: HPDMA1 channel 12 transfer error, CSR flags ", errors);
             return -1;
