@@ -1,7 +1,7 @@
 /*
  * A polled UART console for the fixtures, CMSIS-style (a register struct at the base
  * address), one driver per UART model a board can declare. The board's CMake entry
- * picks one with -DUART_CMSDK / -DUART_STM32 / -DUART_LPUART / -DUART_DW and gives
+ * picks one with -DUART_CMSDK / -DUART_STM32 / -DUART_LPUART / -DUART_DW / -DUART_PL011 and gives
  * -DUART_BASE. Each follows its reference manual's initialisation and polling sequence.
  */
 #ifndef FAULTLINE_UART_CONSOLE_H
@@ -40,6 +40,49 @@ static inline char uart_getc(void)
     return (char)UART->DATA;
 }
 static inline void uart_flush(void) {}
+
+#elif defined(UART_PL011)
+/* Arm PrimeCell UART PL011 (DDI 0183G §3.3; the Stellaris driverlib's UARTConfigSetExpClk
+ * and UARTCharPut sequence): disable, baud divisors, 8N1 with FIFOs, enable; poll FR. */
+typedef struct {
+    __IO uint32_t DR;          /* 0x00 */
+    __IO uint32_t RSR;         /* 0x04 */
+    uint32_t RESERVED0[4];
+    __IO uint32_t FR;          /* 0x18: bit 3 BUSY, 4 RXFE, 5 TXFF */
+    uint32_t RESERVED1;
+    __IO uint32_t ILPR;        /* 0x20 */
+    __IO uint32_t IBRD;        /* 0x24 */
+    __IO uint32_t FBRD;        /* 0x28 */
+    __IO uint32_t LCR_H;       /* 0x2C: WLEN [6:5], FEN 4 */
+    __IO uint32_t CR;          /* 0x30: UARTEN 0, TXE 8, RXE 9 */
+} UART_TypeDef;
+#define UART ((UART_TypeDef *)UART_BASE)
+
+static inline void uart_init(void)
+{
+    UART->CR = 0;
+    UART->IBRD = 27; /* 50 MHz / (16 x 115200) = 27.13 */
+    UART->FBRD = 8;
+    UART->LCR_H = (3u << 5) | (1u << 4);
+    UART->CR = (1u << 0) | (1u << 8) | (1u << 9);
+}
+static inline void uart_putc(char c)
+{
+    while (UART->FR & (1u << 5)) {
+    }
+    UART->DR = (uint8_t)c;
+}
+static inline char uart_getc(void)
+{
+    while (UART->FR & (1u << 4)) {
+    }
+    return (char)UART->DR;
+}
+static inline void uart_flush(void)
+{
+    while (UART->FR & (1u << 3)) {
+    }
+}
 
 #elif defined(UART_STM32)
 /* STM32H7/N6 USART (RM0433 §48.8, RM0486): character transmission procedure. */

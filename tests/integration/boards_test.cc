@@ -22,7 +22,7 @@ const std::vector<std::string> kRiscvBoards = {"kelvin", "riscv32-virt"};
 
 const std::vector<std::string> kBoards = {
     "alif-e7-hp", "alif-e8-hp",    "imx93-cm33", "mps2-an385", "mps2-an386",
-    "mps2-an500", "mps2-an505",    "mps3-an547", "stm32h747-cm7", "stm32n657"};
+    "mps2-an500", "mps2-an505",    "mps3-an547", "stm32h747-cm7", "stm32n657", "lm3s6965evb"};
 
 std::string TestName(const ::testing::TestParamInfo<std::string>& param) {
   std::string s = param.param;

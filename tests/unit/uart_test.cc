@@ -57,7 +57,7 @@ TEST(UartBoard, UnknownKeyNamesItsLineAndTheAllowedKeys) {
 }
 
 TEST(UartBoard, UnknownModelListsTheModels) {
-  ExpectBoardError(One("pl011"), 8, "unknown peripheral model 'pl011'",
+  ExpectBoardError(One("ns16550"), 8, "unknown peripheral model 'ns16550'",
               "cmsdk-apb-uart, stm32-usart, stm32-lpuart, nxp-lpuart, dw-apb-uart");
 }
 

@@ -126,6 +126,7 @@ enum class UartModel {
   kStm32Lpuart, // STM32H7/N6 LPUART: the USART's registers without GTPR and RTOR
   kNxpLpuart,   // NXP LPUART (i.MX93, i.MX RT)
   kDw16550,     // Synopsys DesignWare APB UART, 16550-compatible (Alif Ensemble)
+  kPl011,       // Arm PrimeCell UART PL011 (QEMU's virt and Stellaris boards, many SoCs)
 };
 std::string ToString(UartModel model);
 // The register layout of a model, as its reference manual gives it (board/uart_models.cc).

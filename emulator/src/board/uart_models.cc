@@ -136,6 +136,33 @@ std::vector<Register> Dw16550() {
   };
 }
 
+// Arm PrimeCell UART (PL011) r1p5, Technical Reference Manual DDI 0183G §3.2-3.3: register
+// offsets and reset values (FR 0x90 with both FIFOs empty; CR 0x300, TXE and RXE; IFLS
+// 0x12), the peripheral and PrimeCell identification registers at 0xFE0-0xFFC (Arm's
+// values, as QEMU 7.2 hw/char/pl011.c pl011_id_arm gives them).
+std::vector<Register> Pl011() {
+  const uint32_t id[8] = {0x11, 0x10, 0x14, 0x00, 0x0D, 0xF0, 0x05, 0xB1};
+  std::vector<Register> r = {
+      Reg("DR", 0x000, 0, {{"DATA", 7, 0}, Bit("FE", 8), Bit("PE", 9), Bit("BE", 10), Bit("OE", 11)}),
+      Reg("RSR", 0x004),
+      Reg("FR", 0x018, 0x90, {Bit("CTS", 0), Bit("BUSY", 3), Bit("RXFE", 4), Bit("TXFF", 5), Bit("RXFF", 6), Bit("TXFE", 7)}),
+      Reg("ILPR", 0x020),
+      Reg("IBRD", 0x024, 0, {{"BAUD_DIVINT", 15, 0}}),
+      Reg("FBRD", 0x028, 0, {{"BAUD_DIVFRAC", 5, 0}}),
+      Reg("LCR_H", 0x02C, 0, {Bit("BRK", 0), Bit("PEN", 1), Bit("EPS", 2), Bit("STP2", 3), Bit("FEN", 4), {"WLEN", 6, 5}}),
+      Reg("CR", 0x030, 0x300, {Bit("UARTEN", 0), Bit("LBE", 7), Bit("TXE", 8), Bit("RXE", 9), Bit("RTS", 11)}),
+      Reg("IFLS", 0x034, 0x12),
+      Reg("IMSC", 0x038, 0, {Bit("RXIM", 4), Bit("TXIM", 5), Bit("RTIM", 6), Bit("OEIM", 10)}),
+      Reg("RIS", 0x03C, 0, {Bit("RXRIS", 4), Bit("TXRIS", 5), Bit("RTRIS", 6), Bit("OERIS", 10)}),
+      Reg("MIS", 0x040, 0, {Bit("RXMIS", 4), Bit("TXMIS", 5), Bit("RTMIS", 6), Bit("OEMIS", 10)}),
+      Reg("ICR", 0x044, 0, {Bit("RXIC", 4), Bit("TXIC", 5), Bit("RTIC", 6), Bit("OEIC", 10)}),
+      Reg("DMACR", 0x048),
+  };
+  const char* names[8] = {"PERIPHID0", "PERIPHID1", "PERIPHID2", "PERIPHID3", "PCELLID0", "PCELLID1", "PCELLID2", "PCELLID3"};
+  for (uint32_t i = 0; i < 8; ++i) r.push_back(Reg(names[i], 0xFE0 + 4 * i, id[i]));
+  return r;
+}
+
 }  // namespace
 
 std::vector<Register> UartRegisters(UartModel model) {
@@ -145,6 +172,7 @@ std::vector<Register> UartRegisters(UartModel model) {
     case UartModel::kStm32Lpuart: return Stm32Usart(true);
     case UartModel::kNxpLpuart: return NxpLpuart();
     case UartModel::kDw16550: return Dw16550();
+    case UartModel::kPl011: return Pl011();
   }
   return {};
 }
@@ -163,6 +191,7 @@ std::string ToString(UartModel model) {
     case UartModel::kStm32Lpuart: return "stm32-lpuart";
     case UartModel::kNxpLpuart: return "nxp-lpuart";
     case UartModel::kDw16550: return "dw-apb-uart";
+    case UartModel::kPl011: return "pl011";
   }
   return "?";
 }

@@ -91,6 +91,14 @@ UartPort::UartPort(const Peripheral& p) : name_(p.name), model_(*p.uart) {
       fifo_ = Index("FIFO");
       water_ = Index("WATER");
       break;
+    case UartModel::kPl011:
+      dr_ = Index("DR");
+      fr_ = Index("FR");
+      imsc_ = Index("IMSC");
+      ris_ = Index("RIS");
+      mis_ = Index("MIS");
+      pl_icr_ = Index("ICR");
+      break;
     case UartModel::kDw16550:
       thr_ = Index("THR");
       ier_ = Index("IER");
@@ -116,6 +124,7 @@ std::string UartPort::TransmitterEnable() const {
     case UartModel::kStm32Lpuart: return "CR1.UE and CR1.TE";
     case UartModel::kNxpLpuart: return "CTRL.TE";
     case UartModel::kDw16550: return "";  // a 16550's transmitter is always on
+    case UartModel::kPl011: return "";    // QEMU 7.2's PL011 sends whatever CR says
   }
   return "";
 }
@@ -127,6 +136,7 @@ uint32_t UartPort::Read(size_t reg, std::vector<uint32_t>& values) {
     case UartModel::kStm32Lpuart: return ReadStm32(reg, values);
     case UartModel::kNxpLpuart: return ReadLpuart(reg, values);
     case UartModel::kDw16550: return ReadDw(reg, values);
+    case UartModel::kPl011: return ReadPl011(reg, values);
   }
   return values[reg];
 }
@@ -138,6 +148,7 @@ void UartPort::Write(size_t reg, uint32_t value, std::vector<uint32_t>& values) 
     case UartModel::kStm32Lpuart: return WriteStm32(reg, value, values);
     case UartModel::kNxpLpuart: return WriteLpuart(reg, value, values);
     case UartModel::kDw16550: return WriteDw(reg, value, values);
+    case UartModel::kPl011: return WritePl011(reg, value, values);
   }
 }
 
@@ -160,7 +171,8 @@ bool UartPort::ReceiveDue(const std::vector<uint32_t>& values) const {
       return (values[cr1_] & kStmRxneie) && !rdr_full_ && Field(values, cr1_, kStmUe) &&
              Field(values, cr1_, kStmRe) && HasInput();
     case UartModel::kNxpLpuart:
-    case UartModel::kDw16550: return false;
+    case UartModel::kDw16550:
+    case UartModel::kPl011: return false;
   }
   return false;
 }
@@ -187,6 +199,7 @@ bool UartPort::Output(const std::string& output, const std::vector<uint32_t>& va
     case UartModel::kStm32Lpuart: return Stm32Line(values);
     case UartModel::kNxpLpuart: return LpuartLine(values);
     case UartModel::kDw16550: return DwInterruptId(values) != kDwIidNone;
+    case UartModel::kPl011: return (Pl011Ris(values) & values[imsc_]) != 0;  // UARTINTR, the combined line
   }
   return false;
 }
@@ -479,6 +492,42 @@ void UartPort::WriteDw(size_t reg, uint32_t value, std::vector<uint32_t>& values
   }
   // Status registers are read-only; SRR (software reset) is write-only and self-clearing.
   if (reg == lsr_ || reg == usr_ || reg == rfl_ || registers_[reg] == "TFL" || registers_[reg] == "SRR") return;
+  values[reg] = value;
+}
+
+// --- Arm PL011, as QEMU 7.2 hw/char/pl011.c models it ---------------------------------
+// DR sends the byte whatever CR.UARTEN/TXE say, and raises TXRIS until ICR.TXIC clears it;
+// a waiting byte shows at once (FR.RXFE clear, RXRIS set) and a DR read takes it; MIS is
+// RIS masked by IMSC, and the one interrupt line (UARTINTR) is MIS not 0. The FIFOs are
+// never full (FR.TXFF and RXFF read 0).
+constexpr uint32_t kPlRx = 1u << 4, kPlTx = 1u << 5, kPlRxfe = 1u << 4, kPlTxfe = 1u << 7;
+
+uint32_t UartPort::Pl011Ris(const std::vector<uint32_t>&) const {
+  return (HasInput() ? kPlRx : 0) | (pl011_tx_int_ ? kPlTx : 0);
+}
+
+uint32_t UartPort::ReadPl011(size_t reg, std::vector<uint32_t>& values) {
+  if (reg == dr_) return HasInput() ? TakeInput() : 0;
+  if (reg == fr_) return kPlTxfe | (HasInput() ? 0 : kPlRxfe);
+  if (reg == ris_) return Pl011Ris(values);
+  if (reg == mis_) return Pl011Ris(values) & values[imsc_];
+  if (reg == pl_icr_) return 0;  // write-only
+  return values[reg];
+}
+
+void UartPort::WritePl011(size_t reg, uint32_t value, std::vector<uint32_t>& values) {
+  if (reg == dr_) {
+    Send(uint8_t(value));
+    if (!pl011_tx_int_) ++state_changes_;
+    pl011_tx_int_ = true;
+    return;
+  }
+  if (reg == pl_icr_) {
+    if ((value & kPlTx) && pl011_tx_int_) ++state_changes_;
+    if (value & kPlTx) pl011_tx_int_ = false;
+    return;
+  }
+  if (reg == fr_ || reg == ris_ || reg == mis_ || (reg >= Index("PERIPHID0"))) return;  // read-only
   values[reg] = value;
 }
 

@@ -114,6 +114,9 @@ class UartPort : public Device {
   void WriteLpuart(size_t reg, uint32_t value, std::vector<uint32_t>& values);
   uint32_t ReadDw(size_t reg, std::vector<uint32_t>& values);
   void WriteDw(size_t reg, uint32_t value, std::vector<uint32_t>& values);
+  uint32_t Pl011Ris(const std::vector<uint32_t>& values) const;
+  uint32_t ReadPl011(size_t reg, std::vector<uint32_t>& values);
+  void WritePl011(size_t reg, uint32_t value, std::vector<uint32_t>& values);
 
   std::string name_;
   UartModel model_;
@@ -124,6 +127,8 @@ class UartPort : public Device {
   size_t cr1_ = 0, cr3_ = 0, isr_ = 0, rdr_ = 0, tdr_ = 0, rqr_ = 0, icr_ = 0;  // STM32
   size_t thr_ = 0, ier_ = 0, fcr_ = 0, lcr_ = 0, lsr_ = 0, usr_ = 0, rfl_ = 0;  // DesignWare
   size_t fifo_ = 0, water_ = 0;                                   // LPUART
+  size_t dr_ = 0, fr_ = 0, imsc_ = 0, ris_ = 0, mis_ = 0, pl_icr_ = 0;  // PL011
+  bool pl011_tx_int_ = false;  // PL011 RIS.TXRIS: set by a DR write, cleared by ICR.TXIC
   uint32_t dll_ = 0, dlh_ = 0;  // DesignWare divisor latch, behind THR/IER while LCR.DLAB = 1
   uint8_t rx_holding_ = 0;      // CMSDK: the byte in the receive buffer (QEMU's rxbuf)
   bool rdr_full_ = false;       // STM32: RDR holds a received byte (ISR.RXNE) the firmware has seen
