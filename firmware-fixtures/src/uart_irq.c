@@ -37,9 +37,9 @@
 
 static uint32_t ram_vectors[RAM_VECTORS] __attribute__((aligned(4 * RAM_VECTORS)));
 
-static volatile char ring[64];
-static volatile uint32_t ring_head, ring_tail;
-static volatile uint32_t tx_busy;
+#define TX_RING_WRITE(c) (UART->DATA = (uint8_t)(c))
+#include "tx_ring.h"
+
 static volatile uint32_t tx_interrupts, rx_interrupts;
 
 static volatile uint32_t ovf_interrupts, ovf_state;
@@ -51,12 +51,7 @@ static void uart_tx_isr(void)
 {
     UART->INTSTATUS = INT_TX;
     tx_interrupts++;
-    if (ring_tail != ring_head) {
-        UART->DATA = (uint8_t)ring[ring_tail % 64];
-        ring_tail++;
-    } else {
-        tx_busy = 0;
-    }
+    (void)tx_ring_next();
 }
 
 static void uart_rx_isr(void)
@@ -76,30 +71,6 @@ static void uart_overflow_isr(void)
     ovf_interrupts++;
     ovf_state = UART1->STATE;
     UART1->INTSTATUS = INT_TXO; /* INTCLEAR: TXO and STATE.TXOVERRUN */
-}
-
-/* Queues a byte; the first of a burst starts the transmitter, the TX interrupt the rest. */
-static void irq_putc(char c)
-{
-    while (ring_head - ring_tail >= 64) {
-    }
-    __asm__ volatile("cpsid i" ::: "memory");
-    if (!tx_busy) {
-        tx_busy = 1;
-        UART->DATA = (uint8_t)c;
-    } else {
-        ring[ring_head % 64] = c;
-        ring_head++;
-    }
-    __asm__ volatile("cpsie i" ::: "memory");
-}
-
-static void irq_puts(const char *s)
-{
-    while (*s) {
-        if (*s == '\n') irq_putc('\r');
-        irq_putc(*s++);
-    }
 }
 
 static void nvic_set_vector(uint32_t irq, void (*handler)(void))

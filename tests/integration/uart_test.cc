@@ -68,6 +68,19 @@ TEST_P(UartQemu, EchoReadsStdinAsQemuReadsIt) {
 INSTANTIATE_TEST_SUITE_P(Mps, UartQemu, ::testing::Values("mps2-an385", "mps2-an505", "mps3-an547", "lm3s6965evb"),
                          BoardParamName);
 
+// An interrupt-driven console on the PL011's one combined line (issue 39 item 11): a
+// transmit ring fed by TXMIS, a line collected on RXMIS while main sleeps in WFI; the same
+// bytes and the same interrupt counts as QEMU 7.2's pl011.
+TEST(UartPl011, InterruptDrivenConsolePrintsWhatQemuPrints) {
+  REQUIRE_FIXTURES();
+  if (!HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
+  const std::string qemu = QemuSerial("lm3s6965evb", Fixture("lm3s6965evb", "uart_irq_pl011"), "hello\n");
+  ASSERT_NE(qemu.find("reversed: olleh\r\n"), std::string::npos) << "QEMU itself: " << qemu;
+  Completed c = RunWithStdin("lm3s6965evb", "uart_irq_pl011", "UART0", "hello\n");
+  EXPECT_EQ(c.status, 0) << c.out << c.err;
+  EXPECT_NE(c.out.find("--- UART0 (pl011) ---\n" + qemu), std::string::npos) << c.out;
+}
+
 // The classic bring-up bug: CTRL.TXEN never set. QEMU prints nothing; neither does
 // faultline, and it says which write was lost and why.
 TEST(UartCmsdk, ForgottenTxEnPrintsNothingAsOnQemuAndSaysWhy) {
