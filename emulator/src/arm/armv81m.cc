@@ -189,6 +189,11 @@ std::optional<Insn> Decode(std::span<const uint8_t> b, uint32_t pc) {
   return std::nullopt;
 }
 
+std::string OpName(Op op) {
+  const std::string m = Mnemonic(Insn{.op = op, .size = 0});
+  return m.substr(0, m.find_first_of(". "));
+}
+
 std::string Mnemonic(const Insn& i) {
   static const char* kSize[] = {"8", "16", "32", "64"};
   switch (i.op) {

@@ -57,6 +57,8 @@ struct Insn {
 std::optional<Insn> Decode(std::span<const uint8_t> insn, uint32_t pc);
 // "le lr, 0x00000118", "csinc r3, r4, r5, lt": as binutils spells them.
 std::string Mnemonic(const Insn& insn);
+// The instruction's name alone ("wlstp", "letp", "csel"), for counts by instruction.
+std::string OpName(Op op);
 
 // The state an instruction reads and writes.
 struct State {

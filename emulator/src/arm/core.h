@@ -260,9 +260,10 @@ class Core : public engine::ArmFills {
     uint64_t loops_relocated = 0;   // LE loops whose body runs from a copy (armv81m.h)
     uint64_t jumps_chained = 0;     // blocks translated with a chained jump to or from a trampoline
     uint64_t sites_untrapped = 0;   // VSCCLRM/MVE-shift sites beyond kMaxHostSites
-    // Why the engine was left (issue 38): host executions by instruction ("letp",
-    // "wlstp", ...), and how often every translated LE was made to stop again.
-    std::map<std::string, uint64_t> host_by_instruction;
+    // Why the engine was left (issue 38): host executions by instruction (v81m::Op; named
+    // for the report by v81m::OpName), and how often every translated LE was made to stop
+    // again.
+    std::map<int, uint64_t> host_by_op;
     uint64_t loop_end_stops = 0;
   };
   const Armv81Stats& armv81_stats() const { return armv81_stats_; }

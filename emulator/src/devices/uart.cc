@@ -98,6 +98,7 @@ UartPort::UartPort(const Peripheral& p) : name_(p.name), model_(*p.uart) {
       ris_ = Index("RIS");
       mis_ = Index("MIS");
       pl_icr_ = Index("ICR");
+      pl_id_ = Index("PERIPHID0");  // the identification registers follow it
       break;
     case UartModel::kDw16550:
       thr_ = Index("THR");
@@ -527,7 +528,7 @@ void UartPort::WritePl011(size_t reg, uint32_t value, std::vector<uint32_t>& val
     if (value & kPlTx) pl011_tx_int_ = false;
     return;
   }
-  if (reg == fr_ || reg == ris_ || reg == mis_ || (reg >= Index("PERIPHID0"))) return;  // read-only
+  if (reg == fr_ || reg == ris_ || reg == mis_ || reg >= pl_id_) return;  // read-only
   values[reg] = value;
 }
 

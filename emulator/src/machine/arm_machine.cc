@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "../devices/ethos_u/ethos_u.h"
+#include "../arm/armv81m.h"
 #include "../devices/dma.h"
 #include "../devices/uart.h"
 #include "semihosting.h"
@@ -404,7 +405,9 @@ void ArmMachine::Finish() {
   res.armv81m_host_executions = core.armv81_stats().executed_by_host;
   res.armv81m_loops_relocated = core.armv81_stats().loops_relocated;
   res.armv81m_sites_untrapped = core.armv81_stats().sites_untrapped;
-  res.armv81m_host_by_instruction = core.armv81_stats().host_by_instruction;
+  for (const auto& [op, n] : core.armv81_stats().host_by_op) {
+    res.armv81m_host_by_instruction[arm::v81m::OpName(arm::v81m::Op(op))] += n;
+  }
   res.armv81m_loop_end_stops = core.armv81_stats().loop_end_stops;
   res.mve_instructions = core.mve_instructions();
   TakeConsole(semihosting, res);
