@@ -453,7 +453,7 @@ struct Bench {
     Series base = FaultlineSeries("fl-exit", "mps3-an547", Fixture("mps3-an547", "exit_plain"));
     fmt::print(stderr, "bench: npu ...\n");
     RunAlternating({&npu, &cpu, &base}, std::max(opt.repeats, 10));
-    Json w = {{"what", "npunet: conv 3x3 + ReLU, depthwise 3x3 /2, average pool, FC; 1,223,168 MACs"}};
+    Json w = {{"what", "npunet: conv 3x3 + ReLU, depthwise 3x3 /2, average pool, FC, softmax; 1,223,168 MACs"}};
     for (Series* s : {&npu, &cpu, &base}) {
       ReadFaultlineResult(*s);
       if (!s->ok) {

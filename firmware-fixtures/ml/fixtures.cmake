@@ -57,6 +57,7 @@ add_custom_command(
   COMMAND ${FX_HOST_CXX} -std=c++20 -O2 -Wall -Wextra -I${FX_ML_DIR}/include -I${FX_NPU_SUPPORT}
           ${FX_ML_DIR}/tools/make_npunet.cc -o ${FX_MAKE_NPUNET}
   DEPENDS ${FX_ML_DIR}/tools/make_npunet.cc ${FX_ML_DIR}/include/npunet.h ${FX_NPU_SUPPORT}/npu_vela.h
+          ${FX_NPU_SUPPORT}/npu_softmax.h ${FX_NPU_SUPPORT}/tflite_int8.h
           ${FX_NPU_SUPPORT}/npu_weights.h ${FX_NPU_SUPPORT}/npu_stream.h
   COMMENT "Building make_npunet (host)")
 foreach(product u55 u65)

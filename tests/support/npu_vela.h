@@ -69,14 +69,15 @@ inline void SetIfm2(StreamWriter& s, const Fm& f, uint16_t region) {
   s.Cmd1(0x086, f.StrideC()).Cmd1(0x085, f.StrideY()).Cmd1(0x084, f.StrideX());
   s.Cmd0(0x189, uint16_t(f.zero_point)).Cmd0(0x185, f.InputPrecision());
 }
-// `global`: OFM_PRECISION.scale_mode 1 (OFM_SCALE), else the scale stream.
+// `global`: OFM_PRECISION.scale_mode 1 (OFM_SCALE), else the scale stream; `round`:
+// OFM_PRECISION.round_mode (0 TFL, 1 truncate, 2 natural).
 inline void SetOfm(StreamWriter& s, const Fm& f, uint16_t region, bool global, int32_t act_min = -128,
-                   int32_t act_max = 127) {
+                   int32_t act_max = 127, uint16_t round = 0) {
   s.Cmd0(0x11F, region).Cmd1(0x010, f.offset).Cmd1(0x011, 0).Cmd1(0x012, 0).Cmd1(0x013, 0);
   s.Cmd0(0x11B, uint16_t(f.h - 1)).Cmd0(0x11C, uint16_t(f.h - 1)).Cmd0(0x11A, uint16_t(f.w - 1));
   s.Cmd0(0x112, uint16_t(f.h - 1)).Cmd0(0x111, uint16_t(f.w - 1)).Cmd0(0x113, uint16_t(f.c - 1));
   s.Cmd1(0x016, f.StrideC()).Cmd1(0x015, f.StrideY()).Cmd1(0x014, f.StrideX());
-  s.Cmd0(0x118, uint16_t(f.zero_point)).Cmd0(0x114, uint16_t(f.OutputPrecision() | (global ? 1 : 0) << 8));
+  s.Cmd0(0x118, uint16_t(f.zero_point)).Cmd0(0x114, uint16_t(f.OutputPrecision() | (global ? 1 : 0) << 8 | round << 14));
   s.Cmd0(0x125, 0).Cmd0(0x126, uint16_t(int16_t(act_min))).Cmd0(0x127, uint16_t(int16_t(act_max)));
 }
 inline void SetOfmScale(StreamWriter& s, Scale sc) { s.Cmd1(0x024, sc.scale, uint16_t(sc.shift)); }

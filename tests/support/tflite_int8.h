@@ -197,3 +197,106 @@ inline Map Conv(const Map& in, const std::vector<int8_t>& filter, const std::vec
 }
 
 }  // namespace faultline::tflite
+
+namespace faultline::tflite {
+
+// gemmlowp's fixed-point functions (fixedpoint/fixedpoint.h), which TFLite's softmax uses:
+// raw int32 values, Qm.(31-m).
+namespace fixed {
+
+// SaturatingRoundingMultiplyByPOT for a left shift: saturates.
+inline int32_t ShiftLeftSaturating(int32_t x, int exponent) {
+  const int64_t v = int64_t(x) * (int64_t{1} << exponent);
+  return int32_t(std::clamp<int64_t>(v, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()));
+}
+
+// exp(a) for a in [-1/4, 0), Q0.31: a Taylor expansion around -1/8.
+inline int32_t ExpOnIntervalBetweenNegativeOneQuarterAnd0Excl(int32_t a) {
+  const int32_t constant_term = 1895147668, constant_1_over_3 = 715827883;  // exp(-1/8), 1/3
+  const int32_t x = a + (1 << 28);
+  const int32_t x2 = SaturatingRoundingDoublingHighMul(x, x);
+  const int32_t x3 = SaturatingRoundingDoublingHighMul(x2, x);
+  const int32_t x4 = SaturatingRoundingDoublingHighMul(x2, x2);
+  const int32_t x4_over_4 = RoundingDivideByPOT(x4, 2);
+  const int32_t poly = RoundingDivideByPOT(SaturatingRoundingDoublingHighMul(x4_over_4 + x3, constant_1_over_3) + x2, 1);
+  return constant_term + SaturatingRoundingDoublingHighMul(constant_term, x + poly);
+}
+
+// exp(a) for a <= 0 in Q5.26, as Q0.31: the remainder in [-1/4, 0), then a barrel of
+// multipliers exp(-2^k) for each bit of the rest.
+inline int32_t ExpOnNegativeValues(int32_t a) {
+  constexpr int kFractionalBits = 26;
+  const int32_t one_quarter = 1 << (kFractionalBits - 2), mask = one_quarter - 1;
+  const int32_t a_mod_quarter_minus_one_quarter = (a & mask) - one_quarter;
+  int32_t result = ExpOnIntervalBetweenNegativeOneQuarterAnd0Excl(a_mod_quarter_minus_one_quarter << 5);
+  const int32_t remainder = a_mod_quarter_minus_one_quarter - a;
+  const struct {
+    int exponent;
+    int32_t multiplier;
+  } barrel[] = {{-2, 1672461947}, {-1, 1302514674}, {0, 790015084}, {1, 290630308},
+                {2, 39332535},    {3, 720401},      {4, 242}};
+  for (const auto& b : barrel) {
+    if (remainder & (1 << (kFractionalBits + b.exponent))) result = SaturatingRoundingDoublingHighMul(result, b.multiplier);
+  }
+  return a == 0 ? std::numeric_limits<int32_t>::max() : result;
+}
+
+// 1 / (1 + a) for a in [0, 1), Q0.31: Newton-Raphson in Q2.29 from 48/17 - 32/17 x.
+inline int32_t OneOverOnePlusXForXIn01(int32_t a) {
+  const int64_t sum = int64_t(a) + std::numeric_limits<int32_t>::max();
+  const int32_t half_denominator = int32_t((sum + (sum >= 0 ? 1 : -1)) / 2);
+  int32_t x = 1515870810 + SaturatingRoundingDoublingHighMul(half_denominator, -1010580540);
+  for (int i = 0; i < 3; ++i) {
+    const int32_t half_denominator_times_x = SaturatingRoundingDoublingHighMul(half_denominator, x);
+    const int32_t one_minus = (1 << 29) - half_denominator_times_x;
+    x = x + ShiftLeftSaturating(SaturatingRoundingDoublingHighMul(x, one_minus), 2);
+  }
+  return ShiftLeftSaturating(x, 1);
+}
+
+}  // namespace fixed
+
+// reference_ops::Softmax for int8 in and out (output scale 1/256, zero point -128), with
+// the parameters softmax.cc prepares: beta * input scale as a multiplier greater than one
+// on Q5.26 differences (PreprocessSoftmaxScaling), differences below -CalculateInputRadius
+// dropped, exponentials summed in Q12.19, the reciprocal from GetReciprocal.
+inline Map Softmax(const Map& in, double beta, double input_scale) {
+  constexpr int kScaledDiffIntegerBits = 5, kAccumulationIntegerBits = 12;
+  const double real = std::min(beta * input_scale * double(1 << (31 - kScaledDiffIntegerBits)), double((int64_t{1} << 31) - 1));
+  int32_t multiplier;
+  int left_shift;
+  QuantizeMultiplier(real, &multiplier, &left_shift);
+  const double radius = double((1 << kScaledDiffIntegerBits) - 1) * double(int64_t{1} << (31 - kScaledDiffIntegerBits)) /
+                        double(int64_t{1} << left_shift);
+  const int32_t diff_min = -int32_t(std::floor(radius));
+  Map out{in.h, in.w, in.c, std::vector<int8_t>(in.v.size())};
+  for (size_t row = 0; row < in.v.size() / size_t(in.c); ++row) {
+    const int8_t* x = in.v.data() + row * size_t(in.c);
+    int8_t* y = out.v.data() + row * size_t(in.c);
+    const int32_t max = *std::max_element(x, x + in.c);
+    const auto exp_of = [&](int c) {
+      const int32_t diff = int32_t(x[c]) - max;
+      return fixed::ExpOnNegativeValues(SaturatingRoundingDoublingHighMul(diff * (1 << left_shift), multiplier));
+    };
+    int32_t sum_of_exps = 0;
+    for (int c = 0; c < in.c; ++c) {
+      if (int32_t(x[c]) - max >= diff_min) sum_of_exps += RoundingDivideByPOT(exp_of(c), kAccumulationIntegerBits);
+    }
+    const int headroom_plus_one = __builtin_clz(uint32_t(sum_of_exps));
+    const int num_bits_over_unit = kAccumulationIntegerBits - headroom_plus_one;
+    const int32_t shifted_sum_minus_one = int32_t((uint32_t(sum_of_exps) << headroom_plus_one) - (uint32_t{1} << 31));
+    const int32_t shifted_scale = fixed::OneOverOnePlusXForXIn01(shifted_sum_minus_one);
+    for (int c = 0; c < in.c; ++c) {
+      if (int32_t(x[c]) - max < diff_min) {
+        y[c] = -128;
+        continue;
+      }
+      const int32_t unsat =
+          RoundingDivideByPOT(SaturatingRoundingDoublingHighMul(shifted_scale, exp_of(c)), num_bits_over_unit + 31 - 8);
+      y[c] = int8_t(std::clamp(unsat - 128, -128, 127));
+    }
+  }
+  return out;
+}
+
+}  // namespace faultline::tflite

@@ -1,6 +1,6 @@
 /*
  * npunet: a small int8 network (conv 3x3 with ReLU, depthwise 3x3 stride 2, average pool,
- * fully connected) built twice from one blob: as an Ethos-U command stream with Vela's
+ * fully connected, softmax) built twice from one blob: as an Ethos-U command stream with Vela's
  * payload, weight streams and scale records (region 0 is the blob itself, region 1 the
  * arena), and as the same layers' TFLite-style parameters for the CPU's reference kernels
  * (npunet.c). tools/make_npunet.cc writes the blob. All offsets are from the blob's start.
@@ -11,9 +11,9 @@
 #include <stdint.h>
 
 #define NPUNET_MAGIC 0x4E50554Eu /* "NUPN" */
-#define NPUNET_LAYERS 4
+#define NPUNET_LAYERS 5
 
-enum npunet_kind { NPUNET_CONV = 0, NPUNET_DEPTHWISE = 1, NPUNET_AVGPOOL = 2, NPUNET_FC = 3 };
+enum npunet_kind { NPUNET_CONV = 0, NPUNET_DEPTHWISE = 1, NPUNET_AVGPOOL = 2, NPUNET_FC = 3, NPUNET_SOFTMAX = 4 };
 
 typedef struct {
     uint32_t kind;
@@ -22,6 +22,7 @@ typedef struct {
     int32_t in_zp, out_zp, act_min, act_max;
     uint32_t in_arena, out_arena;  /* where the NPU keeps its input and output */
     uint32_t weights, bias, multiplier, shift; /* OHWI int8, int32 per output channel */
+    int32_t beta_multiplier, beta_left_shift, diff_min; /* SOFTMAX: TFLite's SoftmaxParams */
 } npunet_layer_t;
 
 typedef struct {

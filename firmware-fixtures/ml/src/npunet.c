@@ -1,7 +1,8 @@
 /*
  * npunet on the CPU: TensorFlow Lite's reference int8 kernels (reference_integer_ops
- * ConvPerChannel, DepthwiseConvPerChannel, AveragePool, FullyConnected as a 1x1 conv),
- * written here from their documented semantics, with TFLite's double-rounding
+ * ConvPerChannel, DepthwiseConvPerChannel, AveragePool, FullyConnected as a 1x1 conv,
+ * reference_ops::Softmax with gemmlowp's fixed-point exp and reciprocal), written here
+ * from their documented semantics, with TFLite's double-rounding
  * MultiplyByQuantizedMultiplier. Freestanding: no libc.
  */
 #include "npunet.h"
@@ -90,6 +91,79 @@ static void average_pool(const npunet_layer_t *l, const int8_t *in, int8_t *out)
     }
 }
 
+/* gemmlowp fixedpoint.h: exp on [-1/4, 0) in Q0.31, a Taylor expansion around -1/8. */
+static int32_t exp_on_interval_between_negative_one_quarter_and_0_excl(int32_t a)
+{
+    const int32_t constant_term = 1895147668, constant_1_over_3 = 715827883; /* exp(-1/8), 1/3 */
+    const int32_t x = a + (1 << 28);
+    const int32_t x2 = srdhm(x, x), x3 = srdhm(x2, x), x4 = srdhm(x2, x2);
+    const int32_t x4_over_4 = rounding_divide_by_pot(x4, 2);
+    const int32_t poly = rounding_divide_by_pot(srdhm(x4_over_4 + x3, constant_1_over_3) + x2, 1);
+    return constant_term + srdhm(constant_term, x + poly);
+}
+
+/* exp(a) for a <= 0 in Q5.26, as Q0.31: the remainder in [-1/4, 0), then exp(-2^k) for
+ * each bit of the rest. */
+static int32_t exp_on_negative_values(int32_t a)
+{
+    static const int32_t barrel[7] = {1672461947, 1302514674, 790015084, 290630308, 39332535, 720401, 242};
+    const int32_t one_quarter = 1 << 24;
+    const int32_t a_mod_quarter_minus_one_quarter = (a & (one_quarter - 1)) - one_quarter;
+    int32_t result = exp_on_interval_between_negative_one_quarter_and_0_excl(a_mod_quarter_minus_one_quarter * 32);
+    const int32_t remainder = a_mod_quarter_minus_one_quarter - a;
+    for (int k = 0; k < 7; k++) {
+        if (remainder & (1 << (24 + k))) result = srdhm(result, barrel[k]);
+    }
+    return a == 0 ? INT32_MAX : result;
+}
+
+static int32_t saturating_shift_left(int32_t x, int exponent)
+{
+    const int64_t v = (int64_t)x * (1LL << exponent);
+    return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int32_t)v;
+}
+
+/* 1 / (1 + a) for a in [0, 1), Q0.31: Newton-Raphson in Q2.29. */
+static int32_t one_over_one_plus_x_for_x_in_0_1(int32_t a)
+{
+    const int64_t sum = (int64_t)a + INT32_MAX;
+    const int32_t half_denominator = (int32_t)((sum + (sum >= 0 ? 1 : -1)) / 2);
+    int32_t x = 1515870810 + srdhm(half_denominator, -1010580540); /* 48/17 - 32/17 d */
+    for (int i = 0; i < 3; i++) {
+        const int32_t one_minus = (1 << 29) - srdhm(half_denominator, x);
+        x = x + saturating_shift_left(srdhm(x, one_minus), 2);
+    }
+    return saturating_shift_left(x, 1);
+}
+
+/* Softmax, int8 in and out (output scale 1/256, zero point -128), over the channels. */
+static void softmax(const npunet_layer_t *l, const int8_t *in, int8_t *out)
+{
+    for (int row = 0; row < l->in_h * l->in_w; row++) {
+        const int8_t *x = in + row * l->in_c;
+        int8_t *y = out + row * l->in_c;
+        int32_t max = x[0], sum = 0;
+        for (int c = 1; c < l->in_c; c++) max = x[c] > max ? x[c] : max;
+        for (int c = 0; c < l->in_c; c++) {
+            if (x[c] - max < l->diff_min) continue;
+            const int32_t diff = srdhm((x[c] - max) * (1 << l->beta_left_shift), l->beta_multiplier);
+            sum += rounding_divide_by_pot(exp_on_negative_values(diff), 12); /* Q12.19 */
+        }
+        const int headroom_plus_one = __builtin_clz((uint32_t)sum);
+        const int32_t shifted_scale = one_over_one_plus_x_for_x_in_0_1(
+            (int32_t)(((uint32_t)sum << headroom_plus_one) - (1u << 31)));
+        for (int c = 0; c < l->in_c; c++) {
+            if (x[c] - max < l->diff_min) {
+                y[c] = -128;
+                continue;
+            }
+            const int32_t e = exp_on_negative_values(srdhm((x[c] - max) * (1 << l->beta_left_shift), l->beta_multiplier));
+            const int32_t v = rounding_divide_by_pot(srdhm(shifted_scale, e), 12 - headroom_plus_one + 31 - 8);
+            y[c] = (int8_t)clamp(v - 128, -128, 127);
+        }
+    }
+}
+
 void npunet_run_cpu(const void *blob, int8_t *arena, int8_t *output)
 {
     const npunet_header_t *h = blob;
@@ -99,6 +173,8 @@ void npunet_run_cpu(const void *blob, int8_t *arena, int8_t *output)
         const npunet_layer_t *layer = &h->layers[l];
         if (layer->kind == NPUNET_AVGPOOL) {
             average_pool(layer, arena + layer->in_arena, arena + layer->out_arena);
+        } else if (layer->kind == NPUNET_SOFTMAX) {
+            softmax(layer, arena + layer->in_arena, arena + layer->out_arena);
         } else {
             convolve(blob, layer, arena + layer->in_arena, arena + layer->out_arena);
         }

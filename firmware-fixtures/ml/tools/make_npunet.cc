@@ -1,14 +1,16 @@
 // make_npunet OUT.bin u55|u65: the npunet blob (include/npunet.h). The network's weights,
 // biases and quantisation are drawn from a fixed seed; its NPU form is written as Vela
 // writes each operator, with the writers the Ethos-U model's tests use
-// (tests/support/npu_vela.h, npu_weights.h), and its CPU form as TensorFlow Lite
-// parameterises its reference kernels (QuantizeMultiplier per output channel).
+// (tests/support/npu_vela.h, npu_weights.h, npu_softmax.h), and its CPU form as TensorFlow
+// Lite parameterises its reference kernels (QuantizeMultiplier per output channel, the
+// softmax's SoftmaxParams).
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "npu_softmax.h"
 #include "npu_vela.h"
 #include "npu_weights.h"
 #include "npunet.h"
@@ -70,8 +72,10 @@ int main(int argc, char** argv) {
   std::memset(&h, 0, sizeof h);
   blob.Add(&h, sizeof h);
 
-  // The layers: 32x32x8 -> conv 3x3 (16, ReLU) -> depthwise 3x3 /2 -> average 4x4 /4 -> FC 10.
-  const Quant q_in{0.04, -5}, q1{0.08, -20}, q2{0.06, 3}, q4{0.1, 0};
+  // The layers: 32x32x8 -> conv 3x3 (16, ReLU) -> depthwise 3x3 /2 -> average 4x4 /4 -> FC 10
+  // -> softmax.
+  const Quant q_in{0.04, -5}, q1{0.08, -20}, q2{0.06, 3}, q4{0.1, 6};
+  constexpr int kConvLayers = 4;
   struct Spec {
     uint32_t kind;
     int in_h, in_w, in_c, out_c, k, stride;
@@ -79,13 +83,13 @@ int main(int argc, char** argv) {
     Quant in, out;
     int act_min;
   };
-  const Spec specs[NPUNET_LAYERS] = {
+  const Spec specs[kConvLayers] = {
       {NPUNET_CONV, 32, 32, 8, 16, 3, 1, true, q_in, q1, -20},
       {NPUNET_DEPTHWISE, 32, 32, 16, 16, 3, 2, true, q1, q2, -128},
       {NPUNET_AVGPOOL, 16, 16, 16, 16, 4, 4, false, q2, q2, -128},
       {NPUNET_FC, 1, 1, 256, 10, 1, 1, false, q2, q4, -128},
   };
-  const uint32_t arena_at[NPUNET_LAYERS + 1] = {0x0, 0x2000, 0x6000, 0x7000, 0x7100};
+  const uint32_t arena_at[NPUNET_LAYERS + 1] = {0x0, 0x2000, 0x6000, 0x7000, 0x7100, 0x7110};
   std::vector<int8_t> input(32 * 32 * 8);
   for (int8_t& v : input) v = int8_t(Between(-128, 127));
   h.input = blob.Add(input);
@@ -93,7 +97,7 @@ int main(int argc, char** argv) {
 
   StreamWriter s;
   if (u65) s.Cmd0(0x123, 0);  // PARALLEL_MODE: one core (Vela's U65 streams start with it)
-  for (int l = 0; l < NPUNET_LAYERS; ++l) {
+  for (int l = 0; l < kConvLayers; ++l) {
     const Spec& sp = specs[l];
     npunet_layer_t& L = h.layers[l];
     L.kind = sp.kind;
@@ -154,6 +158,31 @@ int main(int argc, char** argv) {
     s.Cmd0(0x117, 15);  // OFM block depth 16
     s.Cmd0(depthwise ? 0x003 : 0x002);
   }
+
+  // The softmax over the 10 scores, lowered as Vela lowers it: its int32 intermediates in
+  // the conv layer's output, dead by then; the exponent table and constants in the blob.
+  npunet_layer_t& S = h.layers[kConvLayers];
+  S.kind = NPUNET_SOFTMAX;
+  S.in_h = S.in_w = S.out_h = S.out_w = S.kh = S.kw = S.stride = 1;
+  S.in_c = S.out_c = 10;
+  S.in_zp = q4.zp, S.out_zp = -128, S.act_min = -128, S.act_max = 127;
+  S.in_arena = arena_at[kConvLayers], S.out_arena = arena_at[kConvLayers + 1];
+  // TFLite's scales and beta are float32; a beta below 1 spreads the probabilities, so the
+  // output says more than which class won.
+  const double input_scale = double(float(q4.scale)), beta = double(float(0.125));
+  QuantizeMultiplier(std::min(beta * input_scale * double(1 << 26), double((1LL << 31) - 1)), &S.beta_multiplier,
+                     &S.beta_left_shift);  // PreprocessSoftmaxScaling
+  S.diff_min = -int32_t(std::floor(31.0 * double(1 << 26) / double(1LL << S.beta_left_shift)));  // CalculateInputRadius
+  faultline::npu_test::SoftmaxPlan plan;
+  plan.c = 10;
+  plan.input.c = plan.output.c = 10;
+  plan.input.offset = S.in_arena, plan.input.zero_point = S.in_zp;
+  plan.output.offset = S.out_arena, plan.output.zero_point = -128;
+  plan.input_scale = input_scale, plan.beta = beta;
+  plan.scratch = arena_at[1];
+  plan.constants = uint32_t((blob.bytes.size() + 15) / 16 * 16);
+  plan.lut_address = 48 * 1024 - 2048;  // 256 MACs: 48 KiB of SHRAM, the table in its last 2 KiB
+  if (blob.Add(faultline::npu_test::SoftmaxWriter(s, plan).Write()) != plan.constants) return 1;
   s.Stop();
   // Vela's payload (driver_actions.py): "COP1", the optimizer configuration (ethos-u55-256
   // or ethos-u65-256: CONFIG's layout, arch 1.0.6 in ID's), NOPs to 16 bytes, the stream.
@@ -164,7 +193,7 @@ int main(int argc, char** argv) {
   h.payload_bytes = uint32_t(payload.size() * 4);
   h.arena_bytes = arena_at[NPUNET_LAYERS] + 16;
   h.output_arena = arena_at[NPUNET_LAYERS];
-  h.output_bytes = 10;
+  h.output_bytes = uint32_t(S.out_c);
   h.magic = NPUNET_MAGIC;
   std::memcpy(blob.bytes.data(), &h, sizeof h);
   while (blob.bytes.size() % 16) blob.bytes.push_back(0);

@@ -75,14 +75,15 @@ OutputStage::OutputStage(const Parameters& p, const FeatureMap& ofm, std::span<c
   } else if (function != 0) {
     unsupported = fmt::format("activation function {}", function);
   }
-  // A 32-bit OFM is not clipped (Vela's softmax runs int32 sums through a Clip(-128, 127)
-  // it fuses: docs/reference/ethos-u-datapath.md §1b), unless a table needs an index.
-  clip_ = ofm.element_size < 4 || table_ >= 0;
+  // A 32-bit OFM gets neither the zero point nor the clip, unless a table needs an index:
+  // Vela's 8-bit softmax writes its int32 intermediates with the input's zero point and a
+  // fused Clip(-128, 127), and its sums reach 2^30 (docs/reference/ethos-u-datapath.md §1b).
+  narrow_ = ofm.element_size < 4 || table_ >= 0;
 }
 
 int32_t OutputStage::operator()(int64_t rescaled) const {
-  int64_t v = rescaled + zero_point_;
-  if (clip_) v = std::clamp(v, min_, max_);
+  int64_t v = rescaled;
+  if (narrow_) v = std::clamp(v + zero_point_, min_, max_);
   if (table_ < 0) return int32_t(std::clamp(v, type_min_, type_max_));
   // The 8-bit value indexes the table as Vela lays it out: entries for -128..127 (int8) or
   // 0..255 (uint8) in order, each as wide as the OFM's elements.

@@ -30,8 +30,8 @@ struct ChannelScale {
 };
 std::vector<ChannelScale> DecodeScales(std::span<const uint8_t> bytes, uint32_t channels);
 
-// What happens to a rescaled value on its way to the OFM: the zero point, the clip to
-// ACTIVATION_MIN/MAX (in OFM units; not for a 32-bit OFM without a table), the lookup
+// What happens to a rescaled value on its way to the OFM: the zero point and the clip to
+// ACTIVATION_MIN/MAX (in OFM units; neither for a 32-bit OFM without a table), the lookup
 // table in SHRAM when ACTIVATION selects one.
 class OutputStage {
  public:
@@ -42,7 +42,7 @@ class OutputStage {
 
  private:
   int64_t zero_point_, min_, max_;
-  bool clip_ = true;
+  bool narrow_ = true;  // the zero point and the clip apply
   int64_t type_min_, type_max_;
   int32_t table_ = -1;  // SHRAM byte address of the table, or -1
   uint32_t entry_size_ = 1;
