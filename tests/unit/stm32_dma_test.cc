@@ -10,6 +10,7 @@
 
 #include "faultline/board.h"
 #include "faultline/memory_map.h"
+#include "map_registers.h"
 #include "devices/dma.h"
 
 namespace faultline {
@@ -40,18 +41,8 @@ constexpr uint32_t kEn = 1, kTcie = 1u << 4, kM2m = 2u << 6, kPinc = 1u << 9, kM
 
 class Stm32DmaTest : public ::testing::Test {
  protected:
-  void Write(uint64_t address, uint32_t value) {
-    const int p = map_.FindPeripheral(address);
-    ASSERT_GE(p, 0);
-    const int r = map_.FindRegister(size_t(p), address - map_.peripherals()[size_t(p)].base);
-    ASSERT_GE(r, 0) << std::hex << address;
-    map_.WriteRegister(size_t(p), size_t(r), value);
-  }
-  uint32_t Read(uint64_t address) {
-    const int p = map_.FindPeripheral(address);
-    const int r = map_.FindRegister(size_t(p), address - map_.peripherals()[size_t(p)].base);
-    return map_.LoadRegister(size_t(p), size_t(r));
-  }
+  void Write(uint64_t address, uint32_t value) { test::WriteRegisterAt(map_, address, value); }
+  uint32_t Read(uint64_t address) { return test::ReadRegisterAt(map_, address); }
   const DmaController& Dma() { return *map_.dmas().front(); }
   void Copy(int stream, uint32_t from, uint32_t to, uint32_t words, uint32_t extra = 0) {
     Write(Ndtr(stream), words);

@@ -163,13 +163,22 @@ std::string ToString(NpuModel model);
 enum class DmaModel {
   kStm32Gpdma,  // ST's GPDMA/HPDMA (STM32N6 GPDMA1 and HPDMA1, as RM0486 describes them)
   kStm32Dma,    // ST's stream DMA (STM32H7 DMA1 and DMA2, as RM0399 describes them)
+  kPl330,       // Arm's CoreLink DMA-330 (the Alif Ensemble's DMA0 and local DMAs)
 };
+// A DMA-330's events, each an interrupt output when INTEN enables it (the most Arm's
+// configurations have: CR0.num_events, TRM DDI 0424).
+constexpr uint32_t kPl330Events = 32;
 struct Dma {
   DmaModel model = DmaModel::kStm32Gpdma;
-  uint32_t channels = 16;  // channels (GPDMA) or streams (DMA); the model's count unless stated
+  uint32_t channels = 16;  // channels (GPDMA, DMA-330 threads) or streams (DMA); the model's count unless stated
   std::string master;  // the `masters:` entry its ports are
 };
 std::string ToString(DmaModel model);
+// The most channels (streams) a model has, and what it calls them.
+uint32_t DmaMostChannels(DmaModel model);
+// The interrupt outputs a controller's `irq:` names: one per channel (stream), or a
+// DMA-330's event lines event0..event31 and abort.
+std::vector<std::string> DmaIrqOutputs(const Dma& dma);
 // The register block of a DMA controller (board/dma_models.cc).
 std::vector<Register> DmaRegisters(const Dma& dma);
 // The register block of an Ethos-U (board/npu_models.cc): the driver's interface, with

@@ -35,7 +35,28 @@ std::vector<RegisterField> Flags(bool status) {
 
 }  // namespace
 
-std::string ToString(DmaModel model) { return model == DmaModel::kStm32Dma ? "stm32-dma" : "stm32-gpdma"; }
+std::string ToString(DmaModel model) {
+  switch (model) {
+    case DmaModel::kStm32Gpdma: return "stm32-gpdma";
+    case DmaModel::kStm32Dma: return "stm32-dma";
+    case DmaModel::kPl330: return "pl330";
+  }
+  return "?";
+}
+
+uint32_t DmaMostChannels(DmaModel model) { return model == DmaModel::kStm32Gpdma ? 16 : 8; }
+
+std::vector<std::string> DmaIrqOutputs(const Dma& dma) {
+  std::vector<std::string> outputs;
+  if (dma.model == DmaModel::kPl330) {
+    for (uint32_t e = 0; e < kPl330Events; ++e) outputs.push_back(fmt::format("event{}", e));
+    outputs.push_back("abort");
+    return outputs;
+  }
+  const char* unit = dma.model == DmaModel::kStm32Dma ? "stream" : "channel";
+  for (uint32_t c = 0; c < dma.channels; ++c) outputs.push_back(fmt::format("{}{}", unit, c));
+  return outputs;
+}
 
 namespace {
 
@@ -82,8 +103,72 @@ std::vector<Register> StreamDmaRegisters(const Dma& dma) {
 
 }  // namespace
 
+// Arm's CoreLink DMA-330 (Arm DDI 0424, "Register summary"): the manager's status, the
+// event interrupts, the fault status and type registers, each channel's status and PC
+// (0x100 + 8n) and its SAR, DAR, CCR, LC0, LC1 (0x400 + 0x20n), the debug registers, the
+// configuration registers CR0-CR4 and CRD, the watchdog, the PrimeCell identification.
+// Every register resets to 0 but the configuration and identification ones; CR0 says
+// `channels` threads, 32 events and interrupts, no peripheral request interface and the
+// manager not booting (what faultline models); CRD a 64-bit AXI data bus with a 16-entry
+// MFIFO (UNCONFIRMED for any Alif part). periph_id/pcell_id: the r1p2 values Arm's TRM
+// gives (0x30 0x13 0x24 0x00; 0x0D 0xF0 0x05 0xB1); the revision an Alif part has is
+// UNCONFIRMED.
+std::vector<Register> Pl330Registers(const Dma& dma) {
+  std::vector<Register> r = {Reg("DSR", 0x000, 0, {Field("DMA_status", 3, 0), Field("Wakeup_event", 8, 4), Bit("DNS", 9)}),
+                             Reg("DPC", 0x004),
+                             Reg("INTEN", 0x020),
+                             Reg("INT_EVENT_RIS", 0x024),
+                             Reg("INTMIS", 0x028),
+                             Reg("INTCLR", 0x02C),
+                             Reg("FSRD", 0x030, 0, {Bit("fs_mgr", 0)}),
+                             Reg("FSRC", 0x034),
+                             Reg("FTRD", 0x038, 0, {Bit("undef_instr", 0), Bit("operand_invalid", 1), Bit("dmago_err", 4),
+                                                    Bit("mgr_evnt_err", 5), Bit("instr_fetch_err", 16), Bit("dbg_instr", 30)})};
+  const std::vector<RegisterField> ftr = {Bit("undef_instr", 0), Bit("operand_invalid", 1), Bit("ch_evnt_err", 5),
+                                          Bit("ch_periph_err", 6), Bit("ch_rdwr_err", 7), Bit("mfifo_err", 12),
+                                          Bit("st_data_unavailable", 13), Bit("instr_fetch_err", 16),
+                                          Bit("data_write_err", 17), Bit("data_read_err", 18), Bit("dbg_instr", 30),
+                                          Bit("lockup_err", 31)};
+  for (uint32_t n = 0; n < dma.channels; ++n) r.push_back(Reg(fmt::format("FTR{}", n), 0x040 + 4 * n, 0, ftr));
+  for (uint32_t n = 0; n < dma.channels; ++n) {
+    r.push_back(Reg(fmt::format("CSR{}", n), 0x100 + 8 * n, 0,
+                    {Field("Channel_status", 3, 0), Field("Wakeup_number", 8, 4), Bit("dmawfp_b_ns", 14),
+                     Bit("dmawfp_periph", 15), Bit("CNS", 21)}));
+    r.push_back(Reg(fmt::format("CPC{}", n), 0x104 + 8 * n));
+  }
+  for (uint32_t n = 0; n < dma.channels; ++n) {
+    const uint32_t at = 0x400 + 0x20 * n;
+    r.push_back(Reg(fmt::format("SAR{}", n), at + 0x00));
+    r.push_back(Reg(fmt::format("DAR{}", n), at + 0x04));
+    r.push_back(Reg(fmt::format("CCR{}", n), at + 0x08, 0,
+                    {Bit("src_inc", 0), Field("src_burst_size", 3, 1), Field("src_burst_len", 7, 4),
+                     Field("src_prot_ctrl", 10, 8), Field("src_cache_ctrl", 13, 11), Bit("dst_inc", 14),
+                     Field("dst_burst_size", 17, 15), Field("dst_burst_len", 21, 18), Field("dst_prot_ctrl", 24, 22),
+                     Field("dst_cache_ctrl", 27, 25), Field("endian_swap_size", 30, 28)}));
+    r.push_back(Reg(fmt::format("LC0_{}", n), at + 0x0C, 0, {Field("Loop_counter_iterations", 7, 0)}));
+    r.push_back(Reg(fmt::format("LC1_{}", n), at + 0x10, 0, {Field("Loop_counter_iterations", 7, 0)}));
+  }
+  const uint32_t cr0 = (dma.channels - 1) << 4 | (kPl330Events - 1) << 17;
+  for (const Register& reg :
+       {Reg("DBGSTATUS", 0xD00, 0, {Bit("dbgstatus", 0)}), Reg("DBGCMD", 0xD04, 0, {Field("dbgcmd", 1, 0)}),
+        Reg("DBGINST0", 0xD08, 0, {Bit("Debug_thread", 0), Field("Channel_number", 10, 8), Field("Instruction_byte0", 23, 16),
+                                   Field("Instruction_byte1", 31, 24)}),
+        Reg("DBGINST1", 0xD0C),
+        Reg("CR0", 0xE00, cr0, {Bit("periph_req", 0), Bit("boot_en", 1), Bit("mgr_ns_at_rst", 2),
+                                Field("num_chnls", 6, 4), Field("num_periph_req", 16, 12), Field("num_events", 21, 17)}),
+        Reg("CR1", 0xE04), Reg("CR2", 0xE08), Reg("CR3", 0xE0C), Reg("CR4", 0xE10),
+        Reg("CRD", 0xE14, 0x3 | 1u << 4 | 7u << 8 | 1u << 12 | 7u << 16 | 15u << 20),
+        Reg("WD", 0xE80), Reg("periph_id_0", 0xFE0, 0x30), Reg("periph_id_1", 0xFE4, 0x13),
+        Reg("periph_id_2", 0xFE8, 0x24), Reg("periph_id_3", 0xFEC, 0x00), Reg("pcell_id_0", 0xFF0, 0x0D),
+        Reg("pcell_id_1", 0xFF4, 0xF0), Reg("pcell_id_2", 0xFF8, 0x05), Reg("pcell_id_3", 0xFFC, 0xB1)}) {
+    r.push_back(reg);
+  }
+  return r;
+}
+
 std::vector<Register> DmaRegisters(const Dma& dma) {
   if (dma.model == DmaModel::kStm32Dma) return StreamDmaRegisters(dma);
+  if (dma.model == DmaModel::kPl330) return Pl330Registers(dma);
   std::vector<Register> r = {Reg("SECCFGR", 0x00), Reg("PRIVCFGR", 0x04), Reg("RCFGLOCKR", 0x08),
                              Reg("MISR", 0x0C), Reg("SMISR", 0x10)};
   for (uint32_t x = 0; x < dma.channels; ++x) {

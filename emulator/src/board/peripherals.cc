@@ -53,13 +53,14 @@ void ParseModel(const Field& f, Peripheral& p) {
       {ToString(NpuModel::kEthosU65), {{}, {}, false, NpuModel::kEthosU65}},
       {ToString(DmaModel::kStm32Gpdma), {{}, {}, false, {}, DmaModel::kStm32Gpdma}},
       {ToString(DmaModel::kStm32Dma), {{}, {}, false, {}, DmaModel::kStm32Dma}},
+      {ToString(DmaModel::kPl330), {{}, {}, false, {}, DmaModel::kPl330}},
       {kUnimplemented, {{}, {}, true}}};
   Model m = f.Choice("peripheral model", kModels);
   p.uart = m.uart;
   p.timer = m.timer;
   p.unimplemented = m.unimplemented;
   if (m.npu) p.npu = Npu{*m.npu};
-  if (m.dma) p.dma = Dma{*m.dma, *m.dma == DmaModel::kStm32Dma ? 8u : 16u};
+  if (m.dma) p.dma = Dma{*m.dma, DmaMostChannels(*m.dma)};
   if (p.uart) p.registers = UartRegisters(*p.uart);
   if (p.timer) p.registers = TimerRegisters(*p.timer);
 }
@@ -111,15 +112,15 @@ void ParseDma(const Mapping& m, const Field& f, Peripheral& p) {
   if (m.Has("channels") && !p.dma) {
     m.Get("channels").Fail(fmt::format("channels: is a DMA controller's key, and {} is {}", p.name,
                                        p.uart || p.timer || p.npu || p.unimplemented ? "a " + ModelName(p) : "no model"),
-                           "remove it, or give model: stm32-gpdma or stm32-dma");
+                           "remove it, or give model: stm32-gpdma, stm32-dma or pl330");
   }
   if (!p.dma) return;
   if (m.Has("channels")) {
     const uint64_t n = m.Get("channels").Number();
-    const uint32_t most = p.dma->model == DmaModel::kStm32Dma ? 8 : 16;
+    const uint32_t most = DmaMostChannels(p.dma->model);
     if (n == 0 || n > most) {
       m.Get("channels").Fail(fmt::format("a {} has 1 to {} {}, not {}", ModelName(p), most,
-                                         most == 8 ? "streams" : "channels", n),
+                                         p.dma->model == DmaModel::kStm32Dma ? "streams" : "channels", n),
                              fmt::format("write channels: {}", most));
     }
     p.dma->channels = uint32_t(n);
@@ -173,14 +174,13 @@ void ParseIrqs(const Mapping& m, const Field& f, Peripheral& p, size_t index, La
     }
     return;
   }
-  if (p.dma) {  // one line per channel: irq: {channel0: N, ...}
+  if (p.dma) {  // one line per channel (a DMA-330: per event, and abort): irq: {channel0: N, ...}
+    const std::vector<std::string> outputs = DmaIrqOutputs(*p.dma);
     if (!irq.node.IsMap()) {
-      irq.Fail(fmt::format("{} ({}) has an interrupt line per channel; irq: must name them", p.name, ModelName(p)),
-               "write irq: {channel0: N, channel1: N, ...} (any of them), the lines the SoC wires each to");
+      irq.Fail(fmt::format("{} ({}) has several interrupt outputs; irq: must name them", p.name, ModelName(p)),
+               fmt::format("write irq: {{{}: N, {}: N, ...}} (any of them), the lines the SoC wires each to",
+                           outputs[0], outputs[1]));
     }
-    std::vector<std::string> outputs;
-    const char* unit = p.dma->model == DmaModel::kStm32Dma ? "stream" : "channel";
-    for (uint32_t c = 0; c < p.dma->channels; ++c) outputs.push_back(fmt::format("{}{}", unit, c));
     Mapping im(irq, outputs);
     for (const std::string& output : outputs) {
       if (im.Has(output)) p.irqs.push_back(ParseIrqNumber(im.Get(output), output));

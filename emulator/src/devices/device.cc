@@ -2,6 +2,7 @@
 
 #include "bus_port.h"
 #include "ethos_u/ethos_u.h"
+#include "dma330.h"
 #include "stm32_dma.h"
 #include "stm32_gpdma.h"
 #include "timer.h"
@@ -22,6 +23,9 @@ std::unique_ptr<Device> MakeDevice(const Peripheral& peripheral, std::unique_ptr
   if (peripheral.npu) return std::make_unique<ethos_u::EthosU>(peripheral, std::move(port));
   if (peripheral.dma && peripheral.dma->model == DmaModel::kStm32Dma) {
     return std::make_unique<Stm32Dma>(peripheral, std::move(port));
+  }
+  if (peripheral.dma && peripheral.dma->model == DmaModel::kPl330) {
+    return std::make_unique<Dma330>(peripheral, std::move(port));
   }
   if (peripheral.dma) return std::make_unique<Stm32Gpdma>(peripheral, std::move(port));
   if (peripheral.uart) return std::make_unique<UartPort>(peripheral);

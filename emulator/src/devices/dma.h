@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bus_port.h"
@@ -19,9 +20,14 @@ namespace faultline {
 class DmaController : public Device {
  public:
   const std::vector<DmaTransfer>& transfers() const { return transfers_; }
+  const std::string& name() const override { return name_; }
+  // Reads have no side effects but where a model says so.
+  uint32_t Read(size_t reg, std::vector<uint32_t>& values, uint64_t) override { return values[reg]; }
+  bool TakeAttention() override { return std::exchange(attention_, false); }
 
  protected:
-  explicit DmaController(std::unique_ptr<BusPort> port) : port_(std::move(port)) {}
+  DmaController(const Peripheral& peripheral, std::unique_ptr<BusPort> port)
+      : name_(peripheral.name), port_(std::move(port)) {}
 
   // One side of a block: elements of `width` bytes, the address stepping by them or not
   // (a peripheral's data register).
@@ -37,8 +43,10 @@ class DmaController : public Device {
   // The index of the register `name` in a model's layout (board/dma_models.cc names them).
   static size_t RegisterIndex(const std::vector<Register>& layout, const std::string& name);
 
+  std::string name_;
   std::unique_ptr<BusPort> port_;
   std::vector<DmaTransfer> transfers_;
+  bool attention_ = false;  // state changed that may move an output or the next event
 };
 
 }  // namespace faultline

@@ -23,7 +23,7 @@ constexpr uint32_t kM2m = 2, kFeie = 1u << 7;
 }  // namespace
 
 Stm32Dma::Stm32Dma(const Peripheral& peripheral, std::unique_ptr<BusPort> port)
-    : DmaController(std::move(port)), name_(peripheral.name) {
+    : DmaController(peripheral, std::move(port)) {
   const std::vector<Register>& layout = peripheral.registers;
   for (uint32_t x = 0; x < peripheral.dma->channels; ++x) {
     const auto at = [&](const char* reg) { return RegisterIndex(layout, fmt::format("S{}{}", x, reg)); };
@@ -34,8 +34,6 @@ Stm32Dma::Stm32Dma(const Peripheral& peripheral, std::unique_ptr<BusPort> port)
     lines_.push_back(fmt::format("stream{}", x));
   }
 }
-
-uint32_t Stm32Dma::Read(size_t reg, std::vector<uint32_t>& values, uint64_t) { return values[reg]; }
 
 void Stm32Dma::Write(size_t reg, uint32_t value, std::vector<uint32_t>& values, uint64_t now) {
   for (uint32_t x = 0; x < streams_.size(); ++x) {

@@ -30,13 +30,10 @@ class Stm32Dma : public DmaController {
  public:
   Stm32Dma(const Peripheral& peripheral, std::unique_ptr<BusPort> port);
 
-  const std::string& name() const override { return name_; }
-  uint32_t Read(size_t reg, std::vector<uint32_t>& values, uint64_t now) override;
   void Write(size_t reg, uint32_t value, std::vector<uint32_t>& values, uint64_t now) override;
   void AdvanceTo(uint64_t now, std::vector<uint32_t>& values) override;
   uint64_t NextEventAt(const std::vector<uint32_t>& values, uint64_t now) const override;
   bool Output(const std::string& line, const std::vector<uint32_t>& values) const override;
-  bool TakeAttention() override { return std::exchange(attention_, false); }
 
   static constexpr uint64_t kSetupCycles = 16;
   // A stream's flags as LISR/HISR hold them, shifted to its position (FEIF, DMEIF, TEIF,
@@ -59,10 +56,8 @@ class Stm32Dma : public DmaController {
     return (values[s.isr] >> s.shift) & 0x3Du;
   }
 
-  std::string name_;
   std::vector<Stream> streams_;
   std::vector<std::string> lines_;  // "stream0" ... as `irq:` names them
-  bool attention_ = false;
 };
 
 }  // namespace faultline

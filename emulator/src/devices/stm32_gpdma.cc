@@ -22,7 +22,7 @@ uint32_t Brc(uint32_t br1) { return (br1 >> 16) & 0x7FFu; }
 }  // namespace
 
 Stm32Gpdma::Stm32Gpdma(const Peripheral& peripheral, std::unique_ptr<BusPort> port)
-    : DmaController(std::move(port)), name_(peripheral.name) {
+    : DmaController(peripheral, std::move(port)) {
   const std::vector<Register>& layout = peripheral.registers;
   for (uint32_t x = 0; x < peripheral.dma->channels; ++x) {
     const auto at = [&](const char* reg) { return RegisterIndex(layout, fmt::format("C{}{}", x, reg)); };

@@ -31,13 +31,11 @@ class Stm32Gpdma : public DmaController {
  public:
   Stm32Gpdma(const Peripheral& peripheral, std::unique_ptr<BusPort> port);
 
-  const std::string& name() const override { return name_; }
   uint32_t Read(size_t reg, std::vector<uint32_t>& values, uint64_t now) override;
   void Write(size_t reg, uint32_t value, std::vector<uint32_t>& values, uint64_t now) override;
   void AdvanceTo(uint64_t now, std::vector<uint32_t>& values) override;
   uint64_t NextEventAt(const std::vector<uint32_t>& values, uint64_t now) const override;
   bool Output(const std::string& line, const std::vector<uint32_t>& values) const override;
-  bool TakeAttention() override { return std::exchange(attention_, false); }
 
   // The instructions a transfer takes before it completes: setup, then one per word.
   static constexpr uint64_t kSetupCycles = 16;
@@ -57,12 +55,10 @@ class Stm32Gpdma : public DmaController {
   void Complete(Channel& c, std::vector<uint32_t>& values);
   void Finish(Channel& c, std::vector<uint32_t>& values, uint32_t flag);
 
-  std::string name_;
   std::vector<Channel> channels_;
   std::vector<std::string> lines_;  // "channel0" ... as `irq:` names them
   std::vector<size_t> running_;     // transfers_ index of each channel's transfer in flight
   size_t misr_ = 0;
-  bool attention_ = false;
 };
 
 }  // namespace faultline
