@@ -78,6 +78,49 @@ TEST(DCacheFixtures, TheN6ReadsStaleWeightsAfterTheDmaUntilItInvalidates) {
   EXPECT_TRUE(EventOf(fixed.report, "stale-read").is_null()) << fixed.report["events"].dump(2);
 }
 
+// The same on the Alif Ensemble: the weights copied from MRAM to SRAM0 by the HP core's
+// DMA-330 (its microcode, DMAGO, the event's interrupt); without the invalidate in the
+// event's handler the CPU reads the lines it cached before; a DTCM destination given at
+// its local address (LocalToGlobal left out) is the DMA's bus error, its channel faults
+// and the abort handler kills it; at the global alias the copy is right. The E7 is the
+// same DMA.
+TEST(DCacheFixtures, TheAlifReadsStaleWeightsAfterItsDma330UntilItInvalidates) {
+  REQUIRE_FIXTURES();
+  for (const char* board : {"alif-e8-hp", "alif-e7-hp"}) {
+    JsonCompleted fixed = RunCliJson({"run", "--board", board, Fixture(board, "dma_weights").string()});
+    EXPECT_EQ(fixed.cli.status, 0) << fixed.cli.out << fixed.cli.err;
+    EXPECT_NE(fixed.report["console"].get<std::string>().find("dma: the copy matches"), std::string::npos);
+    EXPECT_TRUE(EventOf(fixed.report, "stale-read").is_null()) << fixed.report["events"].dump(2);
+    ASSERT_EQ(fixed.report["dma_transfers"].size(), 1u);
+    EXPECT_EQ(fixed.report["dma_transfers"][0]["outcome"], "completed");
+    EXPECT_EQ(fixed.report["dma_transfers"][0]["bytes"], 8192u);
+    EXPECT_EQ(fixed.report["dma_transfers"][0]["source_region"], "mram");
+  }
+
+  JsonCompleted broken = RunCliJson({"run", "--board", "alif-e8-hp", Fixture("alif-e8-hp", "dma_weights_stale").string()});
+  EXPECT_EQ(broken.report["exit_code"], 1) << broken.cli.out;
+  EXPECT_NE(broken.report["console"].get<std::string>().find("dma: the copy differs"), std::string::npos);
+  const json stale = EventOf(broken.report, "stale-read");
+  ASSERT_FALSE(stale.is_null()) << broken.report["events"].dump(2);
+  EXPECT_EQ(stale["where"], "sram0");
+  EXPECT_EQ(stale["first_address"], 0x02000000u);
+  EXPECT_EQ(stale["first_by"], "DMA1_AXI");
+  EXPECT_NE(stale["message"].get<std::string>().find("SCB_InvalidateDCache_by_Addr"), std::string::npos);
+
+  JsonCompleted local = RunCliJson({"run", "--board", "alif-e8-hp", Fixture("alif-e8-hp", "dma_weights_dtcm_local").string()});
+  EXPECT_EQ(local.report["exit_code"], 3) << local.cli.out;
+  EXPECT_NE(local.report["console"].get<std::string>().find("aborted, FTR0 0x00020000"), std::string::npos)
+      << "FTR0.data_write_err, read by the abort handler";
+  const json& t = local.report["dma_transfers"][0];
+  EXPECT_EQ(t["outcome"], "bus error");
+  EXPECT_EQ(t["fault_region"], "dtcm");
+  EXPECT_NE(t["detail"].get<std::string>().find("it reaches the same bytes at 0x508"), std::string::npos) << t;
+
+  JsonCompleted global = RunCliJson({"run", "--board", "alif-e8-hp", Fixture("alif-e8-hp", "dma_weights_dtcm").string()});
+  EXPECT_EQ(global.cli.status, 0) << global.cli.out << global.cli.err;
+  EXPECT_EQ(global.report["dma_transfers"][0]["outcome"], "completed");
+}
+
 // Code loaded into cacheable SRAM and run with the I-cache on (icache_ramfunc): the load
 // done right prints as QEMU (which has no caches) with no event; left out, or half done,
 // it prints the same (faultline runs the new bytes) and the report says what silicon may

@@ -1,0 +1,119 @@
+/*
+ * dma_weights (issue 36): a model's weights copied from MRAM into SRAM0 by the HP core's
+ * local DMA-330 (DMA1 channel 0), as Alif's Driver_DMA.c does a memory-to-memory copy
+ * (common/alif_dma330.h), with the D-cache on as SystemInit leaves it; the CPU then reads
+ * the copy. Before the copy the CPU looks at the destination (are the weights there
+ * already?), so it holds those lines. The event's interrupt handler clears INTCLR and, as
+ * Alif's DMA_IRQHandler does, invalidates the destination's lines
+ * (SCB_InvalidateDCache_by_Addr); the abort handler kills a faulting channel.
+ *   DMA_FIX=0          the invalidate left out: the CPU reads its stale lines
+ *   DMA_TO_DTCM=1      the destination is in the DTCM, given at its global alias
+ *                      (LocalToGlobal): correct, and not cached
+ *   DMA_TO_DTCM=2      ... at its local address (LocalToGlobal left out): the DMA's store
+ *                      is refused, the channel faults, the abort interrupt
+ * Prints the copy's FNV-1a beside the MRAM original's; exits 0 when they match, 1 when
+ * they differ, 3 on a DMA fault.
+ */
+#include <stdint.h>
+
+#include "alif_dma330.h"
+#include "dcache.h"
+#include "semihost.h"
+
+#ifndef DMA_FIX
+#define DMA_FIX 1
+#endif
+#ifndef DMA_TO_DTCM
+#define DMA_TO_DTCM 0
+#endif
+
+#define WEIGHT_WORDS 2048u /* 8 KiB: 64 bursts of 128 bytes */
+#define W(i)    ((uint32_t)(i) * 2654435761u ^ 0x5A5A5A5Au)
+#define W4(i)   W(i), W((i) + 1), W((i) + 2), W((i) + 3)
+#define W16(i)  W4(i), W4((i) + 4), W4((i) + 8), W4((i) + 12)
+#define W64(i)  W16(i), W16((i) + 16), W16((i) + 32), W16((i) + 48)
+#define W256(i) W64(i), W64((i) + 64), W64((i) + 128), W64((i) + 192)
+static const uint32_t weights_mram[WEIGHT_WORDS] __attribute__((aligned(32))) = {
+    W256(0), W256(256), W256(512), W256(768), W256(1024), W256(1280), W256(1536), W256(1792)};
+
+#if DMA_TO_DTCM
+static uint32_t weights_copy[WEIGHT_WORDS] __attribute__((aligned(32)));
+#else
+static uint32_t weights_copy[WEIGHT_WORDS] __attribute__((section(".npu_arena"), aligned(32)));
+#endif
+
+static uint8_t dma_mcode[128] __attribute__((aligned(4))); /* the driver's, in DTCM */
+static volatile int dma_done;                             /* 1 complete, -1 aborted */
+static volatile uint32_t dma_fault;
+
+#define NVIC_ISER(n) (*(volatile uint32_t *)(0xE000E100u + 4u * (n)))
+#define SCB_VTOR     (*(volatile uint32_t *)0xE000ED08u)
+#define RAM_VECTORS  64 /* IRQ 0-47 */
+static uint32_t ram_vectors[RAM_VECTORS] __attribute__((aligned(4 * RAM_VECTORS)));
+
+static void dma1_event0_handler(void)
+{
+    DMA_INTCLR = 1u << 0;
+#if DMA_FIX
+    dcache_invalidate(weights_copy, sizeof weights_copy);
+#endif
+    dma_done = 1;
+}
+
+static void dma1_abort_handler(void)
+{
+    const uint32_t channels = DMA_FSRC;
+    dma_fault = DMA_FTR(0);
+    for (uint32_t n = 0; n < 8; n++) {
+        if (channels & (1u << n)) dma_kill(n);
+    }
+    dma_done = -1;
+}
+
+static uint32_t fnv1a(const volatile uint32_t *w, uint32_t words)
+{
+    uint32_t h = 2166136261u;
+    for (uint32_t i = 0; i < words; i++) {
+        for (uint32_t b = 0; b < 4; b++) h = (h ^ ((w[i] >> (8 * b)) & 0xFFu)) * 16777619u;
+    }
+    return h;
+}
+
+int main(void)
+{
+    const volatile uint32_t *vectors = (const volatile uint32_t *)(uintptr_t)SCB_VTOR;
+    for (uint32_t i = 0; i < 16 + 16; i++) ram_vectors[i] = vectors[i];
+    ram_vectors[16 + DMA1_IRQ0_IRQn] = (uint32_t)(uintptr_t)dma1_event0_handler;
+    ram_vectors[16 + DMA1_IRQ_ABORT_IRQn] = (uint32_t)(uintptr_t)dma1_abort_handler;
+    __asm__ volatile("dsb" ::: "memory");
+    SCB_VTOR = (uint32_t)(uintptr_t)ram_vectors;
+    __asm__ volatile("dsb\n\tisb" ::: "memory");
+    NVIC_ISER(0) = 1u << DMA1_IRQ0_IRQn;
+    NVIC_ISER(1) = 1u << (DMA1_IRQ_ABORT_IRQn - 32);
+
+    dcache_enable();
+    if (weights_copy[0] == weights_mram[0]) sh_write0("dma: the weights are in place already\n");
+
+#if DMA_TO_DTCM == 2
+    const uint32_t dst = (uint32_t)weights_copy; /* LocalToGlobal left out */
+#else
+    const uint32_t dst = local_to_global(weights_copy);
+#endif
+    const uint32_t n = dma_build_copy(dma_mcode, dst, local_to_global(weights_mram), sizeof weights_mram, 0);
+    DMA_INTEN |= 1u << 0;
+    if (dma_go(0, local_to_global(dma_mcode)) != 0) {
+        sh_write0("dma: DMA1 channel 0 is busy\n");
+        return 2;
+    }
+    sh_puts_hex("dma: DMA1 channel 0 started, microcode bytes ", n);
+    while (dma_done == 0) __asm__ volatile("wfi");
+    if (dma_done < 0) {
+        sh_puts_hex("dma: DMA1 channel 0 aborted, FTR0 ", dma_fault);
+        return 3;
+    }
+    const uint32_t copy = fnv1a(weights_copy, WEIGHT_WORDS), original = fnv1a(weights_mram, WEIGHT_WORDS);
+    sh_puts_hex("dma: copy FNV-1a ", copy);
+    sh_puts_hex("dma: MRAM FNV-1a ", original);
+    sh_write0(copy == original ? "dma: the copy matches\n" : "dma: the copy differs from the weights in MRAM\n");
+    return copy == original ? 0 : 1;
+}
