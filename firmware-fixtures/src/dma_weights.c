@@ -11,6 +11,11 @@
  *                      (LocalToGlobal): correct, and not cached
  *   DMA_TO_DTCM=2      ... at its local address (LocalToGlobal left out): the DMA's store
  *                      is refused, the channel faults, the abort interrupt
+ *   DMA_INPUT=1        the source is an input the CPU wrote into SRAM1, write-back as
+ *                      Alif's mpu.c table makes it (MEMATTRIDX_NORMAL_WB_RA_WA), cleaned
+ *                      before DMAGO as Alif's DMA_Start does (RTSS_CleanDCache_by_Addr)
+ *   DMA_INPUT=2        ... the clean left out: the DMA reads SRAM1's memory, not the
+ *                      CPU's dirty lines
  * Prints the copy's FNV-1a beside the MRAM original's; exits 0 when they match, 1 when
  * they differ, 3 on a DMA fault.
  */
@@ -26,6 +31,9 @@
 #ifndef DMA_TO_DTCM
 #define DMA_TO_DTCM 0
 #endif
+#ifndef DMA_INPUT
+#define DMA_INPUT 0
+#endif
 
 #define WEIGHT_WORDS 2048u /* 8 KiB: 64 bursts of 128 bytes */
 #define W(i)    ((uint32_t)(i) * 2654435761u ^ 0x5A5A5A5Au)
@@ -40,6 +48,11 @@ static const uint32_t weights_mram[WEIGHT_WORDS] __attribute__((aligned(32))) = 
 static uint32_t weights_copy[WEIGHT_WORDS] __attribute__((aligned(32)));
 #else
 static uint32_t weights_copy[WEIGHT_WORDS] __attribute__((section(".npu_arena"), aligned(32)));
+#endif
+
+#if DMA_INPUT
+#include "mpu_v8.h"
+static uint32_t input_sram1[WEIGHT_WORDS] __attribute__((section(".sram1_buffers"), aligned(32)));
 #endif
 
 static uint8_t dma_mcode[128] __attribute__((aligned(4))); /* the driver's, in DTCM */
@@ -91,15 +104,27 @@ int main(void)
     NVIC_ISER(0) = 1u << DMA1_IRQ0_IRQn;
     NVIC_ISER(1) = 1u << (DMA1_IRQ_ABORT_IRQn - 32);
 
+#if DMA_INPUT
+    mpu_region0((uint32_t)input_sram1, (uint32_t)input_sram1 + sizeof input_sram1 - 1u, MPU_ATTR_WRITE_BACK, 0);
+#endif
     dcache_enable();
     if (weights_copy[0] == weights_mram[0]) sh_write0("dma: the weights are in place already\n");
+#if DMA_INPUT
+    for (uint32_t i = 0; i < WEIGHT_WORDS; i++) input_sram1[i] = weights_mram[i]; /* the CPU's input */
+#if DMA_INPUT == 1
+    dcache_clean(input_sram1, sizeof input_sram1);
+#endif
+    const uint32_t src = local_to_global(input_sram1);
+#else
+    const uint32_t src = local_to_global(weights_mram);
+#endif
 
 #if DMA_TO_DTCM == 2
     const uint32_t dst = (uint32_t)weights_copy; /* LocalToGlobal left out */
 #else
     const uint32_t dst = local_to_global(weights_copy);
 #endif
-    const uint32_t n = dma_build_copy(dma_mcode, dst, local_to_global(weights_mram), sizeof weights_mram, 0);
+    const uint32_t n = dma_build_copy(dma_mcode, dst, src, sizeof weights_mram, 0);
     DMA_INTEN |= 1u << 0;
     if (dma_go(0, local_to_global(dma_mcode)) != 0) {
         sh_write0("dma: DMA1 channel 0 is busy\n");

@@ -121,6 +121,27 @@ TEST(DCacheFixtures, TheAlifReadsStaleWeightsAfterItsDma330UntilItInvalidates) {
   EXPECT_EQ(global.report["dma_transfers"][0]["outcome"], "completed");
 }
 
+// The other direction on the Alif: an input the CPU wrote into SRAM1, write-back as Alif's
+// MPU table makes it, read by the DMA-330: without the clean before DMAGO the DMA copies
+// SRAM1's memory, not the CPU's dirty lines.
+TEST(DCacheFixtures, TheAlifsDma330ReadsMemoryUnderTheCpusDirtyInputUntilItIsCleaned) {
+  REQUIRE_FIXTURES();
+  JsonCompleted broken = RunCliJson({"run", "--board", "alif-e8-hp", Fixture("alif-e8-hp", "dma_input_dirty").string()});
+  EXPECT_EQ(broken.report["exit_code"], 1) << broken.cli.out;
+  const json dirty = EventOf(broken.report, "dirty-read");
+  ASSERT_FALSE(dirty.is_null()) << broken.report["events"].dump(2);
+  EXPECT_EQ(dirty["where"], "sram1");
+  EXPECT_EQ(dirty["first_address"], 0x08000000u);
+  EXPECT_EQ(dirty["first_by"], "DMA1_AXI");
+  EXPECT_EQ(dirty["first_pc_symbol"].get<std::string>().rfind("main+", 0), 0u) << dirty;
+  EXPECT_NE(dirty["message"].get<std::string>().find("SCB_CleanDCache_by_Addr"), std::string::npos);
+
+  JsonCompleted fixed = RunCliJson({"run", "--board", "alif-e8-hp", Fixture("alif-e8-hp", "dma_input").string()});
+  EXPECT_EQ(fixed.cli.status, 0) << fixed.cli.out << fixed.cli.err;
+  EXPECT_NE(fixed.report["console"].get<std::string>().find("dma: the copy matches"), std::string::npos);
+  EXPECT_TRUE(EventOf(fixed.report, "dirty-read").is_null()) << fixed.report["events"].dump(2);
+}
+
 // Code loaded into cacheable SRAM and run with the I-cache on (icache_ramfunc): the load
 // done right prints as QEMU (which has no caches) with no event; left out, or half done,
 // it prints the same (faultline runs the new bytes) and the report says what silicon may

@@ -63,22 +63,11 @@ static int8_t cpu_arena[0x7200] __attribute__((aligned(16)));
 /* PMSAv8 (Armv8-M ARM D1.2): MAIR0 attribute 0 = 0x44 (Normal, inner and outer
  * non-cacheable); region 0 over the arena, RW at any privilege, execute-never; the
  * default map behind it for privileged code (PRIVDEFENA). */
-#define MPU_CTRL  (*(volatile uint32_t *)0xE000ED94u)
-#define MPU_RNR   (*(volatile uint32_t *)0xE000ED98u)
-#define MPU_RBAR  (*(volatile uint32_t *)0xE000ED9Cu)
-#define MPU_RLAR  (*(volatile uint32_t *)0xE000EDA0u)
-#define MPU_MAIR0 (*(volatile uint32_t *)0xE000EDC0u)
+#include "mpu_v8.h"
 
 static void arena_non_cacheable(void)
 {
-    const uint32_t base = (uint32_t)arena & ~0x1Fu;
-    const uint32_t limit = ((uint32_t)arena + sizeof arena - 1u) & ~0x1Fu;
-    MPU_MAIR0 = 0x44u;
-    MPU_RNR = 0;
-    MPU_RBAR = base | (1u << 1) /* AP = 01: RW any */ | 1u /* XN */;
-    MPU_RLAR = limit | (0u << 1) /* AttrIndx 0 */ | 1u /* EN */;
-    MPU_CTRL = (1u << 2) /* PRIVDEFENA */ | 1u /* ENABLE */;
-    __asm__ volatile("dsb 0xF\n\tisb 0xF" ::: "memory");
+    mpu_region0((uint32_t)arena, (uint32_t)arena + sizeof arena - 1u, MPU_ATTR_NON_CACHEABLE, 1);
 }
 #endif
 
