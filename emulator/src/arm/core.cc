@@ -590,6 +590,27 @@ void Core::TrapUndecodedArmv81(uint64_t address, std::span<const uint8_t> code) 
   }
 }
 
+void Core::GuardStackPointerWrites(uint64_t address, std::span<const uint8_t> code) {
+  for (size_t i = 0; i + 2 <= code.size(); i += 2) {
+    const uint16_t hw = uint16_t(code[i] | code[i + 1] << 8);
+    const uint16_t hw2 = i + 4 <= code.size() ? uint16_t(code[i + 2] | code[i + 3] << 8) : 0;
+    // MOV SP, Rm (T1: 0100 0110 1 Rm 101) and ADD SP, Rm (T2: 0100 0100 1 Rm 101), Armv7-M
+    // ARM A7.7.77 and A7.7.5; Rm 13 writes SP from itself, Rm 7 is a frame pointer. MSR
+    // (T1: 1111 0011 1000 Rn, 1000 1000 SYSm) of MSP, PSP (SYSm 8, 9) or their Non-secure
+    // views (0x88, 0x89), B5.2.3 and the Armv8-M ARM.
+    const uint32_t rm = (hw >> 3) & 0xFu, sysm = hw2 & 0xFFu;
+    const bool mov = (hw & 0xFF87u) == 0x4685u && rm != 7 && rm != 13;
+    const bool add = (hw & 0xFF87u) == 0x4485u && rm != 13;
+    const bool msr = (hw & 0xFFF0u) == 0xF380u && (hw2 & 0xFF00u) == 0x8800u && (sysm & 0x7Eu) == 0x08u;
+    if ((!mov && !add && !msr) || sp_guards_.size() >= kMaxSpGuards) continue;
+    const uint64_t after = address + i + (msr ? 4 : 2);
+    if (!sp_guards_.insert(after).second) continue;
+    uc_hook h;
+    Check(uc_hook_add(uc_, &h, UC_HOOK_CODE, reinterpret_cast<void*>(Hooks::SpGuard), this, after, after),
+          "uc_hook_add(CODE, after a write to SP)");
+  }
+}
+
 Stop Core::Run(uint32_t pc, const Limits& limits) {
   stop_.reset();
   step_seen_ = 0;

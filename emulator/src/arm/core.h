@@ -272,6 +272,13 @@ class Core : public engine::ArmFills {
   // at `address`, puts a one-address code hook on each VSCCLRM so the host executes it.
   void TrapUndecodedArmv81(uint64_t address, std::span<const uint8_t> code);
 
+  // SP[1:0] stay zero on every write (QEMU 7.2's store_reg and MSR; the Armv7-M ARM
+  // B1.4.1 leaves other values UNPREDICTABLE). Unicorn 2.0.1's translator keeps them on
+  // MOV SP, Rm and ADD SP, Rm: given code as it will run at `address`, puts a one-address
+  // code hook after each such site (MOV SP, R7 excepted: a frame pointer's epilogue
+  // restores an SP that was aligned) that clears them.
+  void GuardStackPointerWrites(uint64_t address, std::span<const uint8_t> code);
+
   // --- MVE and the Cortex-M55 FPU (core_mve.cc; issue 15) ---
   // Executes MVE instructions from the translated code and turns on the model's
   // double-precision FPU. Called for Cortex-M55 boards; stays off (MVE stops the engine
@@ -632,6 +639,8 @@ class Core : public engine::ArmFills {
   std::vector<RelocatedLoop> loops_;
   std::map<uint64_t, size_t> host_sites_;  // TrapUndecodedArmv81 hooks (uc_hook) by address
   static constexpr size_t kMaxHostSites = 1024;
+  std::set<uint64_t> sp_guards_;  // GuardStackPointerWrites hooks' addresses
+  static constexpr size_t kMaxSpGuards = 256;
   uint32_t ltpsize_ = 4;             // FPSCR.LTPSIZE, for the host-executed TP forms
   // LE and LTPSIZE (core_armv81m.cc): an LE is an INVSTATE UsageFault while LTPSIZE is
   // not 4 and an FP context is active, which its translation does not check. The

@@ -124,6 +124,19 @@ struct Hooks {
     c.StopWith({.kind = Stop::Kind::kStep, .pc = uint32_t(address)});
   }
 
+  // The instruction after a write to a stack pointer (GuardStackPointerWrites): bits
+  // [1:0] of SP, SP_main and SP_process cleared.
+  static void SpGuard(uc_engine* uc, uint64_t, uint32_t, void*) {
+    for (int reg : {UC_ARM_REG_SP, UC_ARM_REG_MSP, UC_ARM_REG_PSP}) {
+      uint32_t sp = 0;
+      uc_reg_read(uc, reg, &sp);
+      if (sp & 3u) {
+        sp &= ~3u;
+        uc_reg_write(uc, reg, &sp);
+      }
+    }
+  }
+
   // A VSCCLRM or MVE scalar-shift site (TrapUndecodedArmv81): stop before it, as an
   // undecodable instruction.
   static void HostSite(uc_engine*, uint64_t address, uint32_t, void* user) {

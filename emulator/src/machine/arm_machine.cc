@@ -111,7 +111,9 @@ void ArmMachine::Load() {
   }
   if (in_.options.armv81m_by_host) core.SetArmv81Mode(arm::Core::Armv81Mode::kEmulate);
   for (const Segment& seg : in_.image.segments) {
-    if (seg.executable) core.TrapUndecodedArmv81(seg.run_address, seg.bytes);
+    if (!seg.executable) continue;
+    core.TrapUndecodedArmv81(seg.run_address, seg.bytes);
+    core.GuardStackPointerWrites(seg.run_address, seg.bytes);
   }
 
   // Reset (Armv7-M ARM §B1.5.5 TakeReset): SP_main from word 0 of the vector table, PC
