@@ -23,6 +23,7 @@
 
 #include "alif_dma330.h"
 #include "dcache.h"
+#include "ram_vectors.h"
 #include "semihost.h"
 
 #ifndef DMA_FIX
@@ -59,10 +60,6 @@ static uint8_t dma_mcode[128] __attribute__((aligned(4))); /* the driver's, in D
 static volatile int dma_done;                             /* 1 complete, -1 aborted */
 static volatile uint32_t dma_fault;
 
-#define NVIC_ISER(n) (*(volatile uint32_t *)(0xE000E100u + 4u * (n)))
-#define SCB_VTOR     (*(volatile uint32_t *)0xE000ED08u)
-#define RAM_VECTORS  64 /* IRQ 0-47 */
-static uint32_t ram_vectors[RAM_VECTORS] __attribute__((aligned(4 * RAM_VECTORS)));
 
 static void dma1_event0_handler(void)
 {
@@ -94,15 +91,9 @@ static uint32_t fnv1a(const volatile uint32_t *w, uint32_t words)
 
 int main(void)
 {
-    const volatile uint32_t *vectors = (const volatile uint32_t *)(uintptr_t)SCB_VTOR;
-    for (uint32_t i = 0; i < 16 + 16; i++) ram_vectors[i] = vectors[i];
-    ram_vectors[16 + DMA1_IRQ0_IRQn] = (uint32_t)(uintptr_t)dma1_event0_handler;
-    ram_vectors[16 + DMA1_IRQ_ABORT_IRQn] = (uint32_t)(uintptr_t)dma1_abort_handler;
-    __asm__ volatile("dsb" ::: "memory");
-    SCB_VTOR = (uint32_t)(uintptr_t)ram_vectors;
-    __asm__ volatile("dsb\n\tisb" ::: "memory");
-    NVIC_ISER(0) = 1u << DMA1_IRQ0_IRQn;
-    NVIC_ISER(1) = 1u << (DMA1_IRQ_ABORT_IRQn - 32);
+    ram_vectors_install();
+    ram_vectors_enable(DMA1_IRQ0_IRQn, dma1_event0_handler);
+    ram_vectors_enable(DMA1_IRQ_ABORT_IRQn, dma1_abort_handler);
 
 #if DMA_INPUT
     mpu_region0((uint32_t)input_sram1, (uint32_t)input_sram1 + sizeof input_sram1 - 1u, MPU_ATTR_WRITE_BACK, 0);

@@ -229,5 +229,29 @@ TEST(Dma, TheH7DmaCannotReachTheDtcm) {
   EXPECT_NE(error["message"].get<std::string>().find("DMA2_AHB is not routed to dtcm"), std::string::npos) << error;
 }
 
+// The i.MX93's eDMA4 copying within the M33's system TCM as MCUXpresso's example does:
+// with the addresses converted for the DMA (MEMORY_ConvertMemoryMapAddress) the copy
+// matches; with the TCM's local addresses the DMA's read is refused, CH_ES.SBE, the error
+// interrupt, and the report says where the DMA sees the same bytes.
+TEST(Dma, TheImx93EdmaReachesTheTcmOnlyAtItsDmaAddress) {
+  REQUIRE_FIXTURES();
+  JsonCompleted fixed = RunCliJson({"run", "--board", "imx93-cm33", Fixture("imx93-cm33", "edma_copy").string()});
+  EXPECT_EQ(fixed.report["exit_code"], 0) << fixed.cli.out;
+  EXPECT_NE(fixed.report["console"].get<std::string>().find("edma: DMA4 copied bytes 0x00000400"), std::string::npos);
+  ASSERT_EQ(fixed.report["dma_transfers"].size(), 1u) << fixed.report["dma_transfers"].dump(2);
+  EXPECT_EQ(fixed.report["dma_transfers"][0]["outcome"], "completed");
+  EXPECT_EQ(fixed.report["dma_transfers"][0]["source_region"], "system_tcm_dma");
+
+  JsonCompleted broken = RunCliJson({"run", "--board", "imx93-cm33", Fixture("imx93-cm33", "edma_copy_local").string()});
+  EXPECT_EQ(broken.report["exit_code"], 3) << broken.cli.out;
+  EXPECT_NE(broken.report["console"].get<std::string>().find("edma: DMA4 channel 0 error, CH_ES 0x80000002"),
+            std::string::npos)
+      << "CH_ES.ERR and SBE, read by the error interrupt's handler";
+  const json& t = broken.report["dma_transfers"][0];
+  EXPECT_EQ(t["outcome"], "bus error");
+  EXPECT_EQ(t["fault_region"], "system_tcm");
+  EXPECT_NE(t["detail"].get<std::string>().find("it reaches the same bytes at 0x2020"), std::string::npos) << t;
+}
+
 }  // namespace
 }  // namespace faultline::testing

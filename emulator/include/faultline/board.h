@@ -164,6 +164,7 @@ enum class DmaModel {
   kStm32Gpdma,  // ST's GPDMA/HPDMA (STM32N6 GPDMA1 and HPDMA1, as RM0486 describes them)
   kStm32Dma,    // ST's stream DMA (STM32H7 DMA1 and DMA2, as RM0399 describes them)
   kPl330,       // Arm's CoreLink DMA-330 (the Alif Ensemble's DMA0 and local DMAs)
+  kNxpEdma4,    // NXP's eDMA4 (the i.MX93's DMA4)
 };
 // A DMA-330's events, each an interrupt output when INTEN enables it (the most Arm's
 // configurations have: CR0.num_events, TRM DDI 0424).

@@ -40,11 +40,14 @@ std::string ToString(DmaModel model) {
     case DmaModel::kStm32Gpdma: return "stm32-gpdma";
     case DmaModel::kStm32Dma: return "stm32-dma";
     case DmaModel::kPl330: return "pl330";
+    case DmaModel::kNxpEdma4: return "nxp-edma4";
   }
   return "?";
 }
 
-uint32_t DmaMostChannels(DmaModel model) { return model == DmaModel::kStm32Gpdma ? 16 : 8; }
+uint32_t DmaMostChannels(DmaModel model) {
+  return model == DmaModel::kStm32Gpdma ? 16 : model == DmaModel::kNxpEdma4 ? 64 : 8;
+}
 
 std::vector<std::string> DmaIrqOutputs(const Dma& dma) {
   std::vector<std::string> outputs;
@@ -55,6 +58,7 @@ std::vector<std::string> DmaIrqOutputs(const Dma& dma) {
   }
   const char* unit = dma.model == DmaModel::kStm32Dma ? "stream" : "channel";
   for (uint32_t c = 0; c < dma.channels; ++c) outputs.push_back(fmt::format("{}{}", unit, c));
+  if (dma.model == DmaModel::kNxpEdma4) outputs.push_back("error");
   return outputs;
 }
 
@@ -166,8 +170,56 @@ std::vector<Register> Pl330Registers(const Dma& dma) {
   return r;
 }
 
+// NXP's eDMA4 as the i.MX93 has it (DMA4): the management page's CSR, ES, INT_LOW/HIGH and
+// HRS_LOW/HIGH, then each channel's page at 0x10000 + 0x8000 * n: CH_CSR, CH_ES, CH_INT,
+// CH_SBR, CH_PRI, CH_MUX, CH_MATTR and its TCD at +0x20. Offsets and bits: MCUXpresso's
+// MIMX9352_cm33 PERI_DMA4.h (DMA4_Type, the DMA4_CH_*, DMA4_TCD_* masks), the channel
+// stride 0x8000 from fsl_edma_soc.h EDMA_CHANNEL_ARRAY_STEP (the header's struct says
+// 0x1000; Linux's fsl-edma imx93 data uses 0x8000). The 16-bit TCD registers are paired
+// into their 32-bit words (SOFF_ATTR, DOFF_CITER, CSR_BITER). Reset values 0, UNCONFIRMED.
+std::vector<Register> Edma4Registers(const Dma& dma) {
+  const std::vector<RegisterField> errors = {Bit("DBE", 0), Bit("SBE", 1), Bit("SGE", 2), Bit("NCE", 3), Bit("DOE", 4),
+                                             Bit("DAE", 5), Bit("SOE", 6), Bit("SAE", 7)};
+  std::vector<RegisterField> es = errors;
+  es.push_back(Field("ERRCHN", 29, 24));
+  es.push_back(Bit("VLD", 31));
+  std::vector<Register> r = {Reg("CSR", 0x000, 0, {Bit("EDBG", 1), Bit("ERCA", 2), Bit("HAE", 4), Bit("HALT", 5),
+                                                   Bit("GCLC", 6), Bit("GMRC", 7), Bit("ACTIVE", 31)}),
+                             Reg("ES", 0x004, 0, es), Reg("INT_LOW", 0x008), Reg("INT_HIGH", 0x00C),
+                             Reg("HRS_LOW", 0x010), Reg("HRS_HIGH", 0x014)};
+  std::vector<RegisterField> ch_es = errors;
+  ch_es.push_back(Bit("ERR", 31));
+  for (uint32_t n = 0; n < dma.channels; ++n) {
+    const uint32_t at = 0x10000 + 0x8000 * n;
+    const auto ch = [n](const char* reg) { return fmt::format("CH{}_{}", n, reg); };
+    const auto tcd = [n](const char* reg) { return fmt::format("TCD{}_{}", n, reg); };
+    r.push_back(Reg(ch("CSR"), at + 0x00, 0, {Bit("ERQ", 0), Bit("EARQ", 1), Bit("EEI", 2), Field("SWAP", 15, 12),
+                                             Field("SIGNEXT", 21, 16), Bit("DONE", 30), Bit("ACTIVE", 31)}));
+    r.push_back(Reg(ch("ES"), at + 0x04, 0, ch_es));
+    r.push_back(Reg(ch("INT"), at + 0x08, 0, {Bit("INT", 0)}));
+    r.push_back(Reg(ch("SBR"), at + 0x0C, 0, {Field("MID", 3, 0), Bit("SEC", 14), Bit("PAL", 15), Bit("EMI", 16)}));
+    r.push_back(Reg(ch("PRI"), at + 0x10, 0, {Field("APL", 2, 0), Bit("DPA", 30), Bit("ECP", 31)}));
+    r.push_back(Reg(ch("MUX"), at + 0x14, 0, {Field("SRC", 6, 0)}));
+    r.push_back(Reg(ch("MATTR"), at + 0x18, 0, {Field("RCACHE", 3, 0), Field("WCACHE", 7, 4)}));
+    r.push_back(Reg(tcd("SADDR"), at + 0x20));
+    r.push_back(Reg(tcd("SOFF_ATTR"), at + 0x24, 0, {Field("SOFF", 15, 0), Field("DSIZE", 18, 16), Field("DMOD", 23, 19),
+                                                    Field("SSIZE", 26, 24), Field("SMOD", 31, 27)}));
+    r.push_back(Reg(tcd("NBYTES"), at + 0x28, 0, {Field("NBYTES", 29, 0), Bit("DMLOE", 30), Bit("SMLOE", 31)}));
+    r.push_back(Reg(tcd("SLAST_SDA"), at + 0x2C));
+    r.push_back(Reg(tcd("DADDR"), at + 0x30));
+    r.push_back(Reg(tcd("DOFF_CITER"), at + 0x34, 0, {Field("DOFF", 15, 0), Field("CITER", 30, 16), Bit("CITER_ELINK", 31)}));
+    r.push_back(Reg(tcd("DLAST_SGA"), at + 0x38));
+    r.push_back(Reg(tcd("CSR_BITER"), at + 0x3C, 0,
+                    {Bit("START", 0), Bit("INTMAJOR", 1), Bit("INTHALF", 2), Bit("DREQ", 3), Bit("ESG", 4),
+                     Bit("MAJORELINK", 5), Bit("EEOP", 6), Bit("ESDA", 7), Field("MAJORLINKCH", 13, 8),
+                     Field("TMC", 15, 14), Field("BITER", 30, 16), Bit("BITER_ELINK", 31)}));
+  }
+  return r;
+}
+
 std::vector<Register> DmaRegisters(const Dma& dma) {
   if (dma.model == DmaModel::kStm32Dma) return StreamDmaRegisters(dma);
+  if (dma.model == DmaModel::kNxpEdma4) return Edma4Registers(dma);
   if (dma.model == DmaModel::kPl330) return Pl330Registers(dma);
   std::vector<Register> r = {Reg("SECCFGR", 0x00), Reg("PRIVCFGR", 0x04), Reg("RCFGLOCKR", 0x08),
                              Reg("MISR", 0x0C), Reg("SMISR", 0x10)};

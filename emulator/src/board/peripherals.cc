@@ -54,6 +54,7 @@ void ParseModel(const Field& f, Peripheral& p) {
       {ToString(DmaModel::kStm32Gpdma), {{}, {}, false, {}, DmaModel::kStm32Gpdma}},
       {ToString(DmaModel::kStm32Dma), {{}, {}, false, {}, DmaModel::kStm32Dma}},
       {ToString(DmaModel::kPl330), {{}, {}, false, {}, DmaModel::kPl330}},
+      {ToString(DmaModel::kNxpEdma4), {{}, {}, false, {}, DmaModel::kNxpEdma4}},
       {kUnimplemented, {{}, {}, true}}};
   Model m = f.Choice("peripheral model", kModels);
   p.uart = m.uart;
@@ -112,7 +113,7 @@ void ParseDma(const Mapping& m, const Field& f, Peripheral& p) {
   if (m.Has("channels") && !p.dma) {
     m.Get("channels").Fail(fmt::format("channels: is a DMA controller's key, and {} is {}", p.name,
                                        p.uart || p.timer || p.npu || p.unimplemented ? "a " + ModelName(p) : "no model"),
-                           "remove it, or give model: stm32-gpdma, stm32-dma or pl330");
+                           "remove it, or give model: stm32-gpdma, stm32-dma, pl330 or nxp-edma4");
   }
   if (!p.dma) return;
   if (m.Has("channels")) {

@@ -3,6 +3,7 @@
 #include "bus_port.h"
 #include "ethos_u/ethos_u.h"
 #include "dma330.h"
+#include "nxp_edma.h"
 #include "stm32_dma.h"
 #include "stm32_gpdma.h"
 #include "timer.h"
@@ -26,6 +27,9 @@ std::unique_ptr<Device> MakeDevice(const Peripheral& peripheral, std::unique_ptr
   }
   if (peripheral.dma && peripheral.dma->model == DmaModel::kPl330) {
     return std::make_unique<Dma330>(peripheral, std::move(port));
+  }
+  if (peripheral.dma && peripheral.dma->model == DmaModel::kNxpEdma4) {
+    return std::make_unique<NxpEdma>(peripheral, std::move(port));
   }
   if (peripheral.dma) return std::make_unique<Stm32Gpdma>(peripheral, std::move(port));
   if (peripheral.uart) return std::make_unique<UartPort>(peripheral);
