@@ -142,6 +142,31 @@ TEST(DCacheFixtures, TheAlifsDma330ReadsMemoryUnderTheCpusDirtyInputUntilItIsCle
   EXPECT_TRUE(EventOf(fixed.report, "dirty-read").is_null()) << fixed.report["events"].dump(2);
 }
 
+// The STM32H747's camera path with the caches on and the SDRAM cacheable (as ST's
+// MPU_Config makes it): the frame the CPU read out of the DCMI is still in dirty lines
+// when DMA2 copies the crop, so the network sees SDRAM's old bytes; cleaned first, the
+// scores are the reference's.
+TEST(DCacheFixtures, TheH7sDma2CopiesSdramUnderTheCpusDirtyFrameUntilItIsCleaned) {
+  REQUIRE_FIXTURES();
+  JsonCompleted fixed =
+      RunCliJson({"run", "--board", "stm32h747-cm7", Fixture("stm32h747-cm7", "h7_camera_dma_dcache").string()});
+  EXPECT_EQ(fixed.cli.status, 0) << fixed.cli.out << fixed.cli.err;
+  EXPECT_NE(fixed.report["console"].get<std::string>().find("tinynet: output fnv1a 0xea7c45d4"), std::string::npos)
+      << fixed.report["console"];
+  EXPECT_TRUE(EventOf(fixed.report, "dirty-read").is_null()) << fixed.report["events"].dump(2);
+
+  JsonCompleted broken =
+      RunCliJson({"run", "--board", "stm32h747-cm7", Fixture("stm32h747-cm7", "h7_camera_dma_dirty").string()});
+  EXPECT_EQ(broken.report["console"].get<std::string>().find("tinynet: output fnv1a 0xea7c45d4"), std::string::npos)
+      << "the network saw the frame";
+  const json dirty = EventOf(broken.report, "dirty-read");
+  ASSERT_FALSE(dirty.is_null()) << broken.report["events"].dump(2);
+  EXPECT_EQ(dirty["where"], "sdram");
+  EXPECT_EQ(dirty["first_address"], 0xD0000000u);
+  EXPECT_EQ(dirty["first_by"], "DMA2_AHB");
+  EXPECT_EQ(dirty["first_pc_symbol"].get<std::string>().rfind("DCMI_ReadFrame", 0), 0u) << dirty;
+}
+
 // Code loaded into cacheable SRAM and run with the I-cache on (icache_ramfunc): the load
 // done right prints as QEMU (which has no caches) with no event; left out, or half done,
 // it prints the same (faultline runs the new bytes) and the report says what silicon may

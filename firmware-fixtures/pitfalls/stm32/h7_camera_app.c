@@ -14,6 +14,14 @@
  * (.dtcm_section), the fast memory a layout hand-tuned for speed picks, which the H7's
  * DMA1/DMA2 cannot reach: the stream stops with a transfer error (TEIF0).
  *
+ * CAMERA_DCACHE (with RESIZE_DMA, issue 36): the caches on as SystemInit leaves them and
+ * the SDRAM cacheable as ST's H7 examples' MPU_Config marks the FMC SDRAM (TEX 1, C, B:
+ * Normal write-back, read- and write-allocate; the model zoo's own MPU set-up was not
+ * read): the frame the CPU read out of the DCMI is in dirty D-cache lines when DMA2
+ * copies the crop. CAMERA_DCACHE=1 cleans the crop before the copy and invalidates the
+ * input after it (SCB_CleanDCache_by_Addr, SCB_InvalidateDCache_by_Addr); =2 leaves
+ * both out: DMA2 copies SDRAM's old bytes and the network sees garbage.
+ *
  * The camera: DCMI in snapshot mode read out by the CPU (DCMI->DR, 4 bytes per read),
  * standing in for the sensor; the frame's first bytes are the fixed test image, so the
  * crop to the network input gives the same scores as the host reference.
@@ -74,17 +82,32 @@ __attribute__((noinline)) static void ImageResize(const uint32_t *frame, int8_t 
 }
 #endif
 
+#ifdef CAMERA_DCACHE
+#include "dcache.h"
+#include "mpu_v7.h"
+#endif
+
 int main(void)
 {
     BSP_SDRAM_Init();
+#ifdef CAMERA_DCACHE
+    mpu_v7_region0(0xD0000000u, 25 /* 32 MiB */, MPU7_NORMAL_WBWA, 1);
+    dcache_enable();
+#endif
     sh_write0("camera: capture QVGA RGB565\n");
     DCMI_ReadFrame(CapturedImage_Buffer, CAM_FRAME_BYTES / 4);
     sh_write0("camera: frame done\n");
 #ifdef RESIZE_DMA
+#if CAMERA_DCACHE == 1
+    dcache_clean(CapturedImage_Buffer, NN_INPUT_BYTES);
+#endif
     if (DMA2_Stream0_Copy(CapturedImage_Buffer, RescaledImage_Buffer, NN_INPUT_BYTES) != 0) {
         sh_write0("camera: DMA2 transfer error\n");
         return 3;
     }
+#if CAMERA_DCACHE == 1
+    dcache_invalidate(RescaledImage_Buffer, NN_INPUT_BYTES);
+#endif
     sh_write0("camera: input copied by DMA2\n");
 #else
     ImageResize(CapturedImage_Buffer, RescaledImage_Buffer, NN_INPUT_BYTES);
