@@ -69,7 +69,8 @@ foreach(product u55 u65)
 endforeach()
 
 # <board> <NPU base> <IRQ> <product code> <blob> <fixture name> <more defines, comma-separated>:
-# the benchmark's CPU-only and NPU-only builds on mps3-an547, the pitfalls' builds on the Alif.
+# the benchmark's CPU-only and NPU-only builds on mps3-an547, the pitfalls' builds on the Alif,
+# the D-cache's on both M55 boards.
 foreach(entry "mps3-an547;0x58102000;56;0;u55;npu_inference;NPUNET_ONLY=0"
               "alif-e8-hp;0x400E1000;55;0;u55;npu_inference;NPUNET_ONLY=0"
               "imx93-cm33;0x4A900000;178;1;u65;npu_inference;NPUNET_ONLY=0"
@@ -80,7 +81,9 @@ foreach(entry "mps3-an547;0x58102000;56;0;u55;npu_inference;NPUNET_ONLY=0"
               "alif-e8-hp;0x400E1000;55;0;u55;npu_weights_ospi;NPUNET_WEIGHTS_AT=0xC0000000u"
               "mps3-an547;0x58102000;56;0;u55;npu_dcache_unmaintained;NPUNET_DCACHE=1"
               "mps3-an547;0x58102000;56;0;u55;npu_dcache_maintained;NPUNET_DCACHE=2"
-              "mps3-an547;0x58102000;56;0;u55;npu_dcache_mpu_uncached;NPUNET_DCACHE=3")
+              "mps3-an547;0x58102000;56;0;u55;npu_dcache_mpu_uncached;NPUNET_DCACHE=3"
+              "alif-e8-hp;0x400E1000;55;0;u55;npu_dcache_unmaintained;NPUNET_DCACHE=1"
+              "alif-e8-hp;0x400E1000;55;0;u55;npu_dcache_maintained;NPUNET_DCACHE=2")
   list(GET entry 0 board)
   list(GET entry 1 base)
   list(GET entry 2 irq)

@@ -59,6 +59,28 @@ TEST(DCacheFixtures, TheNpuMissesTheCpusDirtyInputAndTheCpuReadsItsStaleCopyOfTh
   EXPECT_TRUE(EventOf(uncached.report, "stale-read").is_null()) << uncached.report["events"].dump(2);
 }
 
+// The same firmware on the Alif E8's HP core, whose Ethos-U55 reads its arena in SRAM0:
+// SRAM0 is write-through under the default memory map (Code region), so the CPU's input
+// reaches memory and only the stale output remains; the NPU's reads of what it wrote
+// itself are not taken for never-written memory although the CPU holds stale copies.
+TEST(DCacheFixtures, TheAlifsNpuOutputIsReadStaleUntilItIsInvalidated) {
+  REQUIRE_FIXTURES();
+  JsonCompleted broken = RunCliJson({"run", "--board", "alif-e8-hp", Fixture("alif-e8-hp", "npu_dcache_unmaintained").string()});
+  EXPECT_EQ(broken.report["exit_code"], 1) << broken.cli.out;
+  EXPECT_TRUE(EventOf(broken.report, "dirty-read").is_null()) << broken.report["events"].dump(2);
+  const json stale = EventOf(broken.report, "stale-read");
+  ASSERT_FALSE(stale.is_null()) << broken.report["events"].dump(2);
+  EXPECT_EQ(stale["where"], "sram0");
+  EXPECT_EQ(stale["first_by"], "NPU_HP_AXI");
+
+  JsonCompleted fixed = RunCliJson({"run", "--board", "alif-e8-hp", Fixture("alif-e8-hp", "npu_dcache_maintained").string()});
+  EXPECT_EQ(fixed.cli.status, 0) << fixed.cli.out << fixed.cli.err;
+  EXPECT_NE(fixed.report["console"].get<std::string>().find("npu_inference: outputs equal"), std::string::npos);
+  EXPECT_TRUE(EventOf(fixed.report, "stale-read").is_null()) << fixed.report["events"].dump(2);
+  EXPECT_TRUE(EventOf(fixed.report, "npu-read-unwritten").is_null()) << fixed.report["events"].dump(2);
+  EXPECT_TRUE(fixed.report["npu_jobs"][0]["notes"].empty()) << fixed.report["npu_jobs"][0]["notes"].dump(2);
+}
+
 // Seed 004's sequence: the weights copied from XSPI2 to AXISRAM5 by the DMA, the cache not
 // maintained, the model reads what the CPU cached before (here AXISRAM5's power-on bytes).
 TEST(DCacheFixtures, TheN6ReadsStaleWeightsAfterTheDmaUntilItInvalidates) {

@@ -112,6 +112,8 @@ class MemoryMap {
   // nothing — the loader, the host or the firmware — has written other bytes there. The
   // pattern is recomputed on demand (for a report), so writes cost nothing.
   bool HoldsResetContents(uint64_t addr, uint64_t size) const;
+  // Whether `bytes` are the reset contents of [addr, addr + bytes.size()) (in one window).
+  bool HoldsResetContents(uint64_t addr, std::span<const uint8_t> bytes) const;
 
   PagePlan PlanPages(uint64_t page_size) const;
 

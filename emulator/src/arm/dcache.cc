@@ -231,20 +231,18 @@ bool DCache::Holds(size_t window, uint64_t address, uint64_t size) const {
 void DCache::MasterRead(size_t window, uint64_t address, std::span<uint8_t> bytes, const std::string& by) {
   const auto at = Canonical(window, address);
   if (!at) return;
-  std::vector<uint8_t> view(bytes.begin(), bytes.end());  // the CPU's, as the caller read it
+  const std::vector<uint8_t> view(bytes.begin(), bytes.end());  // the CPU's, as the caller read it
+  MemoryOf(window, address, bytes);
   for (uint64_t i = 0; i < bytes.size();) {
     const uint64_t a = *at + i;
     const uint64_t page = a & ~(kPage - 1);
     const uint64_t n = std::min<uint64_t>(bytes.size() - i, geometry_.line - a % geometry_.line);
     auto it = pages_.find(page);
-    if (it != pages_.end() && (it->second.held & LineBit(a))) {
-      Page& p = it->second;
-      const uint32_t bit = LineBit(a);
-      const uint8_t* mem = p.memory.data() + (a - page);
-      // Write-through: memory has the CPU's stores, except where a master wrote since.
-      if (p.policy == Policy::kWriteBack || (p.stale & bit)) std::memcpy(bytes.data() + i, mem, n);
+    const uint32_t bit = LineBit(a);
+    if (it != pages_.end() && (it->second.held & bit)) {
+      const Page& p = it->second;
       const bool dirty = p.policy == Policy::kWriteBack && (!(p.stale & bit) || (p.stale_written & bit)) &&
-                         std::memcmp(mem, view.data() + i, n) != 0;
+                         std::memcmp(bytes.data() + i, view.data() + i, n) != 0;
       if (dirty) {
         const uint64_t line = a & ~uint64_t(geometry_.line - 1);
         Record({.kind = "dirty-read",
@@ -259,6 +257,23 @@ void DCache::MasterRead(size_t window, uint64_t address, std::span<uint8_t> byte
                     "buffer before starting the transfer, or an MPU region marking it non-cacheable",
                     by, line)});
       }
+    }
+    i += n;
+  }
+}
+
+void DCache::MemoryOf(size_t window, uint64_t address, std::span<uint8_t> bytes) const {
+  const auto at = Canonical(window, address);
+  if (!at) return;
+  for (uint64_t i = 0; i < bytes.size();) {
+    const uint64_t a = *at + i;
+    const uint64_t page = a & ~(kPage - 1);
+    const uint64_t n = std::min<uint64_t>(bytes.size() - i, geometry_.line - a % geometry_.line);
+    auto it = pages_.find(page);
+    if (it != pages_.end() && (it->second.held & LineBit(a))) {
+      const Page& p = it->second;
+      // Write-through: memory has the CPU's stores, except where a master wrote since.
+      if (p.policy == Policy::kWriteBack || (p.stale & LineBit(a))) std::memcpy(bytes.data() + i, p.memory.data() + (a - page), n);
     }
     i += n;
   }

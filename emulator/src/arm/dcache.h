@@ -100,6 +100,7 @@ class DCache : public CpuCacheView {
 
   bool Holds(size_t window, uint64_t address, uint64_t size) const override;
   void MasterRead(size_t window, uint64_t address, std::span<uint8_t> bytes, const std::string& by) override;
+  void MemoryOf(size_t window, uint64_t address, std::span<uint8_t> bytes) const override;
   void MasterWrite(size_t window, uint64_t address, std::span<const uint8_t> bytes, const std::string& by) override;
 
   static constexpr uint64_t kPage = 1024;

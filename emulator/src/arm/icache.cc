@@ -121,6 +121,10 @@ void ICache::MasterRead(size_t window, uint64_t address, std::span<uint8_t> byte
   if (data_.Holds(window, address, bytes.size())) data_.MasterRead(window, address, bytes, by);
 }
 
+void ICache::MemoryOf(size_t window, uint64_t address, std::span<uint8_t> bytes) const {
+  if (data_.Holds(window, address, bytes.size())) data_.MemoryOf(window, address, bytes);
+}
+
 void ICache::MasterWrite(size_t window, uint64_t address, std::span<const uint8_t> bytes, const std::string& by) {
   if (enabled_ && !map_.IsAlias(window)) {
     for (uint64_t page = address & ~(kPage - 1); page < address + bytes.size(); page += kPage) {

@@ -34,7 +34,13 @@ BusResponse BusView::Read(uint64_t address, std::span<uint8_t> bytes) { return T
 bool BusView::NeverWritten(uint64_t address, uint64_t size) const {
   const int w = map_.FindRange(address, size);
   if (w < 0 || map_.regions()[size_t(w)].reset.kind == ResetContents::Kind::kZero) return false;
-  return map_.HoldsResetContents(address, size);
+  // Memory's bytes, not the CPU's stale copy of them (bus/cpu_cache.h).
+  const CpuCacheView* cache = host_ ? nullptr : map_.cpu_cache();
+  if (cache == nullptr || !cache->Holds(size_t(w), address, size)) return map_.HoldsResetContents(address, size);
+  std::vector<uint8_t> memory(size);
+  map_.Read(address, memory);
+  cache->MemoryOf(size_t(w), address, memory);
+  return map_.HoldsResetContents(address, memory);
 }
 
 BusResponse BusView::Write(uint64_t address, std::span<const uint8_t> bytes) {

@@ -21,6 +21,9 @@ class CpuCacheView {
   // `bytes` were read from the CPU's view at `address`: the lines the CPU holds are
   // replaced by memory's. `by` names the master.
   virtual void MasterRead(size_t window, uint64_t address, std::span<uint8_t> bytes, const std::string& by) = 0;
+  // `bytes`, read from the CPU's view at `address`, made memory's where the CPU holds a
+  // line: what a master would read, with no event (a report's look at memory).
+  virtual void MemoryOf(size_t window, uint64_t address, std::span<uint8_t> bytes) const = 0;
   // Writes memory: the CPU's view too for the lines it does not hold.
   virtual void MasterWrite(size_t window, uint64_t address, std::span<const uint8_t> bytes, const std::string& by) = 0;
 };

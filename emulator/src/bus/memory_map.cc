@@ -230,12 +230,19 @@ uint32_t MemoryMap::Read32(uint64_t addr) const {
 }
 
 bool MemoryMap::HoldsResetContents(uint64_t addr, uint64_t size) const {
+  const int i = FindRange(addr, size);
+  if (i < 0 || size == 0) return false;
+  return HoldsResetContents(addr, std::span<const uint8_t>(Host(size_t(i)) + (addr - windows_[size_t(i)].base), size));
+}
+
+bool MemoryMap::HoldsResetContents(uint64_t addr, std::span<const uint8_t> bytes) const {
+  const uint64_t size = bytes.size();
   int i = FindRange(addr, size);
   if (i < 0 || size == 0) return false;
   const size_t b = backing_[size_t(i)];
   const ResetContents& reset = windows_[b].reset;
   uint64_t offset = backing_offset_[size_t(i)] + (addr - windows_[size_t(i)].base);
-  const uint8_t* now = Host(size_t(i)) + (addr - windows_[size_t(i)].base);
+  const uint8_t* now = bytes.data();
   if (reset.kind != ResetContents::Kind::kRandom) {
     const uint8_t byte = reset.kind == ResetContents::Kind::kZero     ? 0
                          : reset.kind == ResetContents::Kind::kErased ? 0xFF
