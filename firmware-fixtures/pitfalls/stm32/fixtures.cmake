@@ -11,6 +11,7 @@
 #   stm32n657/n6_npu_app                       AXISRAM5 enabled, XSPI2 memory-mapped (10-12, fixed)
 #   stm32n657/n6_npu_app_no_axisram5           AXISRAM5 left shut down (10, broken)
 #   stm32n657/n6_npu_app_no_xspi_mmap          XSPI2 left in indirect mode (11, broken)
+#   stm32n657/n6_npu_app_xspi_not_enabled      XSPI2 memory-mapped but not enabled (11, broken)
 #   stm32n657/n6_dma_weights                   the weights copied to AXISRAM5 by HPDMA1 (issue 36)
 #   stm32n657/n6_dma_weights_no_xspi_mmap      the same with XSPI2 in indirect mode: the DMA's bus error
 #   stm32n657/n6_dma_weights_stale             the D-cache on, the copy's destination read before: stale weights
@@ -66,6 +67,8 @@ fx_stm32_pitfall(stm32n657 n6_npu_app_no_axisram5 ${FX_STM32_DIR}/n6_npu.ld SOUR
                  DEFS SKIP_AXISRAM5_ENABLE)
 fx_stm32_pitfall(stm32n657 n6_npu_app_no_xspi_mmap ${FX_STM32_DIR}/n6_npu.ld SOURCES ${N6}
                  DEFS SKIP_XSPI_MEMORY_MAPPED)
+fx_stm32_pitfall(stm32n657 n6_npu_app_xspi_not_enabled ${FX_STM32_DIR}/n6_npu.ld SOURCES ${N6}
+                 DEFS SKIP_XSPI_ENABLE)
 fx_stm32_pitfall(stm32n657 n6_dma_weights ${FX_STM32_DIR}/n6_npu.ld SOURCES ${N6} DEFS DMA_WEIGHTS)
 fx_stm32_pitfall(stm32n657 n6_dma_weights_no_xspi_mmap ${FX_STM32_DIR}/n6_npu.ld SOURCES ${N6}
                  DEFS DMA_WEIGHTS SKIP_XSPI_MEMORY_MAPPED)

@@ -11,6 +11,8 @@
  *                      RAMCFG_AXISRAM5CR.SRAMSD)          -- SKIP_AXISRAM5_ENABLE (10)
  *   BSP_XSPI_NOR_EnableMemoryMappedMode(): XSPI2 CR.FMODE = 3
  *                                                         -- SKIP_XSPI_MEMORY_MAPPED (11)
+ * SKIP_XSPI_ENABLE keeps FMODE = 3 but leaves the controller disabled (XSPI_CR.EN 0), as a
+ * hand-rolled init that skips HAL_XSPI_Init does (11, broken the other way).
  * Pitfall 12 (the raw file never programmed) is the scenario's, not the firmware's.
  *
  * DMA_WEIGHTS (issue 36, seed 004's sequence): the weights are first copied from XSPI2
@@ -102,7 +104,9 @@ static void NPU_RAM_Enable(void)
 static void BSP_XSPI_NOR_EnableMemoryMappedMode(void)
 {
     RCC_AHB5ENSR = RCC_AHB5ENSR_XSPI2ENS;
-    XSPI2_CR |= XSPI_CR_EN;
+#ifndef SKIP_XSPI_ENABLE
+    XSPI2_CR |= XSPI_CR_EN; /* HAL_XSPI_Init's HAL_XSPI_ENABLE */
+#endif
     while (XSPI2_SR & XSPI_SR_BUSY) {
     }
     XSPI2_CR = (XSPI2_CR & ~(3u << 28)) | XSPI_CR_FMODE_MEMMAPPED;
