@@ -285,3 +285,103 @@ TEST(EthosUOps, AnEightBitTableInShramMapsEachValue) {
 
 }  // namespace
 }  // namespace faultline
+
+namespace faultline {
+namespace {
+
+// Vela lut.py create_lut_int16_op: 513 samples of `f` over the int16 input range, each
+// biased by half the interpolation's error at its midpoint, then 512 words of
+// slope * 2^16 + base (Vela adds them).
+std::vector<int32_t> VelaInt16Table(double (*f)(double), double in_scale, int32_t in_zp, double out_scale, int32_t out_zp) {
+  const auto round_away = [](double x) { return x < 0 ? -std::floor(-x + 0.5) : std::floor(x + 0.5); };
+  const double input_min = in_scale * (-32768 - in_zp), input_max = in_scale * (32767 - in_zp);
+  const double output_min = out_scale * (-32768 - out_zp), output_max = out_scale * (32767 - out_zp);
+  const double step = (input_max - input_min) / 512, half = step / 2;
+  const double inv = 65536.0 / (output_max - output_min);
+  std::vector<int32_t> values;
+  for (int i = 0; i < 512; ++i) {
+    const double val = f(input_min + i * step), mid = f(input_min + i * step + half), next = f(input_min + (i + 1) * step);
+    const double sample = round_away(val * inv);
+    const double interp = round_away((next * inv + round_away(val * inv)) / 2);
+    const double bias = round_away((interp - round_away(mid * inv)) / 2);
+    values.push_back(int32_t(std::clamp(sample - bias, -32768.0, 32767.0)));
+  }
+  values.push_back(int32_t(std::clamp(round_away(f(input_max) * inv), -32768.0, 32767.0)));
+  return values;
+}
+
+double Exp(double x) { return std::exp(x); }
+double Tanh(double x) { return std::tanh(x); }
+double Sigmoid(double x) { return 1 / (1 + std::exp(-x)); }
+
+// A 16-bit lookup table as Vela applies one to an int16 operator (lut.py convert_to_lut):
+// an ADD of the scalar 0 with the IFM's scale on both sides and the OFM's scale forced to
+// the IFM's (the identity), TABLE_0 over 512 interpolated entries DMA'd into the whole LUT
+// area; each element equals TFLite's LUTLookup over the same 513 values.
+TEST(EthosUOps, ASixteenBitTableInterpolatesAsTflitesLutLookup) {
+  NpuRig rig;
+  std::mt19937 rng(3511);
+  const uint32_t lut_base = 48 * 1024 - 2048;
+  double (*functions[])(double) = {Exp, Tanh, Sigmoid};
+  size_t elements = 0;
+  for (int round = 0; round < 150; ++round) {
+    const double in_scale = LogUniform(rng, 1.0 / 8192, 1.0 / 512), out_scale = LogUniform(rng, 1.0 / 32768, 1.0 / 1024);
+    const int32_t in_zp = rng() % 3 ? 0 : Between(rng, -200, 200), out_zp = rng() % 3 ? 0 : Between(rng, -200, 200);
+    const std::vector<int32_t> values = VelaInt16Table(functions[round % 3], in_scale, in_zp, out_scale, out_zp);
+    std::vector<uint8_t> lut;
+    for (int i = 0; i < 512; ++i) {
+      const uint32_t word = uint32_t((values[size_t(i) + 1] - values[size_t(i)]) * 65536 + values[size_t(i)]);
+      for (int b = 0; b < 4; ++b) lut.push_back(uint8_t(word >> (8 * b)));
+    }
+    rig.Put(NpuRig::kWeights, lut);
+    Fm in = RandomFm(rng, uint32_t(Between(rng, 1, 3)), uint32_t(Between(rng, 1, 4)), uint32_t(Between(rng, 1, 40)), kIfmAt,
+                     in_zp);
+    in.element = 2;
+    Fm out = in;
+    out.offset = kOfmAt, out.brick = rng() % 2;
+    std::vector<int16_t> x(size_t(in.h) * in.w * in.c);
+    std::vector<uint8_t> bytes(in.Bytes(), 0xA5);
+    for (uint32_t y = 0, i = 0; y < in.h; ++y) {
+      for (uint32_t xx = 0; xx < in.w; ++xx) {
+        for (uint32_t c = 0; c < in.c; ++c, ++i) {
+          x[i] = int16_t(Between(rng, -32768, 32767));
+          bytes[in.At(y, xx, c) - in.offset] = uint8_t(x[i]);
+          bytes[in.At(y, xx, c) - in.offset + 1] = uint8_t(uint16_t(x[i]) >> 8);
+        }
+      }
+    }
+    rig.Put(NpuRig::kArena + in.offset, bytes);
+    StreamWriter s;
+    s.Dma(0, 0, 0x103, lut_base, 2048);
+    // Vela rcsg's int16 same-scale ADD: simplified_elementwise_add_sub_scale's OPA/OPB
+    // halved, its shift less one: 16384 each and (2^30, 44), the identity.
+    s.Cmd1(0x025, 16384).Cmd1(0x026, 16384);
+    npu_test::SetOfmScale(s, {1u << 30, 44});
+    npu_test::SetIfm(s, in, 1);
+    Fm scalar = in;
+    scalar.zero_point = 0;
+    npu_test::SetIfm2(s, scalar, 1);
+    npu_test::SetOfm(s, out, 1, true, -32768, 32767);
+    s.Cmd0(0x125, 16).Cmd0(0x181, 0).Cmd0(0x180, 0x80).Cmd0(0x006, 1).Stop();
+    ASSERT_EQ(rig.Run(s).outcome, "completed") << rig.Job().detail;
+    const std::vector<uint8_t> got = rig.Take(NpuRig::kArena + out.offset, out.Bytes());
+    for (uint32_t y = 0, i = 0; y < in.h; ++y) {
+      for (uint32_t xx = 0; xx < in.w; ++xx) {
+        for (uint32_t c = 0; c < in.c; ++c, ++i) {
+          const size_t at = out.At(y, xx, c) - out.offset;
+          const int16_t npu = int16_t(got[at] | got[at + 1] << 8);
+          // reference_ops LUTLookup (tensorflow/lite/kernels/internal/common.h).
+          const int32_t index = 256 + (x[i] >> 7), offset = x[i] & 0x7F;
+          const int32_t base = values[size_t(index)], slope = values[size_t(index) + 1] - base;
+          const int16_t ref = int16_t(base + ((slope * offset + 64) >> 7));
+          ASSERT_EQ(npu, ref) << "round " << round << " x " << x[i];
+        }
+      }
+    }
+    elements += x.size();
+  }
+  EXPECT_GT(elements, 5000u);
+}
+
+}  // namespace
+}  // namespace faultline

@@ -66,9 +66,9 @@ OutputStage::OutputStage(const Parameters& p, const FeatureMap& ofm, std::span<c
   if (function == kTanh || function == kSigmoid) {
     unsupported = function == kTanh ? "the TANH activation" : "the SIGMOID activation";
   } else if (function >= kTable0 && function < kTable0 + 8) {
-    if (ofm.element_size == 2) unsupported = "a 16-bit lookup table (interpolated)";
     table_ = int32_t(shram.size()) - int32_t(kLutBytes) + int32_t((function - kTable0) * kLutSlot);
     entry_size_ = ofm.element_size;
+    interpolated_ = ofm.element_size == 2;
     table_signed_index_ = clip_range == 2 ? false : clip_range == 3 ? true : ofm.is_signed;
     if (clip_range == 2) min_ = std::max<int64_t>(min_, 0), max_ = std::min<int64_t>(max_, 255);
     if (clip_range == 3) min_ = std::max<int64_t>(min_, -128), max_ = std::min<int64_t>(max_, 127);
@@ -85,6 +85,19 @@ int32_t OutputStage::operator()(int64_t rescaled) const {
   int64_t v = rescaled;
   if (narrow_) v = std::clamp(v + zero_point_, min_, max_);
   if (table_ < 0) return int32_t(std::clamp(v, type_min_, type_max_));
+  if (interpolated_) {
+    // A 16-bit value through 512 words of slope * 2^16 + base (Vela lut.py
+    // create_lut_int16_op adds them, so a negative base borrows from the slope): entry
+    // (v + 32768) >> 7, then the slope times the low 7 bits, rounded, over 128, as TFLite's
+    // LUTLookup and TOSA's TABLE interpolate (the hardware's arithmetic is [INF]:
+    // docs/reference/ethos-u-datapath.md §5).
+    const uint32_t u = uint32_t(std::clamp<int64_t>(v, -32768, 32767) + 32768);
+    const size_t at = size_t(table_) + size_t(u >> 7) * 4;
+    uint32_t e = 0;
+    for (uint32_t b = 0; b < 4 && at + b < shram_.size(); ++b) e |= uint32_t(shram_[at + b]) << (8 * b);
+    const int32_t base = int16_t(e & 0xFFFFu), slope = (int32_t(e) - base) / 65536;
+    return int32_t(std::clamp<int64_t>(base + ((slope * int32_t(u & 0x7Fu) + 64) >> 7), type_min_, type_max_));
+  }
   // The 8-bit value indexes the table as Vela lays it out: entries for -128..127 (int8) or
   // 0..255 (uint8) in order, each as wide as the OFM's elements.
   const uint32_t index = uint32_t(table_signed_index_ ? std::clamp<int64_t>(v, -128, 127) + 128
@@ -93,7 +106,6 @@ int32_t OutputStage::operator()(int64_t rescaled) const {
   uint32_t e = 0;
   for (uint32_t b = 0; b < entry_size_ && at + b < shram_.size(); ++b) e |= uint32_t(shram_[at + b]) << (8 * b);
   if (entry_size_ == 1) return type_min_ < 0 ? int32_t(int8_t(e)) : int32_t(e);
-  if (entry_size_ == 2) return type_min_ < 0 ? int32_t(int16_t(e)) : int32_t(e);
   return int32_t(e);
 }
 

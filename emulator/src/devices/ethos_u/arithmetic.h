@@ -46,6 +46,7 @@ class OutputStage {
   int64_t type_min_, type_max_;
   int32_t table_ = -1;  // SHRAM byte address of the table, or -1
   uint32_t entry_size_ = 1;
+  bool interpolated_ = false;  // a 16-bit OFM's table: 512 (slope, base) pairs
   bool table_signed_index_ = true;
   std::span<const uint8_t> shram_;
 };
