@@ -59,14 +59,14 @@ TEST(Check, GotThatNoCopyEntryCopiesIsAnErrorWithTheFix) {
 
 TEST(Check, DataWithItsLoadImageInRamIsAnErrorOnAFlashLoadedBoard) {
   REQUIRE_FIXTURES();
-  CheckRun r = RunCheck("mps2-an505", "mps2-an505", "data_not_in_flash");
+  CheckRun r = RunCheck("lm3s6965evb", "lm3s6965evb", "data_not_in_flash");
   EXPECT_EQ(r.cli.status, 1);
   auto d = Diagnostics(r.report, "copy-table");
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(d[0]["section"], ".data");
   EXPECT_NE(d[0]["message"].get<std::string>().find("no load image in non-volatile memory"), std::string::npos);
   // The correctly linked sibling is clean.
-  EXPECT_EQ(RunCheck("mps2-an505", "mps2-an505", "checksum").cli.status, 0);
+  EXPECT_EQ(RunCheck("lm3s6965evb", "lm3s6965evb", "checksum").cli.status, 0);
 }
 
 TEST(Check, PoolMissingFromTheZeroTableIsAWarning) {

@@ -42,7 +42,8 @@ TEST_F(ScenarioRun, DeliberatelyFailingScenarioFailsWithItsDiff) {
 TEST_F(ScenarioRun, WriteBeforeResetSuppliesTheMissingData) {
   REQUIRE_FIXTURES();
   const std::string head =
-      "name: t\ndescription: d\nboard: mps2-an505\nfirmware: {fixture: mps2-an505/data_not_in_flash}\n";
+      "name: t\ndescription: d\nboard: mps2-an505\nfirmware: {fixture: mps2-an505/data_not_in_flash}\n"
+      "overrides: {load_mode: flash}\n";
   ScenarioResult without = RunScenario(Parse(head + "expect: {outcome: exit, exit_code: 2}\n"));
   EXPECT_EQ(without.status, ScenarioResult::Status::kPass) << without.failures.front();
   ScenarioResult with = RunScenario(Parse(head +
@@ -56,6 +57,7 @@ TEST_F(ScenarioRun, LoadAndFillStepsPlaceBytes) {
   std::ofstream(dir_ / "magic.bin", std::ios::binary) << std::string("\x42\xEE\xFF\xC0", 4);
   ScenarioResult r = RunScenario(Parse(
       "name: t\ndescription: d\nboard: mps2-an505\nfirmware: {fixture: mps2-an505/data_not_in_flash}\n"
+      "overrides: {load_mode: flash}\n"
       "setup:\n"
       "  - fill: {address: 0x38100000, size: 16, byte: 0x5A}\n"
       "  - load: {file: magic.bin, symbol: magic}\n"
