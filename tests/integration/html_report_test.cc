@@ -465,5 +465,43 @@ TEST(HtmlReportChromium, RendersThePitfallPageDomAndScreenshot) {
   EXPECT_EQ(bytes.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
 }
 
+// The fault on the first screen (issue 39 item 6): the report of `run --html` for the N6's
+// XSPI2 BusFault, on a board with a Non-secure alias of every memory, opened at a laptop's
+// window size (1366 x 768). The
+// page is copied with a script that writes where the browser laid the fault marker and the
+// faulting region out; both must be above the fold. Before the aliases folded, the
+// marker was about 2,400 px down.
+TEST(HtmlReportChromium, TheFaultAndItsRegionAreOnTheFirstScreen) {
+  REQUIRE_FIXTURES();
+  if (!HaveChromium()) GTEST_SKIP() << "chromium is not installed (./scripts/setup installs it)";
+  const testing::TempDir dir("chromium-fold");
+  const fs::path page = dir / "report.html";
+  Completed cli = RunCli({"run", "--board", "stm32n657", "--html", page.string(),
+                          Fixture("stm32n657", "n6_npu_app_no_xspi_mmap").string()});
+  ASSERT_EQ(cli.status, 3) << cli.out << cli.err;  // the firmware's fault
+  const fs::path measured = dir / "measured.html";
+  {
+    std::ofstream out(measured);
+    out << Slurp(page)
+        << "<script>const at = (e) => Math.round(e.getBoundingClientRect().top);"
+           "document.body.setAttribute('data-fault-top', at(document.getElementById('fault-marker')));"
+           "document.body.setAttribute('data-region-top', at(document.querySelector('rect[data-region=\"xspi2\"]')));"
+           "</script>\n";
+  }
+  Completed dom = RunProgram({"timeout", "120", "chromium", "--headless", "--no-sandbox", "--disable-gpu",
+                              "--user-data-dir=" + (dir / "profile").string(), "--window-size=1366,768", "--dump-dom",
+                              "file://" + measured.string()});
+  ASSERT_EQ(dom.status, 0) << dom.err;
+  const auto top = [&](const std::string& attr) {
+    const size_t at = dom.out.find(attr + "=\"");
+    return at == std::string::npos ? -1 : std::stoi(dom.out.substr(at + attr.size() + 2));
+  };
+  const int fault = top("data-fault-top"), region = top("data-region-top");
+  EXPECT_GT(fault, 0);
+  EXPECT_LT(fault, 768) << "the fault marker is below the first screen";
+  EXPECT_GT(region, 0);
+  EXPECT_LT(region, fault) << "the faulting region starts above its marker";
+}
+
 }  // namespace
 }  // namespace faultline::testing

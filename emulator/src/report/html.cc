@@ -97,6 +97,8 @@ struct Band {
   std::optional<size_t> gate;  // index into board.gates
   double y = 0, h = 0;
   std::vector<const Peripheral*> nested;  // modelled peripherals inside a bus window
+  std::string aliases;                    // the folded aliases of a region: "itcm_ns at 0x00000000"
+  bool quiet = false;                     // nothing of the run in it: thin, its peripherals unlabelled
 };
 
 constexpr double kAddrX = 150;    // right edge of the address column
@@ -107,7 +109,8 @@ constexpr double kLaneW = 66;
 constexpr double kLabelX = 540;   // the label column
 constexpr double kWidth = 960;
 constexpr double kLabelStep = 15;
-constexpr double kGapH = 24;
+constexpr double kGapH = 16;
+constexpr double kQuietH = 20;  // a window nothing of the run is in
 
 // A name in the label column, joined to what it names by a leader line.
 struct Label {
@@ -162,8 +165,37 @@ class MapDrawing {
       windows.push_back({r.base, r.end(), r.name, fmt::format("{} {}", ToString(r.kind), AccessString(r.access)),
                          "region", gate_of(r.name)});
     }
+    // An alias where nothing of the run is (no section, load image or marker) folds into
+    // the region it shows: a Non-secure view of every memory would otherwise fill the
+    // first screen (issue 39 item 6).
+    // An alias that bounds the gap a fault hit stays too: the fault is explained by it.
+    const std::vector<uint64_t> marked = MarkedAddresses();
+    std::optional<uint64_t> fault_in_gap;
+    if (in_.run != nullptr && in_.run->fault && in_.run->fault->access && in_.run->fault->region.empty()) {
+      fault_in_gap = in_.run->fault->address;
+    }
+    auto bounds_fault = [&](uint64_t base, uint64_t end) {
+      if (!fault_in_gap) return false;
+      const uint64_t f = *fault_in_gap;
+      auto between = [&](uint64_t lo, uint64_t hi) {  // any window strictly between lo and hi
+        auto inside = [&](uint64_t wb, uint64_t we) { return wb < hi && we > lo; };
+        return std::any_of(board.regions.begin(), board.regions.end(), [&](const Region& r) { return inside(r.base, r.end()); }) ||
+               std::any_of(board.aliases.begin(), board.aliases.end(),
+                           [&](const Alias& x) { return inside(x.base, x.base + x.size); });
+      };
+      return (end <= f && !between(end, f)) || (base > f && !between(f + 1, base));
+    };
     for (const Alias& a : board.aliases) {
-      windows.push_back({a.base, a.base + a.size, a.name, "alias of " + a.of, "alias", gate_of(a.of)});
+      const uint64_t end = a.base + a.size;
+      const bool used = bounds_fault(a.base, end) ||
+                        std::any_of(marked.begin(), marked.end(), [&](uint64_t x) { return x >= a.base && x < end; });
+      if (used) {
+        windows.push_back({a.base, end, a.name, "alias of " + a.of, "alias", gate_of(a.of)});
+        continue;
+      }
+      for (Band& w : windows) {
+        if (w.css == "region" && w.name == a.of) w.aliases += fmt::format("{}{} at {}", w.aliases.empty() ? "" : ", ", a.name, Hex(a.base));
+      }
     }
     std::vector<const Peripheral*> peripherals;
     for (const Peripheral& p : board.peripherals) peripherals.push_back(&p);
@@ -188,7 +220,11 @@ class MapDrawing {
     }
     std::stable_sort(windows.begin(), windows.end(), [](const Band& a, const Band& b) { return a.base < b.base; });
     // The whole 4 GiB address space, top to bottom: windows, and folded gaps between them.
+    // Below the first window, a gap only where something of the run is (a null pointer).
     uint64_t at = 0;
+    if (!windows.empty() && std::none_of(marked.begin(), marked.end(), [&](uint64_t x) { return x < windows[0].base; })) {
+      at = windows[0].base;
+    }
     for (Band& w : windows) {
       if (w.base < at) continue;  // overlaps the one before (a board error check reports it)
       if (w.base > at) bands_.push_back({at, w.base, "", "", "gap"});
@@ -198,8 +234,30 @@ class MapDrawing {
     if (at < (1ull << 32)) bands_.push_back({at, 1ull << 32, "", "", "gap"});
   }
 
+  // Every address something of the run is drawn at: sections and their load images, the
+  // faults, the last instruction, the NPUs' transfers, the events.
+  std::vector<uint64_t> MarkedAddresses() const {
+    std::vector<uint64_t> at;
+    for (const PlacedSection& p : sections_) {
+      at.push_back(p.section->address);
+      if (p.load) at.push_back(*p.load);
+    }
+    const RunResult* r = in_.run;
+    if (r == nullptr) return at;
+    if (r->fault) at.insert(at.end(), {r->fault->address, r->fault->pc});
+    for (const Fault& f : r->faults) at.insert(at.end(), {f.address, f.pc});
+    if (r->hang) at.push_back(r->hang->pc);
+    if (r->unsupported) at.push_back(r->unsupported->pc);
+    for (const NpuJob& j : r->npu_jobs) {
+      for (const NpuJob::Transfer& x : j.transfers) at.push_back(x.address);
+    }
+    for (const Event& e : r->events) at.push_back(e.first_address);
+    return at;
+  }
+
   // Readable scale: a band's height grows with the logarithm of its size, and with the
-  // number of things to name in it; gaps are folded to a fixed height.
+  // number of things to name in it; gaps are folded to a fixed height. A memory with
+  // nothing of the run in it stays thin.
   void Layout() {
     std::vector<size_t> items(bands_.size(), 0);
     auto count = [&](uint64_t addr) {
@@ -209,8 +267,8 @@ class MapDrawing {
       count(p.section->address);
       if (p.load && *p.load != p.section->address) count(*p.load);
     }
-    for (const Band& b : bands_) {
-      for (const Peripheral* p : b.nested) count(p->base);
+    for (uint64_t a : MarkedAddresses()) {
+      if (int b = BandOf(a); b >= 0 && items[size_t(b)] == 0) items[size_t(b)] = 1;  // something to show
     }
     double y = 10;
     for (size_t i = 0; i < bands_.size(); ++i) {
@@ -220,7 +278,8 @@ class MapDrawing {
       } else {
         double kib = std::max(1.0, double(b.end - b.base) / 1024.0);
         // Peripheral windows matter less than memory: they stay thin.
-        b.h = b.css == "peripheral" ? 30.0 : std::clamp(24.0 + 7.0 * std::log2(kib), 30.0, 150.0);
+        b.quiet = items[i] == 0;
+        b.h = b.quiet ? kQuietH : b.css == "peripheral" ? 30.0 : std::clamp(24.0 + 7.0 * std::log2(kib), 30.0, 150.0);
         b.h = std::round(std::max(b.h, kLabelStep * double(items[i]) + 8.0));  // bands on whole pixels
       }
       b.y = y;
@@ -258,9 +317,10 @@ class MapDrawing {
     if (b.gate) css += gates_.at_end[*b.gate] ? " gate-open" : " gate-closed";
     out += fmt::format(
         "<g class=\"band\"><rect class=\"{0}\" data-region=\"{1}\" data-base=\"{2}\" data-end=\"{3}\" x=\"{4}\" "
-        "y=\"{5:.1f}\" width=\"{6}\" height=\"{7:.1f}\"><title>{1}: {2}-{3}, {8}, {9}</title></rect>",
+        "y=\"{5:.1f}\" width=\"{6}\" height=\"{7:.1f}\"{10}><title>{1}: {2}-{3}, {8}, {9}{11}</title></rect>",
         css, Escape(b.name), Hex(b.base), Hex(b.end - 1), kBandX, b.y, kBandW, b.h, Bytes(b.end - b.base),
-        Escape(b.what));
+        Escape(b.what), b.aliases.empty() ? "" : " data-aliases=\"" + Escape(b.aliases) + "\"",
+        b.aliases.empty() ? "" : "; also at " + Escape(b.aliases));
     out += fmt::format("<text class=\"band-name\" x=\"{}\" y=\"{:.1f}\">{}</text>", kBandX + 6, b.y + 15,
                        Escape(b.name));
     if (b.h >= 42) {
@@ -269,9 +329,10 @@ class MapDrawing {
     }
     if (b.gate) {
       const bool open = gates_.at_end[*b.gate];
+      // Under the name, or beside it in a thin band.
       out += fmt::format("<text class=\"gate-badge {}\" x=\"{}\" y=\"{:.1f}\">gate {}</text>",
-                         open ? "open" : "closed", kBandX + 6, b.y + (b.h >= 56 ? 43 : b.h - 4),
-                         open ? "open" : "closed");
+                         open ? "open" : "closed", kBandX + (b.h >= 30 ? 6 : 110),
+                         b.y + (b.h >= 56 ? 43 : b.h >= 30 ? b.h - 4 : 15), open ? "open" : "closed");
     }
     out += fmt::format("<text class=\"addr\" x=\"{}\" y=\"{:.1f}\">{}</text>", kAddrX, b.y + 10, Hex(b.base));
     if (b.h >= 40) {
@@ -285,8 +346,10 @@ class MapDrawing {
           "<rect class=\"nested-peripheral\" data-peripheral=\"{0}\" x=\"{1}\" y=\"{2:.1f}\" width=\"{3}\" "
           "height=\"{4:.1f}\"><title>{0}: {5}-{6}</title></rect>\n",
           Escape(p->name), kLaneX, y0, kLaneW, h, Hex(p->base), Hex(p->base + p->size - 1));
-      labels_.push_back({kLaneX + kLaneW, y0 + h / 2,
-                         fmt::format("{} {}", Escape(p->name), p->uart ? "(uart)" : ""), "label-peripheral"});
+      if (!b.quiet) {
+        labels_.push_back({kLaneX + kLaneW, y0 + h / 2,
+                           fmt::format("{} {}", Escape(p->name), p->uart ? "(uart)" : ""), "label-peripheral"});
+      }
     }
   }
 
@@ -540,15 +603,18 @@ std::string FormatHtml(const HtmlReport& in) {
   }
   out += "</header>\n";
 
-  out += "<section id=\"map\"><h2>Memory map</h2>\n<p class=\"legend meta\">"
+  // The legend under the picture: the fault and the map above the fold first.
+  out += "<section id=\"map\"><h2>Memory map</h2>\n<figure>" + MapDrawing(in, sections, gates).Svg() +
+         "<figcaption class=\"legend meta\">"
          "<span><i class=\"swatch\" style=\"background:var(--code)\"></i>code</span> "
          "<span><i class=\"swatch\" style=\"background:var(--data)\"></i>data</span> "
          "<span><i class=\"swatch\" style=\"background:var(--rodata)\"></i>read-only</span> "
          "<span><i class=\"swatch\" style=\"background:var(--bss)\"></i>zero-initialised</span> "
          "<span>dashed box: load image</span><span style=\"color:var(--ok)\">&#x27f6; copied by startup</span> "
          "<span style=\"color:var(--bad)\">&#x21e2; no copy-table entry</span> "
-         "<span>hatched: gate closed</span><span>bands grow with log(size); unmapped gaps folded</span></p>\n";
-  out += "<figure>" + MapDrawing(in, sections, gates).Svg() + "</figure></section>\n";
+         "<span>hatched: gate closed</span><span>bands grow with log(size); unmapped gaps folded; a memory nothing "
+         "of the run is in stays thin, an alias nothing uses is folded into its memory</span></figcaption></figure>"
+         "</section>\n";
   if (in.run != nullptr) AppendRun(out, *in.run, board);
   AppendDiagnostics(out, check);
   AppendTables(out, in, sections, gates);
