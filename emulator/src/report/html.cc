@@ -612,8 +612,9 @@ std::string FormatHtml(const HtmlReport& in) {
          "<span><i class=\"swatch\" style=\"background:var(--bss)\"></i>zero-initialised</span> "
          "<span>dashed box: load image</span><span style=\"color:var(--ok)\">&#x27f6; copied by startup</span> "
          "<span style=\"color:var(--bad)\">&#x21e2; no copy-table entry</span> "
-         "<span>hatched: gate closed</span><span>bands grow with log(size); unmapped gaps folded; a memory nothing "
-         "of the run is in stays thin, an alias nothing uses is folded into its memory</span></figcaption></figure>"
+         "<span>hatched: gate closed</span><span>bands grow with log(size)</span><span>unmapped gaps folded</span>"
+         "<span>a memory nothing of the run is in stays thin</span><span>an alias nothing uses is folded into "
+         "its memory</span></figcaption></figure>"
          "</section>\n";
   if (in.run != nullptr) AppendRun(out, *in.run, board);
   AppendDiagnostics(out, check);
