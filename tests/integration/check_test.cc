@@ -57,6 +57,16 @@ TEST(Check, GotThatNoCopyEntryCopiesIsAnErrorWithTheFix) {
   EXPECT_NE(d[0]["fix"].get<std::string>().find("*(.got) *(.got.plt)"), std::string::npos);
 }
 
+// A local label `end` in startup code (FreeRTOS's MPS2 demo has one) beside the linker's
+// global `end`, the heap's start: the global one is the heap's, and nothing is wrong.
+TEST(Check, TheLinkersGlobalSymbolWinsOverALocalLabelOfTheSameName) {
+  REQUIRE_FIXTURES();
+  CheckRun r = RunCheck("mps2-an505", "mps2-an505", "local_end");
+  EXPECT_EQ(r.cli.status, 0) << r.cli.out << r.cli.err;
+  EXPECT_TRUE(Diagnostics(r.report, "stack").empty()) << r.report.dump(2);
+  EXPECT_NE(r.cli.out.find("heap:  4096 bytes at 0x38000000"), std::string::npos) << r.cli.out;
+}
+
 TEST(Check, DataWithItsLoadImageInRamIsAnErrorOnAFlashLoadedBoard) {
   REQUIRE_FIXTURES();
   CheckRun r = RunCheck("lm3s6965evb", "lm3s6965evb", "data_not_in_flash");

@@ -223,7 +223,15 @@ Image ParseElf(std::vector<uint8_t> raw, const std::filesystem::path& path) {
     bool notype = type == LIEF::ELF::ELF_SYMBOL_TYPES::STT_NOTYPE;
     if (!func && !object && !notype) continue;
     if (s.shndx() == 0) continue;  // undefined
-    img.values.emplace(name, func ? (s.value() & ~uint64_t{1}) : s.value());
+    // A global (or weak) definition is the one a linker script's symbol is: it wins over
+    // a local label of the same name, which comes first in the table (FreeRTOS's MPS2
+    // startup has a local `end` beside the linker's).
+    const uint64_t value = func ? (s.value() & ~uint64_t{1}) : s.value();
+    if (s.binding() == LIEF::ELF::SYMBOL_BINDINGS::STB_LOCAL) {
+      img.values.emplace(name, value);
+    } else {
+      img.values.insert_or_assign(name, value);
+    }
     // Absolute symbols (SHN_ABS, e.g. __STACK_SIZE = 0x1000) are not places in memory.
     if (s.shndx() == 0xFFF1) continue;
     Symbol sym;
