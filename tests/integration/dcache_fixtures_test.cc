@@ -187,6 +187,17 @@ TEST(DCacheFixtures, TheH7sDma2CopiesSdramUnderTheCpusDirtyFrameUntilItIsCleaned
   EXPECT_EQ(dirty["first_address"], 0xD0000000u);
   EXPECT_EQ(dirty["first_by"], "DMA2_AHB");
   EXPECT_EQ(dirty["first_pc_symbol"].get<std::string>().rfind("DCMI_ReadFrame", 0), 0u) << dirty;
+
+  // The other direction: the input buffer cleared by the CPU before the copy and never
+  // invalidated after it: the network reads the CPU's zeros, not the DMA's crop.
+  JsonCompleted stale =
+      RunCliJson({"run", "--board", "stm32h747-cm7", Fixture("stm32h747-cm7", "h7_camera_dma_stale").string()});
+  EXPECT_EQ(stale.report["console"].get<std::string>().find("tinynet: output fnv1a 0xea7c45d4"), std::string::npos);
+  const json read = EventOf(stale.report, "stale-read");
+  ASSERT_FALSE(read.is_null()) << stale.report["events"].dump(2);
+  EXPECT_EQ(read["where"], "sdram");
+  EXPECT_EQ(read["first_by"], "DMA2_AHB");
+  EXPECT_TRUE(EventOf(stale.report, "dirty-read").is_null()) << "the crop was cleaned";
 }
 
 // Code loaded into cacheable SRAM and run with the I-cache on (icache_ramfunc): the load

@@ -8,6 +8,7 @@
 #   stm32h747-cm7/h7_camera_dma_dtcm           ... into an input buffer in DTCM, which DMA2 cannot reach
 #   stm32h747-cm7/h7_camera_dma_dcache         ... with the D-cache on and the SDRAM cacheable, maintained
 #   stm32h747-cm7/h7_camera_dma_dirty          ... not maintained: DMA2 reads under the CPU's dirty lines
+#   stm32h747-cm7/h7_camera_dma_stale          ... the input cleared first, not invalidated: stale input
 #   stm32n657/n6_npu_app                       AXISRAM5 enabled, XSPI2 memory-mapped (10-12, fixed)
 #   stm32n657/n6_npu_app_no_axisram5           AXISRAM5 left shut down (10, broken)
 #   stm32n657/n6_npu_app_no_xspi_mmap          XSPI2 left in indirect mode (11, broken)
@@ -59,6 +60,8 @@ fx_stm32_pitfall(stm32h747-cm7 h7_camera_dma_dcache ${FX_STM32_DIR}/h747_modelzo
                  SOURCES ${FX_STM32_DIR}/h7_camera_app.c ${H7} DEFS RESIZE_DMA CAMERA_DCACHE=1)
 fx_stm32_pitfall(stm32h747-cm7 h7_camera_dma_dirty ${FX_STM32_DIR}/h747_modelzoo.ld MODEL
                  SOURCES ${FX_STM32_DIR}/h7_camera_app.c ${H7} DEFS RESIZE_DMA CAMERA_DCACHE=2)
+fx_stm32_pitfall(stm32h747-cm7 h7_camera_dma_stale ${FX_STM32_DIR}/h747_modelzoo.ld MODEL
+                 SOURCES ${FX_STM32_DIR}/h7_camera_app.c ${H7} DEFS RESIZE_DMA CAMERA_DCACHE=3)
 
 fx_ml_kernels(stm32n657)
 set(N6 ${FX_STM32_DIR}/n6_npu_app.c)

@@ -20,7 +20,9 @@
  * read): the frame the CPU read out of the DCMI is in dirty D-cache lines when DMA2
  * copies the crop. CAMERA_DCACHE=1 cleans the crop before the copy and invalidates the
  * input after it (SCB_CleanDCache_by_Addr, SCB_InvalidateDCache_by_Addr); =2 leaves
- * both out: DMA2 copies SDRAM's old bytes and the network sees garbage.
+ * both out: DMA2 copies SDRAM's old bytes and the network sees garbage; =3 cleans the crop
+ * but clears the input buffer first (a memset before each frame) and never invalidates
+ * it: the network reads the CPU's cached zeros, not what DMA2 wrote.
  *
  * The camera: DCMI in snapshot mode read out by the CPU (DCMI->DR, 4 bytes per read),
  * standing in for the sensor; the frame's first bytes are the fixed test image, so the
@@ -98,7 +100,10 @@ int main(void)
     DCMI_ReadFrame(CapturedImage_Buffer, CAM_FRAME_BYTES / 4);
     sh_write0("camera: frame done\n");
 #ifdef RESIZE_DMA
-#if CAMERA_DCACHE == 1
+#if CAMERA_DCACHE == 3
+    for (uint32_t i = 0; i < NN_INPUT_BYTES; i++) RescaledImage_Buffer[i] = 0; /* the input cleared */
+#endif
+#if CAMERA_DCACHE == 1 || CAMERA_DCACHE == 3
     dcache_clean(CapturedImage_Buffer, NN_INPUT_BYTES);
 #endif
     if (DMA2_Stream0_Copy(CapturedImage_Buffer, RescaledImage_Buffer, NN_INPUT_BYTES) != 0) {
