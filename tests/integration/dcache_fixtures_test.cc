@@ -98,6 +98,22 @@ TEST(DCacheFixtures, TheN6ReadsStaleWeightsAfterTheDmaUntilItInvalidates) {
                                     Fixture("stm32n657", "n6_dma_weights_cache_fixed").string()});
   EXPECT_EQ(fixed.cli.status, 0) << fixed.cli.out << fixed.cli.err;
   EXPECT_TRUE(EventOf(fixed.report, "stale-read").is_null()) << fixed.report["events"].dump(2);
+
+  // The CPU-written direction: the input prepared in AXISRAM2 (write-back under the
+  // default map) and copied into the pool by HPDMA1, cleaned first or not.
+  JsonCompleted input = RunCliJson({"run", "--board", "stm32n657", "--load", ModelBin() + "@0x71000000",
+                                    Fixture("stm32n657", "n6_dma_input").string()});
+  EXPECT_NE(input.report["console"].get<std::string>().find("tinynet: output fnv1a 0xea7c45d4"), std::string::npos)
+      << input.report["console"];
+  EXPECT_TRUE(EventOf(input.report, "dirty-read").is_null()) << input.report["events"].dump(2);
+  JsonCompleted dirty = RunCliJson({"run", "--board", "stm32n657", "--load", ModelBin() + "@0x71000000",
+                                    Fixture("stm32n657", "n6_dma_input_dirty").string()});
+  EXPECT_EQ(dirty.report["console"].get<std::string>().find("tinynet: output fnv1a 0xea7c45d4"), std::string::npos);
+  const json read = EventOf(dirty.report, "dirty-read");
+  ASSERT_FALSE(read.is_null()) << dirty.report["events"].dump(2);
+  EXPECT_EQ(read["where"], "axisram2");
+  EXPECT_EQ(read["first_by"], "HPDMA1_AXI");
+  EXPECT_EQ(read["first_pc_symbol"].get<std::string>().rfind("tinynet_make_input", 0), 0u) << read;
 }
 
 // The same on the Alif Ensemble: the weights copied from MRAM to SRAM0 by the HP core's

@@ -17,6 +17,7 @@
 #   stm32n657/n6_dma_weights_no_xspi_mmap      the same with XSPI2 in indirect mode: the DMA's bus error
 #   stm32n657/n6_dma_weights_stale             the D-cache on, the copy's destination read before: stale weights
 #   stm32n657/n6_dma_weights_cache_fixed       ... and SCB_CleanInvalidateDCache_by_Addr after the copy (seed 004)
+#   stm32n657/n6_dma_input(_dirty)             the CPU's input copied into the pool by HPDMA1, cleaned first (or not)
 if(NOT COMMAND fx_ml_link)
   return()
 endif()
@@ -73,6 +74,8 @@ fx_stm32_pitfall(stm32n657 n6_npu_app_no_xspi_mmap ${FX_STM32_DIR}/n6_npu.ld SOU
 fx_stm32_pitfall(stm32n657 n6_npu_app_xspi_not_enabled ${FX_STM32_DIR}/n6_npu.ld SOURCES ${N6}
                  DEFS SKIP_XSPI_ENABLE)
 fx_stm32_pitfall(stm32n657 n6_dma_weights ${FX_STM32_DIR}/n6_npu.ld SOURCES ${N6} DEFS DMA_WEIGHTS)
+fx_stm32_pitfall(stm32n657 n6_dma_input ${FX_STM32_DIR}/n6_npu.ld SOURCES ${N6} DEFS DMA_INPUT=1)
+fx_stm32_pitfall(stm32n657 n6_dma_input_dirty ${FX_STM32_DIR}/n6_npu.ld SOURCES ${N6} DEFS DMA_INPUT=2)
 fx_stm32_pitfall(stm32n657 n6_dma_weights_no_xspi_mmap ${FX_STM32_DIR}/n6_npu.ld SOURCES ${N6}
                  DEFS DMA_WEIGHTS SKIP_XSPI_MEMORY_MAPPED)
 fx_stm32_pitfall(stm32n657 n6_dma_weights_stale ${FX_STM32_DIR}/n6_npu.ld SOURCES ${N6} DEFS DMA_WEIGHTS DMA_DCACHE=1)

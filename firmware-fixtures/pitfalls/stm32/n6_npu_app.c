@@ -25,6 +25,12 @@
  * stale cached copy, not what the DMA wrote. DMA_DCACHE=2 adds seed 004's fix,
  * SCB_CleanInvalidateDCache_by_Addr over the weights after the copy.
  *
+ * DMA_INPUT (issue 36, the CPU-written direction): the input is prepared by the CPU in a
+ * staging buffer in AXISRAM2 (write-back under the default memory map) and copied into the
+ * pool by HPDMA1, as a preprocessing step hands a frame on; DMA_INPUT=1 cleans the staging
+ * buffer first (SCB_CleanDCache_by_Addr), =2 does not: the DMA copies memory's old bytes,
+ * the CPU's are still in its cache. Both with the D-cache on.
+ *
  * Prints the weights' magic, the scores and their FNV-1a; exits 0, or 10 + tinynet error
  * (11 = bad magic: nothing programmed at 0x71000000).
  */
@@ -51,12 +57,15 @@
 #define XSPI_CR_FMODE_MEMMAPPED (3u << 28)
 #define XSPI_SR_BUSY            (1u << 5)
 
-#ifdef DMA_DCACHE
+#if defined(DMA_DCACHE) || defined(DMA_INPUT)
 #include "dcache.h"
 #endif
 
-#ifdef DMA_WEIGHTS
+#if defined(DMA_WEIGHTS) || defined(DMA_INPUT)
 #include "n6_hpdma.h"
+#endif
+
+#ifdef DMA_WEIGHTS
 
 /* Where the copy goes: AXISRAM5 after the activation pool. */
 #define WEIGHTS_AXISRAM5 ((void *)0x342E8000u)
@@ -142,7 +151,22 @@ int main(void)
         sh_puts_hex("npu: bad weights, tinynet error ", (uint32_t)rc);
         return 10 + rc;
     }
+#ifdef DMA_INPUT
+    static int8_t staging[NN_INPUT_BYTES] __attribute__((aligned(32)));
+    dcache_enable();
+    tinynet_make_input(staging, NN_INPUT_BYTES, TINYNET_TEST_SEED);
+#if DMA_INPUT == 1
+    dcache_clean(staging, NN_INPUT_BYTES);
+#endif
+    if (hpdma_copy((uint32_t)NN_Activation_Buffer_npuRAM5.input, (uint32_t)staging, NN_INPUT_BYTES, DMA_CTR1_WORDS_INC)) {
+        sh_write0("npu: HPDMA1 transfer error\n");
+        return 20;
+    }
+    dcache_invalidate(NN_Activation_Buffer_npuRAM5.input, NN_INPUT_BYTES);
+    sh_write0("npu: input copied by HPDMA1\n");
+#else
     tinynet_make_input(NN_Activation_Buffer_npuRAM5.input, NN_INPUT_BYTES, TINYNET_TEST_SEED);
+#endif
     rc = tinynet_run(weights, NN_Activation_Buffer_npuRAM5.input, NN_Activation_Buffer_npuRAM5.arena,
                      NN_ARENA_BYTES, NN_Activation_Buffer_npuRAM5.output);
     if (rc != TINYNET_OK) {
