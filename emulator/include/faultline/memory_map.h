@@ -198,6 +198,9 @@ class MemoryMap {
   std::vector<std::optional<size_t>> gate_of_;  // window -> gate
   std::vector<bool> gate_open_;
   std::vector<Peripheral> peripherals_;
+  // Each peripheral's registers by offset, (offset, index) in order: FindRegister's search
+  // (an eDMA4 declares nearly a thousand).
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> register_offsets_;
   std::vector<std::vector<uint32_t>> values_;  // stored register values
   std::vector<std::unique_ptr<Device>> devices_;  // the models behind peripherals (devices/)
   std::vector<Device*> device_of_;                 // peripheral -> its model, or null

@@ -139,6 +139,10 @@ MemoryMap::MemoryMap(const Board& board) : gates_(board.gates), peripherals_(boa
     std::vector<uint32_t> v;
     for (const Register& r : p.registers) v.push_back(r.reset);
     values_.push_back(std::move(v));
+    std::vector<std::pair<uint32_t, uint32_t>> index;
+    for (size_t r = 0; r < p.registers.size(); ++r) index.push_back({p.registers[r].offset, uint32_t(r)});
+    std::sort(index.begin(), index.end());
+    register_offsets_.push_back(std::move(index));
     std::unique_ptr<BusPort> port;
     if (p.npu || p.dma) {
       const std::string& name = p.npu ? p.npu->master : p.dma->master;
@@ -273,11 +277,15 @@ int MemoryMap::FindPeripheral(uint64_t addr) const {
 }
 
 int MemoryMap::FindRegister(size_t p, uint64_t offset) const {
-  const auto& regs = peripherals_[p].registers;
-  for (size_t r = 0; r < regs.size(); ++r) {
-    if (offset >= regs[r].offset && offset < regs[r].offset + 4) return int(r);
+  // The first declared register whose word holds `offset`: those at offset - 3 .. offset.
+  const auto& index = register_offsets_[p];
+  auto it = std::lower_bound(index.begin(), index.end(), std::pair<uint32_t, uint32_t>{
+                                 uint32_t(offset < 3 ? 0 : offset - 3), 0});
+  int found = -1;
+  for (; it != index.end() && it->first <= offset; ++it) {
+    if (offset < uint64_t(it->first) + 4 && (found < 0 || it->second < uint32_t(found))) found = int(it->second);
   }
-  return -1;
+  return found;
 }
 
 uint32_t MemoryMap::ReadRegister(size_t p, size_t r) const {
