@@ -73,3 +73,16 @@ TEST(Utf8, RandomBytesAgreeWithNlohmannAndWithTheStreamedForm) {
 
 }  // namespace
 }  // namespace faultline
+
+namespace faultline {
+namespace {
+
+// A segment line of a big image names a few sections and how many more (issue 37 item 7).
+TEST(FirstWords, ShortListsStayLongOnesSayHowManyMore) {
+  EXPECT_EQ(FirstWords(".vectors .text .rodata .copy.table .zero.table", 6), ".vectors .text .rodata .copy.table .zero.table");
+  EXPECT_EQ(FirstWords("a b c d e f g h", 6), "a b c d +4 more");
+  EXPECT_EQ(FirstWords("", 6), "");
+}
+
+}  // namespace
+}  // namespace faultline

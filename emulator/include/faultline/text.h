@@ -128,4 +128,19 @@ inline std::optional<std::string> NearestName(std::string_view word, const std::
   return best;
 }
 
+// `words` (separated by spaces) as they are when there are at most `most`, else the first
+// most - 2 and how many more: a line of a report that would list dozens of section names.
+inline std::string FirstWords(std::string_view words, size_t most) {
+  std::vector<std::string_view> w;
+  for (size_t at = 0; at < words.size();) {
+    const size_t end = std::min(words.find(' ', at), words.size());
+    if (end > at) w.push_back(words.substr(at, end - at));
+    at = end + 1;
+  }
+  if (w.size() <= most || most < 2) return std::string(words);
+  std::string out;
+  for (size_t i = 0; i + 2 < most; ++i) out.append(w[i]).append(" ");
+  return out + "+" + std::to_string(w.size() - (most - 2)) + " more";
+}
+
 }  // namespace faultline

@@ -1,4 +1,5 @@
 #include "faultline/report.h"
+#include "faultline/text.h"
 
 #include <fmt/core.h>
 
@@ -373,7 +374,7 @@ std::string FormatRunHeader(const RunResult& r, const Board& board) {
                        r.boot_source, board.boot.vector_table);
   }
   for (const LoadedSegment& s : r.loaded) {
-    out += fmt::format("  segment {} [{}] 0x{:08x} +{:<8} -> {:<10} {}{}\n", s.index, s.sections,
+    out += fmt::format("  segment {} [{}] 0x{:08x} +{:<8} -> {:<10} {}{}\n", s.index, FirstWords(s.sections, 6),
                        s.load_address, s.size, s.region,
                        s.written ? "written"
                                  : "NOT written (volatile RAM: a flash programmer does not load it)",
@@ -451,7 +452,7 @@ std::string FormatRunBody(const RunResult& r, const Board& board) {
           "flash programmer never writes it and it holds reset contents at boot. Give it a load "
           "address in flash (`AT > FLASH`) and a copy-table entry, or compare with "
           "--load-mode debugger.\n",
-          s.index, s.sections, s.load_address, s.size);
+          s.index, FirstWords(s.sections, 6), s.load_address, s.size);
     }
   }
   out += fmt::format("exit code {}\n", ExitStatus(r));
