@@ -36,11 +36,16 @@ bool DmaController::MoveBlock(DmaTransfer& t, Side source, Side destination) {
     }
   }
   if (r.ok()) return true;
+  BusError(t, r);
+  return false;
+}
+
+void DmaController::BusError(DmaTransfer& t, const BusResponse& r, const std::string& what) const {
   t.outcome = "bus error";
   t.fault_address = r.address;
   t.fault_region = port_->Where(r.address);
-  t.detail = fmt::format("{} at 0x{:08x}: {}", ToString(r.resp), r.address, r.why);
-  return false;
+  t.detail = fmt::format("{}{} at 0x{:08x}: {}", what.empty() ? "" : fmt::format("{} at 0x{:08x}: ", what, r.address),
+                         ToString(r.resp), r.address, r.why);
 }
 
 }  // namespace faultline

@@ -40,6 +40,10 @@ class DmaController : public Device {
   // notes a source that nothing wrote since reset (t.read_unwritten).
   bool MoveBlock(DmaTransfer& t, Side source, Side destination);
 
+  // Records in `t` the transfer the bus refused (`r`), `what` naming the access ("a load
+  // (DMALD)"), or nothing for the copy as a whole.
+  void BusError(DmaTransfer& t, const BusResponse& r, const std::string& what = "") const;
+
   // The index of the register `name` in a model's layout (board/dma_models.cc names them).
   static size_t RegisterIndex(const std::vector<Register>& layout, const std::string& name);
 

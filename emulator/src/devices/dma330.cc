@@ -362,10 +362,7 @@ void Dma330::Complete(uint32_t number, std::vector<uint32_t>& values) {
   std::vector<uint8_t> fifo;
   size_t head = 0;
   const auto refused = [&](const BusResponse& r, uint32_t ftr, const char* what) {
-    t.outcome = "bus error";
-    t.fault_address = r.address;
-    t.fault_region = port_->Where(r.address);
-    t.detail = fmt::format("{} at 0x{:08x}: {} at 0x{:08x}: {}", what, r.address, ToString(r.resp), r.address, r.why);
+    BusError(t, r, what);
     Fault(number, ftr, values);
   };
   bool first_load = true;

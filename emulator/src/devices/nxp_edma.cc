@@ -183,11 +183,7 @@ void NxpEdma::Complete(uint32_t number, std::vector<uint32_t>& values) {
     if (!r.ok()) es = kDbe;
   }
   if (es != 0) {
-    t.outcome = "bus error";
-    t.fault_address = r.address;
-    t.fault_region = port_->Where(r.address);
-    t.detail = fmt::format("{} at 0x{:08x}: {} at 0x{:08x}: {}", es == kSbe ? "a read" : "a write", r.address,
-                           ToString(r.resp), r.address, r.why);
+    BusError(t, r, es == kSbe ? "a read" : "a write");
     return Error(number, es, values);
   }
   t.outcome = "completed";
