@@ -196,6 +196,63 @@ inline Map Conv(const Map& in, const std::vector<int8_t>& filter, const std::vec
   return out;
 }
 
+// reference_integer_ops::TransposeConv (per-channel): each input element, less the zero
+// point, times each tap, added at out = in * stride + tap - padding; then the bias and the
+// channel's multiplier. `filter` is OHWI; `pad_top`/`pad_left` as TFLite computes them for
+// the output size (ComputePaddingHeightWidth with the output as its input).
+inline Map TransposeConv(const Map& in, const std::vector<int8_t>& filter, const std::vector<int32_t>& bias,
+                         int out_c, const Window& k, int out_h, int out_w, Quant qi,
+                         const std::vector<double>& filter_scales, Quant qo) {
+  std::vector<int32_t> acc(size_t(out_h * out_w * out_c), 0);
+  for (int iy = 0; iy < in.h; ++iy) {
+    for (int ix = 0; ix < in.w; ++ix) {
+      for (int i = 0; i < in.c; ++i) {
+        const int32_t value = in.at(iy, ix, i) - qi.zero_point;
+        for (int ky = 0; ky < k.kh; ++ky) {
+          for (int kx = 0; kx < k.kw; ++kx) {
+            const int oy = iy * k.stride_y - k.pad_top + ky, ox = ix * k.stride_x - k.pad_left + kx;
+            if (oy < 0 || ox < 0 || oy >= out_h || ox >= out_w) continue;
+            for (int o = 0; o < out_c; ++o) {
+              acc[size_t((oy * out_w + ox) * out_c + o)] += value * filter[size_t(((o * k.kh + ky) * k.kw + kx) * in.c + i)];
+            }
+          }
+        }
+      }
+    }
+  }
+  Map out{out_h, out_w, out_c, std::vector<int8_t>(acc.size())};
+  for (int o = 0; o < out_c; ++o) {
+    int32_t m;
+    int s;
+    QuantizeMultiplier(qi.scale * filter_scales[size_t(o)] / qo.scale, &m, &s);
+    for (int y = 0; y < out_h; ++y) {
+      for (int x = 0; x < out_w; ++x) {
+        const int32_t v = MultiplyByQuantizedMultiplier(acc[size_t((y * out_w + x) * out_c + o)] + bias[size_t(o)], m, s);
+        out.at(y, x, o) = int8_t(std::clamp(v + qo.zero_point, -128, 127));
+      }
+    }
+  }
+  return out;
+}
+
+// reference_ops::ResizeNearestNeighbor: each output element takes the input element at
+// GetNearestNeighbor's coordinate: floor((x + offset) * in / out), offset 0.5 with
+// half-pixel centres, kept inside the input (align_corners not taken here).
+inline Map ResizeNearestNeighbor(const Map& in, int out_h, int out_w, bool half_pixel_centers) {
+  const auto nearest = [&](int x, int in_size, int out_size) {
+    const float scale = float(in_size) / float(out_size);
+    const float offset = half_pixel_centers ? 0.5f : 0.0f;
+    return std::max(0, std::min(int(std::floor((float(x) + offset) * scale)), in_size - 1));
+  };
+  Map out{out_h, out_w, in.c, std::vector<int8_t>(size_t(out_h * out_w * in.c))};
+  for (int y = 0; y < out_h; ++y) {
+    for (int x = 0; x < out_w; ++x) {
+      for (int c = 0; c < in.c; ++c) out.at(y, x, c) = in.at(nearest(y, in.h, out_h), nearest(x, in.w, out_w), c);
+    }
+  }
+  return out;
+}
+
 }  // namespace faultline::tflite
 
 namespace faultline::tflite {

@@ -385,3 +385,129 @@ TEST(EthosUOps, ASixteenBitTableInterpolatesAsTflitesLutLookup) {
 
 }  // namespace
 }  // namespace faultline
+
+namespace faultline {
+namespace {
+
+// TRANSPOSE_CONV with stride 2 as Vela lowers it (tflite_graph_optimiser.py
+// fixup_conv2d_backprop, calc_upscaled_padding_and_skirt; weight_compressor.py flips the
+// kernel): a stride-1 CONV over the IFM upscaled with zeros between (IFM_UPSCALE 2),
+// padded as Vela pads it; SAME and VALID, Vela's 2x1 stride for one-row maps, random zero
+// points: each element equals TFLite's TransposeConv.
+TEST(EthosUOps, TransposeConvolutionsEqualTfliteBitForBit) {
+  NpuRig rig;
+  std::mt19937 rng(3512);
+  for (int round = 0; round < 600; ++round) {
+    const bool same = rng() % 2;
+    int kh = Between(rng, 1, 4), ih = Between(rng, 1, 6);
+    const int kw = Between(rng, 1, 4), iw = Between(rng, 1, 6), ic = Between(rng, 1, 16), oc = Between(rng, 1, 16);
+    const bool one_row = rng() % 8 == 0;  // Vela's stride 2x1: IFM and kernel one row high
+    if (one_row) kh = ih = 1;
+    const int sy = one_row ? 1 : 2, sx = 2;
+    const int oh = same ? ih * sy : ih * sy + std::max(kh - sy, 0), ow = same ? iw * sx : iw * sx + std::max(kw - sx, 0);
+    // TFLite's padding, computed with the output as the input (transpose_conv.cc).
+    const auto tflite_pad = [&](int out, int stride, int k) {
+      const int in = same ? (out + stride - 1) / stride : (out - k + stride) / stride;
+      return std::max((in - 1) * stride + k - out, 0) / 2;
+    };
+    // Vela's, over the upscaled IFM (upscaling factor = OFM / IFM).
+    const auto vela_pad = [&](int in, int out, int k, uint32_t* before, uint32_t* after) {
+      const int up = out / in;
+      if (same) {
+        const int total = std::max(k - 1, 0);  // needed_total_padding(in * up, 1, k)
+        *after = uint32_t(std::max((total + 1) / up - 1, 0));
+        *before = uint32_t(std::max(k - 1 - int(*after), 0));
+      } else {
+        *after = uint32_t(std::max(k - 2, 0));
+        *before = uint32_t(k - 1);
+      }
+    };
+    const tflite::Quant qi{LogUniform(rng, 0.005, 0.1), Between(rng, -128, 127)};
+    const tflite::Quant qo{LogUniform(rng, 0.01, 0.5), Between(rng, -128, 127)};
+    const Fm in = RandomFm(rng, uint32_t(ih), uint32_t(iw), uint32_t(ic), kIfmAt, qi.zero_point);
+    const Fm out = RandomFm(rng, uint32_t(oh), uint32_t(ow), uint32_t(oc), kOfmAt, qo.zero_point);
+    const tflite::Map mi = Fill(rig, rng, in);
+    std::vector<int8_t> filter(size_t(oc * kh * kw * ic)), flipped(filter.size());
+    for (int8_t& f : filter) f = int8_t(Between(rng, -127, 127));
+    for (int o = 0; o < oc; ++o) {
+      for (int y = 0; y < kh; ++y) {
+        for (int x = 0; x < kw; ++x) {
+          for (int i = 0; i < ic; ++i) {
+            flipped[size_t(((o * kh + y) * kw + x) * ic + i)] = filter[size_t(((o * kh + kh - 1 - y) * kw + kw - 1 - x) * ic + i)];
+          }
+        }
+      }
+    }
+    std::vector<int32_t> bias(static_cast<size_t>(oc));
+    std::vector<int64_t> bias40(static_cast<size_t>(oc));
+    std::vector<double> fscale(static_cast<size_t>(oc));
+    std::vector<npu_test::Scale> scales(static_cast<size_t>(oc));
+    for (int o = 0; o < oc; ++o) {
+      bias[size_t(o)] = bias40[size_t(o)] = Between(rng, -20000, 20000);
+      fscale[size_t(o)] = LogUniform(rng, 0.001, 0.05);
+      scales[size_t(o)] = npu_test::QuantiseScale(qi.scale * fscale[size_t(o)] / qo.scale);
+    }
+    const uint32_t block = std::vector<uint32_t>{8, 16, 32}[rng() % 3];
+    const std::vector<int32_t> order = npu_test::ReorderForStream(flipped, uint32_t(oc), uint32_t(kh), uint32_t(kw),
+                                                                  uint32_t(ic), block, false, false, 1, 1);
+    const std::vector<uint8_t> weights = npu_test::EncodeWeights(order, std::vector<uint32_t>{3, 4, 5, 7}[rng() % 4]);
+    const std::vector<uint8_t> records = npu_test::ScaleRecords(bias40, scales);
+    rig.Put(NpuRig::kWeights, records);
+    rig.Put(NpuRig::kWeights + records.size(), weights);
+    uint32_t top, left, bottom, right;
+    vela_pad(ih, oh, kh, &top, &bottom);
+    vela_pad(iw, ow, kw, &left, &right);
+    StreamWriter s;
+    npu_test::SetIfm(s, in, 1);
+    s.Cmd0(0x107, 2);  // IFM_UPSCALE TRANSPOSE
+    npu_test::SetOfm(s, out, 1, false);
+    npu_test::SetKernel(s, uint32_t(kh), uint32_t(kw), 1, 1);
+    npu_test::SetPadding(s, top, left, bottom, right);
+    s.Cmd0(0x128, 0).Cmd1(0x020, uint32_t(records.size())).Cmd1(0x021, uint32_t(weights.size()));
+    s.Cmd0(0x129, 0).Cmd1(0x022, 0).Cmd1(0x023, uint32_t(records.size()));
+    s.Cmd0(0x117, uint16_t(block - 1));
+    s.Cmd0(0x002).Stop();
+    ASSERT_EQ(rig.Run(s).outcome, "completed") << rig.Job().detail;
+    const tflite::Window win{kh, kw, sy, sx, 1, 1, tflite_pad(oh, sy, kh), tflite_pad(ow, sx, kw)};
+    const tflite::Map ref = tflite::TransposeConv(mi, filter, bias, oc, win, oh, ow, qi, fscale, qo);
+    ASSERT_TRUE(SameMaps(Result(rig, out), ref,
+                         "round " + std::to_string(round) + (same ? " SAME " : " VALID ") + std::to_string(kh) + "x" +
+                             std::to_string(kw) + " over " + std::to_string(ih) + "x" + std::to_string(iw)));
+  }
+}
+
+// RESIZE_NEAREST_NEIGHBOR by 2, 4 or 8 as Vela lowers it (convert_resize_to_upscale_and_
+// average_pool): one 1x1 average pool with nearest-neighbour upscaling (IFM_UPSCALE 1) per
+// doubling, each into the next's IFM, zero points 0, NATURAL rounding, the pooling scale
+// of one tap: each element equals TFLite's ResizeNearestNeighbor, with and without
+// half-pixel centres.
+TEST(EthosUOps, NearestNeighbourResizeUpscalesAsTflite) {
+  NpuRig rig;
+  std::mt19937 rng(3513);
+  for (int round = 0; round < 300; ++round) {
+    const int doublings = Between(rng, 1, 3);
+    const int ih = Between(rng, 1, 6), iw = Between(rng, 1, 6), c = Between(rng, 1, 20);
+    Fm in = RandomFm(rng, uint32_t(ih), uint32_t(iw), uint32_t(c), kIfmAt, 0);
+    const tflite::Map mi = Fill(rig, rng, in);
+    StreamWriter s;
+    Fm out = in;
+    for (int d = 0; d < doublings; ++d) {
+      out = RandomFm(rng, in.h * 2, in.w * 2, uint32_t(c), d % 2 ? kIfm2At : kOfmAt, 0);
+      npu_test::SetIfm(s, in, 1);
+      s.Cmd0(0x107, 1);  // IFM_UPSCALE NEAREST
+      npu_test::SetOfm(s, out, 1, true, -128, 127, 2);
+      npu_test::SetOfmScale(s, npu_test::PoolingScale(1));
+      npu_test::SetKernel(s, 1, 1, 1, 1);
+      npu_test::SetPadding(s, 0, 0, 0, 0);
+      s.Cmd0(0x005, 1);
+      in = out;
+    }
+    s.Stop();
+    ASSERT_EQ(rig.Run(s).outcome, "completed") << rig.Job().detail;
+    const tflite::Map ref = tflite::ResizeNearestNeighbor(mi, int(out.h), int(out.w), rng() % 2);
+    ASSERT_TRUE(SameMaps(Result(rig, out), ref, "round " + std::to_string(round) + " x" + std::to_string(1 << doublings)));
+  }
+}
+
+}  // namespace
+}  // namespace faultline

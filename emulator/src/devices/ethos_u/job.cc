@@ -158,6 +158,30 @@ Tensor Job::ReadMap(const FeatureMap& map, uint32_t height, uint32_t width, uint
   return t;
 }
 
+// NPU_SET_IFM_UPSCALE (Vela's resampling_mode): 1 NEAREST repeats each element over a 2x2
+// square (Vela's RESIZE_NEAREST_NEIGHBOR and RESIZE_BILINEAR lowerings); 2 TRANSPOSE puts
+// each at the even row and column and the IFM zero point between, so the gaps add nothing
+// (TRANSPOSE_CONV, stride 2). Both double the IFM before padding and kernel see it. The
+// positions and the zero point are inferred from Vela's padding for the two
+// (calc_upscaled_padding_and_skirt) and its bit-exactness claim
+// (docs/reference/ethos-u-datapath.md [INF]).
+Tensor Job::ReadIfm(const Parameters& p, const FeatureMap& ifm, uint32_t height, uint32_t width, uint32_t depth,
+                    const std::string& what) {
+  const uint16_t mode = p[kIfmUpscale] & 3;
+  if (mode == 0) return ReadMap(ifm, height, width, depth, what, Channel::kIfm);
+  if (mode == 3) NotModelled(what, "IFM_UPSCALE mode 3");
+  Limit(uint64_t(height) * width * depth, kMaxElements, what, "elements in its upscaled IFM");
+  const Tensor in = ReadMap(ifm, (height + 1) / 2, (width + 1) / 2, depth, what, Channel::kIfm);
+  Tensor up{height, width, depth, std::vector<int32_t>(size_t(height) * width * depth, ifm.zero_point)};
+  for (uint32_t y = 0; y < height; ++y) {
+    for (uint32_t x = 0; x < width; ++x) {
+      if (mode == 2 && (y % 2 || x % 2)) continue;
+      for (uint32_t c = 0; c < depth; ++c) up.at(y, x, c) = in.at(y / 2, x / 2, c);
+    }
+  }
+  return up;
+}
+
 void Job::WriteMap(const FeatureMap& map, const Tensor& values, const std::string& what) {
   Limit(values.values.size(), kMaxElements, what, "elements in its " + map.name);
   struct Element {
@@ -266,13 +290,12 @@ void Job::RunElementwise(const Operation& op, const std::string& what) {
 void Job::RunPool(const Operation& op, const std::string& what) {
   const Parameters& p = op.parameters;
   const FeatureMap ofm = Ofm(p), ifm = Ifm(p);
-  if (p[kIfmUpscale] != 0) NotModelled(what, "IFM upscaling");
   const Kernel k = KernelOf(p);
   Limit(uint64_t(ofm.height) * ofm.width * ofm.depth, kMaxElements, what, "elements in its OFM");
   Limit(uint64_t(ofm.height) * ofm.width * ofm.depth * k.height * k.width, kMaxMacs, what, "taps");
   // A pool keeps the channels (the IFM as deep as the OFM), but REDUCE_SUM into one.
   const uint32_t depth = op.param == 2 && ofm.depth == 1 ? ifm.depth : ofm.depth;
-  const Tensor in = ReadMap(ifm, k.IfmHeight(ofm.height), k.IfmWidth(ofm.width), depth, what, Channel::kIfm);
+  const Tensor in = ReadIfm(p, ifm, k.IfmHeight(ofm.height), k.IfmWidth(ofm.width), depth, what);
   std::string unsupported;
   const Tensor out = Pool(p, op.param, in, shram_, &unsupported);
   if (!unsupported.empty()) NotModelled(what, unsupported);
@@ -324,14 +347,13 @@ void Job::RunConvolution(const Operation& op, const std::string& what) {
   const Parameters& p = op.parameters;
   const bool depthwise = op.op == kOpDepthwise;
   const FeatureMap ofm = Ofm(p), ifm = Ifm(p);
-  if (p[kIfmUpscale] != 0) NotModelled(what, "IFM upscaling");
   if (p[kParallelMode] != 0) NotModelled(what, "the Ethos-U65's dual-core mode (PARALLEL_MODE)");
   const Kernel k = KernelOf(p);
   Limit(uint64_t(ofm.height) * ofm.width * ofm.depth, kMaxElements, what, "elements in its OFM");
   Limit(uint64_t(ofm.height) * ofm.width * ofm.depth * k.height * k.width * (depthwise ? 1 : ifm.depth), kMaxMacs,
         what, "MACs");
-  const Tensor in = ReadMap(ifm, k.IfmHeight(ofm.height), k.IfmWidth(ofm.width), depthwise ? ofm.depth : ifm.depth,
-                            what, Channel::kIfm);
+  const Tensor in =
+      ReadIfm(p, ifm, k.IfmHeight(ofm.height), k.IfmWidth(ofm.width), depthwise ? ofm.depth : ifm.depth, what);
   const std::vector<int16_t> weights = Weights(op, what, depthwise);
   std::vector<ChannelScale> scales;
   if (ofm.scale_mode == 0) {

@@ -70,6 +70,10 @@ class Job {
   // `map`'s elements over height x width x depth, read tile by tile (one transfer each).
   Tensor ReadMap(const FeatureMap& map, uint32_t height, uint32_t width, uint32_t depth, const std::string& what,
                  Channel channel);
+  // The IFM over height x width x depth as the kernel sees it: `ifm`'s elements, upscaled
+  // as IFM_UPSCALE says.
+  Tensor ReadIfm(const Parameters& p, const FeatureMap& ifm, uint32_t height, uint32_t width, uint32_t depth,
+                 const std::string& what);
   // `values` into `map`, in runs of adjacent bytes (one transfer each), clamped to the
   // element type's range.
   void WriteMap(const FeatureMap& map, const Tensor& values, const std::string& what);
