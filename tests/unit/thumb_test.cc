@@ -283,5 +283,40 @@ TEST(Mve, FpAndCustomCoprocessorInstructionsAreNotMve) {
   EXPECT_FALSE(IsMve(std::span(kVldrb).first(2)));
 }
 
+// The SP each SP-lowering form would set, for the STKOF report (encodings as
+// arm-none-eabi-as -march=armv8-m.main+fp writes them); other instructions: nullopt.
+TEST(Thumb, StackPointerAfterNamesTheNewSpOfEachLoweringForm) {
+  const uint32_t r[13] = {0, 0x20000400, 0x10, 0x30};
+  const uint32_t sp = 0x20001000;
+  struct Case {
+    uint16_t hw1, hw2;
+    uint32_t sp, stored;
+  };
+  for (const Case& c : {Case{0xB510, 0, sp - 8, 8},            // push {r4, lr}
+                        Case{0xB09F, 0, sp - 124, 0},          // sub sp, #124
+                        Case{0xF5AD, 0x5D20, sp - 10240, 0},   // sub.w sp, sp, #10240
+                        Case{0xF5AD, 0x7DFE, sp - 508, 0},     // sub.w sp, sp, #508 (rotated)
+                        Case{0xF2AD, 0x1D23, sp - 0x123, 0},   // subw sp, sp, #291
+                        Case{0xEBAD, 0x0D83, sp - 0xC0, 0},    // sub.w sp, sp, r3, lsl #2
+                        Case{0xF84D, 0x0D04, sp - 4, 4},       // str.w r0, [sp, #-4]!
+                        Case{0xF80D, 0x0D01, sp - 1, 1},       // strb.w r0, [sp, #-1]!
+                        Case{0xE96D, 0x0102, sp - 8, 8},       // strd r0, r1, [sp, #-8]!
+                        Case{0xED2D, 0x8B04, sp - 16, 16},     // vpush {d8-d9}
+                        Case{0xED2D, 0x0A03, sp - 12, 12},     // vpush {s0-s2}
+                        Case{0xE92D, 0x4FF0, sp - 36, 36},     // push.w {r4-r11, lr}
+                        Case{0x468D, 0, 0x20000400, 0},        // mov sp, r1
+                        Case{0x4495, 0, sp + 0x10, 0}}) {      // add sp, r2
+    const std::array<uint8_t, 4> wide = Bytes(c.hw1, c.hw2);
+    const std::span<const uint8_t> b = std::span(wide).first(c.hw1 >= 0xE800 ? 4 : 2);
+    const std::optional<SpWrite> w = StackPointerAfter(b, r, sp);
+    ASSERT_TRUE(w.has_value()) << EncodingHex(b);
+    EXPECT_EQ(w->sp, c.sp) << EncodingHex(b);
+    EXPECT_EQ(w->stored, c.stored) << EncodingHex(b);
+  }
+  EXPECT_FALSE(StackPointerAfter(Bytes(0xF8D0, 0x1004), r, sp));                  // ldr.w r1, [r0, #4]
+  const std::array<uint8_t, 2> pop = {0x10, 0xBD};                               // pop {r4, pc}
+  EXPECT_FALSE(StackPointerAfter(pop, r, sp));
+}
+
 }  // namespace
 }  // namespace faultline::arm

@@ -62,6 +62,10 @@ struct Fault {
   std::string detail;               // e.g. "precise data bus error"
   std::optional<AccessType> access; // absent for an undefined instruction
   uint64_t address = 0;
+  // Without an access: what `address` is, when the fault names one it did not access
+  // ("new SP": a stack-limit violation's); empty otherwise.
+  std::string address_role;
+  bool HasAddress() const { return access.has_value() || !address_role.empty(); }
   uint32_t size = 0;
   uint32_t pc = 0;
   bool pc_precise = true;           // false if the replay could not pin the instruction

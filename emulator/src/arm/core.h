@@ -197,6 +197,8 @@ class Core : public engine::ArmFills {
   // Exception entry (`exception`, its number) or return (0) between two blocks of the
   // road: the runner says so when it takes or returns from one.
   void MarkRoad(uint32_t exception);
+  // MSPLIM (`process` false) or PSPLIM as the engine holds them (Armv8-M), or nullopt.
+  std::optional<uint32_t> StackLimit(bool process) const;
 
   // What the accesses did that did not stop the run (event_log.h): events, reads of a
   // register nobody declared (a word in an unimplemented window, or an offset a register

@@ -62,6 +62,15 @@ uint32_t* Core::EngineFpccr() const {
   return reinterpret_cast<uint32_t*>(static_cast<uint8_t*>(engine_env_) + env_fpccr_);
 }
 
+// QEMU 5.0's CPUARMState (Unicorn 2.0.1 qemu/target/arm/cpu.h) holds v7m.msplim[2] and
+// psplim[2] just before fpcar[2] and fpccr[2]. Bank 1 (M_REG_S): Unicorn's Cortex-M33,
+// the model of every Armv8-M board here, has the Security Extension and runs Secure.
+std::optional<uint32_t> Core::StackLimit(bool process) const {
+  const uint32_t* fpccr = EngineFpccr();
+  if (fpccr == nullptr || (cpu_ != Cpu::kCortexM33 && cpu_ != Cpu::kCortexM55)) return std::nullopt;
+  return fpccr[(process ? -4 : -6) + 1];
+}
+
 // The translator follows ASPEN (new contexts), LSPACT (preservation first) and FPDSCR;
 // both banks get them, since it reads ASPEN from the current security state's bank and
 // LSPACT from the bank FPCCR_S.S names. S stays the engine's on the Armv7-M cores (no

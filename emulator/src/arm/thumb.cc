@@ -229,4 +229,71 @@ std::optional<std::string> MveMnemonic(std::span<const uint8_t> insn) {
   return std::nullopt;
 }
 
+namespace {
+
+// ThumbExpandImm (Armv7-M ARM §A5.3.2) for the modified immediates of SUB/ADD.W.
+uint32_t ThumbExpandImm(uint32_t imm12) {
+  const uint32_t imm8 = imm12 & 0xFF;
+  if ((imm12 >> 10) == 0) {
+    switch ((imm12 >> 8) & 3) {
+      case 0: return imm8;
+      case 1: return imm8 << 16 | imm8;
+      case 2: return imm8 << 24 | imm8 << 8;
+      default: return imm8 * 0x01010101u;
+    }
+  }
+  const uint32_t value = 0x80 | (imm12 & 0x7F), rotation = imm12 >> 7;
+  return value >> rotation | value << (32 - rotation);
+}
+
+// Rm shifted as the register forms' imm3:imm2 and type say (DecodeImmShift, no carry).
+uint32_t Shifted(uint32_t v, uint32_t type, uint32_t n) {
+  switch (type) {
+    case 0: return n == 0 ? v : v << n;
+    case 1: return n == 0 ? 0 : v >> n;
+    case 2: return n == 0 ? uint32_t(int32_t(v) >> 31) : uint32_t(int32_t(v) >> n);
+    default: return n == 0 ? v >> 1 : v >> n | v << (32 - n);  // RRX without carry: approximate
+  }
+}
+
+}  // namespace
+
+std::optional<SpWrite> StackPointerAfter(std::span<const uint8_t> insn, const uint32_t (&r)[13], uint32_t sp) {
+  if (insn.size() < 2) return std::nullopt;
+  const uint32_t hw1 = uint32_t(insn[0] | insn[1] << 8);
+  const auto reg = [&](uint32_t n) { return n == 13 ? sp : n < 13 ? r[n] : 0u; };
+  if ((hw1 & 0xFE00) == 0xB400) {  // PUSH T1: register list, M (LR)
+    const uint32_t n = uint32_t(__builtin_popcount(hw1 & 0x1FF));
+    return SpWrite{sp - 4 * n, 4 * n, "push"};
+  }
+  if ((hw1 & 0xFF80) == 0xB080) return SpWrite{sp - 4 * (hw1 & 0x7F), 0, "sub sp"};  // SUB SP, SP, #imm7*4
+  if ((hw1 & 0xFF87) == 0x4685) return SpWrite{reg((hw1 >> 3) & 0xF), 0, "mov sp"};  // MOV SP, Rm
+  if ((hw1 & 0xFF87) == 0x4485) return SpWrite{sp + reg((hw1 >> 3) & 0xF), 0, "add sp"};
+  if (insn.size() < 4 || (hw1 & 0xF800) < 0xE800) return std::nullopt;
+  const uint32_t hw2 = uint32_t(insn[2] | insn[3] << 8);
+  if (hw1 == 0xE92D) {  // PUSH T2 / STMDB SP!
+    const uint32_t n = uint32_t(__builtin_popcount(hw2 & 0x5FFF));
+    return SpWrite{sp - 4 * n, 4 * n, "push"};
+  }
+  // STR/STRB/STRH (T4) Rt, [SP, #-imm8]!: P=1, W=1, U=0.
+  if ((hw1 == 0xF84D || hw1 == 0xF80D || hw1 == 0xF82D) && (hw2 & 0x0F00) == 0x0D00) {
+    const uint32_t size = hw1 == 0xF84D ? 4 : hw1 == 0xF82D ? 2 : 1;
+    return SpWrite{sp - (hw2 & 0xFF), size, "store with writeback"};
+  }
+  if (hw1 == 0xE96D) return SpWrite{sp - 4 * (hw2 & 0xFF), 8, "strd with writeback"};  // P U=0 W
+  if ((hw1 & 0xFFBF) == 0xED2D && ((hw2 >> 9) & 7) == 5) {  // VPUSH / VSTMDB SP! (cp10/cp11)
+    return SpWrite{sp - 4 * (hw2 & 0xFF), 4 * (hw2 & 0xFF), "vpush"};
+  }
+  const uint32_t imm12 = (hw1 >> 10 & 1) << 11 | (hw2 >> 12 & 7) << 8 | (hw2 & 0xFF);
+  if ((hw2 & 0x8F00) == 0x0D00) {
+    if ((hw1 & 0xFBEF) == 0xF1AD) return SpWrite{sp - ThumbExpandImm(imm12), 0, "sub sp"};  // SUB(S).W SP, SP, #const
+    if ((hw1 & 0xFBFF) == 0xF2AD) return SpWrite{sp - imm12, 0, "sub sp"};                  // SUBW SP, SP, #imm12
+    if ((hw1 & 0xFFEF) == 0xEBAD) {  // SUB(S).W SP, SP, Rm{, shift}
+      const uint32_t n = (hw2 >> 12 & 7) << 2 | (hw2 >> 6 & 3);
+      return SpWrite{sp - Shifted(reg(hw2 & 0xF), hw2 >> 4 & 3, n), 0, "sub sp"};
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace faultline::arm

@@ -38,4 +38,16 @@ bool IsMveScalarShift(std::span<const uint8_t> insn);
 // nullopt for the others. VPT is named without its type ("vpt", "vpte").
 std::optional<std::string> MveMnemonic(std::span<const uint8_t> insn);
 
+// What an instruction that lowers SP would set it to, for the stack-limit check's report
+// (Armv8-M ARM §B3.21: the check is on the new SP): PUSH, STMDB SP!, STR/STRB/STRH/STRD
+// pre-indexed with writeback, VPUSH/VSTMDB SP!, SUB SP (immediate and register), MOV SP,
+// ADD SP, Rm. `regs` are the registers before it; `stored` gets the bytes it would store
+// below the old SP (0 for the SUB/MOV/ADD forms). nullopt for other instructions.
+struct SpWrite {
+  uint32_t sp = 0;
+  uint32_t stored = 0;
+  const char* what = "";  // "push", "sub sp", ...
+};
+std::optional<SpWrite> StackPointerAfter(std::span<const uint8_t> insn, const uint32_t (&r)[13], uint32_t sp);
+
 }  // namespace faultline::arm

@@ -319,17 +319,35 @@ void ArmMachine::OnTrap(const Stop& s) {
 
 void ArmMachine::OnStackLimit(const Stop& s) {
   MemoryMap& map = *map_;
-  // Armv8-M ARM §B3.21: the instruction does not write below the limit; the core
-  // takes UsageFault with UFSR.STKOF. (Silicon then stacks nothing and leaves SP at
-  // the limit; faultline stacks the frame below it: docs/fidelity.md.)
-  Fault f = MakeFault(s, "UsageFault",
-                      fmt::format("stack limit violation (STKOF): a push below the stack "
-                                  "limit (MSPLIM/PSPLIM), SP 0x{:08x}",
-                                  s.address));
-  f.access = AccessType::kWrite;
-  f.address = s.address;
-  f.size = 4;
-  FillLocation(map, in_.image, s.address, f);
+  arm::Core& core = *core_;
+  // Armv8-M ARM §B3.21: an instruction that would set SP below the limit does not, and
+  // does not store; the core takes UsageFault with UFSR.STKOF. The engine stops before the
+  // instruction, at the old SP: the report names the SP it would have set. (Silicon then
+  // stacks nothing and leaves SP at the limit; faultline stacks the frame below it:
+  // docs/fidelity.md.)
+  const Registers regs = core.ReadAll();
+  const bool process = (regs.xpsr & 0x1FF) == 0 && (regs.control & 2);
+  const std::optional<uint32_t> limit = core.StackLimit(process);
+  const std::optional<arm::SpWrite> write = arm::StackPointerAfter(core.InstructionAt(s.pc), regs.r, regs.sp);
+  const std::string limit_name = process ? "PSPLIM" : "MSPLIM";
+  Fault f = MakeFault(s, "UsageFault", "");
+  // Where the new SP points (the heap, another region): an address, and an access only
+  // if the instruction would have stored there.
+  f.address = write ? write->sp : s.address;
+  FillLocation(map, in_.image, f.address, f);
+  if (!write || write->stored > 0) {
+    f.access = AccessType::kWrite;
+    f.size = write ? write->stored : 4;
+  } else {
+    f.address_role = "new SP";
+  }
+  const std::string below =
+      limit && write && write->sp < *limit
+          ? fmt::format("{} bytes below the stack limit {} 0x{:08x}", *limit - write->sp, limit_name, *limit)
+          : fmt::format("below the stack limit ({}{})", limit_name, limit ? fmt::format(" 0x{:08x}", *limit) : "");
+  f.detail = write ? fmt::format("stack limit violation (STKOF): {} would move SP from 0x{:08x} to 0x{:08x}, {}",
+                                 write->what, regs.sp, write->sp, below)
+                   : fmt::format("stack limit violation (STKOF): SP 0x{:08x} would go {}", regs.sp, below);
   if (VectorFault(f, {.exception = arm::kUsageFault, .cfsr_bits = arm::cfsr::kStkof, .return_address = s.pc})) {
     return;
   }

@@ -171,7 +171,7 @@ class MapDrawing {
     // An alias that bounds the gap a fault hit stays too: the fault is explained by it.
     const std::vector<uint64_t> marked = MarkedAddresses();
     std::optional<uint64_t> fault_in_gap;
-    if (in_.run != nullptr && in_.run->fault && in_.run->fault->access && in_.run->fault->region.empty()) {
+    if (in_.run != nullptr && in_.run->fault && in_.run->fault->HasAddress() && in_.run->fault->region.empty()) {
       fault_in_gap = in_.run->fault->address;
     }
     auto bounds_fault = [&](uint64_t base, uint64_t end) {
@@ -403,17 +403,19 @@ class MapDrawing {
   void DrawMarkers(std::string& out) {
     const RunResult* r = in_.run;
     if (r == nullptr) return;
-    if (r->fault && r->fault->access && r->fault->address < (1ull << 32)) {
+    if (r->fault && r->fault->HasAddress() && r->fault->address < (1ull << 32)) {
       const Fault& f = *r->fault;
       double y = Y(f.address);
+      const std::string what = f.access ? fmt::format("{} of {} at {}", ToString(*f.access), f.size, Hex(f.address))
+                                        : fmt::format("{} {}", f.address_role, Hex(f.address));
       out += fmt::format(
           "<g class=\"fault\"><line id=\"fault-marker\" class=\"fault-marker\" data-address=\"{0}\" x1=\"{1}\" "
           "y1=\"{2:.2f}\" x2=\"{3}\" y2=\"{2:.2f}\"/><circle class=\"fault-dot\" cx=\"{1}\" cy=\"{2:.2f}\" r=\"5\"/>"
-          "<title>{4}: {5} at {0}</title></g>\n",
-          Hex(f.address), kBandX - 12, y, kBandX + kBandW + 12, Escape(f.kind), ToString(*f.access));
+          "<title>{4}: {5}</title></g>\n",
+          Hex(f.address), kBandX - 12, y, kBandX + kBandW + 12, Escape(f.kind), what);
       labels_.push_back({kBandX + kBandW + 12, y,
-                         fmt::format("&#x2716; {}: {} of {} at {} ({})", Escape(f.kind), ToString(*f.access), f.size,
-                                     Hex(f.address), f.region.empty() ? "no region" : "in " + Escape(f.region)),
+                         fmt::format("&#x2716; {}: {} ({})", Escape(f.kind), what,
+                                     f.region.empty() ? "no region" : "in " + Escape(f.region)),
                          "label-fault"});
     }
     // The chain's earlier faults (issue 17): the first is where the bug is, the rest what

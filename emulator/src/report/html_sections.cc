@@ -30,9 +30,10 @@ std::string Summary(const RunResult& r) {
   if (r.fault) {
     const Fault& f = *r.fault;
     std::string s = fmt::format("<b>{}</b>: {}", Escape(f.kind), Escape(f.detail));
-    if (f.access) {
-      s += fmt::format("; {} of {} at <code>{}</code> ({})", ToString(*f.access), f.size, Hex(f.address),
-                       f.region.empty() ? "in no region" : "in " + Escape(f.region));
+    if (f.HasAddress()) {
+      s += fmt::format("; {} <code>{}</code> ({})",
+                       f.access ? fmt::format("{} of {} at", ToString(*f.access), f.size) : f.address_role,
+                       Hex(f.address), f.region.empty() ? "in no region" : "in " + Escape(f.region));
     }
     return s + fmt::format("; instruction at <code>{}</code>", WithSymbol(f.pc, f.pc_symbol));
   }

@@ -236,8 +236,10 @@ void AppendFaultRecord(std::string& out, const Fault& f, const Registers& regist
   if (f.access) {
     out += fmt::format("  access:      {} of {} byte{} at {}\n", ToString(*f.access), f.size,
                        f.size == 1 ? "" : "s", WithSymbol(f.address, f.address_symbol));
-    out += fmt::format("  address is   {}\n", Where(f, board));
+  } else if (f.HasAddress()) {
+    out += fmt::format("  {:<12} {}\n", f.address_role + ":", WithSymbol(f.address, f.address_symbol));
   }
+  if (f.HasAddress()) out += fmt::format("  address is   {}\n", Where(f, board));
   const std::string text = RiscvText(f);
   out += fmt::format("  instruction: {} [{}]{}{}\n", WithSymbol(f.pc, f.pc_symbol), InstructionHex(f),
                      text.empty() ? "" : " " + text,
@@ -534,6 +536,7 @@ std::string FormatRunJson(const RunResult& r) {
     fj["kind"] = f.kind;
     fj["detail"] = f.detail;
     fj["access"] = f.access ? json(ToString(*f.access)) : json(nullptr);
+    if (!f.address_role.empty()) fj["address_role"] = f.address_role;
     fj["address"] = f.address;
     fj["size"] = f.size;
     fj["pc"] = f.pc;

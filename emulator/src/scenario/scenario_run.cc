@@ -197,9 +197,9 @@ void CheckFault(const FaultExpectation& e, const RunResult& r, std::vector<std::
     out.push_back(fmt::format("expect.fault.access: expected {}, got {}", ToString(*e.access),
                               f.access ? ToString(*f.access) : "none"));
   }
-  if (e.address && (!f.access || *e.address != f.address)) {
+  if (e.address && (!f.HasAddress() || *e.address != f.address)) {
     out.push_back(fmt::format("expect.fault.address: expected 0x{:08x}, got {}", *e.address,
-                              f.access ? fmt::format("0x{:08x}", f.address) : "none"));
+                              f.HasAddress() ? fmt::format("0x{:08x}", f.address) : "none"));
   }
   // `region: none`: the address is in no region of the board.
   if (e.region && *e.region != (f.region.empty() ? "none" : f.region)) {
