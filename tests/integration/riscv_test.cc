@@ -243,6 +243,23 @@ TEST(RiscvVirt, AHandlerThatSpinsEndsTheRunAsItsFault) {
   EXPECT_EQ(report["console"], "storing to 0xf0000000\n");
 }
 
+// A handler that faults in turn: the chain's second trap is worded as the handler's (a
+// machine-mode hart has no thread mode), the first as main's.
+TEST(RiscvVirt, ATrapInsideTheTrapHandlerIsSaidToBeTheHandlers) {
+  REQUIRE_RISCV_FIXTURES();
+  Completed cli;
+  auto report = RunJson("riscv32-virt", "handler_faults", {}, &cli);
+  EXPECT_EQ(cli.status, 3) << cli.out << cli.err;
+  ASSERT_EQ(report["faults"].size(), 2u) << report.dump(2);
+  EXPECT_EQ(report["faults"][0]["context"], "in machine mode");
+  EXPECT_EQ(report["faults"][1]["context"], "in the trap handler fault_handler");
+  EXPECT_EQ(report["faults"][1]["address"], 0xF0000004u);
+  const Completed text = RunCli({"run", "--board", "riscv32-virt", Fixture("riscv32-virt", "handler_faults").string()});
+  EXPECT_NE(text.out.find("in the trap handler fault_handler: store/AMO access fault: mcause 7"), std::string::npos)
+      << text.out;
+  EXPECT_EQ(text.out.find("thread mode"), std::string::npos) << text.out;
+}
+
 // A hang after a trap the handler returned from is the program's, not the handler's.
 TEST(RiscvVirt, AHangAfterTheHandlerReturnedIsAPlainHang) {
   REQUIRE_RISCV_FIXTURES();

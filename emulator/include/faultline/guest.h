@@ -65,6 +65,9 @@ struct Fault {
   // Without an access: what `address` is, when the fault names one it did not access
   // ("new SP": a stack-limit violation's); empty otherwise.
   std::string address_role;
+  // Where the core was when it took the fault, for a later fault of a chain ("in the trap
+  // handler trap_entry"); empty: from the Arm core's IPSR.
+  std::string context;
   bool HasAddress() const { return access.has_value() || !address_role.empty(); }
   uint32_t size = 0;
   uint32_t pc = 0;

@@ -329,6 +329,12 @@ class RiscvMachine::Run_ {
     }
     const uint32_t mtvec = hart_->Mtvec() & ~3u;
     f.trap = Fault::Trap{s.cause, s.pc, s.tval, mtvec};
+    // A machine-mode hart has no handler mode to read: the trap is the handler's when it
+    // comes from the function mtvec points into.
+    const std::optional<SymbolRef> handler = Symbol(mtvec);
+    f.context = handler && f.pc_symbol && f.pc_symbol->name == handler->name
+                    ? fmt::format("in the trap handler {}", handler->name)
+                    : "in machine mode";
     if (in_.board.cpu_options.traps_to_host) {
       f.detail = fmt::format("mcause {}; the core halts and reports a{} fault to the host", s.cause,
                              s.access == AccessType::kFetch || !s.access ? "n instruction" : " data");

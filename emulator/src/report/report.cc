@@ -253,7 +253,8 @@ void AppendFaultRecord(std::string& out, const Fault& f, const Registers& regist
 // A later fault of the chain, in two lines: what the handler did.
 void AppendFaultStep(std::string& out, const Fault& f) {
   out += fmt::format("  then, after {} instructions, {}: {}: {}\n", f.instructions,
-                     f.registers && f.registers->xpsr & 0x1FF
+                     !f.context.empty() ? f.context
+                     : f.registers && f.registers->xpsr & 0x1FF
                          ? std::string("in the firmware's ") + arm::ExceptionName(f.registers->xpsr & 0x1FF) + " handler"
                          : "in thread mode",
                      f.kind, f.detail);
@@ -537,6 +538,7 @@ std::string FormatRunJson(const RunResult& r) {
     fj["detail"] = f.detail;
     fj["access"] = f.access ? json(ToString(*f.access)) : json(nullptr);
     if (!f.address_role.empty()) fj["address_role"] = f.address_role;
+    if (!f.context.empty()) fj["context"] = f.context;
     fj["address"] = f.address;
     fj["size"] = f.size;
     fj["pc"] = f.pc;
