@@ -332,9 +332,14 @@ int main(int argc, char** argv) {
   auto* check = app.add_subcommand("check", "Check an ELF's memory layout against a board without running it");
   check->add_option("--board,-b", check_board, "Board name or board .yaml file")->required();
   check->add_option("firmware", check_firmware, "Firmware ELF")->required()->check(CLI::ExistingFile);
-  check->add_option("--boot-config", boot_config,
-                    "Boot configuration the image is written with (Alif SE-tools JSON, e.g. M55_HP_cfg.json)")
-      ->check(CLI::ExistingFile);
+  auto* check_boot = check->add_option("--boot-config", boot_config,
+                                       "Boot configuration the image is written with (Alif SE-tools JSON, e.g. "
+                                       "M55_HP_cfg.json)")
+                         ->check(CLI::ExistingFile);
+  std::string check_boot_address;
+  check->add_option("--boot-address", check_boot_address,
+                    "Reset reads the vector table at ADDRESS instead of the board's boot address, as with `run`")
+      ->excludes(check_boot);
   check->add_option("--uninitialised", uninitialised,
                     "Glob of NOBITS sections meant to stay uninitialised (not zeroed); repeatable");
   std::string map_file;
@@ -416,6 +421,9 @@ int main(int argc, char** argv) {
       faultline::Image image = faultline::LoadElf(check_firmware);
       faultline::CheckOptions options;
       if (!boot_config.empty()) options.boot_config = boot_config;
+      if (!check_boot_address.empty()) {
+        options.boot_address = ParseAddress("--boot-address", check_boot_address, "--boot-address 0x80200000");
+      }
       options.uninitialised = uninitialised;
       options.map_file = map_file.empty() ? faultline::MapFileBeside(check_firmware) : map_file;
       faultline::CheckResult result = faultline::Check(board, image, options);

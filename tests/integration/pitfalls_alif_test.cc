@@ -155,6 +155,39 @@ TEST_F(AlifPitfalls, ImageBootsFromTheSlotItsBootConfigNames) {
   EXPECT_NE((both.out + both.err).find("excludes"), std::string::npos) << both.out << both.err;
 }
 
+// Issue 37 item 6: `check` agrees with `run` on that image. Its vector table is
+// __VECTOR_TABLE in .startup.at_mram (no section named for vectors): with the slot's boot
+// config or --boot-address nothing is wrong; from the board's address, or with a config
+// naming another address, the errors name where the table really is.
+TEST_F(AlifPitfalls, CheckAgreesWithRunOnTheSlotItsBootConfigNames) {
+  const std::string elf = Fixture("alif-e8-hp", "alif_mram_base_broken").string();
+  const std::string slot_cfg = (std::filesystem::path(FAULTLINE_TEST_DATA_DIR) / ".." / ".." / "scenarios" / "alif-e8-hp" /
+                                "M55_HP_cfg_hp_slot.json").string();
+  for (const std::vector<std::string>& boot :
+       {std::vector<std::string>{"--boot-config", slot_cfg}, std::vector<std::string>{"--boot-address", "0x80200000"}}) {
+    std::vector<std::string> args = {"check", "--board", "alif-e8-hp", elf};
+    args.insert(args.end(), boot.begin(), boot.end());
+    Completed c = RunCli(args);
+    EXPECT_EQ(c.status, 0) << boot[0] << "\n" << c.out << c.err;
+    EXPECT_NE(c.out.find("0 errors"), std::string::npos) << c.out;
+  }
+  Completed board = RunCli({"check", "--board", "alif-e8-hp", elf});
+  EXPECT_NE(board.status, 0);
+  EXPECT_NE(board.out.find("nothing in the image is loaded at the board's boot address 0x80000000 (the image's "
+                           "__VECTOR_TABLE (.startup.at_mram) is at 0x80200000)"),
+            std::string::npos)
+      << board.out;
+  Completed other = RunCli({"check", "--board", "alif-e8-hp", elf, "--boot-config",
+                            (std::filesystem::path(FAULTLINE_TEST_DATA_DIR) / "check" / "M55_HP_cfg.json").string()});
+  EXPECT_NE(other.out.find("writes the image at 0x80000000 (USER_APP.mramAddress), but it is linked to start at "
+                           "0x80200000"),
+            std::string::npos)
+      << other.out;
+  Completed junk = RunCli({"check", "--board", "alif-e8-hp", elf, "--boot-address", "slot2"});
+  EXPECT_EQ(junk.status, 2);
+  EXPECT_NE(junk.err.find("fix: write the address in hex"), std::string::npos) << junk.err;
+}
+
 TEST_F(AlifPitfalls, LargeModelRunsTheSameNetwork) {
   Reference small = NativeReference(kFixtures / "ml" / "model.bin");
   Reference large = NativeReference(kFixtures / "ml" / "model_2560k.bin");

@@ -27,13 +27,23 @@ void BootRules::Boot() {
                        : config_ ? fmt::format(" ({}: {}.mramAddress)", config_->path, config_->entry)
                                  : "";
   auto sp = LoadedWord(image_, vtor_), reset = LoadedWord(image_, vtor_ + 4);
+  // The image's vector table: the symbol CMSIS and the vendors' startup files give it
+  // (Alif's __VECTOR_TABLE sits in .startup.at_mram), else a section named for it; where
+  // the loader writes it.
   std::string vectors;
-  uint64_t vectors_at = 0;
+  std::optional<uint64_t> vectors_at;
+  std::string table_symbol;
+  const std::optional<uint64_t> table =
+      Value(image_, {"__VECTOR_TABLE", "__Vectors", "__isr_vector", "g_pfnVectors", "__vector_table", "_vector_table"},
+            &table_symbol);
   for (const Placed& p : placed_) {
     const std::string& n = p.section->name;
-    if (n == ".vectors" || n == ".isr_vector" || n.find("vector") != std::string::npos) {
-      vectors = n;
-      vectors_at = p.load.value_or(p.section->address);
+    const bool holds = table ? !p.section->nobits && *table >= p.section->address &&
+                                   *table - p.section->address < p.section->size
+                             : n == ".vectors" || n == ".isr_vector" || n.find("vector") != std::string::npos;
+    if (holds) {
+      vectors = table ? fmt::format("{} ({})", table_symbol, n) : n;
+      vectors_at = p.load.value_or(p.section->address) + (table ? *table - p.section->address : 0);
       break;
     }
   }
@@ -41,7 +51,7 @@ void BootRules::Boot() {
     Add(Severity::kError, "boot", nullptr,
         fmt::format("nothing in the image is loaded at {} 0x{:08x}{}{}: the core would reset from blank memory", from,
                     vtor_, source,
-                    vectors.empty() ? "" : fmt::format(" (the image's {} is at 0x{:08x})", vectors, vectors_at)),
+                    vectors_at ? fmt::format(" (the image's {} is at 0x{:08x})", vectors, *vectors_at) : ""),
         "link the image for the address the boot ROM or boot config starts it from (the vector table first)");
   } else {
     const Region* ram = *sp >= 4 ? Window(*sp - 4, 4) : nullptr;
@@ -65,7 +75,7 @@ void BootRules::Boot() {
     }
     HandlersWrittenAtReset(vtor_);
   }
-  if (config_) BootConfigMatches(*config_, vectors_at);
+  if (config_ && vectors_at) BootConfigMatches(*config_, *vectors_at);
 }
 
 // Whether the loader writes `addr` before reset: a segment's load image covers it and,
