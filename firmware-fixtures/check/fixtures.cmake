@@ -60,7 +60,11 @@ function(cmsis_variant name start)
   else()
     # newlib's crt0 (_start) and libc: what CMSIS 5's __cmsis_start hands over to.
     target_compile_definitions(${target} PRIVATE FX_START_CRT0)
-    target_link_options(${target} PRIVATE --specs=nano.specs --specs=nosys.specs)
+    if(start STREQUAL "CRT0_RDIMON")
+      target_link_options(${target} PRIVATE --specs=nano.specs --specs=rdimon.specs)
+    else()
+      target_link_options(${target} PRIVATE --specs=nano.specs --specs=nosys.specs)
+    endif()
   endif()
   target_link_options(${target} PRIVATE ${FX_CPU_FLAGS_mps3-an547} -mthumb -T${ld} -Wl,--gc-sections
     -Wl,-Map=${CMAKE_CURRENT_BINARY_DIR}/mps3-an547/${name}.map)
@@ -89,3 +93,8 @@ target_link_options(alif-e8-hp_alif_reset_in_itcm PRIVATE ${FX_CPU_FLAGS_alif-e8
 target_link_libraries(alif-e8-hp_alif_reset_in_itcm PRIVATE gcc)
 set_target_properties(alif-e8-hp_alif_reset_in_itcm PROPERTIES OUTPUT_NAME alif_reset_in_itcm SUFFIX .elf
   RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/alif-e8-hp LINK_DEPENDS ${ld})
+# The template as QEMU users build it: semihosting's crt0 (rdimon: its _start sets up the
+# heap and arguments before zeroing .bss, so its literal pool is 200 bytes in) and
+# -ffunction-sections: .bss left to crt0, still clean (issue 37 item 6).
+cmsis_variant(cmsis_crt0_rdimon CRT0_RDIMON -DGOT_IN_DATA=1)
+target_compile_options(mps3-an547_cmsis_crt0_rdimon PRIVATE -ffunction-sections -fdata-sections)

@@ -166,9 +166,10 @@ bool StartupRules::Calls(uint64_t from, uint64_t target, int depth) const {
 // (libgloss/arm/crt0.S) loads both symbols from its literal pool and memsets the range
 // between them before main; CMSIS 5's startup hands over to it (__cmsis_start ends in
 // _start) and its zero table leaves .bss out for that reason. Sound rule: the image has
-// both symbols, the code at _start holds both as literals within 128 bytes (that is
-// crt0's zeroing, not a user _start that happens to share the name), and the reset
-// vector reaches _start through direct calls.
+// both symbols, the code at _start holds both as literals within 512 bytes (that is
+// crt0's zeroing, not a user _start that happens to share the name: Debian 12's newlib 3.3 crt0.o
+// has them 0x5c bytes in, rdimon-crt0.o, semihosting's, which sets up the heap and argv
+// first, 0xcc), and the reset vector reaches _start through direct calls.
 std::optional<std::pair<uint64_t, uint64_t>> StartupRules::CrtZeroedBss() {
   if (crt_bss_checked_) return crt_bss_;
   crt_bss_checked_ = true;
@@ -177,7 +178,7 @@ std::optional<std::pair<uint64_t, uint64_t>> StartupRules::CrtZeroedBss() {
   auto reset = LoadedWord(image_, vtor_ + 4);
   if (!lo || !hi || *hi <= *lo || !start || !start->function || !reset) return std::nullopt;
   bool has_lo = false, has_hi = false;
-  for (uint64_t a = start->address; a < start->address + 128; a += 2) {
+  for (uint64_t a = start->address; a < start->address + 512; a += 2) {
     auto lo_half = Half(a), hi_half = Half(a + 2);
     if (!lo_half || !hi_half || a % 4) continue;
     uint32_t w = uint32_t(*lo_half) | uint32_t(*hi_half) << 16;
