@@ -98,3 +98,7 @@ set_target_properties(alif-e8-hp_alif_reset_in_itcm PROPERTIES OUTPUT_NAME alif_
 # -ffunction-sections: .bss left to crt0, still clean (issue 37 item 6).
 cmsis_variant(cmsis_crt0_rdimon CRT0_RDIMON -DGOT_IN_DATA=1)
 target_compile_options(mps3-an547_cmsis_crt0_rdimon PRIVATE -ffunction-sections -fdata-sections)
+# The same with a .bss that collects *(.bss) only, as FreeRTOS's MPS2 demo's does: the
+# -fdata-sections .bss.NAME sections become orphans past __bss_end__, zeroed by nobody.
+cmsis_variant(cmsis_bss_orphans CRT0_RDIMON -DGOT_IN_DATA=1 -DBSS_PLAIN=1)
+target_compile_options(mps3-an547_cmsis_bss_orphans PRIVATE -ffunction-sections -fdata-sections)

@@ -87,6 +87,10 @@ TEST(Check, PoolMissingFromTheZeroTableIsAWarning) {
   ASSERT_EQ(d.size(), 1u) << r.report.dump(2);
   EXPECT_EQ(d[0]["severity"], "warning");
   EXPECT_EQ(d[0]["section"], ".bss.at_sram1");
+  // An output section of its own beside CMSIS tables: the fix is a zero-table entry.
+  EXPECT_NE(d[0]["fix"].get<std::string>().find("LONG(ADDR(.bss.at_sram1)) LONG(SIZEOF(.bss.at_sram1)/4)"),
+            std::string::npos)
+      << d[0].dump();
   // Declaring it uninitialised silences it.
   CheckRun quiet = RunCheck("alif-e8-hp", "alif-e8-hp", "check_sram1_not_zeroed", {"--uninitialised", ".bss.at_sram1"});
   EXPECT_TRUE(Diagnostics(quiet.report, "zero-table").empty());
@@ -244,6 +248,13 @@ TEST(Check, BssZeroedByNewlibCrt0IsNotAWarning) {
     CheckRun r = RunCheck("mps3-an547", "mps3-an547", fixture);
     EXPECT_TRUE(Diagnostics(r.report, "zero-table").empty()) << fixture << "\n" << r.report.dump(2);
   }
+  // With a .bss that collects *(.bss) only, -fdata-sections' .bss.zeroed is an orphan past
+  // __bss_end__ that crt0 never zeroes (FreeRTOS's MPS2 demo): the fix collects it.
+  CheckRun orphans = RunCheck("mps3-an547", "mps3-an547", "cmsis_bss_orphans");
+  auto o = Diagnostics(orphans.report, "zero-table");
+  ASSERT_EQ(o.size(), 1u) << orphans.report.dump(2);
+  EXPECT_NE(o[0]["message"].get<std::string>().find(".bss.zeroed (256 bytes"), std::string::npos) << o[0].dump();
+  EXPECT_NE(o[0]["fix"].get<std::string>().find("*(.bss.*)"), std::string::npos) << o[0].dump();
   CheckRun bare = RunCheck("mps3-an547", "mps3-an547", "cmsis_no_crt0");
   auto d = Diagnostics(bare.report, "zero-table");
   ASSERT_EQ(d.size(), 1u) << bare.report.dump(2);

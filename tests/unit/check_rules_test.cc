@@ -79,6 +79,20 @@ TEST(CheckPlacement, SectionInNoRegionAndCodeInNonExecutableMemory) {
   EXPECT_NE(d[1].message.find("lies in no region"), std::string::npos);
 }
 
+// A writable section in read-only flash faults when written; in a writable memory of a
+// flash kind (the MPS2's SSRAM1, written by its loader like flash: FreeRTOS's demos keep a
+// writable .isr_vector there) it does not, and no warning says it would.
+TEST(CheckPlacement, AWritableSectionWarnsOnlyWhereWritesFault) {
+  Image img = WithVectors(0x20010000, 0x9);
+  img.sections[0].write = true;
+  auto d = Rule(Check(TwoRegions(), img), "placement");
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_NE(d[0].message.find("writable section .vectors runs from flash"), std::string::npos) << d[0].message;
+  Board ssram = TwoRegions();
+  ssram.regions[0].access.write = true;
+  EXPECT_TRUE(Rule(Check(ssram, img), "placement").empty());
+}
+
 TEST(CheckPlacement, OverlappingSections) {
   Image img = WithVectors(0x20010000, 0x9);
   img.sections.push_back({.name = ".bss", .address = 0x20000000, .size = 0x100, .alloc = true, .write = true, .nobits = true});

@@ -49,8 +49,10 @@ void LayoutRules::Placement() {
     }
     // ld marks sections built from LONG() statements writable (the startup tables),
     // so this is a warning: only a write to them at run time faults.
+    // A writable region of a non-volatile kind (the MPS2's SSRAM1, which its loader
+    // writes like flash) takes the writes.
     bool table = s.name.find("table") != std::string::npos;
-    if (s.write && !table && (!r->access.write || IsNonVolatile(r->kind))) {
+    if (s.write && !table && !r->access.write) {
       Add(Severity::kWarning, "placement", &p,
           fmt::format("writable section {} runs from {} ({}, {}): a write to it faults at run time", s.name, r->name,
                       ToString(r->kind), AccessString(r->access)),

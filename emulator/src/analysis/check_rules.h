@@ -229,11 +229,17 @@ class StartupRules : public Rules {
   // (libgloss/arm/crt0.S) loads both symbols from its literal pool and memsets the range
   // between them before main; CMSIS 5's startup hands over to it (__cmsis_start ends in
   // _start) and its zero table leaves .bss out for that reason. Sound rule: the image has
-  // both symbols, the code at _start holds both as literals within 128 bytes (that is
+  // both symbols, the code at _start holds both as literals within 512 bytes (that is
   // crt0's zeroing, not a user _start that happens to share the name), and the reset
   // vector reaches _start through direct calls.
   std::optional<std::pair<uint64_t, uint64_t>> CrtZeroedBss();
-  void CheckZeroed(const Placed& p, const Region& r);
+  // Whether a NOBITS section in RAM starts with the memory's reset contents: no zero-table
+  // entry, no crt0 zeroing covers it, and it is not meant to stay uninitialised.
+  bool Unzeroed(const Placed& p);
+  // The warning for `p`, or one for all of `orphans`: -fdata-sections' .bss.NAME input
+  // sections that no *(.bss*) collected, each its own output section.
+  void WarnUnzeroed(const Placed& p, const Region& r);
+  void WarnOrphanBss(const std::vector<const Placed*>& orphans);
 };
 
 class BootRules : public Rules {

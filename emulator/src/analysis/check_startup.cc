@@ -71,13 +71,24 @@ void StartupRules::StartupTables() {
     }
   }
 
+  std::vector<const Placed*> orphans;
+  // .bss zeroed as one symbol range (crt0's __bss_start__..__bss_end__, a single-region
+  // startup's _sbss.._ebss), not entry by entry in a CMSIS zero table.
+  const bool one_range = CrtZeroedBss().has_value() || !(copy_start && copy_end);
   for (const Placed& p : placed_) {
     const Section& s = *p.section;
     const Region* r = Window(s.address, s.size);
     if (r == nullptr || !InRam(*r)) continue;
-    if (!s.nobits) CheckCopied(p, *r);
-    else CheckZeroed(p, *r);
+    if (!s.nobits) {
+      CheckCopied(p, *r);
+    } else if (Unzeroed(p)) {
+      // Beside a CMSIS zero table a .bss.NAME output section (Alif's .bss.at_sram1) wants
+      // its own entry; where one symbol range is zeroed, it is an input section left out.
+      if (s.name.rfind(".bss.", 0) == 0 && one_range) orphans.push_back(&p);
+      else WarnUnzeroed(p, *r);
+    }
   }
+  if (!orphans.empty()) WarnOrphanBss(orphans);
 }
 
 void StartupRules::CheckCopied(const Placed& p, const Region& r) {
@@ -189,18 +200,24 @@ std::optional<std::pair<uint64_t, uint64_t>> StartupRules::CrtZeroedBss() {
   return crt_bss_;
 }
 
-void StartupRules::CheckZeroed(const Placed& p, const Region& r) {
+bool StartupRules::Unzeroed(const Placed& p) {
   const Section& s = *p.section;
-  static const std::vector<std::string> kUninitialised = {"*noinit*", ".heap*", ".stack*", "*.heap", "*.stack"};
+  static const std::vector<std::string> kUninitialised = {"*noinit*", "*uninit*", ".heap*", ".stack*", "*.heap",
+                                                          "*.stack"};
   for (const auto& list : {kUninitialised, options_.uninitialised}) {
     for (const std::string& g : list) {
-      if (fnmatch(g.c_str(), s.name.c_str(), 0) == 0) return;
+      if (fnmatch(g.c_str(), s.name.c_str(), 0) == 0) return false;
     }
   }
   for (const ZeroTableEntry& e : result_.zero_table) {
-    if (s.address >= e.destination && s.address + s.size <= e.destination + e.words * 4) return;
+    if (s.address >= e.destination && s.address + s.size <= e.destination + e.words * 4) return false;
   }
-  if (auto bss = CrtZeroedBss(); bss && s.address >= bss->first && s.address + s.size <= bss->second) return;
+  if (auto bss = CrtZeroedBss(); bss && s.address >= bss->first && s.address + s.size <= bss->second) return false;
+  return true;
+}
+
+void StartupRules::WarnUnzeroed(const Placed& p, const Region& r) {
+  const Section& s = *p.section;
   Add(Severity::kWarning, "zero-table", &p,
       fmt::format("{} ({} bytes at 0x{:08x} in {}) is not in the zero table: it starts with {}'s reset contents, "
                   "not zeros",
@@ -208,5 +225,33 @@ void StartupRules::CheckZeroed(const Placed& p, const Region& r) {
       fmt::format("add LONG(ADDR({0})) LONG(SIZEOF({0})/4) to .zero.table (or pass --uninitialised '{0}' if it is "
                   "meant to stay uninitialised)",
                   s.name));
+}
+
+// FreeRTOS's MPS2 demo (CORTEX_MPS2_QEMU_IAR_GCC) built with -fdata-sections: its .bss
+// collects *(.bss) only, so 281 .bss.NAME sections land after _ebss as orphans, outside
+// the range its _sbss/_ebss give a zero loop (its Reset_Handler has none and calls main:
+// QEMU's RAM is zero, silicon's is not). One warning for all of them.
+void StartupRules::WarnOrphanBss(const std::vector<const Placed*>& orphans) {
+  uint64_t lo = UINT64_MAX, hi = 0, bytes = 0;
+  std::set<std::string> regions;
+  for (const Placed* p : orphans) {
+    lo = std::min(lo, p->section->address);
+    hi = std::max(hi, p->section->address + p->section->size);
+    bytes += p->section->size;
+    if (const Region* r = Window(p->section->address, p->section->size)) regions.insert(r->name);
+  }
+  std::string where;
+  for (const std::string& r : regions) where += (where.empty() ? "" : ", ") + r;
+  const bool one = orphans.size() == 1;
+  Add(Severity::kWarning, "zero-table", one ? orphans[0] : nullptr,
+      fmt::format("{} ({} bytes {} 0x{:08x}{}, in {}) {} outside every zero-table entry: {} of -fdata-sections "
+                  "that no *(.bss*) in the linker script collected, placed as {} own output section. {} with the "
+                  "memory's reset contents, not zeros",
+                  one ? orphans[0]->section->name : fmt::format("{} sections named .bss.*", orphans.size()), bytes,
+                  one ? "at" : "between", lo, one ? "" : fmt::format(" and 0x{:08x}", hi), where, one ? "is" : "are",
+                  one ? "an input section" : "the input sections", one ? "its" : "each its",
+                  one ? "It starts" : "They start"),
+      "collect them where the startup zeroes: `*(.bss) *(.bss.*) *(COMMON)` in the .bss output section, between "
+      "the symbols its zero loop or table uses");
 }
 }  // namespace faultline::check
