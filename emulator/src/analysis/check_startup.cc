@@ -99,8 +99,24 @@ void StartupRules::CheckCopied(const Placed& p, const Region& r) {
   const bool moved = p.load && *p.load != s.address;
   if (!FlashLoaded() && !moved) return;
   bool got = s.name == ".got" || s.name == ".got.plt";
-  std::string fix = got ? "add `*(.got) *(.got.plt)` to the data section the copy table already copies "
-                          "(e.g. after KEEP(*(.jcr*)) in .data.at_dtcm), so startup copies the GOT to RAM"
+  // The image's own data section the copy table copies (Alif's .data.at_dtcm, CMSIS's
+  // .data), preferring one in the same memory, to name in the GOT's fix.
+  std::string copied;
+  for (const Placed& q : placed_) {
+    const Section& d = *q.section;
+    if (&q == &p || d.nobits || d.name.rfind(".got", 0) == 0) continue;
+    const bool in_table = std::any_of(result_.copy_table.begin(), result_.copy_table.end(), [&](const CopyTableEntry& e) {
+      return e.words && d.address >= e.destination && d.address + d.size <= e.destination + e.words * 4;
+    });
+    if (!in_table) continue;
+    const Region* w = Window(d.address, d.size);
+    if (copied.empty() || w == &r) copied = d.name;
+    if (w == &r) break;
+  }
+  std::string fix = got ? fmt::format("add `*(.got) *(.got.plt)` to the data section the copy table already copies "
+                                      "({}), so startup copies the GOT to RAM",
+                                      copied.empty() ? "the one with .data's input sections"
+                                                     : "in this image " + copied)
                         : fmt::format("give {0} a load address in non-volatile memory (`> RAM AT > FLASH` in the "
                                       "linker script) and a copy-table entry LONG(LOADADDR({0})) LONG(ADDR({0})) "
                                       "LONG(SIZEOF({0})/4)",
