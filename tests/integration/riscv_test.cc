@@ -90,6 +90,17 @@ Completed QemuVirt(const std::filesystem::path& elf, const std::string& cpu = "r
   return qemu;
 }
 
+// What QEMU's virt machine sends on UART0 (its -serial) for `elf`, semihosting's exit status.
+Completed QemuVirtSerial(const std::filesystem::path& elf) {
+  const TempDir dir("qemu-serial");
+  const auto serial = dir / "serial.txt";
+  Completed qemu = RunProgram({"timeout", "60", "qemu-system-riscv32", "-M", "virt", "-cpu", "rv32,c=false", "-bios",
+                               "none", "-nographic", "-monitor", "none", "-serial", "file:" + serial.string(),
+                               "-semihosting-config", "enable=on,target=native", "-kernel", elf.string()});
+  qemu.out = Slurp(serial);
+  return qemu;
+}
+
 // The same ELF on faultline's riscv32-virt and on QEMU: the same console (after `fix`,
 // which mends what QEMU 7.2 is known to get wrong) and exit status.
 nlohmann::json ExpectSameAsQemu(const std::string& fixture, int status,
@@ -122,6 +133,42 @@ TEST(RiscvVirt, ArithmeticMatchesQemu) {
   auto report = ExpectSameAsQemu("alu", 0);
   EXPECT_NE(report["console"].get<std::string>().find("div  INT_MIN/-1 = 0x80000000, 7/0 = 0xffffffff"),
             std::string::npos);
+}
+
+// UART0, the virt machine's 16550A (issue 37 item 5): a polled 8250-style driver (divisor
+// latch, FIFOs, LSR.THRE) prints the same bytes on faultline's UART0 as on QEMU's -serial,
+// its register read-backs (SCR, LCR, LSR, IIR with the FIFOs on) included.
+TEST(RiscvVirt, TheSixteen550ConsolePrintsAsOnQemu) {
+  REQUIRE_RISCV_FIXTURES();
+  Completed cli;
+  auto report = RunJson("riscv32-virt", "uart_ns16550", {}, &cli);
+  ASSERT_EQ(report["outcome"], "exit") << cli.out << cli.err;
+  EXPECT_EQ(report["exit_code"], 0);
+  const std::string uart = report["uart"]["UART0"];
+  EXPECT_EQ(uart, "hello from the 16550\nscr 5a lcr 03 lsr 60 iir c1\n");
+  if (!HaveQemuRiscv()) GTEST_SKIP() << "qemu-system-riscv32 is missing (qemu-system-misc)";
+  Completed qemu = QemuVirtSerial(Fixture("riscv32-virt", "uart_ns16550"));
+  EXPECT_EQ(qemu.status, 0) << qemu.err;
+  EXPECT_EQ(uart, qemu.out);
+}
+
+// What an RV32 board cannot have yet (a timer, which needs interrupts) is refused at the
+// board, naming it; its UART is not.
+TEST(RiscvBoards, ATimerOnAnRv32BoardIsRefusedNamingIt) {
+  REQUIRE_RISCV_FIXTURES();
+  const TempDir dir("rv-timer");
+  const auto board = dir / "rv_timer.yaml";
+  std::ofstream(board) << "uses: " << (std::filesystem::path(FAULTLINE_BOARDS_DIR) / "riscv32-virt.yaml").string()
+                       << "\nname: rv_timer\nperipherals:\n"
+                          "  - {name: TIMER0, model: cmsdk-apb-timer, base: 0x10010000, source: test}\n";
+  Completed cli = RunCli({"run", "--board", board.string(), Fixture("riscv32-virt", "uart_ns16550").string()});
+  EXPECT_EQ(cli.status, 2) << cli.out << cli.err;
+  EXPECT_NE(cli.err.find("declares TIMER0 with a timer, NPU or DMA model: RISC-V boards have no interrupts"),
+            std::string::npos)
+      << cli.err;
+  EXPECT_NE(cli.err.find("fix: remove it from the RISC-V board file (UARTs and plain registers are served)"),
+            std::string::npos)
+      << cli.err;
 }
 
 // ecall, illegal instructions and CSRs, load/store/fetch access faults, ebreak,

@@ -445,7 +445,7 @@ INSTANTIATE_TEST_SUITE_P(
     Files, PeripheralBadBoard,
     ::testing::Values(BadBoard{"bad_uart_unknown_key.yaml", 11, "unknown key 'baudrate'",
                                "the keys allowed here are: name, base, size, description, registers, model, source"},
-                      BadBoard{"bad_uart_unknown_model.yaml", 9, "unknown peripheral model 'ns16550'",
+                      BadBoard{"bad_uart_unknown_model.yaml", 9, "unknown peripheral model 'altera-jtag-uart'",
                                "use one of: cmsdk-apb-uart, stm32-usart, stm32-lpuart, nxp-lpuart, dw-apb-uart"},
                       BadBoard{"bad_uart_overlap.yaml", 9, "peripheral 'UART1' (0x40004800-0x400057ff) overlaps "
                                                             "peripheral 'UART0' (0x40004000-0x40004fff, line 8)",
@@ -456,7 +456,7 @@ INSTANTIATE_TEST_SUITE_P(
                                "irq, irq_when"},
                       BadBoard{"bad_timer_unknown_model.yaml", 9, "unknown peripheral model 'sp804'",
                                "use one of: cmsdk-apb-uart, stm32-usart, stm32-lpuart, nxp-lpuart, dw-apb-uart, pl011, "
-                               "cmsdk-apb-timer, cmsdk-apb-dualtimer"},
+                               "ns16550, cmsdk-apb-timer, cmsdk-apb-dualtimer"},
                       BadBoard{"bad_timer_irq_range.yaml", 8, "IRQ 40 is past the NVIC's 32 interrupt lines (0-31)",
                                "use the interrupt number the reference manual gives"},
                       BadBoard{"bad_uart_irq_key.yaml", 8, "unknown key 'rxd'",

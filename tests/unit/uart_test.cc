@@ -57,7 +57,7 @@ TEST(UartBoard, UnknownKeyNamesItsLineAndTheAllowedKeys) {
 }
 
 TEST(UartBoard, UnknownModelListsTheModels) {
-  ExpectBoardError(One("ns16550"), 8, "unknown peripheral model 'ns16550'",
+  ExpectBoardError(One("altera-jtag-uart"), 8, "unknown peripheral model 'altera-jtag-uart'",
               "cmsdk-apb-uart, stm32-usart, stm32-lpuart, nxp-lpuart, dw-apb-uart");
 }
 

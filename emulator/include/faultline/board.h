@@ -127,6 +127,7 @@ enum class UartModel {
   kNxpLpuart,   // NXP LPUART (i.MX93, i.MX RT)
   kDw16550,     // Synopsys DesignWare APB UART, 16550-compatible (Alif Ensemble)
   kPl011,       // Arm PrimeCell UART PL011 (QEMU's virt and Stellaris boards, many SoCs)
+  kNs16550,     // National Semiconductor 16550A, byte registers (QEMU's RISC-V virt UART0)
 };
 std::string ToString(UartModel model);
 // The register layout of a model, as its reference manual gives it (board/uart_models.cc).

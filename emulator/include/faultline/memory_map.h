@@ -141,6 +141,11 @@ class MemoryMap {
   // A write by the CPU or the host: stored, or for a UART, as its model does (a transmit
   // register sends).
   RegisterWriteEffect WriteRegister(size_t peripheral, size_t reg, uint32_t value);
+  // A CPU access of `size` bytes at `offset` into the peripheral, which falls in register
+  // `reg`: a read gives the bytes of the register it covers (LoadRegister), a write merges
+  // them into the stored value and writes it (`effect` gets what it changed).
+  uint32_t AccessRegister(size_t peripheral, size_t reg, uint64_t offset, unsigned size, bool write, uint64_t value,
+                          RegisterWriteEffect* effect);
 
   // UART ports (peripherals declared with `model:`), in board order.
   const std::vector<UartPort*>& uarts() const { return uarts_; }

@@ -127,8 +127,6 @@ uint64_t Core::ServeAccess(uint64_t addr, unsigned size, bool write, uint64_t va
     return 0;
   }
   const Register& rd = per.registers[reg];
-  unsigned shift = unsigned(offset - rd.offset) * 8;
-  uint32_t lane = size >= 4 ? 0xFFFFFFFFu : ((1u << (8 * size)) - 1) << shift;
   // Timers read and count on the instruction clock. An access that moves an interrupt
   // line or a timer's schedule lets the runner look at the next block boundary, as an
   // SCS write does (delivery stays at block boundaries).
@@ -138,14 +136,11 @@ uint64_t Core::ServeAccess(uint64_t addr, unsigned size, bool write, uint64_t va
     next_event_ = 0;
     SetCheckAt(0);
   };
-  if (!write) {
-    uint32_t loaded = map_.LoadRegister(p, reg);
-    attend();
-    return (loaded & lane) >> shift;
-  }
-  uint32_t v = (map_.StoredValue(p, reg) & ~lane) | ((uint32_t(value) << shift) & lane);
-  RegisterWriteEffect effect = map_.WriteRegister(p, reg, v);
+  RegisterWriteEffect effect;
+  const uint32_t loaded = map_.AccessRegister(p, reg, offset, size, write, value, &effect);
   attend();
+  if (!write) return loaded;
+  const uint32_t v = map_.StoredValue(p, reg);
   RecordRegisterWrite(p, reg, v);
   if (!effect.uart_not_sent.empty()) {
     RecordEvent("uart-tx-disabled", per.name, addr,

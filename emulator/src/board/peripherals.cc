@@ -47,6 +47,7 @@ void ParseModel(const Field& f, Peripheral& p) {
       {ToString(UartModel::kNxpLpuart), {UartModel::kNxpLpuart, {}}},
       {ToString(UartModel::kDw16550), {UartModel::kDw16550, {}}},
       {ToString(UartModel::kPl011), {UartModel::kPl011, {}}},
+      {ToString(UartModel::kNs16550), {UartModel::kNs16550, {}}},
       {ToString(TimerModel::kCmsdkApbTimer), {{}, TimerModel::kCmsdkApbTimer}},
       {ToString(TimerModel::kCmsdkApbDualTimer), {{}, TimerModel::kCmsdkApbDualTimer}},
       {ToString(NpuModel::kEthosU55), {{}, {}, false, NpuModel::kEthosU55}},

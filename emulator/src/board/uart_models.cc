@@ -136,6 +136,19 @@ std::vector<Register> Dw16550() {
   };
 }
 
+// The 16550A as QEMU 7.2's RISC-V virt machine maps it (hw/riscv/virt.c serial_mm_init,
+// regshift 0: one byte per register; hw/char/serial.c): 0 RBR/THR/DLL, 1 IER/DLM, 2
+// IIR/FCR, 3 LCR, 4 MCR, 5 LSR (THRE and TEMT at reset), 6 MSR, 7 SCR (TI PC16550D
+// datasheet, "Register Summary"). The DesignWare UART's behaviour without its extra
+// registers: devices/uart.cc.
+std::vector<Register> Ns16550() {
+  std::vector<Register> r = Dw16550();
+  r.resize(8);  // THR .. SCR, in the same order
+  for (Register& reg : r) reg.offset /= 4;
+  r[1].fields.pop_back();  // IER bit 7 is the DesignWare's PTIME, reserved on the 16550A
+  return r;
+}
+
 // Arm PrimeCell UART (PL011) r1p5, Technical Reference Manual DDI 0183G §3.2-3.3: register
 // offsets and reset values (FR 0x90 with both FIFOs empty; CR 0x300, TXE and RXE; IFLS
 // 0x12), the peripheral and PrimeCell identification registers at 0xFE0-0xFFC (Arm's
@@ -173,6 +186,7 @@ std::vector<Register> UartRegisters(UartModel model) {
     case UartModel::kNxpLpuart: return NxpLpuart();
     case UartModel::kDw16550: return Dw16550();
     case UartModel::kPl011: return Pl011();
+    case UartModel::kNs16550: return Ns16550();
   }
   return {};
 }
@@ -180,7 +194,9 @@ std::vector<Register> UartRegisters(UartModel model) {
 uint64_t UartBlockSize(UartModel model) {
   // CMSDK: 4 KiB (QEMU maps 0x1000, the ID registers reach 0xFFC); STM32: 1 KiB (the RMs'
   // USART boundary); DesignWare: 256 bytes of registers (CTR at 0xFC) in a 4 KiB slot
-  // (Alif global_map.h); LPUART: 4 KiB, less than the SoC's window (a board states that).
+  // (Alif global_map.h); LPUART: 4 KiB, less than the SoC's window (a board states that);
+  // the 16550 of QEMU's virt machine: 0x100 (virt_memmap VIRT_UART0).
+  if (model == UartModel::kNs16550) return 0x100;
   return model == UartModel::kStm32Usart || model == UartModel::kStm32Lpuart ? 0x400 : 0x1000;
 }
 
@@ -192,6 +208,7 @@ std::string ToString(UartModel model) {
     case UartModel::kNxpLpuart: return "nxp-lpuart";
     case UartModel::kDw16550: return "dw-apb-uart";
     case UartModel::kPl011: return "pl011";
+    case UartModel::kNs16550: return "ns16550";
   }
   return "?";
 }

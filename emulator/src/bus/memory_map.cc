@@ -277,15 +277,26 @@ int MemoryMap::FindPeripheral(uint64_t addr) const {
 }
 
 int MemoryMap::FindRegister(size_t p, uint64_t offset) const {
-  // The first declared register whose word holds `offset`: those at offset - 3 .. offset.
+  // The register at `offset` itself (a 16550's byte registers sit one per byte), else the
+  // first declared one whose word holds it: those at offset - 3 .. offset.
   const auto& index = register_offsets_[p];
   auto it = std::lower_bound(index.begin(), index.end(), std::pair<uint32_t, uint32_t>{
                                  uint32_t(offset < 3 ? 0 : offset - 3), 0});
   int found = -1;
   for (; it != index.end() && it->first <= offset; ++it) {
+    if (it->first == offset) return int(it->second);  // the lowest index at that offset: sorted by (offset, index)
     if (offset < uint64_t(it->first) + 4 && (found < 0 || it->second < uint32_t(found))) found = int(it->second);
   }
   return found;
+}
+
+uint32_t MemoryMap::AccessRegister(size_t p, size_t r, uint64_t offset, unsigned size, bool write, uint64_t value,
+                                   RegisterWriteEffect* effect) {
+  const unsigned shift = unsigned(offset - peripherals_[p].registers[r].offset) * 8;
+  const uint32_t lane = size >= 4 ? 0xFFFFFFFFu : ((1u << (8 * size)) - 1) << shift;
+  if (!write) return (LoadRegister(p, r) & lane) >> shift;
+  *effect = WriteRegister(p, r, (StoredValue(p, r) & ~lane) | ((uint32_t(value) << shift) & lane));
+  return 0;
 }
 
 uint32_t MemoryMap::ReadRegister(size_t p, size_t r) const {

@@ -101,13 +101,16 @@ UartPort::UartPort(const Peripheral& p) : name_(p.name), model_(*p.uart) {
       pl_id_ = Index("PERIPHID0");  // the identification registers follow it
       break;
     case UartModel::kDw16550:
+    case UartModel::kNs16550:  // the same without USR, RFL and the shadow registers
       thr_ = Index("THR");
       ier_ = Index("IER");
       fcr_ = Index("FCR");
       lcr_ = Index("LCR");
       lsr_ = Index("LSR");
-      usr_ = Index("USR");
-      rfl_ = Index("RFL");
+      if (model_ == UartModel::kDw16550) {
+        usr_ = Index("USR");
+        rfl_ = Index("RFL");
+      }
       break;
   }
 }
@@ -124,7 +127,8 @@ std::string UartPort::TransmitterEnable() const {
     case UartModel::kStm32Usart:
     case UartModel::kStm32Lpuart: return "CR1.UE and CR1.TE";
     case UartModel::kNxpLpuart: return "CTRL.TE";
-    case UartModel::kDw16550: return "";  // a 16550's transmitter is always on
+    case UartModel::kDw16550:
+    case UartModel::kNs16550: return "";  // a 16550's transmitter is always on
     case UartModel::kPl011: return "";    // QEMU 7.2's PL011 sends whatever CR says
   }
   return "";
@@ -136,7 +140,8 @@ uint32_t UartPort::Read(size_t reg, std::vector<uint32_t>& values) {
     case UartModel::kStm32Usart:
     case UartModel::kStm32Lpuart: return ReadStm32(reg, values);
     case UartModel::kNxpLpuart: return ReadLpuart(reg, values);
-    case UartModel::kDw16550: return ReadDw(reg, values);
+    case UartModel::kDw16550:
+    case UartModel::kNs16550: return ReadDw(reg, values);
     case UartModel::kPl011: return ReadPl011(reg, values);
   }
   return values[reg];
@@ -148,7 +153,8 @@ void UartPort::Write(size_t reg, uint32_t value, std::vector<uint32_t>& values) 
     case UartModel::kStm32Usart:
     case UartModel::kStm32Lpuart: return WriteStm32(reg, value, values);
     case UartModel::kNxpLpuart: return WriteLpuart(reg, value, values);
-    case UartModel::kDw16550: return WriteDw(reg, value, values);
+    case UartModel::kDw16550:
+    case UartModel::kNs16550: return WriteDw(reg, value, values);
     case UartModel::kPl011: return WritePl011(reg, value, values);
   }
 }
@@ -173,6 +179,7 @@ bool UartPort::ReceiveDue(const std::vector<uint32_t>& values) const {
              Field(values, cr1_, kStmRe) && HasInput();
     case UartModel::kNxpLpuart:
     case UartModel::kDw16550:
+    case UartModel::kNs16550:
     case UartModel::kPl011: return false;
   }
   return false;
@@ -199,7 +206,8 @@ bool UartPort::Output(const std::string& output, const std::vector<uint32_t>& va
     case UartModel::kStm32Usart:
     case UartModel::kStm32Lpuart: return Stm32Line(values);
     case UartModel::kNxpLpuart: return LpuartLine(values);
-    case UartModel::kDw16550: return DwInterruptId(values) != kDwIidNone;
+    case UartModel::kDw16550:
+    case UartModel::kNs16550: return DwInterruptId(values) != kDwIidNone;
     case UartModel::kPl011: return (Pl011Ris(values) & values[imsc_]) != 0;  // UARTINTR, the combined line
   }
   return false;
@@ -481,6 +489,8 @@ void UartPort::WriteDw(size_t reg, uint32_t value, std::vector<uint32_t>& values
     dlh_ = value & 0xFF;
     return;
   }
+  // The 16550A's IER has four bits (QEMU 7.2 hw/char/serial.c: ier = val & 0x0f).
+  if (reg == ier_ && model_ == UartModel::kNs16550) value &= 0x0F;
   if (reg == ier_ && (value & kDwEtbei) && !(values[ier_] & kDwEtbei)) dw_thre_pending_ = true;
   if (registers_[reg] == "SFE") {
     values[fcr_] = (values[fcr_] & ~kDwFcrFifoEnable) | (value & kDwFcrFifoEnable);

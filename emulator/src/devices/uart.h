@@ -125,7 +125,8 @@ class UartPort : public Device {
   // a status register and a control register (other models' fields stay unused).
   size_t data_ = 0, status_ = 0, control_ = 0, interrupts_ = 0;  // CMSDK, LPUART
   size_t cr1_ = 0, cr3_ = 0, isr_ = 0, rdr_ = 0, tdr_ = 0, rqr_ = 0, icr_ = 0;  // STM32
-  size_t thr_ = 0, ier_ = 0, fcr_ = 0, lcr_ = 0, lsr_ = 0, usr_ = 0, rfl_ = 0;  // DesignWare
+  size_t thr_ = 0, ier_ = 0, fcr_ = 0, lcr_ = 0, lsr_ = 0;  // DesignWare and 16550
+  size_t usr_ = SIZE_MAX, rfl_ = SIZE_MAX;                 // DesignWare only
   size_t fifo_ = 0, water_ = 0;                                   // LPUART
   size_t dr_ = 0, fr_ = 0, imsc_ = 0, ris_ = 0, mis_ = 0, pl_icr_ = 0, pl_id_ = 0;  // PL011
   bool pl011_tx_int_ = false;  // PL011 RIS.TXRIS: set by a DR write, cleared by ICR.TXIC

@@ -76,8 +76,7 @@ void ArmMachine::Load() {
   // Before the core maps memory, so that gates they open are mapped open.
   ApplyHostActions(OfKind(in_.options.before_reset, HostAction::Kind::kField), map, nullptr, nullptr);
 
-  for (const UartInput& input : in_.options.uart_input) map.FindUart(input.uart)->GiveInput(input.text);
-  for (const auto& port : map.uarts()) port->KeepLast(in_.options.console_keep);
+  PrepareUarts(map, in_.options);
 
   vtor_ = in_.options.boot_address.value_or(in_.board.boot.vector_table);
   if (in_.options.boot_address && map.FindRange(vtor_, 8) < 0) {
@@ -418,9 +417,7 @@ void ArmMachine::Finish() {
   if (res.faults_not_kept > 0) NameLatestRoad(res, Named(latest_road_, in_.image));
   res.events = Events();
   res.register_writes = core.register_writes();
-  for (const auto& port : map.uarts()) {
-    res.uart.push_back({port->name(), ToString(port->model()), port->transmitted(), port->transmitted_bytes()});
-  }
+  TakeUarts(map, res);
   for (const auto* npu : map.npus()) res.npu_jobs.insert(res.npu_jobs.end(), npu->jobs().begin(), npu->jobs().end());
   for (const auto* dma : map.dmas()) {
     res.dma_transfers.insert(res.dma_transfers.end(), dma->transfers().begin(), dma->transfers().end());

@@ -129,11 +129,19 @@ class RiscvMachine::Run_ {
     res.board = board.name;
     res.firmware = in_.image.path.string();
     res.load_mode = in_.mode;
-    if (!board.gates.empty() || !board.peripherals.empty()) {
+    // Registers and UARTs are served as on the Cortex-M boards; what needs interrupts or
+    // a second bus master is not there yet.
+    const auto needs_more = std::find_if(board.peripherals.begin(), board.peripherals.end(), [](const Peripheral& p) {
+      return p.timer || p.npu || p.dma;
+    });
+    if (!board.gates.empty() || needs_more != board.peripherals.end()) {
       throw InputError(board.source.string(),
-                       fmt::format("board {} declares {}: RISC-V boards run with memory only so far", board.name,
-                                   board.gates.empty() ? "peripherals" : "gates"),
-                       "remove the peripherals and gates from the RISC-V board file");
+                       board.gates.empty()
+                           ? fmt::format("board {} declares {} with a timer, NPU or DMA model: RISC-V boards have no "
+                                         "interrupts or other bus masters yet",
+                                         board.name, needs_more->name)
+                           : fmt::format("board {} declares gates: RISC-V boards do not model them yet", board.name),
+                       "remove it from the RISC-V board file (UARTs and plain registers are served)");
     }
     // What the RV32 run does not do yet is refused, not skipped.
     const std::vector<HostAction> other = [&] {
@@ -153,6 +161,7 @@ class RiscvMachine::Run_ {
     LoadHostFiles(*map_, in_.options.loads);
     CheckHostActions(*map_, in_.options.before_reset);
     ApplyHostActions(OfKind(in_.options.before_reset, HostAction::Kind::kMemory), *map_, nullptr, nullptr);
+    PrepareUarts(*map_, in_.options);
     // --boot-address (or a boot config) says where the host starts the hart.
     pc_ = uint32_t(in_.options.boot_address.value_or(board.boot.reset_at_entry ? in_.image.entry : board.boot.reset_pc));
     res.boot_source = in_.options.boot_address ? in_.options.boot_source : "";
@@ -411,6 +420,7 @@ class RiscvMachine::Run_ {
     res.instructions = hart_->instructions();
     const Semihosting& sh = *semihosting_;
     TakeConsole(sh, res);
+    TakeUarts(*map_, res);
     res.pc_symbol = Symbol(pc);
     res.road = Road(hart_->Road());
     if (res.faults_not_kept > 0) NameLatestRoad(res, Road(latest_road_));

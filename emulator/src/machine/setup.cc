@@ -10,6 +10,7 @@
 #include <iterator>
 
 #include "../arm/core.h"
+#include "../devices/uart.h"
 #include "faultline/error.h"
 
 namespace faultline::machine {
@@ -179,6 +180,17 @@ void CheckUartInput(const Board& board, const std::vector<UartInput>& inputs) {
     throw InputError(input.origin, fmt::format("board '{}' has no UART named '{}'", board.name, input.uart),
                      known.empty() ? "declare one in the board file (peripherals: with model:, docs/boards.md)"
                                    : "name one of its UARTs: " + known);
+  }
+}
+
+void PrepareUarts(MemoryMap& map, const RunOptions& options) {
+  for (const UartInput& input : options.uart_input) map.FindUart(input.uart)->GiveInput(input.text);
+  for (const auto& port : map.uarts()) port->KeepLast(options.console_keep);
+}
+
+void TakeUarts(const MemoryMap& map, RunResult& res) {
+  for (const auto& port : map.uarts()) {
+    res.uart.push_back({port->name(), ToString(port->model()), port->transmitted(), port->transmitted_bytes()});
   }
 }
 

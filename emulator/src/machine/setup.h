@@ -32,6 +32,10 @@ void ApplyHostActions(const std::vector<HostAction>& actions, MemoryMap& map, ar
 std::vector<HostAction> OfKind(const std::vector<HostAction>& actions, HostAction::Kind kind);
 // The run's result gets what the firmware printed, and the memory the options capture.
 void TakeConsole(const Semihosting& semihosting, RunResult& res);
+// The scenario's or stdin's input given to each UART, and what each keeps of its output.
+void PrepareUarts(MemoryMap& map, const RunOptions& options);
+// What each UART sent, into res.uart.
+void TakeUarts(const MemoryMap& map, RunResult& res);
 std::vector<std::vector<uint8_t>> Capture(const MemoryMap& map, const std::vector<MemoryCapture>& captures);
 // Adds `f` to the run's fault chain: the first RunResult::kFaultsKept in order, then one
 // entry that always holds the latest (faults_not_kept counts those past the first).

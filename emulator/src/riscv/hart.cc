@@ -113,11 +113,41 @@ Hart::Hart(Cpu cpu, MemoryMap& map) : cpu_(cpu), map_(map) {
     Check(uc_mem_map_ptr(uc_, span.base, span.size, Perms(r.access), map.Host(span.region) + (span.base - r.base)),
           "uc_mem_map_ptr");
   }
+  // Peripheral pages, served access by access (a UART's transmit register sends).
+  for (const ServedSpan& span : plan.served) {
+    served_.push_back(std::make_unique<ServedPage>(ServedPage{this, span.base}));
+    Check(uc_mmio_map(uc_, span.base, span.size, ServedRead, served_.back().get(), ServedWrite, served_.back().get()),
+          "uc_mmio_map");
+  }
   uc_hook h;
   Check(uc_hook_add(uc_, &h, UC_HOOK_BLOCK, reinterpret_cast<void*>(OnBlock), this, 1, 0), "uc_hook_add(block)");
   Check(uc_hook_add(uc_, &h, UC_HOOK_INTR, reinterpret_cast<void*>(OnInterrupt), this, 1, 0), "uc_hook_add(intr)");
   Check(uc_hook_add(uc_, &h, UC_HOOK_MEM_INVALID, reinterpret_cast<void*>(OnInvalidMemory), this, 1, 0),
         "uc_hook_add(mem)");
+}
+
+uint64_t Hart::ServedRead(uc_struct*, uint64_t offset, unsigned size, void* page) {
+  const ServedPage& p = *static_cast<ServedPage*>(page);
+  return p.hart->ServeAccess(p.base + offset, size, false, 0);
+}
+
+void Hart::ServedWrite(uc_struct*, uint64_t offset, unsigned size, uint64_t value, void* page) {
+  const ServedPage& p = *static_cast<ServedPage*>(page);
+  p.hart->ServeAccess(p.base + offset, size, true, value);
+}
+
+// A peripheral register access: the board's register, as the model behind it answers
+// (the time the devices see is the instructions retired). An address no register of a
+// modelled peripheral declares reads 0 and drops writes, as on the Cortex-M boards.
+uint64_t Hart::ServeAccess(uint64_t addr, unsigned size, bool write, uint64_t value) {
+  const int p = map_.FindPeripheral(addr);
+  if (p < 0 || map_.peripherals()[size_t(p)].unimplemented) return 0;
+  const uint64_t offset = addr - map_.peripherals()[size_t(p)].base;
+  const int reg = map_.FindRegister(size_t(p), offset);
+  if (reg < 0) return 0;
+  map_.AdvanceTo(Through());
+  RegisterWriteEffect effect;
+  return map_.AccessRegister(size_t(p), size_t(reg), offset, size, write, value, &effect);
 }
 
 Hart::~Hart() {

@@ -166,6 +166,9 @@ class Hart {
   static void OnBlock(uc_struct* uc, uint64_t address, uint32_t size, void* user);
   static void OnInterrupt(uc_struct* uc, uint32_t intno, void* user);
   static bool OnInvalidMemory(uc_struct* uc, int type, uint64_t address, int size, int64_t value, void* user);
+  static uint64_t ServedRead(uc_struct* uc, uint64_t offset, unsigned size, void* span);
+  static void ServedWrite(uc_struct* uc, uint64_t offset, unsigned size, uint64_t value, void* span);
+  uint64_t ServeAccess(uint64_t addr, unsigned size, bool write, uint64_t value);
   static void OnBreakpoint(uc_struct* uc, uint64_t address, uint32_t size, void* user);
   static void OnStep(uc_struct* uc, uint64_t address, uint32_t size, void* user);
   // An access to a page a watchpoint protects: true when it was performed (not watched),
@@ -232,6 +235,12 @@ class Hart {
   bool passed_start_ = false;     // its first instruction passed a breakpoint there
   uint32_t stepped_ = 0;          // instructions StepOne's hook saw in this Run
   Watchpoints watchpoints_;
+  // The peripheral spans, each with the hart its MMIO callbacks serve.
+  struct ServedPage {
+    Hart* hart;
+    uint64_t base;
+  };
+  std::vector<std::unique_ptr<ServedPage>> served_;
   std::vector<std::pair<uint32_t, uint32_t>> reset_csrs_;  // (number, value) when made
 };
 
