@@ -9,9 +9,11 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "faultline/error.h"
+#include "faultline/memory_map.h"
 
 namespace faultline {
 namespace {
@@ -551,6 +553,39 @@ TEST(BoardCaches, ASizeNoCoreHasIsAnErrorAtItsLine) {
   EXPECT_EQ(none.cpu_options.dcache_bytes, 8u * 1024);
 }
 
+
+}  // namespace
+}  // namespace faultline
+
+namespace faultline {
+namespace {
+
+// The N6's RCC reset registers as ST's FSBL SystemInit pulses them (issue 37 item 3):
+// ...RSTSR sets bits of ...RSTR, ...RSTCR clears them (stm32n657xx.h v1.1.0).
+TEST(BoardN6, TheResetSetAndClearRegistersPulseTheResetRegisters) {
+  MemoryMap map(LoadBoardFile(fs::path(FAULTLINE_BOARDS_DIR) / "stm32n657.yaml"));
+  int rcc = -1;
+  for (size_t p = 0; p < map.peripherals().size(); ++p) {
+    if (map.peripherals()[p].name == "RCC") rcc = int(p);
+  }
+  ASSERT_GE(rcc, 0);
+  const auto reg = [&](const char* name) {
+    const auto& regs = map.peripherals()[size_t(rcc)].registers;
+    for (size_t r = 0; r < regs.size(); ++r) {
+      if (regs[r].name == name) return r;
+    }
+    ADD_FAILURE() << "no RCC." << name;
+    return size_t{0};
+  };
+  for (const auto& [set, clear, target, bits] :
+       {std::tuple{"AHB3RSTSR", "AHB3RSTCR", "AHB3RSTR", 0x1u}, std::tuple{"AHB5RSTSR", "AHB5RSTCR", "AHB5RSTR", 0x3000u},
+        std::tuple{"APB1RSTSR1", "APB1RSTCR1", "APB1RSTR1", 0x1u}}) {
+    map.WriteRegister(size_t(rcc), reg(set), bits);
+    EXPECT_EQ(map.ReadRegister(size_t(rcc), reg(target)), bits) << target;
+    map.WriteRegister(size_t(rcc), reg(clear), bits);
+    EXPECT_EQ(map.ReadRegister(size_t(rcc), reg(target)), 0u) << target;
+  }
+}
 
 }  // namespace
 }  // namespace faultline
