@@ -1,5 +1,5 @@
 // One line per encoding, as the RISC-V Instruction Set Manual, Volume I lists them
-// (chapter 24 "RV32/64G Instruction Set Listings": RV32I, RV32M, Zicsr, Zifencei) and
+// (chapter 24 "RV32/64G Instruction Set Listings": RV32I, RV32M, RV32A, Zicsr, Zifencei) and
 // Volume II the privileged ones (mret, wfi): the fixed bits as mask/match, the operands
 // by format.
 #include "disassemble.h"
@@ -12,7 +12,7 @@ namespace faultline::riscv {
 
 namespace {
 
-enum class Format { kR, kI, kShift, kLoad, kStore, kBranch, kU, kJ, kJalr, kCsr, kCsrImm, kFence, kNone };
+enum class Format { kR, kI, kShift, kLoad, kStore, kBranch, kU, kJ, kJalr, kCsr, kCsrImm, kFence, kLr, kAmo, kNone };
 
 struct Encoding {
   uint32_t mask, match;
@@ -69,6 +69,18 @@ constexpr Encoding kEncodings[] = {
     {kR, 0x02005033, "divu", Format::kR},
     {kR, 0x02006033, "rem", Format::kR},
     {kR, 0x02007033, "remu", Format::kR},
+    // RV32A: funct5 in bits 31:27, aq and rl below it (the mnemonic's .aq/.rl suffix).
+    {0xF9F0707F, 0x1000202F, "lr.w", Format::kLr},
+    {0xF800707F, 0x1800202F, "sc.w", Format::kAmo},
+    {0xF800707F, 0x0800202F, "amoswap.w", Format::kAmo},
+    {0xF800707F, 0x0000202F, "amoadd.w", Format::kAmo},
+    {0xF800707F, 0x2000202F, "amoxor.w", Format::kAmo},
+    {0xF800707F, 0x6000202F, "amoand.w", Format::kAmo},
+    {0xF800707F, 0x4000202F, "amoor.w", Format::kAmo},
+    {0xF800707F, 0x8000202F, "amomin.w", Format::kAmo},
+    {0xF800707F, 0xA000202F, "amomax.w", Format::kAmo},
+    {0xF800707F, 0xC000202F, "amominu.w", Format::kAmo},
+    {0xF800707F, 0xE000202F, "amomaxu.w", Format::kAmo},
     {0xFFFFFFFF, 0x0000100F, "fence.i", Format::kNone},
     {0xF00FFFFF, 0x0000000F, "fence", Format::kFence},
     {0xFFFFFFFF, 0x00000073, "ecall", Format::kNone},
@@ -157,6 +169,13 @@ std::string Disassemble(uint32_t insn, uint32_t pc) {
         return fmt::format("{} {},{},{}", e.mnemonic, rd, CsrName(insn >> 20), (insn >> 15) & 31);
       case Format::kFence:
         return fmt::format("{} {},{}", e.mnemonic, FenceSet((insn >> 24) & 15), FenceSet((insn >> 20) & 15));
+      case Format::kLr:
+      case Format::kAmo: {
+        static constexpr const char* kOrder[4] = {"", ".rl", ".aq", ".aqrl"};
+        const std::string name = std::string(e.mnemonic) + kOrder[(insn >> 25) & 3];
+        return e.format == Format::kLr ? fmt::format("{} {},({})", name, rd, rs1)
+                                       : fmt::format("{} {},{},({})", name, rd, rs2, rs1);
+      }
       case Format::kNone: return e.mnemonic;
     }
   }
