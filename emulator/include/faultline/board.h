@@ -141,6 +141,7 @@ uint64_t UartBlockSize(UartModel model);
 enum class TimerModel {
   kCmsdkApbTimer,  // Arm CMSDK APB timer (MPS2/MPS3 TIMER0/TIMER1), as QEMU's cmsdk-apb-timer
   kCmsdkApbDualTimer,  // Arm CMSDK APB dual timer (SP804-like), as QEMU's cmsdk-apb-dualtimer
+  kRiscvClint,         // SiFive CLINT (RISC-V ACLINT MTIMER + MSWI), as QEMU's virt machine has it
 };
 std::string ToString(TimerModel model);
 std::vector<Register> TimerRegisters(TimerModel model);  // board/timer_models.cc

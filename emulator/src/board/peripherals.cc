@@ -50,6 +50,7 @@ void ParseModel(const Field& f, Peripheral& p) {
       {ToString(UartModel::kNs16550), {UartModel::kNs16550, {}}},
       {ToString(TimerModel::kCmsdkApbTimer), {{}, TimerModel::kCmsdkApbTimer}},
       {ToString(TimerModel::kCmsdkApbDualTimer), {{}, TimerModel::kCmsdkApbDualTimer}},
+      {ToString(TimerModel::kRiscvClint), {{}, TimerModel::kRiscvClint}},
       {ToString(NpuModel::kEthosU55), {{}, {}, false, NpuModel::kEthosU55}},
       {ToString(NpuModel::kEthosU65), {{}, {}, false, NpuModel::kEthosU65}},
       {ToString(DmaModel::kStm32Gpdma), {{}, {}, false, {}, DmaModel::kStm32Gpdma}},
@@ -165,13 +166,19 @@ void ParseIrqs(const Mapping& m, const Field& f, Peripheral& p, size_t index, La
     return;
   }
   Field irq = m.Get("irq");
-  if (p.uart == UartModel::kCmsdkApb) {
+  // Models with several outputs name them: the CMSDK UART's, the CLINT's (on an RV32 hart
+  // the number is the mip bit each sets: MTIP 7, MSIP 3).
+  const bool clint = p.timer == TimerModel::kRiscvClint;
+  if (p.uart == UartModel::kCmsdkApb || clint) {
+    const std::vector<std::string> outputs =
+        clint ? std::vector<std::string>{"mtip", "msip"} : std::vector<std::string>{"rx", "tx", "overflow"};
     if (!irq.node.IsMap()) {
       irq.Fail(fmt::format("{} ({}) has several interrupt outputs; irq: must name them", p.name, ModelName(p)),
-               "write irq: {rx: N, tx: N, overflow: N} (any of them), the lines the board wires each to");
+               clint ? "write irq: {mtip: 7, msip: 3}, the mip bits the hart's timer and software interrupts set"
+                     : "write irq: {rx: N, tx: N, overflow: N} (any of them), the lines the board wires each to");
     }
-    Mapping im(irq, {"rx", "tx", "overflow"});
-    for (const char* output : {"rx", "tx", "overflow"}) {
+    Mapping im(irq, outputs);
+    for (const std::string& output : outputs) {
       if (im.Has(output)) p.irqs.push_back(ParseIrqNumber(im.Get(output), output));
     }
     return;
@@ -241,7 +248,10 @@ void ParsePeripheral(const Field& f, Layer& layer) {
   }
   if (m.Has("source")) p.source = m.Get("source").Scalar();
   const bool modelled = p.uart || p.timer || p.npu || p.dma;
-  const uint64_t model_size = p.uart ? UartBlockSize(*p.uart) : 0x1000;  // the CMSDK timers, an Ethos-U: 4 KiB
+  // The CMSDK timers, an Ethos-U: 4 KiB; the CLINT: 64 KiB (QEMU virt_memmap VIRT_CLINT).
+  const uint64_t model_size = p.uart                                        ? UartBlockSize(*p.uart)
+                              : p.timer && *p.timer == TimerModel::kRiscvClint ? 0x10000
+                                                                              : 0x1000;
   p.size = m.Has("size") ? m.Get("size").Size() : modelled ? model_size : 1024;
   if (m.Has("description")) p.description = m.Get("description").Scalar();
   if (p.size == 0 || p.size > (uint64_t{1} << 32) - p.base) {

@@ -57,14 +57,34 @@ std::vector<Register> ApbDualTimer() {
   return r;
 }
 
+// The SiFive CLINT for hart 0 (RISC-V ACLINT spec v1.0 §2-3: MSIP at 0x0, MTIMECMP at
+// 0x4000, MTIME at 0xBFF8, each 64-bit register as two words), as QEMU 7.2 hw/riscv/virt.c
+// maps it (riscv_aclint_swi_create at VIRT_CLINT, riscv_aclint_mtimer_create at
+// VIRT_CLINT + RISCV_ACLINT_SWI_SIZE). MTIMECMP resets to 0 as QEMU's does (the spec leaves
+// it unspecified).
+std::vector<Register> Clint() {
+  return {Reg("MSIP", 0x0, 0, {Bit("MSIP", 0)}), Reg("MTIMECMP", 0x4000), Reg("MTIMECMPH", 0x4004),
+          Reg("MTIME", 0xBFF8), Reg("MTIMEH", 0xBFFC)};
+}
+
 }  // namespace
 
 std::vector<Register> TimerRegisters(TimerModel model) {
-  return model == TimerModel::kCmsdkApbTimer ? ApbTimer() : ApbDualTimer();
+  switch (model) {
+    case TimerModel::kCmsdkApbTimer: return ApbTimer();
+    case TimerModel::kCmsdkApbDualTimer: return ApbDualTimer();
+    case TimerModel::kRiscvClint: return Clint();
+  }
+  return {};
 }
 
 std::string ToString(TimerModel model) {
-  return model == TimerModel::kCmsdkApbTimer ? "cmsdk-apb-timer" : "cmsdk-apb-dualtimer";
+  switch (model) {
+    case TimerModel::kCmsdkApbTimer: return "cmsdk-apb-timer";
+    case TimerModel::kCmsdkApbDualTimer: return "cmsdk-apb-dualtimer";
+    case TimerModel::kRiscvClint: return "riscv-clint";
+  }
+  return "?";
 }
 
 }  // namespace faultline

@@ -6,6 +6,7 @@
 #include "nxp_edma.h"
 #include "stm32_dma.h"
 #include "stm32_gpdma.h"
+#include "clint.h"
 #include "timer.h"
 #include "uart.h"
 
@@ -33,6 +34,7 @@ std::unique_ptr<Device> MakeDevice(const Peripheral& peripheral, std::unique_ptr
   }
   if (peripheral.dma) return std::make_unique<Stm32Gpdma>(peripheral, std::move(port));
   if (peripheral.uart) return std::make_unique<UartPort>(peripheral);
+  if (peripheral.timer && *peripheral.timer == TimerModel::kRiscvClint) return std::make_unique<Clint>(peripheral);
   if (peripheral.timer) return std::make_unique<TimerPort>(peripheral);
   return nullptr;
 }

@@ -129,19 +129,19 @@ class RiscvMachine::Run_ {
     res.board = board.name;
     res.firmware = in_.image.path.string();
     res.load_mode = in_.mode;
-    // Registers and UARTs are served as on the Cortex-M boards; what needs interrupts or
-    // a second bus master is not there yet.
+    // Registers, UARTs and the CLINT are served; the other timers, NPUs and DMA
+    // controllers (NVIC lines, a second bus master) are not there yet.
     const auto needs_more = std::find_if(board.peripherals.begin(), board.peripherals.end(), [](const Peripheral& p) {
-      return p.timer || p.npu || p.dma;
+      return (p.timer && *p.timer != TimerModel::kRiscvClint) || p.npu || p.dma;
     });
     if (!board.gates.empty() || needs_more != board.peripherals.end()) {
       throw InputError(board.source.string(),
                        board.gates.empty()
-                           ? fmt::format("board {} declares {} with a timer, NPU or DMA model: RISC-V boards have no "
-                                         "interrupts or other bus masters yet",
+                           ? fmt::format("board {} declares {} with a timer, NPU or DMA model: RISC-V boards have "
+                                         "only the CLINT's interrupts and no other bus masters yet",
                                          board.name, needs_more->name)
                            : fmt::format("board {} declares gates: RISC-V boards do not model them yet", board.name),
-                       "remove it from the RISC-V board file (UARTs and plain registers are served)");
+                       "remove it from the RISC-V board file (UARTs, a riscv-clint and plain registers are served)");
     }
     // What the RV32 run does not do yet is refused, not skipped.
     const std::vector<HostAction> other = [&] {
@@ -211,9 +211,27 @@ class RiscvMachine::Run_ {
         return TakeTrap(s);
       case Stop::Kind::kWfi:
         if (cpu.traps_to_host) return Halt(s.pc, "wfi with no interrupt pending");
+        if (hart_->WaitForInterrupt()) {  // woken: on after the wfi, where an enabled interrupt is taken
+          pc_ = s.pc + 4;
+          return;
+        }
         res.outcome = Outcome::kHang;
-        res.hang = Hang{s.pc, "wfi, and no interrupt source is modelled to wake the hart", Symbol(s.pc)};
+        res.hang = Hang{s.pc,
+                        fmt::format("wfi, and no interrupt that mie enables (0x{:08x}) is pending or due from the "
+                                    "board's devices",
+                                    hart_->Mie()),
+                        Symbol(s.pc)};
         return Finish(s.pc);
+      case Stop::Kind::kInterrupt: {
+        // Privileged spec §3.1.7: mcause has the interrupt bit; vectored mode (mtvec.MODE
+        // 1) sends it to BASE + 4 * cause.
+        const uint32_t code = hart_->PendingInterrupt().value_or(0);
+        const uint32_t base = hart_->Trap(0x80000000u | code, s.pc, 0);
+        pc_ = (hart_->Mtvec() & 3) == 1 ? base + 4 * code : base;
+        ++res.interrupts_taken;
+        hart_->MarkTrap(riscv::InterruptName(code));
+        return;
+      }
       case Stop::Kind::kHang:
         // In a trap handler (mstatus.MPP = M from the trap entry: mret leaves the least
         // privileged mode there, §3.1.6.1) that spins: the run ends as the fault it handled.

@@ -119,6 +119,11 @@ Hart::Hart(Cpu cpu, MemoryMap& map) : cpu_(cpu), map_(map) {
     Check(uc_mmio_map(uc_, span.base, span.size, ServedRead, served_.back().get(), ServedWrite, served_.back().get()),
           "uc_mmio_map");
   }
+  for (const Peripheral& p : map.peripherals()) {
+    for (const IrqLine& l : p.irqs) {
+      if (l.number < 32) irq_bits_.push_back(l.number);
+    }
+  }
   uc_hook h;
   Check(uc_hook_add(uc_, &h, UC_HOOK_BLOCK, reinterpret_cast<void*>(OnBlock), this, 1, 0), "uc_hook_add(block)");
   Check(uc_hook_add(uc_, &h, UC_HOOK_INTR, reinterpret_cast<void*>(OnInterrupt), this, 1, 0), "uc_hook_add(intr)");
@@ -145,9 +150,48 @@ uint64_t Hart::ServeAccess(uint64_t addr, unsigned size, bool write, uint64_t va
   const uint64_t offset = addr - map_.peripherals()[size_t(p)].base;
   const int reg = map_.FindRegister(size_t(p), offset);
   if (reg < 0) return 0;
-  map_.AdvanceTo(Through());
+  map_.AdvanceTo(time());
   RegisterWriteEffect effect;
-  return map_.AccessRegister(size_t(p), size_t(reg), offset, size, write, value, &effect);
+  const uint64_t v = map_.AccessRegister(size_t(p), size_t(reg), offset, size, write, value, &effect);
+  // A line or the next event moved: looked at again from the next block boundary.
+  if (map_.TakeIrqAttention() || write) SyncDevices();
+  return v;
+}
+
+void Hart::SyncDevices() {
+  if (irq_bits_.empty()) return;
+  map_.AdvanceTo(time());
+  uint32_t lines = 0;
+  for (uint32_t bit : irq_bits_) lines |= map_.IrqLevel(bit) ? 1u << bit : 0;
+  if (lines != lines_) {
+    // What the firmware reads in mip (Unicorn takes no interrupt from it: the hart does).
+    uint32_t mip = Csr(UC_RISCV_REG_MIP);
+    for (uint32_t bit : irq_bits_) mip &= ~(1u << bit);
+    SetCsr(UC_RISCV_REG_MIP, mip | lines);
+    lines_ = lines;
+  }
+  const uint64_t next = map_.NextEventAt();
+  event_at_ = next == UINT64_MAX ? UINT64_MAX : next > idle_ ? next - idle_ : 0;
+  UpdateCheckAt();
+}
+
+std::optional<uint32_t> Hart::PendingInterrupt() const {
+  if (lines_ == 0 || (Mstatus() & (1u << 3)) == 0) return std::nullopt;
+  const uint32_t pending = lines_ & Csr(UC_RISCV_REG_MIE);
+  for (uint32_t code : {11u, 3u, 7u}) {  // MEI, MSI, MTI (§3.1.9)
+    if (pending & (1u << code)) return code;
+  }
+  return std::nullopt;
+}
+
+bool Hart::WaitForInterrupt() {
+  SyncDevices();
+  for (int events = 0; (lines_ & Csr(UC_RISCV_REG_MIE)) == 0; ++events) {
+    if (event_at_ == UINT64_MAX || events > 64) return false;
+    if (event_at_ > Through()) idle_ += event_at_ - Through();
+    SyncDevices();
+  }
+  return true;
 }
 
 Hart::~Hart() {
@@ -180,6 +224,16 @@ void Hart::SetCsr(int uc_reg, uint32_t v) { uc_reg_write(uc_, uc_reg, &v); }
 
 uint32_t Hart::Mstatus() const { return Csr(UC_RISCV_REG_MSTATUS); }
 uint32_t Hart::Mtvec() const { return Csr(UC_RISCV_REG_MTVEC); }
+uint32_t Hart::Mie() const { return Csr(UC_RISCV_REG_MIE); }
+
+std::string InterruptName(uint32_t code) {
+  switch (code) {
+    case 3: return "machine software interrupt";
+    case 7: return "machine timer interrupt";
+    case 11: return "machine external interrupt";
+  }
+  return fmt::format("interrupt {}", code);
+}
 
 uint32_t Hart::Trap(uint32_t mcause, uint32_t epc, uint32_t tval) {
   SetCsr(UC_RISCV_REG_MEPC, epc);
@@ -252,9 +306,16 @@ void Hart::OnBlock(uc_struct*, uint64_t address, uint32_t size, void* user) {
     h.UpdateCheckAt();
     if (std::chrono::steady_clock::now() >= *h.deadline_) h.StopWith({.kind = Stop::Kind::kTimeout, .pc = uint32_t(address)});
   }
-  // A budget stopped the run before this block ran: it is not on the road, and none of
-  // its instructions retired (as Core's Settle(0)), so a run resumed from here counts it once.
-  if (h.stop_ && (h.stop_->kind == Stop::Kind::kLimit || h.stop_->kind == Stop::Kind::kTimeout)) {
+  if (!h.stop_ && retired >= h.event_at_) h.SyncDevices();
+  if (!h.stop_ && h.lines_ != 0) {
+    if (h.PendingInterrupt()) h.StopWith({.kind = Stop::Kind::kInterrupt, .pc = uint32_t(address)});
+    h.UpdateCheckAt();
+  }
+  // A budget or an interrupt stopped the run before this block ran: it is not on the road,
+  // and none of its instructions retired (as Core's Settle(0)), so a run resumed from here
+  // counts it once.
+  if (h.stop_ && (h.stop_->kind == Stop::Kind::kLimit || h.stop_->kind == Stop::Kind::kTimeout ||
+                  h.stop_->kind == Stop::Kind::kInterrupt)) {
     if (h.road_on_) h.road_at_ -= sizeof(void*);
     h.SetThrough(h.Through() - h.current_->count);
   }
@@ -306,6 +367,10 @@ void Hart::UpdateCheckAt() {
   uint64_t at = budget_ == UINT64_MAX ? UINT64_MAX : budget_ + 1;
   if (deadline_) at = std::min(at, clock_at_);
   if (trace_) at = std::min(at, trace_flush_at_);
+  at = std::min(at, event_at_);
+  // A line is high: every block start looks whether mie and mstatus.MIE let it in (a CSR
+  // write that unmasks it is seen at the next block, where QEMU sees it too).
+  if (lines_ != 0) at = std::min(at, through + 1);
   check_at_ = std::min<uint64_t>(at, INT64_MAX);
   SetThrough(through);
 }
@@ -452,6 +517,8 @@ Stop Hart::Run(uint32_t pc, uint64_t max_instructions,
   stepped_ = 0;
   hook_block_ = {pc, pc, 0};
   current_ = &hook_block_;
+  SyncDevices();
+  if (PendingInterrupt()) return {.kind = Stop::Kind::kInterrupt, .pc = pc};
   const uint64_t before = Through();
   const uc_err err = uc_emu_start(uc_, pc, 0xFFFFFFFFu, 0, 0);
   uint32_t now = 0;
@@ -477,7 +544,8 @@ Stop Hart::Run(uint32_t pc, uint64_t max_instructions,
   // A stop inside the block the hook counted whole: what ran of it retired, the stopping
   // instruction did not.
   const bool inside = s.pc >= current_->start && s.pc < current_->end && s.kind != Stop::Kind::kHang &&
-                      s.kind != Stop::Kind::kLimit && s.kind != Stop::Kind::kTimeout;
+                      s.kind != Stop::Kind::kLimit && s.kind != Stop::Kind::kTimeout &&
+                      s.kind != Stop::Kind::kInterrupt;
   if (inside && Through() > before) SetThrough(Through() - Count(s.pc, current_->end));
   if (s.kind == Stop::Kind::kWfi) SetThrough(Through() + 1);  // wfi itself completes
   if (trace_) FlushTrace();

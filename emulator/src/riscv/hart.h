@@ -39,6 +39,8 @@ constexpr uint32_t kEcallFromM = 11;
 }  // namespace cause
 // "load access fault", as Table 3.6 names it.
 std::string CauseName(uint32_t mcause);
+// "machine timer interrupt", for an interrupt code (Table 3.6, Interrupt = 1).
+std::string InterruptName(uint32_t code);
 
 // Encodings the machine recognises (The RISC-V Instruction Set Manual, Volume I, and the
 // semihosting binding of the RISC-V Semihosting spec §2.1: the `ebreak` between these two).
@@ -65,6 +67,7 @@ struct Stop {
     kBreakpoint,  // SetBreakpoint's address reached at `pc`; nothing there ran yet
     kStep,        // StepOne: one instruction ran; `pc` is the next, which has not
     kWatchpoint,  // SetWatch: the instruction at `pc` would access `tval` (not done)
+    kInterrupt,   // an enabled interrupt is pending (PendingInterrupt): at a block's start, nothing of it ran
   } kind = Kind::kTrap;
   uint32_t pc = 0;
   uint32_t cause = 0;
@@ -98,6 +101,7 @@ class Hart {
   // §3.1.7), so that nothing above the hart needs Unicorn's register numbers.
   uint32_t Mstatus() const;
   uint32_t Mtvec() const;
+  uint32_t Mie() const;
   void SetCsr(int uc_reg, uint32_t v);
   // A machine-mode CSR by its number (privileged spec Table 2.5), as a debugger reads and
   // writes it; nothing for one the hart does not have (hart_debug.cc).
@@ -128,6 +132,17 @@ class Hart {
 
   // Instructions retired so far (a trapping instruction does not retire).
   uint64_t instructions() const { return Through(); }
+
+  // --- interrupts (privileged spec §3.1.9): the board's devices drive mip bits through
+  // their `irq:` lines, whose numbers are the bits (a CLINT's MTIP 7, MSIP 3; MEIP 11).
+  // Device time is the instructions retired plus the time the hart slept in `wfi`.
+  uint64_t time() const { return Through() + idle_; }
+  // The interrupt code to take now: the highest-priority bit of mip & mie (MEI, MSI, MTI,
+  // §3.1.9), if mstatus.MIE; or nothing.
+  std::optional<uint32_t> PendingInterrupt() const;
+  // `wfi`: sleeps until an interrupt mie enables is pending (not needing mstatus.MIE,
+  // §3.3.3), moving time to the devices' next events. False if none ever will.
+  bool WaitForInterrupt();
   std::vector<uint8_t> InstructionAt(uint32_t pc) const;
   uint32_t Word(uint32_t address) const;  // 0 where no memory is
   // Whether the hart runs 16-bit (C) encodings: the board's cpu has C, or this libunicorn
@@ -169,6 +184,9 @@ class Hart {
   static uint64_t ServedRead(uc_struct* uc, uint64_t offset, unsigned size, void* span);
   static void ServedWrite(uc_struct* uc, uint64_t offset, unsigned size, uint64_t value, void* span);
   uint64_t ServeAccess(uint64_t addr, unsigned size, bool write, uint64_t value);
+  // Brings the devices to time(), reads the mip bits they drive, and schedules their next
+  // event (a slow-path check at that instruction count).
+  void SyncDevices();
   static void OnBreakpoint(uc_struct* uc, uint64_t address, uint32_t size, void* user);
   static void OnStep(uc_struct* uc, uint64_t address, uint32_t size, void* user);
   // An access to a page a watchpoint protects: true when it was performed (not watched),
@@ -226,6 +244,10 @@ class Hart {
   std::optional<std::chrono::steady_clock::time_point> deadline_;
   uint64_t clock_at_ = 0;       // the wall clock is read when Through() passes this
   std::optional<Stop> stop_;    // what the hooks saw
+  uint64_t idle_ = 0;               // device time slept in wfi
+  uint64_t event_at_ = UINT64_MAX;  // Through() at which a device's next event falls
+  uint32_t lines_ = 0;              // mip bits the devices drive
+  std::vector<uint32_t> irq_bits_;  // the board's irq: numbers (mip bits)
   // A debugger's (hart_debug.cc).
   uint32_t page_size_ = 0;
   std::unordered_map<uint32_t, size_t> breakpoints_;  // address -> uc_hook
