@@ -163,13 +163,9 @@ void Hart::SyncDevices() {
   map_.AdvanceTo(time());
   uint32_t lines = 0;
   for (uint32_t bit : irq_bits_) lines |= map_.IrqLevel(bit) ? 1u << bit : 0;
-  if (lines != lines_) {
-    // What the firmware reads in mip (Unicorn takes no interrupt from it: the hart does).
-    uint32_t mip = Csr(UC_RISCV_REG_MIP);
-    for (uint32_t bit : irq_bits_) mip &= ~(1u << bit);
-    SetCsr(UC_RISCV_REG_MIP, mip | lines);
-    lines_ = lines;
-  }
+  // Kept here, not in Unicorn's mip, which a register write cannot set MTIP/MSIP in
+  // (docs/boards.md): the hart takes the interrupts itself.
+  lines_ = lines;
   const uint64_t next = map_.NextEventAt();
   event_at_ = next == UINT64_MAX ? UINT64_MAX : next > idle_ ? next - idle_ : 0;
   UpdateCheckAt();
