@@ -196,7 +196,8 @@ struct RunResult {
   std::vector<NpuJob> npu_jobs;  // every job the board's NPUs started, NPU by NPU, in order
   std::vector<DmaTransfer> dma_transfers;  // every transfer the DMA channels started, in order
   uint64_t instructions = 0;
-  uint64_t interrupts_taken = 0;  // RV32 harts: interrupts the firmware's handler was entered for
+  uint64_t interrupts_taken = 0;   // RV32 harts: interrupts the firmware's handler was entered for
+  uint64_t environment_calls = 0;  // RV32 harts: ecalls it was entered for (not faults)
   // Armv8.1-M instructions on a Cortex-M55 board (Unicorn runs the Armv8-M model):
   // sites rewritten into Armv8-M code, and executions the host performed itself.
   uint64_t armv81m_sites_translated = 0;

@@ -400,8 +400,14 @@ class RiscvMachine::Run_ {
       return;
     }
     last_trap_at_ = hart_->instructions();
-    Chain(f);
-    if (!first_fault_) first_fault_ = f;
+    // An ecall is the firmware's own call into its handler (an RTOS's yield, a system
+    // call), as SVC is on the Cortex-M boards: counted, not a fault of the chain.
+    if (s.cause == riscv::cause::kEcallFromM || s.cause == 8) {
+      ++out_.result.environment_calls;
+    } else {
+      Chain(f);
+      if (!first_fault_) first_fault_ = f;
+    }
     hart_->MarkTrap(f.kind);
     pc_ = hart_->Trap(s.cause, s.pc, s.tval);
   }

@@ -483,6 +483,7 @@ std::string FormatRunJson(const RunResult& r) {
   j["uart_bytes"] = uart_bytes;  // more than a port's text: the text is its last bytes
   j["instructions"] = r.instructions;
   if (r.interrupts_taken) j["interrupts_taken"] = r.interrupts_taken;
+  if (r.environment_calls) j["environment_calls"] = r.environment_calls;
   j["armv81m"] = {{"sites_translated", r.armv81m_sites_translated},
                   {"sites_rewritten_in_place", r.armv81m_sites_rewritten},
                   {"host_executions", r.armv81m_host_executions},
