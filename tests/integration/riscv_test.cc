@@ -352,6 +352,11 @@ TEST(RiscvVirt, ATrapInsideTheTrapHandlerIsSaidToBeTheHandlers) {
   EXPECT_EQ(report["faults"][0]["context"], "in machine mode");
   EXPECT_EQ(report["faults"][1]["context"], "in the trap handler fault_handler");
   EXPECT_EQ(report["faults"][1]["address"], 0xF0000004u);
+  // An RV32 trap's record has the trap CSRs, not the Cortex-M SCS registers or a stacked frame.
+  EXPECT_TRUE(report["faults"][1].contains("trap"));
+  for (const char* arm_only : {"cfsr", "hfsr", "bfar", "stacked_frame", "no_frame_why"}) {
+    EXPECT_FALSE(report["faults"][1].contains(arm_only)) << arm_only;
+  }
   const Completed text = RunCli({"run", "--board", "riscv32-virt", Fixture("riscv32-virt", "handler_faults").string()});
   EXPECT_NE(text.out.find("in the trap handler fault_handler: store/AMO access fault: mcause 7"), std::string::npos)
       << text.out;

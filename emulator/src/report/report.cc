@@ -233,13 +233,11 @@ std::string RiscvText(const Fault& f) {
 // has none of its own (the run's last).
 void AppendFaultRecord(std::string& out, const Fault& f, const Registers& registers, const Board& board) {
   out += fmt::format("  {}: {}\n", f.kind, f.detail);
-  if (f.access) {
-    out += fmt::format("  access:      {} of {} byte{} at {}\n", ToString(*f.access), f.size,
-                       f.size == 1 ? "" : "s", WithSymbol(f.address, f.address_symbol));
-  } else if (f.HasAddress()) {
-    out += fmt::format("  {:<12} {}\n", f.address_role + ":", WithSymbol(f.address, f.address_symbol));
+  if (f.HasAddress()) {
+    out += f.access ? fmt::format("  access:      {} of {} byte{} at ", ToString(*f.access), f.size, f.size == 1 ? "" : "s")
+                    : fmt::format("  {:<12} ", f.address_role + ":");
+    out += fmt::format("{}\n  address is   {}\n", WithSymbol(f.address, f.address_symbol), Where(f, board));
   }
-  if (f.HasAddress()) out += fmt::format("  address is   {}\n", Where(f, board));
   const std::string text = RiscvText(f);
   out += fmt::format("  instruction: {} [{}]{}{}\n", WithSymbol(f.pc, f.pc_symbol), InstructionHex(f),
                      text.empty() ? "" : " " + text,
@@ -555,25 +553,26 @@ std::string FormatRunJson(const RunResult& r) {
     fj["gate"] = f.gate.empty() ? json(nullptr) : json(f.gate);
     fj["exception"] = f.exception.empty() ? json(nullptr) : json(f.exception);
     fj["handled_by_firmware"] = f.handled_by_firmware;
-    fj["escalated"] = f.escalated;
-    fj["cfsr"] = f.cfsr;
-    fj["cfsr_bits"] = arm::DecodeCfsr(f.cfsr);
-    fj["hfsr"] = f.hfsr;
-    fj["hfsr_bits"] = arm::DecodeHfsr(f.hfsr);
-    fj["bfar"] = f.bfar;
-    fj["mmfar"] = f.mmfar;
-    if (f.stacked_frame) {
-      const auto& sf = *f.stacked_frame;
-      fj["stacked_frame"] = {{"r0", sf.r0}, {"r1", sf.r1}, {"r2", sf.r2},  {"r3", sf.r3},
-                             {"r12", sf.r12}, {"lr", sf.lr}, {"pc", sf.pc}, {"xpsr", sf.xpsr}};
+    if (f.trap) {  // an RV32 hart: the trap CSRs its handler reads; no SCS registers, no stacked frame
+      fj["trap"] = {{"mcause", f.trap->mcause}, {"mepc", f.trap->mepc}, {"mtval", f.trap->mtval}, {"mtvec", f.trap->mtvec}};
     } else {
-      fj["stacked_frame"] = nullptr;
-      fj["no_frame_why"] = f.no_frame_why;
+      fj["escalated"] = f.escalated;
+      fj["cfsr"] = f.cfsr;
+      fj["cfsr_bits"] = arm::DecodeCfsr(f.cfsr);
+      fj["hfsr"] = f.hfsr;
+      fj["hfsr_bits"] = arm::DecodeHfsr(f.hfsr);
+      fj["bfar"] = f.bfar;
+      fj["mmfar"] = f.mmfar;
+      if (f.stacked_frame) {
+        const auto& sf = *f.stacked_frame;
+        fj["stacked_frame"] = {{"r0", sf.r0}, {"r1", sf.r1}, {"r2", sf.r2},  {"r3", sf.r3},
+                               {"r12", sf.r12}, {"lr", sf.lr}, {"pc", sf.pc}, {"xpsr", sf.xpsr}};
+      } else {
+        fj["stacked_frame"] = nullptr;
+        fj["no_frame_why"] = f.no_frame_why;
+      }
     }
     if (f.registers) fj["registers"] = registers_json(*f.registers, false);
-    if (f.trap) {
-      fj["trap"] = {{"mcause", f.trap->mcause}, {"mepc", f.trap->mepc}, {"mtval", f.trap->mtval}, {"mtvec", f.trap->mtvec}};
-    }
     fj["instructions"] = f.instructions;
     fj["road"] = road_json(f.road);
     fj["road_folded"] = FoldRoad(f.road, "(" + f.kind + ")");
