@@ -86,12 +86,17 @@ bool HaveQemuRiscv() { return RunProgram({"sh", "-c", "command -v qemu-system-ri
 // `out`), and its exit status (main's return: picolibc's semihost crt0 exits with it).
 // `cpu` is QEMU's for the board's hart: rv32,c=false for kVirtIm; the fixtures built
 // rv32im run the same on riscv32-virt (rv32imac) and QEMU's default.
-Completed QemuVirt(const std::filesystem::path& elf, const std::string& cpu = "rv32,c=false") {
+// `extra`: more QEMU options (its clock).
+Completed QemuVirt(const std::filesystem::path& elf, const std::string& cpu = "rv32,c=false",
+                   const std::vector<std::string>& extra = {}) {
   const TempDir dir("qemu");
   const auto console = dir / "semihosting.txt";
-  Completed qemu = RunProgram({"timeout", "60", "qemu-system-riscv32", "-M", "virt", "-cpu", cpu, "-bios", "none", "-nographic",
-                               "-monitor", "none", "-serial", "none", "-chardev", "file,id=sh0,path=" + console.string(),
-                               "-semihosting-config", "enable=on,target=native,chardev=sh0", "-kernel", elf.string()});
+  std::vector<std::string> args = {"timeout", "60", "qemu-system-riscv32", "-M", "virt", "-cpu", cpu, "-bios", "none",
+                                   "-nographic", "-monitor", "none", "-serial", "none", "-chardev",
+                                   "file,id=sh0,path=" + console.string(), "-semihosting-config",
+                                   "enable=on,target=native,chardev=sh0", "-kernel", elf.string()};
+  args.insert(args.end() - 2, extra.begin(), extra.end());
+  Completed qemu = RunProgram(args);
   qemu.out = Slurp(console);
   return qemu;
 }
@@ -196,15 +201,9 @@ TEST(RiscvVirt, ClintTimerAndSoftwareInterruptsReachTheHandlerAsOnQemu) {
                      "software interrupts 1 mcause 0x80000003 msip 0\n");
   EXPECT_EQ(report["interrupts_taken"], 6);
   if (!HaveQemuRiscv()) GTEST_SKIP() << "qemu-system-riscv32 is missing (qemu-system-misc)";
-  const TempDir dir("qemu-clint");
-  const auto out = dir / "semihosting.txt";
-  Completed qemu = RunProgram({"timeout", "60", "qemu-system-riscv32", "-M", "virt", "-bios", "none", "-nographic",
-                               "-monitor", "none", "-serial", "none", "-icount", "shift=0,sleep=off", "-chardev",
-                               "file,id=sh0,path=" + out.string(), "-semihosting-config",
-                               "enable=on,target=native,chardev=sh0", "-kernel",
-                               Fixture("riscv32-virt", "clint_tick").string()});
+  Completed qemu = QemuVirt(Fixture("riscv32-virt", "clint_tick"), "rv32", {"-icount", "shift=0,sleep=off"});
   EXPECT_EQ(qemu.status, 0) << qemu.err;
-  EXPECT_EQ(console, Slurp(out));
+  EXPECT_EQ(console, qemu.out);
 }
 
 // What an RV32 board cannot have yet (a timer, which needs interrupts) is refused at the

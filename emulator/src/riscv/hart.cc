@@ -153,8 +153,9 @@ uint64_t Hart::ServeAccess(uint64_t addr, unsigned size, bool write, uint64_t va
   map_.AdvanceTo(time());
   RegisterWriteEffect effect;
   const uint64_t v = map_.AccessRegister(size_t(p), size_t(reg), offset, size, write, value, &effect);
-  // A line or the next event moved: looked at again from the next block boundary.
-  if (map_.TakeIrqAttention() || write) SyncDevices();
+  // A line or the next event moved (a device says so): looked at again from the next
+  // block boundary. A UART's transmit write moves nothing and costs nothing more.
+  if (map_.TakeIrqAttention()) SyncDevices();
   return v;
 }
 
