@@ -206,6 +206,27 @@ TEST(RiscvVirt, ClintTimerAndSoftwareInterruptsReachTheHandlerAsOnQemu) {
   EXPECT_EQ(console, qemu.out);
 }
 
+// The PLIC (issue 37 item 5): UART0's THR-empty interrupt reaches the hart as source 10,
+// one per byte, through claim and completion; the threshold masks it (pending, not
+// taken) until lowered; a claim with nothing pending reads 0. Same bytes on QEMU's -serial.
+TEST(RiscvVirt, AUartInterruptThroughThePlicIsTakenAsOnQemu) {
+  REQUIRE_RISCV_FIXTURES();
+  Completed cli;
+  auto report = RunJson("riscv32-virt", "plic_uart", {}, &cli);
+  ASSERT_EQ(report["outcome"], "exit") << cli.out << cli.err;
+  EXPECT_EQ(report["exit_code"], 0);
+  const std::string uart = report["uart"]["UART0"];
+  EXPECT_EQ(uart, "sent by THR-empty interrupts through the PLIC\n"
+                  "priority 1 taken 47 sent 46 mcause 0x8000000b claim 10 other 0\n"
+                  "threshold 1: pending 1 taken 0; threshold 0: taken 1\n"
+                  "claim with nothing pending 0 pending 0x00000000\n");
+  EXPECT_EQ(report["interrupts_taken"], 48);
+  if (!HaveQemuRiscv()) GTEST_SKIP() << "qemu-system-riscv32 is missing (qemu-system-misc)";
+  Completed qemu = QemuVirtSerial(Fixture("riscv32-virt", "plic_uart"));
+  EXPECT_EQ(qemu.status, 0) << qemu.err;
+  EXPECT_EQ(uart, qemu.out);
+}
+
 // What an RV32 board cannot have yet (a timer, which needs interrupts) is refused at the
 // board, naming it; its UART is not.
 TEST(RiscvBoards, ATimerOnAnRv32BoardIsRefusedNamingIt) {

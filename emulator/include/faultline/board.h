@@ -146,6 +146,17 @@ enum class TimerModel {
 std::string ToString(TimerModel model);
 std::vector<Register> TimerRegisters(TimerModel model);  // board/timer_models.cc
 
+// An interrupt controller between the peripherals and the hart (devices/plic.cc): the
+// peripherals whose `interrupt_parent:` names it drive its sources, and its own `irq:`
+// outputs drive the hart's mip bits.
+enum class IntcModel {
+  kRiscvPlic,  // RISC-V PLIC (SiFive), as QEMU 7.2's virt machine configures it
+};
+std::string ToString(IntcModel model);
+std::vector<Register> IntcRegisters(IntcModel model);  // board/intc_models.cc
+// The sources a controller has, 0 (reserved: "no interrupt") included.
+uint32_t IntcSources(IntcModel model);
+
 // An Arm Ethos-U NPU whose behaviour faultline implements (devices/ethos_u/): it runs the
 // command streams Vela writes, and reads and writes memory as a bus master of its own
 // (`master:`, a `masters:` entry of kind npu, says what its AXI ports reach).
@@ -202,7 +213,11 @@ constexpr uint32_t kNvicMaxIrqLines = 496;
 // may share a line: it is then their OR (QEMU's or-irq, e.g. the MPS2 UART overflows).
 struct IrqLine {
   std::string output;   // the model's output: "timer" / "tx", "rx", "overflow"; "" for `when`
-  uint32_t number = 0;  // NVIC external interrupt number
+  uint32_t number = 0;  // NVIC external interrupt number (RV32: mip bit), or the parent's source
+  // `interrupt_parent:` (device tree's interrupt-parent): the interrupt controller among the
+  // peripherals the line goes to, `number` being its source; none: the CPU's own line.
+  std::optional<size_t> parent;
+  std::string parent_name, parent_where;
   Condition when;       // a register-declared peripheral: the line is high while this holds
   std::string where;
 };
@@ -219,6 +234,7 @@ struct Peripheral {
   std::optional<TimerModel> timer;  // `model:` a timer
   std::optional<Npu> npu;           // `model:` an NPU, with `macs:` and `master:`
   std::optional<Dma> dma;           // `model:` a DMA controller, with `master:`
+  std::optional<IntcModel> intc;    // `model:` an interrupt controller
   std::vector<IrqLine> irqs;        // `irq:`
   // `model: unimplemented`: a whole bus window nobody modelled, as QEMU's
   // unimplemented-device (hw/misc/unimp.c): reads 0, writes are dropped, and each register

@@ -16,6 +16,7 @@
 namespace faultline {
 
 class Device;
+class InterruptController;
 class UartPort;
 class DmaController;
 class CpuCacheView;
@@ -174,8 +175,9 @@ class MemoryMap {
   // The earliest time at which a peripheral raises an interrupt on its own (a timer's
   // count reaching zero, a byte for an interrupt-driven receiver), or UINT64_MAX.
   uint64_t NextEventAt() const;
-  // The NVIC lines the board's peripherals drive (`irq:`), each once, and whether a line
-  // is high now: the OR of the outputs wired to it.
+  // The NVIC lines (RV32: mip bits) the board's peripherals drive (`irq:`), each once, and
+  // whether a line is high now: the OR of the outputs wired to it. Lines into an interrupt
+  // controller among the peripherals (`interrupt_parent:`) are its, not the CPU's.
   const std::vector<uint32_t>& irq_numbers() const { return irq_numbers_; }
   bool IrqLevel(uint32_t number) const;
   // Whether a register access since the last call may have moved an interrupt line or a
@@ -216,6 +218,15 @@ class MemoryMap {
   CpuCacheView* cpu_cache_ = nullptr;
   MasterWriteListener master_write_;
   std::vector<uint32_t> irq_numbers_;
+  // The lines into an interrupt controller: (peripheral, line, controller).
+  struct RoutedLine {
+    size_t peripheral;
+    const IrqLine* line;
+    InterruptController* controller;
+  };
+  std::vector<RoutedLine> routed_;
+  // Hands the controllers their sources' levels (after any change of a device's state).
+  void RouteInterrupts();
   uint64_t now_ = 0;
   bool irq_attention_ = false;
   bool LineOutput(size_t peripheral, const IrqLine& line) const;

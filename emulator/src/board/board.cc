@@ -332,6 +332,44 @@ std::string Span(uint64_t base, uint64_t size) {
   return fmt::format("0x{:08x}-0x{:08x}", base, base + size - 1);
 }
 
+// `interrupt_parent:` names an interrupt controller among the peripherals (a PLIC on an
+// RV32 hart); the line's number is then one of its sources, 1 up (source 0 means "no
+// interrupt": RISC-V PLIC spec v1.0.0 ch. 2).
+void ResolveInterruptParents(Board& b) {
+  for (Peripheral& p : b.peripherals) {
+    if (p.intc && IsaOf(b.cpu) != Isa::kRiscv) {
+      throw InputError(p.where, fmt::format("{} is a {}, and a {} takes interrupts through its NVIC", p.name,
+                                            ToString(*p.intc), ToString(b.cpu)),
+                       "remove it: on an Arm board a peripheral's irq: is its NVIC line");
+    }
+    for (IrqLine& l : p.irqs) {
+      if (l.parent_name.empty()) continue;
+      const auto parent = std::find_if(b.peripherals.begin(), b.peripherals.end(),
+                                       [&](const Peripheral& q) { return q.name == l.parent_name; });
+      if (parent == b.peripherals.end() || !parent->intc) {
+        std::string controllers;
+        for (const Peripheral& q : b.peripherals) {
+          if (q.intc) controllers += (controllers.empty() ? "" : ", ") + q.name;
+        }
+        throw InputError(l.parent_where,
+                         fmt::format("interrupt_parent: {} of {} is {}", l.parent_name, p.name,
+                                     parent == b.peripherals.end() ? "not a peripheral of the board"
+                                                                   : "not an interrupt controller"),
+                         controllers.empty() ? "declare the controller (model: riscv-plic) or remove interrupt_parent:"
+                                             : "name one of the board's interrupt controllers: " + controllers);
+      }
+      const uint32_t sources = IntcSources(*parent->intc);
+      if (l.number == 0 || l.number >= sources) {
+        throw InputError(l.where,
+                         fmt::format("source {} of {} is not one of {}'s sources 1-{}", l.number, p.name,
+                                     parent->name, sources - 1),
+                         "use the source number the SoC's interrupt map gives (QEMU virt: UART0 10)");
+      }
+      l.parent = size_t(parent - b.peripherals.begin());
+    }
+  }
+}
+
 }  // namespace
 
 Board ParseBoard(const std::string& yaml, const std::string& origin) {
@@ -362,9 +400,10 @@ Board ParseBoard(const std::string& yaml, const std::string& origin) {
   b.peripherals = std::move(layer.peripherals);
   b.contracts = std::move(layer.contracts);
   b.host_page = layer.host_page;
+  ResolveInterruptParents(b);
   for (const Peripheral& p : b.peripherals) {
     for (const IrqLine& l : p.irqs) {
-      if (l.number < b.cpu_options.nvic_irqs) continue;
+      if (l.parent || l.number < b.cpu_options.nvic_irqs) continue;
       throw InputError(l.where,
                        fmt::format("IRQ {} is past the NVIC's {} interrupt lines (0-{})", l.number,
                                    b.cpu_options.nvic_irqs, b.cpu_options.nvic_irqs - 1),

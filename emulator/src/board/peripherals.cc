@@ -39,6 +39,7 @@ void ParseModel(const Field& f, Peripheral& p) {
     bool unimplemented = false;
     std::optional<NpuModel> npu;
     std::optional<DmaModel> dma;
+    std::optional<IntcModel> intc;
   };
   static const std::vector<std::pair<std::string, Model>> kModels = {
       {ToString(UartModel::kCmsdkApb), {UartModel::kCmsdkApb, {}}},
@@ -57,6 +58,7 @@ void ParseModel(const Field& f, Peripheral& p) {
       {ToString(DmaModel::kStm32Dma), {{}, {}, false, {}, DmaModel::kStm32Dma}},
       {ToString(DmaModel::kPl330), {{}, {}, false, {}, DmaModel::kPl330}},
       {ToString(DmaModel::kNxpEdma4), {{}, {}, false, {}, DmaModel::kNxpEdma4}},
+      {ToString(IntcModel::kRiscvPlic), {{}, {}, false, {}, {}, IntcModel::kRiscvPlic}},
       {kUnimplemented, {{}, {}, true}}};
   Model m = f.Choice("peripheral model", kModels);
   p.uart = m.uart;
@@ -64,6 +66,8 @@ void ParseModel(const Field& f, Peripheral& p) {
   p.unimplemented = m.unimplemented;
   if (m.npu) p.npu = Npu{*m.npu};
   if (m.dma) p.dma = Dma{*m.dma, DmaMostChannels(*m.dma)};
+  p.intc = m.intc;
+  if (p.intc) p.registers = IntcRegisters(*p.intc);
   if (p.uart) p.registers = UartRegisters(*p.uart);
   if (p.timer) p.registers = TimerRegisters(*p.timer);
 }
@@ -73,6 +77,7 @@ std::string ModelName(const Peripheral& p) {
          : p.timer ? ToString(*p.timer)
          : p.npu   ? ToString(p.npu->model)
          : p.dma   ? ToString(p.dma->model)
+         : p.intc  ? ToString(*p.intc)
                    : kUnimplemented;
 }
 
@@ -157,7 +162,7 @@ IrqLine ParseIrqNumber(const Field& f, const std::string& output) {
 // those outputs to lines; a peripheral with declared registers: the number, and
 // `irq_when:` the condition that holds while it is pending.
 void ParseIrqs(const Mapping& m, const Field& f, Peripheral& p, size_t index, Layer& layer) {
-  if (m.Has("irq_when") && (p.uart || p.timer || p.npu || p.dma)) {
+  if (m.Has("irq_when") && (p.uart || p.timer || p.npu || p.dma || p.intc)) {
     m.Get("irq_when").Fail(fmt::format("{} is a {}, whose interrupt the model raises", p.name, ModelName(p)),
                            "remove irq_when: (docs/boards.md lists each model's interrupt outputs)");
   }
@@ -166,16 +171,18 @@ void ParseIrqs(const Mapping& m, const Field& f, Peripheral& p, size_t index, La
     return;
   }
   Field irq = m.Get("irq");
-  // Models with several outputs name them: the CMSDK UART's, the CLINT's (on an RV32 hart
-  // the number is the mip bit each sets: MTIP 7, MSIP 3).
+  // Models with several outputs name them: the CMSDK UART's, the CLINT's and the PLIC's (on
+  // an RV32 hart the number is the mip bit each sets: MTIP 7, MSIP 3; MEIP 11, SEIP 9).
   const bool clint = p.timer == TimerModel::kRiscvClint;
-  if (p.uart == UartModel::kCmsdkApb || clint) {
-    const std::vector<std::string> outputs =
-        clint ? std::vector<std::string>{"mtip", "msip"} : std::vector<std::string>{"rx", "tx", "overflow"};
+  if (p.uart == UartModel::kCmsdkApb || clint || p.intc) {
+    const std::vector<std::string> outputs = clint    ? std::vector<std::string>{"mtip", "msip"}
+                                             : p.intc ? std::vector<std::string>{"meip", "seip"}
+                                                      : std::vector<std::string>{"rx", "tx", "overflow"};
     if (!irq.node.IsMap()) {
       irq.Fail(fmt::format("{} ({}) has several interrupt outputs; irq: must name them", p.name, ModelName(p)),
-               clint ? "write irq: {mtip: 7, msip: 3}, the mip bits the hart's timer and software interrupts set"
-                     : "write irq: {rx: N, tx: N, overflow: N} (any of them), the lines the board wires each to");
+               clint    ? "write irq: {mtip: 7, msip: 3}, the mip bits the hart's timer and software interrupts set"
+               : p.intc ? "write irq: {meip: 11, seip: 9}, the mip bits its machine and supervisor contexts set"
+                        : "write irq: {rx: N, tx: N, overflow: N} (any of them), the lines the board wires each to");
     }
     Mapping im(irq, outputs);
     for (const std::string& output : outputs) {
@@ -215,7 +222,7 @@ void ParseIrqs(const Mapping& m, const Field& f, Peripheral& p, size_t index, La
 
 void ParsePeripheral(const Field& f, Layer& layer) {
   Mapping m(f, {"name", "base", "size", "description", "registers", "model", "source", "irq", "irq_when", "macs",
-                "master", "channels"});
+                "master", "channels", "interrupt_parent"});
   Peripheral p;
   p.where = f.Where();
   p.name = m.Require("name").Scalar();
@@ -237,7 +244,13 @@ void ParsePeripheral(const Field& f, Layer& layer) {
     }
     if (!m.Has("source")) {
       f.Fail(fmt::format("{} {} does not say where its address comes from",
-                         p.uart ? "UART" : p.timer ? "timer" : p.npu ? "NPU" : p.dma ? "DMA controller" : "unimplemented window", p.name),
+                         p.uart    ? "UART"
+                         : p.timer ? "timer"
+                         : p.npu   ? "NPU"
+                         : p.dma   ? "DMA controller"
+                         : p.intc  ? "interrupt controller"
+                                   : "unimplemented window",
+                         p.name),
              "add source: citing the reference manual section or vendor file that places it at this "
              "address, e.g. source: \"QEMU 7.2 hw/arm/mps2.c: UART0 at 0x40004000\"");
     }
@@ -247,10 +260,12 @@ void ParsePeripheral(const Field& f, Layer& layer) {
     ParseDma(m, f, p);
   }
   if (m.Has("source")) p.source = m.Get("source").Scalar();
-  const bool modelled = p.uart || p.timer || p.npu || p.dma;
-  // The CMSDK timers, an Ethos-U: 4 KiB; the CLINT: 64 KiB (QEMU virt_memmap VIRT_CLINT).
+  const bool modelled = p.uart || p.timer || p.npu || p.dma || p.intc;
+  // The CMSDK timers, an Ethos-U: 4 KiB; the CLINT: 64 KiB (QEMU virt_memmap VIRT_CLINT);
+  // the PLIC: 6 MiB (VIRT_PLIC_SIZE(VIRT_CPUS_MAX * 2), `info mtree`: 0xc000000-0xc5fffff).
   const uint64_t model_size = p.uart                                        ? UartBlockSize(*p.uart)
                               : p.timer && *p.timer == TimerModel::kRiscvClint ? 0x10000
+                              : p.intc                                        ? 0x600000
                                                                               : 0x1000;
   p.size = m.Has("size") ? m.Get("size").Size() : modelled ? model_size : 1024;
   if (m.Has("description")) p.description = m.Get("description").Scalar();
@@ -271,6 +286,17 @@ void ParsePeripheral(const Field& f, Layer& layer) {
   }
   size_t index = layer.peripherals.size();
   ParseIrqs(m, f, p, index, layer);
+  if (m.Has("interrupt_parent")) {  // ParseBoard finds it once every layer is in
+    const Field parent = m.Get("interrupt_parent");
+    if (p.irqs.empty()) {
+      parent.Fail(fmt::format("{} names an interrupt_parent but has no irq:", p.name),
+                  "add irq: N, the parent's source number its interrupt drives, or remove interrupt_parent:");
+    }
+    for (IrqLine& l : p.irqs) {
+      l.parent_name = parent.Scalar();
+      l.parent_where = parent.Where();
+    }
+  }
   struct Target {
     size_t reg;
     std::string key;

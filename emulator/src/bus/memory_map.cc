@@ -159,9 +159,14 @@ MemoryMap::MemoryMap(const Board& board) : gates_(board.gates), peripherals_(boa
     if (p.uart) uarts_.push_back(uart_of_.back());
     if (device) devices_.push_back(std::move(device));
     for (const IrqLine& l : p.irqs) {
-      if (std::find(irq_numbers_.begin(), irq_numbers_.end(), l.number) == irq_numbers_.end()) {
+      if (!l.parent && std::find(irq_numbers_.begin(), irq_numbers_.end(), l.number) == irq_numbers_.end()) {
         irq_numbers_.push_back(l.number);
       }
+    }
+  }
+  for (size_t p = 0; p < peripherals_.size(); ++p) {
+    for (const IrqLine& l : peripherals_[p].irqs) {
+      if (l.parent) routed_.push_back({p, &l, static_cast<InterruptController*>(device_of_[*l.parent])});
     }
   }
   gate_open_.assign(gates_.size(), false);
@@ -319,7 +324,10 @@ uint32_t MemoryMap::LoadRegister(size_t p, size_t r) {
   // nothing and costs no more than a compare.
   (void)device->TakeAttention();  // what AdvanceTo changed is the event's, not this read's
   const uint32_t v = device->Read(r, values_[p], now_);
-  if (device->TakeAttention() && !irq_numbers_.empty()) irq_attention_ = true;
+  if (device->TakeAttention() && !irq_numbers_.empty()) {
+    irq_attention_ = true;
+    RouteInterrupts();
+  }
   return v;
 }
 
@@ -329,6 +337,13 @@ void MemoryMap::AdvanceTo(uint64_t now) {
   for (size_t p = 0; p < peripherals_.size(); ++p) {
     if (device_of_[p] != nullptr) device_of_[p]->AdvanceTo(now, values_[p]);
   }
+  RouteInterrupts();
+}
+
+void MemoryMap::RouteInterrupts() {
+  bool moved = false;
+  for (const RoutedLine& r : routed_) moved |= r.controller->SetSourceLevel(r.line->number, LineOutput(r.peripheral, *r.line));
+  if (moved) irq_attention_ = true;
 }
 
 uint64_t MemoryMap::NextEventAt() const {
@@ -347,7 +362,7 @@ bool MemoryMap::LineOutput(size_t p, const IrqLine& line) const {
 bool MemoryMap::IrqLevel(uint32_t number) const {
   for (size_t p = 0; p < peripherals_.size(); ++p) {
     for (const IrqLine& l : peripherals_[p].irqs) {
-      if (l.number == number && LineOutput(p, l)) return true;
+      if (l.number == number && !l.parent && LineOutput(p, l)) return true;
     }
   }
   return false;
@@ -379,6 +394,7 @@ RegisterWriteEffect MemoryMap::WriteRegister(size_t p, size_t r, uint32_t value)
     values_[p][r] = value;
   }
   UpdateGates(&effect);
+  RouteInterrupts();
   if (!irq_numbers_.empty() && IrqSignature() != lines_before) irq_attention_ = true;
   return effect;
 }

@@ -7,6 +7,7 @@
 #include "stm32_dma.h"
 #include "stm32_gpdma.h"
 #include "clint.h"
+#include "plic.h"
 #include "timer.h"
 #include "uart.h"
 
@@ -36,6 +37,7 @@ std::unique_ptr<Device> MakeDevice(const Peripheral& peripheral, std::unique_ptr
   if (peripheral.uart) return std::make_unique<UartPort>(peripheral);
   if (peripheral.timer && *peripheral.timer == TimerModel::kRiscvClint) return std::make_unique<Clint>(peripheral);
   if (peripheral.timer) return std::make_unique<TimerPort>(peripheral);
+  if (peripheral.intc) return std::make_unique<Plic>(peripheral);
   return nullptr;
 }
 

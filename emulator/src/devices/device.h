@@ -40,6 +40,15 @@ class Device {
   virtual bool TakeAttention() = 0;
 };
 
+// A device other devices' interrupt lines go to (a PLIC): the memory map hands it their
+// levels whenever they may have moved.
+class InterruptController : public Device {
+ public:
+  // The level of the line into source `source` now; true if that changed what the
+  // controller holds (a request became pending).
+  virtual bool SetSourceLevel(uint32_t source, bool level) = 0;
+};
+
 // The model a peripheral's `model:` names (a UART, a timer, an NPU), or null for a register
 // block whose behaviour is the board's rules alone. A bus master among them (an NPU) reaches
 // memory through `port`, its view of the map; the others get none.

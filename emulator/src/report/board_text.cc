@@ -82,17 +82,18 @@ std::string FormatBoard(const Board& b) {
                        : p.timer         ? fmt::format("timer {} [{}]", ToString(*p.timer), p.source)
                        : p.npu ? fmt::format("NPU {}, {} MACs, bus master {} [{}]", ToString(p.npu->model), p.npu->macs,
                                              p.npu->master, p.source)
+                       : p.intc ? fmt::format("interrupt controller {} [{}]", ToString(*p.intc), p.source)
                        : p.unimplemented ? fmt::format("reads 0, writes dropped, each register reported [{}]", p.source)
                                          : fmt::format("{} register{}", p.registers.size(), p.registers.size() == 1 ? "" : "s");
     std::string irqs;
     for (const IrqLine& l : p.irqs) {
-      irqs += fmt::format("{}{}IRQ {}", irqs.empty() ? "" : ", ",
+      irqs += fmt::format("{}{}{} {}", irqs.empty() ? "" : ", ",
                           l.output.empty() || l.output == "timer" || l.output == "npu" ? "" : l.output + " ",
-                          l.number);
+                          l.parent ? l.parent_name + " source" : "IRQ", l.number);
     }
     if (!irqs.empty()) note += "; " + irqs;
     rows.push_back({p.base, p.size, p.name,
-                    p.uart ? "uart" : p.timer ? "timer" : p.npu ? "npu" : p.unimplemented ? "unimpl" : "peripheral", "rw", "",
+                    p.uart ? "uart" : p.timer ? "timer" : p.npu ? "npu" : p.intc ? "intc" : p.unimplemented ? "unimpl" : "peripheral", "rw", "",
                     note});
   }
   std::sort(rows.begin(), rows.end(), [](const Row& x, const Row& y) { return x.base < y.base; });

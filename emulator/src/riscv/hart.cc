@@ -121,7 +121,7 @@ Hart::Hart(Cpu cpu, MemoryMap& map) : cpu_(cpu), map_(map) {
   }
   for (const Peripheral& p : map.peripherals()) {
     for (const IrqLine& l : p.irqs) {
-      if (l.number < 32) irq_bits_.push_back(l.number);
+      if (!l.parent && l.number < 32) irq_bits_.push_back(l.number);
     }
   }
   uc_hook h;
