@@ -29,8 +29,12 @@ uint32_t bench_dsp(uint32_t repeat);
 /* dsp_simd.c: CMSIS-DSP/NN-style q15 and q7 loops of parallel add/subtract instructions. */
 uint32_t bench_simd(uint32_t repeat);
 
+/* kws_kernels.c: a DS-CNN-small-sized keyword-spotting network, its kernels plain C, DSP
+ * or Helium as CMSIS-NN writes them for the core, `repeat` inferences on changing inputs. */
+uint32_t bench_kws(uint32_t repeat);
+
 #ifdef BENCH_KERNEL
-/* The kernel a program was built for (BENCH_KERNEL: 1 alu, 2 mem, 3 tinynet, 4 dsp, 5 simd), run with
+/* The kernel a program was built for (BENCH_KERNEL: 1 alu, 2 mem, 3 tinynet, 4 dsp, 5 simd, 6 kws), run with
  * size n: the one place the firmware and host mains choose it. */
 static inline uint32_t bench_selected(uint32_t n, const void *model)
 {
@@ -43,6 +47,8 @@ static inline uint32_t bench_selected(uint32_t n, const void *model)
   return bench_dsp(n);
 #elif BENCH_KERNEL == 5
   return bench_simd(n);
+#elif BENCH_KERNEL == 6
+  return bench_kws(n);
 #else
   return bench_tinynet(model, n);
 #endif

@@ -15,14 +15,9 @@
  * same on the host and on every core.
  */
 #include "bench_kernels.h"
-#include "dsp_acle.h"
+#include "nn_kernels.h"
 
-#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
-#include <arm_mve.h>
-#define DSP_HELIUM 1
-#else
-#define DSP_HELIUM 0
-#endif
+#define DSP_HELIUM NN_HELIUM
 
 #define H 16
 #define W 16
@@ -39,56 +34,6 @@ static int8_t dw_out[H * W * C] __attribute__((aligned(4)));
 #define FC_IN ((H / 4) * (W / 4) * C)
 static int8_t fc_w[FC_OUT * FC_IN] __attribute__((aligned(4)));
 static int8_t col[2][K * K * C] __attribute__((aligned(4)));
-
-__attribute__((unused)) static uint32_t read32(const int8_t *p)
-{
-    uint32_t v;
-    __builtin_memcpy(&v, p, 4);
-    return v;
-}
-
-/* (a * b * 2 + 2^31) >> 32 saturated, as SQRDMULH / arm_nn_doubling_high_mult. */
-static int32_t doubling_high_mult(int32_t a, int32_t b)
-{
-    if (a == INT32_MIN && b == INT32_MIN) return INT32_MAX;
-    const int64_t p = (int64_t)a * b;
-    return (int32_t)((p + ((int64_t)1 << 30)) >> 31);
-}
-
-/* Rounding arithmetic right shift, ties away from zero (arm_nn_divide_by_power_of_two). */
-static int32_t rounding_shift(int32_t x, int shift)
-{
-    const int32_t mask = (int32_t)((1u << shift) - 1u), rem = x & mask;
-    int32_t threshold = mask >> 1;
-    if (x < 0) threshold++;
-    return (x >> shift) + (rem > threshold ? 1 : 0);
-}
-
-__attribute__((unused)) static int8_t requantize(int32_t acc, int32_t mult, int shift)
-{
-    return (int8_t)dsp_ssat8(rounding_shift(doubling_high_mult(acc, mult), shift));
-}
-
-#if DSP_HELIUM
-/* requantize() on four lanes: VQRDMULH is doubling_high_mult; VRSHL rounds ties toward
- * +inf, so negative lanes first lose one (saturating) to round theirs away from zero. */
-static inline int32x4_t requantize_q(int32x4_t acc, int32_t mult, int shift)
-{
-    const int32x4_t high = vqrdmulhq_n_s32(acc, mult);
-    const int32x4_t r = vrshlq_n_s32(vqaddq_s32(high, vshrq_n_s32(high, 31)), -shift);
-    return vmaxq_s32(vminq_s32(r, vdupq_n_s32(127)), vdupq_n_s32(-128));
-}
-
-/* The sum over k < n of x[k] * w[k], sixteen lanes a step, the tail predicated. */
-static inline int32_t dot_s8(int32_t acc, const int8_t *x, const int8_t *w, int n)
-{
-    for (int left = n; left > 0; left -= 16, x += 16, w += 16) {
-        const mve_pred16_t p = vctp8q((uint32_t)left);
-        acc = vmladavaq_p_s8(acc, vldrbq_z_s8(x, p), vldrbq_z_s8(w, p), p);
-    }
-    return acc;
-}
-#endif
 
 /* One pixel's 3x3xC patch, zero outside the image. */
 static void im2col(int8_t *dst, int y, int x)
@@ -111,9 +56,9 @@ static void conv3x3(void)
     for (int p = 0; p < H * W; p++) {
         im2col(col[0], p / W, p % W);
         int32_t acc[C] __attribute__((aligned(16)));
-        for (int oc = 0; oc < C; oc++) acc[oc] = dot_s8(conv_b[oc], col[0], &conv_w[oc * K * K * C], K * K * C);
+        for (int oc = 0; oc < C; oc++) acc[oc] = nn_dot_s8(conv_b[oc], col[0], &conv_w[oc * K * K * C], K * K * C);
         for (int oc = 0; oc < C; oc += 4)
-            vstrbq_s32(&conv_out[p * C + oc], requantize_q(vldrwq_s32(&acc[oc]), 1518500250, 8));
+            vstrbq_s32(&conv_out[p * C + oc], nn_requantize_q(vldrwq_s32(&acc[oc]), 1518500250, 8));
     }
 }
 #else
@@ -124,23 +69,12 @@ static void conv3x3(void)
         im2col(col[1], (p + 1) / W, (p + 1) % W);
         for (int oc = 0; oc < C; oc += 2) {
             const int8_t *w0 = &conv_w[oc * K * K * C], *w1 = w0 + K * K * C;
-            int32_t a00 = conv_b[oc], a01 = conv_b[oc + 1], a10 = conv_b[oc], a11 = conv_b[oc + 1];
-            for (int k = 0; k < K * K * C; k += 4) {
-                const uint32_t i0 = read32(&col[0][k]), i1 = read32(&col[1][k]);
-                const uint32_t v0 = read32(&w0[k]), v1 = read32(&w1[k]);
-                const int32_t i0e = dsp_sxtb16(i0), i0o = dsp_sxtb16(dsp_ror(i0, 8));
-                const int32_t i1e = dsp_sxtb16(i1), i1o = dsp_sxtb16(dsp_ror(i1, 8));
-                const int32_t v0e = dsp_sxtb16(v0), v0o = dsp_sxtb16(dsp_ror(v0, 8));
-                const int32_t v1e = dsp_sxtb16(v1), v1o = dsp_sxtb16(dsp_ror(v1, 8));
-                a00 = dsp_smlad(i0o, v0o, dsp_smlad(i0e, v0e, a00));
-                a01 = dsp_smlad(i0o, v1o, dsp_smlad(i0e, v1e, a01));
-                a10 = dsp_smlad(i1o, v0o, dsp_smlad(i1e, v0e, a10));
-                a11 = dsp_smlad(i1o, v1o, dsp_smlad(i1e, v1e, a11));
-            }
-            conv_out[p * C + oc] = requantize(a00, 1518500250, 8);
-            conv_out[p * C + oc + 1] = requantize(a01, 1518500250, 8);
-            conv_out[(p + 1) * C + oc] = requantize(a10, 1518500250, 8);
-            conv_out[(p + 1) * C + oc + 1] = requantize(a11, 1518500250, 8);
+            int32_t acc[2][2] = {{conv_b[oc], conv_b[oc + 1]}, {conv_b[oc], conv_b[oc + 1]}};
+            nn_dot_2x2_s8(col[0], col[1], w0, w1, K * K * C, acc);
+            conv_out[p * C + oc] = nn_requantize(acc[0][0], 1518500250, 8);
+            conv_out[p * C + oc + 1] = nn_requantize(acc[0][1], 1518500250, 8);
+            conv_out[(p + 1) * C + oc] = nn_requantize(acc[1][0], 1518500250, 8);
+            conv_out[(p + 1) * C + oc + 1] = nn_requantize(acc[1][1], 1518500250, 8);
         }
     }
 }
@@ -179,9 +113,9 @@ static void depthwise3x3(void)
                     }
                 }
 #if DSP_HELIUM
-                vstrbq_s32(&dw_out[(y * W + x) * C + c], requantize_q(acc, 1276901417, 6));
+                vstrbq_s32(&dw_out[(y * W + x) * C + c], nn_requantize_q(acc, 1276901417, 6));
 #else
-                dw_out[(y * W + x) * C + c] = requantize(acc, 1276901417, 6);
+                dw_out[(y * W + x) * C + c] = nn_requantize(acc, 1276901417, 6);
 #endif
             }
         }
@@ -222,9 +156,9 @@ static uint32_t fully_connected(uint32_t hash)
 #if DSP_HELIUM
     for (int o = 0; o < FC_OUT; o += 4) {
         int32_t acc[4] __attribute__((aligned(16)));
-        for (int i = 0; i < 4; i++) acc[i] = dot_s8((o + i) * 37, pooled, &fc_w[(o + i) * FC_IN], FC_IN);
+        for (int i = 0; i < 4; i++) acc[i] = nn_dot_s8((o + i) * 37, pooled, &fc_w[(o + i) * FC_IN], FC_IN);
         int8_t out[4] __attribute__((aligned(4)));
-        vstrbq_s32(out, requantize_q(vldrwq_s32(acc), 1756587211, 7));
+        vstrbq_s32(out, nn_requantize_q(vldrwq_s32(acc), 1756587211, 7));
         for (int i = 0; i < 4; i++) hash = (hash ^ (uint8_t)out[i]) * 16777619u;
     }
 #else
@@ -232,11 +166,11 @@ static uint32_t fully_connected(uint32_t hash)
         const int8_t *w = &fc_w[o * FC_IN];
         int32_t acc = o * 37;
         for (int k = 0; k < FC_IN; k += 4) {
-            const uint32_t x = read32(&pooled[k]), v = read32(&w[k]);
+            const uint32_t x = nn_read32(&pooled[k]), v = nn_read32(&w[k]);
             acc = dsp_smlad(dsp_sxtb16(x), dsp_sxtb16(v), acc);
             acc = dsp_smlad(dsp_sxtb16(dsp_ror(x, 8)), dsp_sxtb16(dsp_ror(v, 8)), acc);
         }
-        const int8_t out = requantize(acc, 1756587211, 7);
+        const int8_t out = nn_requantize(acc, 1756587211, 7);
         hash = (hash ^ (uint8_t)out) * 16777619u;
     }
 #endif

@@ -12,6 +12,10 @@
 #                                      for the tests (host reference in the test)
 #   mps2-an386/bench_simd.elf          the parallel add/subtract loops (dsp_simd.c) on
 #                                      the M4; simd_check.elf the same, small
+#   <board>/bench_kws.elf              the keyword-spotting network (kws_kernels.c, issue 38):
+#                                      plain C on the M3, DSP on the M4, M7, M33 and M55,
+#                                      Helium on the M55 (bench_kws_mve); kws_check*: one
+#                                      inference, for the tests
 # Sizes (BENCH_N) must match the host builds in bench/CMakeLists.txt.
 set(FX_BENCH_DIR ${CMAKE_CURRENT_LIST_DIR})
 
@@ -20,7 +24,7 @@ function(fx_bench board name kernel n)
   set(flags ${ARGN})
   set(objs ${board}_${name}_objs)
   add_library(${objs} OBJECT ${FX_BENCH_DIR}/bench_kernels.c ${FX_BENCH_DIR}/dsp_kernels.c ${FX_BENCH_DIR}/dsp_simd.c
-                             ${FX_ML_DIR}/src/tinynet.c)
+                             ${FX_BENCH_DIR}/kws_kernels.c ${FX_ML_DIR}/src/tinynet.c)
   target_include_directories(${objs} PRIVATE ${FX_BENCH_DIR} ${FX_ML_DIR}/include)
   # No libc: keep loops as loops (no memset/memcpy calls).
   # The caller's flags last: -O3 there overrides the common -O2.
@@ -74,6 +78,16 @@ set(FX_SIMD_BENCH_N 900)
 set(FX_SIMD_CHECK_N 2)
 fx_bench(mps2-an386 bench_simd 5 ${FX_SIMD_BENCH_N} ${FX_CPU_FLAGS_mps2-an386})
 fx_bench(mps2-an386 simd_check 5 ${FX_SIMD_CHECK_N} ${FX_CPU_FLAGS_mps2-an386})
+
+# The keyword-spotting network (issue 38): plain C, DSP, and Helium as CMSIS-NN builds it.
+set(FX_KWS_BENCH_N 12)
+set(FX_KWS_CHECK_N 1)
+foreach(board mps2-an385 mps2-an386 mps2-an500 mps2-an505 mps3-an547)
+  fx_bench(${board} bench_kws 6 ${FX_KWS_BENCH_N} ${FX_DSP_FLAGS_${board}})
+  fx_bench(${board} kws_check 6 ${FX_KWS_CHECK_N} ${FX_DSP_FLAGS_${board}})
+endforeach()
+fx_bench(mps3-an547 bench_kws_mve 6 ${FX_KWS_BENCH_N} -mcpu=cortex-m55 -mfloat-abi=hard -O3)
+fx_bench(mps3-an547 kws_check_mve 6 ${FX_KWS_CHECK_N} -mcpu=cortex-m55 -mfloat-abi=hard -O3)
 
 # A legitimate run of more than 1e9 instructions (bench_alu, ~10 a step): a plain `run`
 # must finish it, with no instruction budget by default (issue 19; tests/integration).

@@ -13,6 +13,7 @@
 extern "C" uint32_t bench_dsp(uint32_t repeat);
 extern "C" uint32_t bench_simd(uint32_t repeat);
 extern "C" uint32_t bench_alu(uint32_t iterations);
+extern "C" uint32_t bench_kws(uint32_t repeat);
 
 namespace faultline::testing {
 namespace {
@@ -82,6 +83,42 @@ TEST(SimdKernels, TheM4BuildPrintsTheHostsChecksumAsQemuDoes) {
                                "\tssub8", "\tsel", "\tuhadd8", "\tuqadd8"}) {
     EXPECT_NE(d.out.find(mnemonic), std::string::npos) << mnemonic;
   }
+}
+
+// Issue 38: the keyword-spotting network (kws_kernels.c) built as plain C for the M3, with
+// the DSP extension for the M4, M7, M33 and M55, and as Helium kernels for the M55 prints
+// the host's checksum on each, and QEMU's for the Helium build. Its Helium build enters
+// short WLSTP/LETP copy and fill loops thousands of times (im2col rows, padding, many with
+// nothing to copy), as CMSIS-NN's arm_memcpy_s8/arm_memset_s8 do: all of it runs in the
+// engine, none on the host.
+TEST(KwsNetwork, EveryBuildPrintsTheHostsChecksumAndHeliumLoopsStayInTheEngine) {
+  REQUIRE_FIXTURES();
+  constexpr uint32_t kKwsCheckRepeats = 1;  // FX_KWS_CHECK_N, firmware-fixtures/bench/fixtures.cmake
+  const std::string expected = fmt::format("bench: checksum 0x{:08x}\n", bench_kws(kKwsCheckRepeats));
+  for (const auto& [board, name] : {std::pair{"mps2-an385", "kws_check"}, {"mps2-an386", "kws_check"},
+                                    {"mps2-an500", "kws_check"}, {"mps2-an505", "kws_check"},
+                                    {"mps3-an547", "kws_check"}, {"mps3-an547", "kws_check_mve"}}) {
+    Completed cli;
+    auto report = RunJson(board, name, {}, &cli);
+    EXPECT_EQ(report["outcome"], "exit") << board << " " << name << cli.out << cli.err;
+    EXPECT_EQ(report["console"], expected) << board << " " << name;
+  }
+  Completed d = RunProgram({"arm-none-eabi-objdump", "-d", "-m", "armv8.1-m.main",
+                            Fixture("mps3-an547", "kws_check_mve").string()});
+  ASSERT_EQ(d.status, 0) << d.err;
+  for (const char* mnemonic : {"\twlstp.8\t", "\tletp\t", "\tvctp.8\t", "\tvmlavat.s8\t", "\tvldrb.s32\t",
+                               "\tvldrb.s16\t", "\tvqrdmulh.s32\t", "\tvstrb.32\t"}) {
+    EXPECT_NE(d.out.find(mnemonic), std::string::npos) << mnemonic;
+  }
+  Completed cli;
+  auto report = RunJson("mps3-an547", "kws_check_mve", {}, &cli);
+  const auto& stats = report["armv81m"];
+  EXPECT_EQ(stats["host_executions"].get<int>(), 0) << stats.dump();
+  EXPECT_EQ(stats["loop_end_stops"].get<int>(), 0) << stats.dump();
+  EXPECT_GE(stats["loops_relocated"].get<int>(), 20) << stats.dump();
+  EXPECT_GT(report["mve"]["instructions"].get<uint64_t>(), 1'000'000u) << cli.out;
+  if (!ExpectsQemusConsole(QemuMachine{"mps3-an547", "cortex-m55"}, "kws_check_mve", expected))
+    GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
 }
 
 // 1.1e9 instructions of integer work (bench_alu, 110M steps): more than the 1e9 budget

@@ -154,12 +154,18 @@ bool FlagsDeadFrom(uint32_t pc, uint32_t live, int& steps, const Fetch& fetch) {
     auto insn = fetch(pc);
     if (insn.empty()) return false;
     // Low-overhead loops on the path (a loop of copies and checksums after the one being
-    // relocated): DLS/DLSTP touch no flag; an LE whose body lies on the straight-line
+    // relocated): DLS/DLSTP/WLS/WLSTP touch no flag; an LE whose body lies on the straight-line
     // path already followed, which read no flag, repeats that body and falls through.
     if (std::optional<Insn> lob = Decode(insn, pc)) {
       const bool start = lob->op == Op::kDls || lob->op == Op::kDlstp;
       const bool end = (lob->op == Op::kLe || lob->op == Op::kLetp) && lob->target >= straight_from && lob->target < pc;
       if (start || end) {
+        pc += 4;
+        continue;
+      }
+      // WLS/WLSTP: on to the loop, or past it to the target with no count.
+      if (lob->op == Op::kWls || lob->op == Op::kWlstp) {
+        if (!FlagsDeadFrom(lob->target, live, steps, fetch)) return false;
         pc += 4;
         continue;
       }
@@ -185,7 +191,7 @@ bool FlagsDeadFrom(uint32_t pc, uint32_t live, int& steps, const Fetch& fetch) {
 }  // namespace
 
 bool FlagsDeadAt(uint32_t pc, const Fetch& fetch) {
-  int steps = 64;
+  int steps = 256;
   return FlagsDeadFrom(pc, kNZCV, steps, fetch);
 }
 

@@ -651,7 +651,7 @@ class Core : public engine::ArmFills {
   uint32_t loop_ltpsize_ = 4;
   uint32_t loop_started_at_ = 0;  // that DLSTP/WLSTP's address
   // The instructions of a WLSTP site's trampoline that stand for the site (Translate's
-  // kWlstp): its DLSTP, and the WLSTP the host runs when the count is 0.
+  // kWlstp): its DLSTP, and the WLSTP of the count 0 (WlstpSkip's, or the host's).
   std::map<uint32_t, uint32_t> wlstp_sites_;
   // The firmware's address of a loop-starting instruction the engine ran at `address`.
   uint32_t LoopStartSite(uint32_t address) const { return OriginalPc(address); }
@@ -669,8 +669,7 @@ class Core : public engine::ArmFills {
   std::unique_ptr<MveUnit, MveUnitDeleter> mve_;
 
   // Traps (core_traps.cc): CPACR.CP10 off / CCR.UNALIGN_TRP / CCR.DIV_0_TRP as the
-  // translated blocks have them (UINT32_MAX: none translated yet), and the instruction
-  // the translator is reading.
+  // translated blocks have them (UINT32_MAX: none translated yet), and what is read.
   uint32_t TrapConfig() const;
   // Whether CPACR.CP10 gives access to code of that privilege (FP and MVE instructions).
   bool Cp10Grants(bool unprivileged) const;
@@ -686,11 +685,14 @@ class Core : public engine::ArmFills {
   void FlushTranslations();
   std::set<uint32_t> translated_pages_;  // 4 KiB page numbers
   uint32_t last_translated_page_ = UINT32_MAX;
-  struct Translating {
+  struct Translating {  // the instruction being read, and what the translator is shown
     uint16_t hw1 = 0, hw2 = 0;
     uint32_t second_at = UINT32_MAX;  // the address of hw2 while it is to be read
     bool divide = false;              // an SDIV/UDIV shown as MRS
+    int32_t shown_hw2 = -1;           // hw2 of an instruction shown in its place, or -1
   };
+  // A translated WLSTP's zero path with CP10 open to the block: its B.W past the loop.
+  std::optional<std::array<uint8_t, 4>> WlstpSkip(uint32_t addr, uint16_t hw1) const;
   Translating translating_;
   int32_t divide_pending_ = -1;
 };

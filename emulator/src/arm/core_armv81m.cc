@@ -145,6 +145,25 @@ uint32_t Core::OriginalPc(uint32_t pc) const {
   return pc;
 }
 
+// A WLSTP with no count skips its loop, as an FP instruction would that does nothing: it
+// takes NOCP if CP10 denies the privilege it runs at, and (QEMU 7.2 trans_WLS checks
+// fp_excp_el by hand) neither preserves a lazy FP context nor makes a new one. The
+// translator decides CP10 per block, as for every FP instruction (core_traps.cc), so
+// where the block's privilege has CP10 the zero path of a translated WLSTP is shown as
+// the branch to the loop's end; elsewhere it stays a WLSTP, which the host runs and
+// faults. Loops entered thousands of times with nothing to copy (CMSIS-NN's padding
+// fills) then never leave the engine.
+std::optional<std::array<uint8_t, 4>> Core::WlstpSkip(uint32_t addr, uint16_t hw1) const {
+  const TrampolinePage* page = (hw1 & 0xFFC0) == 0xF000 ? PageOf(addr) : nullptr;
+  const auto w = page != nullptr ? wlstp_sites_.find(addr) : wlstp_sites_.end();
+  if (w == wlstp_sites_.end() || addr + 4 > page->base + kTrampolineChunk) return std::nullopt;
+  const uint8_t* bytes = page->host.get() + (addr - page->base);
+  const std::optional<v81m::Insn> here = v81m::Decode(std::vector<uint8_t>(bytes, bytes + 4), addr);
+  const std::optional<v81m::Insn> site = v81m::Decode(InstructionAt(w->second), w->second);
+  if (!here || here->op != v81m::Op::kWlstp || !site || !TranslatedWithCp10()) return std::nullopt;
+  return v81m::Translate(v81m::Insn{.op = v81m::Op::kLeForever, .target = site->target}, addr, 0)->site;
+}
+
 // An LE loop whose flags are free around it runs from a copy of its body, followed by a
 // flag-setting LE test (armv81m.h, RelocateLoop). Not while a host breakpoint, a trace
 // or strict mode watches addresses in the firmware's own code.

@@ -140,7 +140,9 @@ uint32_t Core::TranslatorFetch(uint32_t addr, uint32_t hw) {
     translating_.second_at = UINT32_MAX;
     translating_.hw2 = uint16_t(hw);
     const uint16_t hw1 = translating_.hw1;
-    if ((translated_traps_ & (kTrapCp10Off | kTrapCp10Unprivileged)) && IsFp(hw1, uint16_t(hw)) &&
+    if (translating_.shown_hw2 >= 0) {
+      shown = uint32_t(translating_.shown_hw2);
+    } else if ((translated_traps_ & (kTrapCp10Off | kTrapCp10Unprivileged)) && IsFp(hw1, uint16_t(hw)) &&
         !TranslatedWithCp10()) {
       shown = hw & ~0x0F00u;  // coprocessor 0: NOCP
     } else if (translating_.divide) {
@@ -150,7 +152,11 @@ uint32_t Core::TranslatorFetch(uint32_t addr, uint32_t hw) {
     }
   } else {
     translating_ = {.hw1 = uint16_t(hw), .hw2 = 0,
-                    .second_at = Is32Bit(uint16_t(hw)) ? addr + 2 : UINT32_MAX, .divide = false};
+                    .second_at = Is32Bit(uint16_t(hw)) ? addr + 2 : UINT32_MAX, .divide = false, .shown_hw2 = -1};
+    if (const auto skip = WlstpSkip(addr, uint16_t(hw))) {
+      translating_.shown_hw2 = (*skip)[2] | (*skip)[3] << 8;
+      return (*skip)[0] | (*skip)[1] << 8;
+    }
     if ((translated_traps_ & kTrapDivide) && (hw & 0xFFD0) == 0xFB90) {
       const std::vector<uint8_t> bytes = InstructionAt(addr);
       if (bytes.size() == 4 && IsDivide(uint16_t(hw), uint16_t(bytes[2] | bytes[3] << 8))) {
