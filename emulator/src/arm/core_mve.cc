@@ -223,10 +223,13 @@ struct MveUnit {
     // arm_to_core_mmu_idx: 0-7 on M-profile), which the block's own accesses use: a
     // block runs only in the privilege and security state its flags were made for.
     int mmu_idx;
+    // CPACR.CP10 gave that privilege access when the block was translated: translated
+    // blocks follow CPACR (a change drops them: core_traps.cc), so Execute need not ask.
+    bool cp10_granted;
   };
   std::vector<Decoded> insns;
-  // (address, raw, MMU index) -> insns
-  std::map<std::tuple<uint32_t, uint32_t, int>, uint32_t> index;
+  // (address, raw, MMU index, CP10 granted) -> insns
+  std::map<std::tuple<uint32_t, uint32_t, int, bool>, uint32_t> index;
   // The translation in progress: where the second halfword of the 32-bit instruction
   // fetched last is (a fetch there is never an instruction's start), whether that
   // instruction is shown as the MRS, and the index whose constant comes next.
@@ -326,12 +329,13 @@ uint32_t MveUnit::Fetch(void* env, uint32_t addr, uint32_t hw) {
   // The block being translated runs in the state env is in now (its flags were taken
   // from it).
   const int mmu_idx = arm_mmu_idx_arm(env) & 7;
-  const auto key = std::make_tuple(addr, insn->raw, mmu_idx);
+  const bool cp10 = core.TranslatedWithCp10();
+  const auto key = std::make_tuple(addr, insn->raw, mmu_idx, cp10);
   auto it = index.find(key);
   if (it == index.end()) {
     it = index.emplace(key, uint32_t(insns.size())).first;
     const bool loop_exit = bytes.empty() && std::strcmp(insn->name, "LCTP") == 0;
-    insns.push_back({addr, *insn, !loop_exit, mmu_idx});
+    insns.push_back({addr, *insn, !loop_exit, mmu_idx, cp10});
   }
   last_index = it->second;
   replacing = true;
@@ -348,7 +352,7 @@ uint32_t MveUnit::Fetch(void* env, uint32_t addr, uint32_t hw) {
   if (!d.insn.scalar) {
     // CPACR.CP10 denies this block's privilege: NOCP UsageFault, as for FP instructions
     // (DDI 0553 §B5.x). Core MMU index bit 0 is ARM_MMU_IDX_M_PRIV (QEMU 5.0).
-    if (!core.Cp10Grants(!(d.mmu_idx & 1))) {
+    if (!d.cp10_granted && !core.Cp10Grants(!(d.mmu_idx & 1))) {
       core.StopWith({.kind = Stop::Kind::kCoprocessor, .pc = d.address});
       LeaveAtInstruction(ra);
     }

@@ -56,9 +56,8 @@ uint16_t LaneMask(uint16_t mask) {
   return uint16_t((mask & 0x0101) * 255);
 }
 
-// Clears the bytes of `bytes` whose mask bit is clear: branch-free predication of a
-// whole vector, eight bytes at a time.
-inline void KeepBytes(uint8_t bytes[16], uint16_t mask) {
+// The eight bytes a mask byte selects, all ones where its bit is set.
+inline uint64_t ByteSelect(uint8_t mask) {
   struct Table {
     uint64_t of[256] = {};
     constexpr Table() {
@@ -68,11 +67,42 @@ inline void KeepBytes(uint8_t bytes[16], uint16_t mask) {
     }
   };
   static constexpr Table kBytes;
+  return kBytes.of[mask];
+}
+
+// Clears the bytes of `bytes` whose mask bit is clear: branch-free predication of a
+// whole vector, eight bytes at a time.
+inline void KeepBytes(uint8_t bytes[16], uint16_t mask) {
   uint64_t w[2];
   std::memcpy(w, bytes, 16);
-  w[0] &= kBytes.of[mask & 0xFF];
-  w[1] &= kBytes.of[mask >> 8];
+  w[0] &= ByteSelect(uint8_t(mask));
+  w[1] &= ByteSelect(uint8_t(mask >> 8));
   std::memcpy(bytes, w, 16);
+}
+
+// Writes the bytes of `r` whose mask bit is set into q: Merge for every lane at once
+// (the lanes' results computed first, then one predicated write).
+inline void MergeAll(uint8_t* q, const uint8_t r[16], uint16_t mask) {
+  if (mask == 0xFFFF) {
+    std::memcpy(q, r, 16);
+    return;
+  }
+  uint64_t w[2], v[2];
+  std::memcpy(w, q, 16);
+  std::memcpy(v, r, 16);
+  for (int h = 0; h < 2; ++h) {
+    const uint64_t m = ByteSelect(uint8_t(mask >> (8 * h)));
+    w[h] = (w[h] & ~m) | (v[h] & m);
+  }
+  std::memcpy(q, w, 16);
+}
+
+// Sets FPSCR.QC if a lane of T saturated (bit e of `saturated`) and is active.
+template <typename T>
+void SaturatedLanes(State& s, uint32_t saturated, uint16_t mask) {
+  for (int e = 0; saturated != 0; ++e, saturated >>= 1) {
+    if ((saturated & 1) && Active<T>(mask, e)) s.qc = true;
+  }
 }
 
 // Saturates a wide value into T; `sat` is set when it did not fit.
@@ -97,13 +127,15 @@ void Binary(State& s, const Insn& i, F f) {
   uint8_t n[16], m[16];
   std::memcpy(n, Q(s, i.qn), 16);
   std::memcpy(m, Q(s, i.qm), 16);
-  uint8_t* d = Q(s, i.qd);
+  T r[Lanes<T>()];
+  uint32_t saturated = 0;
   for (int e = 0; e < Lanes<T>(); ++e) {
     bool sat = false;
-    const T r = f(Lane<T>(n, e), Lane<T>(m, e), sat);
-    if (sat && Active<T>(mask, e)) s.qc = true;
-    Merge<T>(d, e, r, mask);
+    r[e] = f(Lane<T>(n, e), Lane<T>(m, e), sat);
+    saturated |= uint32_t(sat) << e;
   }
+  SaturatedLanes<T>(s, saturated, mask);
+  MergeAll(Q(s, i.qd), reinterpret_cast<const uint8_t*>(r), mask);
   AdvanceVpt(s);
 }
 
@@ -114,13 +146,15 @@ void WithScalar(State& s, const Insn& i, F f) {
   uint8_t n[16];
   std::memcpy(n, Q(s, i.qn), 16);
   const T m = T(s.r[i.rm]);
-  uint8_t* d = Q(s, i.qd);
+  T r[Lanes<T>()];
+  uint32_t saturated = 0;
   for (int e = 0; e < Lanes<T>(); ++e) {
     bool sat = false;
-    const T r = f(Lane<T>(n, e), m, sat);
-    if (sat && Active<T>(mask, e)) s.qc = true;
-    Merge<T>(d, e, r, mask);
+    r[e] = f(Lane<T>(n, e), m, sat);
+    saturated |= uint32_t(sat) << e;
   }
+  SaturatedLanes<T>(s, saturated, mask);
+  MergeAll(Q(s, i.qd), reinterpret_cast<const uint8_t*>(r), mask);
   AdvanceVpt(s);
 }
 
@@ -130,13 +164,15 @@ void Unary(State& s, const Insn& i, F f) {
   const uint16_t mask = ElementMask(s);
   uint8_t m[16];
   std::memcpy(m, Q(s, i.qm), 16);
-  uint8_t* d = Q(s, i.qd);
+  T r[Lanes<T>()];
+  uint32_t saturated = 0;
   for (int e = 0; e < Lanes<T>(); ++e) {
     bool sat = false;
-    const T r = f(Lane<T>(m, e), sat);
-    if (sat && Active<T>(mask, e)) s.qc = true;
-    Merge<T>(d, e, r, mask);
+    r[e] = f(Lane<T>(m, e), sat);
+    saturated |= uint32_t(sat) << e;
   }
+  SaturatedLanes<T>(s, saturated, mask);
+  MergeAll(Q(s, i.qd), reinterpret_cast<const uint8_t*>(r), mask);
   AdvanceVpt(s);
 }
 
