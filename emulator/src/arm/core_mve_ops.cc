@@ -266,11 +266,44 @@ constexpr ByteMasks kByteMasks;
 // The 16 bytes at host pointer `at` (an i64 temp) as two 64-bit halves (lane 0 lowest),
 // with `mask` (0: none) widened to whole elements of `size` (LaneMask: an element is
 // active by its lowest byte's bit): the bytes of inactive elements read 0.
+void MaskHalves(const Ops& o, uintptr_t mask, unsigned size, uintptr_t half[2]);
 void Halves(const Ops& o, uintptr_t at, uintptr_t mask, unsigned size, uintptr_t half[2]) {
   for (unsigned h = 0; h < 2; ++h) {
     half[h] = o.New(kTypeI64);
     o.Op(kOpLdI64, half[h], at, 8 * h);
   }
+  MaskHalves(o, mask, size, half);
+}
+
+// The lanes of a widening load (VLDRB.S16/U16/S32/U32, VLDRH.S32/U32: Transfer with
+// msize below size) from host pointer `at` as two 64-bit halves, each memory element
+// sign- or zero-extended into its lane; the inactive lanes' bytes read 0, as Halves.
+void WideningHalves(const Ops& o, const arm::mve::Insn& insn, uintptr_t at, uintptr_t mask, uintptr_t half[2]) {
+  // ld8u_i32 ... ld16s_i32 (QEMU 5.0 tcg-opc.h): unsigned then signed, by memory size.
+  constexpr int kOpLd8uI32 = 0x9;
+  const int load = kOpLd8uI32 + 2 * int(insn.msize) + (insn.u ? 0 : 1);
+  const unsigned esize = 1u << insn.msize;
+  const uintptr_t word[2] = {o.New(kTypeI32), o.New(kTypeI32)}, e = o.New(kTypeI32);
+  for (unsigned h = 0; h < 2; ++h) {
+    half[h] = o.New(kTypeI64);
+    for (unsigned w = 0; w < 2; ++w) {  // the half's two 32-bit words, low first
+      if (insn.size == 2) {  // one 32-bit lane a word
+        o.Op(load, word[w], at, int32_t(esize * (2 * h + w)));
+      } else {  // two 16-bit lanes a word (bytes: VLDRB.S16/U16)
+        o.Op(load, word[w], at, int32_t(4 * h + 2 * w));
+        o.Op(load, e, at, int32_t(4 * h + 2 * w + 1));
+        tcg_gen_deposit_i32_arm(o.s, o.V(word[w]), o.V(word[w]), o.V(e), 16, 16);
+      }
+    }
+    tcg_gen_concat_i32_i64_arm(o.s, o.V(half[h]), o.V(word[0]), o.V(word[1]));
+  }
+  for (uintptr_t temp : {word[0], word[1], e}) o.Free(temp);
+  MaskHalves(o, mask, insn.size, half);
+}
+
+// The bytes of inactive elements of `size` in the halves cleared: `mask` (0: none)
+// widened to whole elements (LaneMask: an element is active by its lowest byte's bit).
+void MaskHalves(const Ops& o, uintptr_t mask, unsigned size, uintptr_t half[2]) {
   if (mask == 0) return;
   const uintptr_t lanes = o.New(kTypeI32), index = o.New(kTypeI32), bytes = o.New(kTypeI64),
                   table = o.Pointer(kByteMasks.of);
@@ -415,7 +448,11 @@ void Load(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, uintp
     uintptr_t half[2];
     o.Op(kOpLdI32, v, vpr_at, 0);
     ElementMask(o, t, mask, v, lr);
-    Halves(o, host, mask, insn.size, half);  // a load writes every lane, zero where inactive
+    if (insn.msize < insn.size) {
+      WideningHalves(o, insn, host, mask, half);
+    } else {
+      Halves(o, host, mask, insn.size, half);  // a load writes every lane, zero where inactive
+    }
     o.Op(kOpStI64, half[0], q, 16 * insn.qd);
     o.Op(kOpStI64, half[1], q, 16 * insn.qd + 8);
     if (insn.wback) TransferAddress(o, insn, rn, rn, true);
@@ -457,8 +494,11 @@ MveOpKind KindOf(const arm::mve::Insn& insn) {
       Named(insn, "VMLADAV/VMLSDAV")) {
     return MveOpKind::kAcross;
   }
-  // Loads (L, bit 20) as wide as their elements; Rn is not PC (the decoder's refusal).
-  if (Named(insn, "VLDR/VSTR") && (insn.raw >> 20 & 1)) return MveOpKind::kLoad;
+  // Contiguous loads (L, bit 20), as wide as their elements or widening; Rn is not PC
+  // (the decoder's refusal).
+  const bool contiguous = Named(insn, "VLDR/VSTR") || Named(insn, "VLDRB/VSTRB (widening)") ||
+                          Named(insn, "VLDRH/VSTRH (widening)");
+  if (contiguous && (insn.raw >> 20 & 1)) return MveOpKind::kLoad;
   return MveOpKind::kNone;
 }
 

@@ -1,7 +1,8 @@
 // MVE instructions emitted as TCG ops instead of the MVE unit's call (core_mve_ops.cc):
 // the predicate bookkeeping (VPST, VCTP, VMRS/VMSR P0 and VPR), the long shifts by
 // register (LSLL, ASRL), the across-vector sums VADDV and VMLADAV/VMLSDAV, and
-// contiguous loads (VLDRB/VLDRH/VLDRW) from a page of plain memory.
+// contiguous loads (VLDRB/VLDRH/VLDRW, and the widening VLDRB.S16/S32, VLDRH.S32) from a
+// page of plain memory.
 #pragma once
 
 #include <cstdint>
