@@ -109,6 +109,22 @@ std::string CopyArrow(const std::string& html, const std::string& section) {
   return "";
 }
 
+// The x of each copy arrow's vertical track (the first point after its first Q), and the
+// bands' left edge: a track left of it crosses no band on its way (issue 39 item 6).
+std::vector<double> ArrowTracks(const std::string& html) {
+  std::vector<double> x;
+  for (const std::string& t : Tags(html, "path", "class=\"copy-arrow")) {
+    const std::string d = Attr(t, "d");
+    const size_t q = d.find(" Q");
+    if (q != std::string::npos) x.push_back(std::stod(d.substr(q + 2)));
+  }
+  return x;
+}
+double BandsLeftEdge(const std::string& html) {
+  const auto bands = Tags(html, "rect", "data-region=");
+  return bands.empty() ? 0 : std::stod(Attr(bands.front(), "x"));
+}
+
 // What no page may hold: a reference that leaves the file.
 void ExpectSelfContained(const std::string& html, const std::string& what) {
   EXPECT_EQ(html.find("http://"), std::string::npos) << what;
@@ -166,6 +182,8 @@ TEST_P(PitfallPages, MapShowsTheScenariosRegionsSectionsAndFault) {
     EXPECT_TRUE(inside) << s << " at y " << box->y << " is not inside the band holding 0x" << std::hex << box->base;
   }
   for (const auto& [section, colour] : c.arrows) EXPECT_EQ(CopyArrow(html, section), colour) << section;
+  EXPECT_GE(ArrowTracks(html).size(), c.arrows.size());
+  for (double x : ArrowTracks(html)) EXPECT_LT(x, BandsLeftEdge(html)) << "a copy arrow runs across the bands";
   for (const std::string& f : c.findings) EXPECT_NE(html.find(f), std::string::npos) << f;
   for (const std::string& r : c.closed_gates) {
     ASSERT_TRUE(regions.count(r));

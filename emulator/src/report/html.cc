@@ -382,17 +382,22 @@ class MapDrawing {
     }
   }
 
-  // Copy arrows from each load image to where its section runs, bulging left of the
-  // bands, each on its own track.
+  // Copy arrows from each load image to where its section runs: out of the band at the
+  // load image's height, down or up a track of its own in the gutter between the
+  // addresses and the bands, and back in at the section's: the bands between stay clear.
   void DrawArrows(std::string& out) {
     for (size_t i = 0; i < arrows_.size(); ++i) {
       const Arrow& a = arrows_[i];
       const bool ok = a.section->copied;
-      double bulge = kBandX - 18 - 11 * double(i % 8);
+      const double x = kBandX - 12 - 9 * double(i % 8);
+      const double r = std::min(6.0, std::abs(a.to_y - a.from_y) / 2), dir = a.to_y >= a.from_y ? 1 : -1;
+      const std::string d =
+          fmt::format("M{0},{1:.1f} H{2:.1f} Q{3:.1f},{1:.1f} {3:.1f},{4:.1f} V{5:.1f} Q{3:.1f},{6:.1f} {2:.1f},{6:.1f} H{0}",
+                      kLaneX, a.from_y, x + r, x, a.from_y + dir * r, a.to_y - dir * r, a.to_y);
       out += fmt::format(
-          "<path class=\"copy-arrow {0}\" data-section=\"{1}\" d=\"M{2},{3:.1f} C{4},{3:.1f} {4},{5:.1f} {2},{5:.1f}\" "
-          "marker-end=\"url(#arrow-{0})\"><title>{6}</title></path>\n",
-          ok ? "ok" : "missing", Escape(a.section->section->name), kLaneX, a.from_y, bulge, a.to_y,
+          "<path class=\"copy-arrow {0}\" data-section=\"{1}\" d=\"{2}\" "
+          "marker-end=\"url(#arrow-{0})\"><title>{3}</title></path>\n",
+          ok ? "ok" : "missing", Escape(a.section->section->name), d,
           ok ? fmt::format("the copy table copies {} from {} to {}", Escape(a.section->section->name),
                            Hex(*a.section->load), Hex(a.section->section->address))
              : fmt::format("no copy-table entry copies {} from {} to {}", Escape(a.section->section->name),
@@ -612,10 +617,10 @@ std::string FormatHtml(const HtmlReport& in) {
          "<span><i class=\"swatch\" style=\"background:var(--data)\"></i>data</span> "
          "<span><i class=\"swatch\" style=\"background:var(--rodata)\"></i>read-only</span> "
          "<span><i class=\"swatch\" style=\"background:var(--bss)\"></i>zero-initialised</span> "
-         "<span>dashed box: load image</span><span style=\"color:var(--ok)\">&#x27f6; copied by startup</span> "
+         "<span>dashed box: load image</span> <span style=\"color:var(--ok)\">&#x27f6; copied by startup</span> "
          "<span style=\"color:var(--bad)\">&#x21e2; no copy-table entry</span> "
-         "<span>hatched: gate closed</span><span>bands grow with log(size)</span><span>unmapped gaps folded</span>"
-         "<span>a memory nothing of the run is in stays thin</span><span>an alias nothing uses is folded into "
+         "<span>hatched: gate closed</span> <span>bands grow with log(size)</span> <span>unmapped gaps folded</span> "
+         "<span>a memory nothing of the run is in stays thin</span> <span>an alias nothing uses is folded into "
          "its memory</span></figcaption></figure>"
          "</section>\n";
   if (in.run != nullptr) AppendRun(out, *in.run, board);
