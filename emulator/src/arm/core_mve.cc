@@ -42,6 +42,7 @@
 // values), and the CPU's ID registers by their M33 values; if either is not found, MVE
 // and double precision stay off and M55 firmware stops as before.
 #include "core.h"
+#include "../engine/store_path.h"
 #include "../engine/unicorn_tcg.h"
 
 #include <malloc.h>
@@ -133,10 +134,14 @@ namespace {
 // (TLB_NOTDIRTY, engine/store_path.cc) all answer null, and so does a page whose
 // protections (the board's access narrowed by the MPU) refuse the access, which the TLB
 // entry does not show for reads (Core::PageAllows): the element-by-element path then
-// takes the access and any fault exactly as before. A load remembers the two pages it
+// takes the access and any fault exactly as before. A load remembers the four pages it
 // was answered for last (a loop reads its input and its weights): a RAM page's host
 // bytes do not move, and what else could change the answer changes the protections
-// first (Core::protection_changes), so the answer stands until then.
+// first (Core::protection_changes), so the answer stands until then. A store remembers
+// its four pages too, while no cache model watches stores (Core::AsksDataFills: the
+// I-cache sees the first store to a page after an invalidate) and no code was ever
+// translated from the page (engine::ArmCodeIn): such a page's entry is TLB_NOTDIRTY,
+// whose stores must go where they invalidate the code.
 class EngineMemory final : public arm::mve::Memory {
  public:
   EngineMemory(const Core& core, void* env) : core_(core), env_(env) {}
@@ -155,18 +160,19 @@ class EngineMemory final : public arm::mve::Memory {
     constexpr uint32_t kOffset = (1u << kPageBits) - 1;
     const uint32_t page = address >> kPageBits;
     if (size == 0 || page != ((address + size - 1) >> kPageBits)) return nullptr;
-    if (!store) {
-      for (const LoadPage& p : loads_) {
-        if (p.page == page && p.mmu_idx == mmu_idx_ && p.protections == core_.protection_changes()) {
-          return p.host + (address & kOffset);
-        }
+    LoadPage* known = store ? stores_ : loads_;
+    for (int i = 0; i < kMveLoadPages; ++i) {
+      const LoadPage& p = known[i];
+      if (p.page == page && p.mmu_idx == mmu_idx_ && p.protections == core_.protection_changes() &&
+          (!store || (!engine::ArmCodeIn(address, address + 1) && !core_.AsksDataFills()))) {
+        return p.host + (address & kOffset);
       }
     }
     if (!core_.PageAllows(address, store)) return nullptr;
     auto* host = static_cast<uint8_t*>(tlb_vaddr_to_host_arm(env_, address, store ? 1 : 0, mmu_idx_));
-    if (!store && host != nullptr) {
-      loads_[1] = loads_[0];
-      loads_[0] = {page, mmu_idx_, core_.protection_changes(), host - (address & kOffset)};
+    if (host != nullptr && (!store || !core_.AsksDataFills())) {
+      std::copy_backward(known, known + kMveLoadPages - 1, known + kMveLoadPages);
+      known[0] = {page, mmu_idx_, core_.protection_changes(), host - (address & kOffset)};
     }
     return host;
   }
@@ -179,7 +185,8 @@ class EngineMemory final : public arm::mve::Memory {
   void* env_;
   uintptr_t ra_ = 0;
   int mmu_idx_ = 0;
-  LoadPage loads_[2];  // newest first
+  LoadPage loads_[kMveLoadPages];   // newest first
+  LoadPage stores_[kMveLoadPages];  // newest first
 };
 
 // FPSCR as QEMU 5.0 keeps it for the M33, plus FZ16, which the M33 does not have (its

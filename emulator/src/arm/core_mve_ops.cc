@@ -47,7 +47,7 @@ constexpr int kOpSetLabel = 0x1, kOpBr = 0x3, kOpMoviI64 = 0x40;
 constexpr int kOpLd16uI32 = 0xb;
 constexpr int kOpMovI32 = 0x5, kOpLdI32 = 0xd, kOpStI32 = 0x10, kOpAndI32 = 0x1a, kOpOrI32 = 0x1b,
               kOpXorI32 = 0x1c, kOpShlI32 = 0x1d, kOpLdI64 = 0x49, kOpStI64 = 0x4d,
-              kOpAddI64 = 0x4e, kOpSubI64 = 0x4f, kOpMulI64 = 0x50, kOpAndI64 = 0x57, kOpShlI64 = 0x5a,
+              kOpAddI64 = 0x4e, kOpSubI64 = 0x4f, kOpMulI64 = 0x50, kOpAndI64 = 0x57, kOpXorI64 = 0x59, kOpShlI64 = 0x5a,
               kOpShrI64 = 0x5b, kOpSarI64 = 0x5c;
 // tcg-cond.h: EQ, NE, LT, LTU, LEU, GTU.
 constexpr int kCondEq = 8, kCondNe = 9, kCondLt = 2, kCondLtu = 4, kCondLeu = 12, kCondGtu = 13;
@@ -391,7 +391,7 @@ using CallN = void (*)(TCGContext*, void*, TCGTemp*, int, TCGTemp**);
 using ConstI32 = intptr_t (*)(TCGContext*, int32_t);
 
 // VLDRB/VLDRH/VLDRW Qd, [Rn, #imm]{!} (Transfer's contiguous load, HostTransfer): where
-// the 16 bytes lie in one of the two pages the MVE unit's loads were last answered for
+// the 16 bytes lie in one of the pages the MVE unit's loads were last answered for
 // (EngineMemory::Host: plain memory, under the MMU index and protections it was found
 // with), the ops read them there, zero the inactive elements and write Qd; anywhere else
 // (another page, a span across two, MMIO, a page the MPU refuses) the translator's call
@@ -401,13 +401,15 @@ void Load(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, uintp
           uintptr_t r0, TCGTemp* ret) {
   static const CallN call_n = engine::Unicorns<CallN>("tcg_gen_callN_arm");
   static const ConstI32 const_i32 = engine::Unicorns<ConstI32>("tcg_const_i32_arm");
-  // host = the page's bytes at the address, or 0: in a local temp, which (unlike the
-  // others) keeps its value past the branch.
-  const uintptr_t host = reinterpret_cast<uintptr_t>(tcg_temp_new_internal_arm(o.s, kTypeI64, true));
+  // host = the page's bytes at the address: a local temp, which (unlike the others)
+  // keeps its value past a branch, as do the page's key and the protections' count.
+  const auto local = [&] { return reinterpret_cast<uintptr_t>(tcg_temp_new_internal_arm(o.s, kTypeI64, true)); };
+  const uintptr_t host = local(), key = local(), protections = local();
+  TCGLabel* slow = gen_new_label_arm(o.s);
+  TCGLabel* done = gen_new_label_arm(o.s);
+  TCGLabel* hit = gen_new_label_arm(o.s);
   {
     const uintptr_t address = o.New(kTypeI32), x = o.New(kTypeI32), offset = o.New(kTypeI64),
-                    key = o.New(kTypeI64), found = o.New(kTypeI64), protections = o.New(kTypeI64),
-                    candidate = o.New(kTypeI64), zero = o.Const64(0), pages = o.Pointer(t.loads.pages),
                     changes_at = o.Pointer(t.loads.protections);
     TransferAddress(o, insn, address, rn, false);
     // The key of the address's page as MveLoadPage's first eight bytes hold it: page,
@@ -416,32 +418,45 @@ void Load(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, uintp
     tcg_gen_extu_i32_i64_arm(o.s, o.V(key), o.V(x));
     tcg_gen_ori_i64_arm(o.s, o.V(key), o.V(key), int64_t(uint64_t(uint32_t(t.loads.mmu_idx)) << 32));
     o.Op(kOpLdI64, protections, changes_at, 0);
-    tcg_gen_op2_arm(o.s, kOpMoviI64, host, 0);
-    for (int e = 1; e >= 0; --e) {  // the newest, last, wins
-      const uintptr_t at = 24 * unsigned(e);
-      static_assert(sizeof(MveLoadPage) == 24 && offsetof(MveLoadPage, protections) == 8 &&
-                    offsetof(MveLoadPage, host) == 16);
-      o.Op(kOpLdI64, found, pages, at);
-      o.Op(kOpLdI64, candidate, pages, at + 8);
-      o.Op(kOpLdI64, offset, pages, at + 16);  // its host bytes, if its protections stand
-      tcg_gen_movcond_i64_arm(o.s, kCondEq, o.V(candidate), o.V(candidate), o.V(protections), o.V(offset),
-                              o.V(zero));
-      tcg_gen_movcond_i64_arm(o.s, kCondEq, o.V(host), o.V(found), o.V(key), o.V(candidate), o.V(host));
-    }
-    // The 16 bytes within the page (1 KiB), at the page's bytes plus the offset.
+    // 16 bytes past the page's last 16 (1 KiB pages) span two: the call.
     tcg_gen_andi_i32_arm(o.s, o.V(x), o.V(address), 0x3FF);
     tcg_gen_extu_i32_i64_arm(o.s, o.V(offset), o.V(x));
-    o.Op(kOpAddI64, candidate, host, offset);
-    tcg_gen_movcond_i64_arm(o.s, kCondNe, o.V(candidate), o.V(host), o.V(zero), o.V(candidate), o.V(zero));
-    const uintptr_t last = o.Const64(0x3F0);
-    tcg_gen_movcond_i64_arm(o.s, kCondLeu, o.V(host), o.V(offset), o.V(last), o.V(candidate), o.V(zero));
-    for (uintptr_t temp : {address, x, offset, key, found, protections, candidate, zero, pages, changes_at, last}) {
-      o.Free(temp);
-    }
+    for (uintptr_t temp : {address, x, changes_at}) o.Free(temp);
+    tcg_gen_brcondi_i64_arm(o.s, kCondGtu, o.V(offset), 0x3F0, slow);
+    o.Free(offset);
   }
-  TCGLabel* slow = gen_new_label_arm(o.s);
-  TCGLabel* done = gen_new_label_arm(o.s);
-  tcg_gen_brcondi_i64_arm(o.s, kCondEq, o.V(host), 0, slow);
+  // The pages, newest first: the first whose key is the address's and whose protections
+  // stand gives the host bytes; none: the call.
+  static_assert(sizeof(MveLoadPage) == 24 && offsetof(MveLoadPage, protections) == 8 &&
+                offsetof(MveLoadPage, host) == 16);
+  // (Ordinary temps die at each branch: each test makes its own.)
+  for (int e = 0; e < kMveLoadPages; ++e) {
+    TCGLabel* next = gen_new_label_arm(o.s);
+    const uintptr_t at = 24 * unsigned(e);
+    for (const auto& [field, expected] : {std::pair{at, key}, std::pair{at + 8, protections}}) {
+      const uintptr_t pages = o.Pointer(t.loads.pages), v = o.New(kTypeI64);
+      o.Op(kOpLdI64, v, pages, field);
+      o.Op(kOpXorI64, v, v, expected);
+      tcg_gen_brcondi_i64_arm(o.s, kCondNe, o.V(v), 0, next);
+      o.Free(v);
+      o.Free(pages);
+    }
+    const uintptr_t pages = o.Pointer(t.loads.pages);
+    o.Op(kOpLdI64, host, pages, at + 16);
+    o.Free(pages);
+    Branch(o, hit);
+    SetLabel(o, next);
+  }
+  Branch(o, slow);
+  SetLabel(o, hit);
+  {
+    const uintptr_t address = o.New(kTypeI32), x = o.New(kTypeI32), offset = o.New(kTypeI64);
+    TransferAddress(o, insn, address, rn, false);
+    tcg_gen_andi_i32_arm(o.s, o.V(x), o.V(address), 0x3FF);
+    tcg_gen_extu_i32_i64_arm(o.s, o.V(offset), o.V(x));
+    o.Op(kOpAddI64, host, host, offset);
+    for (uintptr_t temp : {address, x, offset}) o.Free(temp);
+  }
   {
     // The fast path: every temp is new after the branch.
     const uintptr_t vpr_at = o.Pointer(t.vpr), v = o.New(kTypeI32), mask = o.New(kTypeI32), q = o.Pointer(t.q);
@@ -473,7 +488,7 @@ void Load(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, uintp
   SetLabel(o, done);
   // Either way R0 is what the instruction left: the MRS writes it back.
   o.Op(kOpMovI32, reinterpret_cast<uintptr_t>(ret), r0);
-  o.Free(host);
+  for (uintptr_t temp : {host, key, protections}) o.Free(temp);
 }
 
 }  // namespace

@@ -19,6 +19,9 @@ namespace faultline::arm {
 // A page of plain memory the MVE unit's loads were last answered for (core_mve.cc,
 // EngineMemory::Host): its host bytes stand while the MMU index and the core's count of
 // protection changes are those it was found under.
+// How many such pages the loads remember: a depthwise kernel reads its patch, its
+// weights and its bias, each of which may straddle a page boundary.
+constexpr int kMveLoadPages = 4;
 struct MveLoadPage {
   uint32_t page = UINT32_MAX;  // address >> 10 (1 KiB M-profile pages)
   int mmu_idx = -1;
@@ -35,7 +38,7 @@ struct MveOpTargets {
   uint8_t* q;               // Q0-Q7 in the engine's CPU state (State::q)
   uint8_t* scratch;         // 16 bytes of the MVE unit's own (the sums' masked Qm)
   struct {
-    const MveLoadPage* pages;  // the two pages, newest first
+    const MveLoadPage* pages;  // kMveLoadPages pages, newest first
     const uint64_t* protections;
     int mmu_idx;  // the block's
   } loads;
