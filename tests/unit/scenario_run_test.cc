@@ -170,6 +170,31 @@ TEST_F(ScenarioRun, WriteOutsideEveryRegionIsAnInputError) {
   }
 }
 
+// An expectation on memory the board does not have could only fail after the run
+// (issue 39 item 1): it is refused at its line when the file is read; one by symbol
+// (symbol + offset past the memory) before the run.
+TEST_F(ScenarioRun, AMemoryExpectationOutsideTheBoardIsAnInputError) {
+  REQUIRE_FIXTURES();
+  const std::string head = "name: t\ndescription: d\nboard: mps2-an505\nfirmware: {fixture: mps2-an505/hello}\n";
+  try {
+    Parse(head + "expect:\n  outcome: exit\n  memory:\n    - {address: 0x60000000, u32: 1}\n");
+    ADD_FAILURE() << "parsed";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("s.yaml:8: expect.memory[0] of 4 bytes at 0x60000000-0x60000003: no memory "
+                                         "of board 'mps2-an505' holds 0x60000000"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("fix: give an address inside one of its memories"), std::string::npos);
+  }
+  Scenario s = Parse(head + "expect:\n  outcome: exit\n  memory:\n    - {symbol: main, offset: 0x7fff0000, u32: 1}\n");
+  try {
+    PrepareScenario(s);
+    ADD_FAILURE() << "prepared";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("s.yaml:8: main+0x7fff0000 of 4 bytes at"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(ScenarioRun, RandomResetIsRepeatableAndItsSeedReported) {
   REQUIRE_FIXTURES();
   Scenario s = Parse("name: t\ndescription: d\nboard: alif-e8-hp\nfirmware: {fixture: alif-e8-hp/data_not_in_flash}\n"

@@ -10,6 +10,7 @@
 #include "../riscv/hart.h"
 #include "console_regex.h"
 #include "fields.h"
+#include "host_write.h"
 
 namespace faultline::scenario_fields {
 
@@ -268,6 +269,10 @@ Expectations ParseExpect(const Board& board, const Field& f) {
   if (m.Has("memory")) {
     for (const Field& item : Items(m.Get("memory"), "write memory: [{symbol: x, u32: 1}]")) {
       e.memory.push_back(ParseMemory(item));
+      // An address no memory of the board holds is a mistake in the file, said now, not
+      // a check that fails once the run is over (a symbol's is checked when resolved).
+      const MemoryExpectation& x = e.memory.back();
+      if (x.location.address) RequireInOneMemory(board, *x.location.address, x.size, item.path, item.Where());
     }
   }
   if (m.Has("events")) {

@@ -408,6 +408,7 @@ PreparedScenario PrepareScenario(const Scenario& s) {
                        fmt::format("symbol '{}' has no size in the firmware", e.location.symbol),
                        "add size: N (bytes hashed)");
     }
+    if (!e.location.address) RequireInOneMemory(s.board, address, size, e.location.ToString(), e.location.where);
     p.memory.push_back({address, size});
   }
   o.captures = p.memory;
