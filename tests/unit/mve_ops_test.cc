@@ -1,5 +1,6 @@
 // emulator/src/arm/core_mve_ops.cc runs VPST, VMSR/VMRS P0, VCTP, LSLL/ASRL by register,
-// VADDV, VMLADAV/VMLSDAV and contiguous loads as TCG ops instead of the MVE unit's call.
+// VADDV, VMLADAV/VMLSDAV, contiguous loads and lane-wise 32-bit arithmetic as TCG ops
+// instead of the MVE unit's call.
 // That only happens if the translator's call of helper_v7m_mrs reaches faultline's
 // tcg_gen_callN_arm and the block may run them so; this pins down that it does on an M55
 // build (what they compute is compared with QEMU here, in MveDiff and in
@@ -70,6 +71,22 @@ TEST(MveOps, LongShiftsSumsAndLoadsRunAsOpsAndMatchQemu) {
   }
   if (!testing::HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
   EXPECT_EQ(r.console, testing::QemuSemihostingConsole("mps3-an547", "cortex-m55", elf));
+}
+
+// The lane-wise forms CMSIS-NN's depthwise kernels spend their time in (VMUL and VADD of
+// widened taps, VADD of a scalar, VDUP, VAND/VORR of the requantisation) are emitted as
+// ops too: the DSP layers' Helium build (bench dsp_check_mve) prints the host's checksum
+// with them (what they compute is compared with QEMU in MveDiff).
+TEST(MveOps, LanewiseArithmeticRunsAsOps) {
+  REQUIRE_FIXTURES();
+  const char* e = std::getenv("FAULTLINE_MVE_INLINE");
+  if (e != nullptr && std::strcmp(e, "stock") == 0) GTEST_SKIP() << "FAULTLINE_MVE_INLINE=stock";
+  Board board = LoadBoardFile(std::filesystem::path(FAULTLINE_BOARDS_DIR) / "mps3-an547.yaml");
+  Image image = LoadElf(testing::Fixture("mps3-an547", "dsp_check_mve"));
+  const uint64_t before = arm::MveInstructionsEmittedAsOps(arm::MveOpKind::kLanewise);
+  const RunResult r = faultline::Run(board, image, RunOptions{});
+  EXPECT_EQ(r.outcome, Outcome::kExit) << r.console;
+  EXPECT_GE(arm::MveInstructionsEmittedAsOps(arm::MveOpKind::kLanewise) - before, 2u);
 }
 
 }  // namespace

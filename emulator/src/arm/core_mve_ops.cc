@@ -57,7 +57,7 @@ constexpr size_t kTemps = 0x388, kTempSize = 0x38, kMaxTemps = 512;  // TCGConte
 
 constexpr uint32_t kP0 = 0xFFFF, kMasks = 0xFFu << 16;  // VPR (DDI 0553 §B5.4)
 
-std::atomic<uint64_t> emitted[5];  // by MveOpKind
+std::atomic<uint64_t> emitted[6];  // by MveOpKind
 
 struct Ops {
   TCGContext* s;
@@ -387,6 +387,57 @@ void TransferAddress(const Ops& o, const arm::mve::Insn& insn, uintptr_t to, uin
   tcg_gen_addi_i32_arm(o.s, o.V(to), o.V(rn), offset || insn.pre ? (insn.add ? insn.imm : -insn.imm) : 0);
 }
 
+// VADD, VSUB, VMUL of 32-bit lanes (Qm, or Rm for every lane: the scalar forms), VDUP.32
+// of Rt, and VAND/VORR/VEOR (Handlers::Add ... Dup, And, Orr, Eor): each 64-bit half of
+// the result is made, then written under the predicate byte by byte, as lanes.h MergeAll
+// writes it (d ^= (r ^ d) & bytes). No lane saturates, so FPSCR.QC is never touched. A
+// half of Qd is written only after its half of Qn and Qm was read: lanes do not cross.
+void Lanewise(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, uintptr_t mask, uintptr_t scalar) {
+  constexpr int kOpAddI32 = 0x11, kOpSubI32 = 0x12, kOpMulI32 = 0x13, kOpOrI64 = 0x58;
+  const bool dup = Named(insn, "VDUP");
+  const bool bitwise = Named(insn, "VAND") || Named(insn, "VORR") || Named(insn, "VEOR");
+  const bool by_scalar = dup || Named(insn, "VADD (scalar)") || Named(insn, "VSUB (scalar)") ||
+                         Named(insn, "VMUL (scalar)");
+  const int op32 = Named(insn, "VSUB") || Named(insn, "VSUB (scalar)")   ? kOpSubI32
+                   : Named(insn, "VMUL") || Named(insn, "VMUL (scalar)") ? kOpMulI32
+                                                                         : kOpAddI32;
+  const int op64 = Named(insn, "VAND") ? kOpAndI64 : Named(insn, "VORR") ? kOpOrI64 : kOpXorI64;
+  const uintptr_t q = o.Pointer(t.q), table = o.Pointer(kByteMasks.of), r = o.New(kTypeI64), d = o.New(kTypeI64),
+                  bytes = o.New(kTypeI64), a = o.New(kTypeI32), index = o.New(kTypeI32);
+  const uintptr_t w[2] = {o.New(kTypeI32), o.New(kTypeI32)};
+  for (unsigned h = 0; h < 2; ++h) {
+    if (bitwise) {
+      o.Op(kOpLdI64, r, q, 16 * insn.qn + 8 * h);
+      o.Op(kOpLdI64, d, q, 16 * insn.qm + 8 * h);
+      o.Op(op64, r, r, d);
+    } else {
+      for (unsigned k = 0; k < 2; ++k) {
+        const unsigned lane = 4 * (2 * h + k);
+        if (dup) {
+          o.Op(kOpMovI32, w[k], scalar);
+          continue;
+        }
+        o.Op(kOpLdI32, w[k], q, 16 * insn.qn + lane);
+        if (!by_scalar) o.Op(kOpLdI32, a, q, 16 * insn.qm + lane);
+        o.Op(op32, w[k], w[k], by_scalar ? scalar : a);
+      }
+      tcg_gen_concat_i32_i64_arm(o.s, o.V(r), o.V(w[0]), o.V(w[1]));
+    }
+    // The predicate's bytes of this half: all ones where the byte is written.
+    tcg_gen_extract_i32_arm(o.s, o.V(index), o.V(mask), 8 * h, 8);
+    tcg_gen_extu_i32_i64_arm(o.s, o.V(bytes), o.V(index));
+    tcg_gen_shli_i64_arm(o.s, o.V(bytes), o.V(bytes), 3);
+    o.Op(kOpAddI64, bytes, bytes, table);
+    o.Op(kOpLdI64, bytes, bytes, 0);
+    o.Op(kOpLdI64, d, q, 16 * insn.qd + 8 * h);
+    o.Op(kOpXorI64, r, r, d);
+    o.Op(kOpAndI64, r, r, bytes);
+    o.Op(kOpXorI64, d, d, r);
+    o.Op(kOpStI64, d, q, 16 * insn.qd + 8 * h);
+  }
+  for (uintptr_t temp : {q, table, r, d, bytes, a, index, w[0], w[1]}) o.Free(temp);
+}
+
 using CallN = void (*)(TCGContext*, void*, TCGTemp*, int, TCGTemp**);
 using ConstI32 = intptr_t (*)(TCGContext*, int32_t);
 
@@ -509,6 +560,16 @@ MveOpKind KindOf(const arm::mve::Insn& insn) {
       Named(insn, "VMLADAV/VMLSDAV")) {
     return MveOpKind::kAcross;
   }
+  // Lane-wise 32-bit arithmetic (Rm, Rt a general register other than SP and PC) and the
+  // bitwise forms.
+  const bool rm_ok = insn.rm < 13 || insn.rm == 14;
+  if (((Named(insn, "VADD") || Named(insn, "VSUB") || Named(insn, "VMUL")) && insn.size == 2) ||
+      ((Named(insn, "VADD (scalar)") || Named(insn, "VSUB (scalar)") || Named(insn, "VMUL (scalar)")) &&
+       insn.size == 2 && rm_ok) ||
+      (Named(insn, "VDUP") && insn.size == 2 && rt_ok) || Named(insn, "VAND") || Named(insn, "VORR") ||
+      Named(insn, "VEOR")) {
+    return MveOpKind::kLanewise;
+  }
   // Contiguous loads (L, bit 20), as wide as their elements or widening; Rn is not PC
   // (the decoder's refusal).
   const bool contiguous = Named(insn, "VLDR/VSTR") || Named(insn, "VLDRB/VSTRB (widening)") ||
@@ -526,7 +587,9 @@ bool EmitAsOps(TCGContext* s, const arm::mve::Insn& insn, const MveOpTargets& t,
                                                         : insn.rda;
   const uintptr_t r0 = GeneralRegister(s, 0), rt = GeneralRegister(s, first), lr = GeneralRegister(s, 14),
                   rm = GeneralRegister(s, insn.rm), rdahi = GeneralRegister(s, insn.rdahi);
-  if (r0 == 0 || rt == 0 || lr == 0 || rm == 0 || rdahi == 0) return false;
+  // The general register a lane-wise form reads (VDUP's Rt, the scalar forms' Rm).
+  const uintptr_t scalar = GeneralRegister(s, Named(insn, "VDUP") ? insn.rt : insn.rm);
+  if (r0 == 0 || rt == 0 || lr == 0 || rm == 0 || rdahi == 0 || scalar == 0) return false;
   if (kind == MveOpKind::kLoad) {
     Load(o, insn, t, GeneralRegister(s, insn.rn), lr, r0, ret);
     emitted[int(kind)].fetch_add(1, std::memory_order_relaxed);
@@ -536,11 +599,16 @@ bool EmitAsOps(TCGContext* s, const arm::mve::Insn& insn, const MveOpTargets& t,
   const uintptr_t v = o.New(kTypeI32);
   if (kind == MveOpKind::kLongShift) {
     LongShift(o, insn, rt, rdahi, rm);  // scalar: VPR is neither read nor advanced
-  } else if (kind == MveOpKind::kAcross) {
+  } else if (kind == MveOpKind::kLanewise || kind == MveOpKind::kAcross) {
+    // Beat-wise under the predicate: VPR read for the mask, its VPT block moved on.
     const uintptr_t mask = o.New(kTypeI32);
     o.Op(kOpLdI32, v, vpr_at, 0);
     ElementMask(o, t, mask, v, lr);
-    Across(o, insn, t, mask, rt);
+    if (kind == MveOpKind::kLanewise) {
+      Lanewise(o, insn, t, mask, scalar);
+    } else {
+      Across(o, insn, t, mask, rt);
+    }
     AdvanceVpt(o, v);
     o.Op(kOpStI32, v, vpr_at, 0);
     o.Free(mask);

@@ -1,8 +1,9 @@
 // MVE instructions emitted as TCG ops instead of the MVE unit's call (core_mve_ops.cc):
 // the predicate bookkeeping (VPST, VCTP, VMRS/VMSR P0 and VPR), the long shifts by
-// register (LSLL, ASRL), the across-vector sums VADDV and VMLADAV/VMLSDAV, and
-// contiguous loads (VLDRB/VLDRH/VLDRW, and the widening VLDRB.S16/S32, VLDRH.S32) from a
-// page of plain memory.
+// register (LSLL, ASRL), the across-vector sums VADDV and VMLADAV/VMLSDAV, contiguous
+// loads (VLDRB/VLDRH/VLDRW, and the widening VLDRB.S16/S32, VLDRH.S32) from a page of
+// plain memory, and the lane-wise VADD/VSUB/VMUL of 32-bit lanes (by a vector or a
+// scalar), VDUP.32 and the bitwise VAND/VORR/VEOR.
 #pragma once
 
 #include <cstdint>
@@ -52,7 +53,7 @@ struct MveOpTargets {
 };
 
 // What EmitAsOps emits an instruction as (kNone: it does not).
-enum class MveOpKind { kNone, kPredicate, kLongShift, kAcross, kLoad };
+enum class MveOpKind { kNone, kPredicate, kLongShift, kAcross, kLoad, kLanewise };
 MveOpKind KindOf(const arm::mve::Insn& insn);
 
 // Whether `insn` is one EmitAsOps emits.
