@@ -9,6 +9,7 @@
 
 #include "../riscv/hart.h"
 #include "console_regex.h"
+#include "faultline/text.h"
 #include "fields.h"
 #include "host_write.h"
 
@@ -18,16 +19,24 @@ namespace {
 
 // Fails `f` unless `name` is a region or alias of `board` (a typo would be an expectation
 // that can never hold: issue 39 item 1).
+// The fix for a mistyped name: the nearest valid one first, then all of them.
+std::string DidYouMean(const std::string& name, const std::vector<std::string>& names) {
+  std::string all;
+  for (const std::string& n : names) all += (all.empty() ? "" : ", ") + n;
+  const std::optional<std::string> near = NearestName(name, names);
+  return near ? fmt::format("did you mean '{}'? (one of {})", *near, all) : "use one of " + all;
+}
+
 void RequireWindow(const Board& board, const Field& f, const std::string& name) {
   const auto named = [&](const std::string& n) {
     return std::any_of(board.regions.begin(), board.regions.end(), [&](const Region& r) { return r.name == n; }) ||
            std::any_of(board.aliases.begin(), board.aliases.end(), [&](const Alias& a) { return a.name == n; });
   };
   if (named(name)) return;
-  std::string windows;
-  for (const Region& r : board.regions) windows += (windows.empty() ? "" : ", ") + r.name;
-  for (const Alias& a : board.aliases) windows += ", " + a.name;
-  f.Fail(fmt::format("board '{}' has no region or alias '{}'", board.name, name), "name one of " + windows);
+  std::vector<std::string> names;
+  for (const Region& r : board.regions) names.push_back(r.name);
+  for (const Alias& a : board.aliases) names.push_back(a.name);
+  f.Fail(fmt::format("board '{}' has no region or alias '{}'", board.name, name), DidYouMean(name, names));
 }
 
 FaultExpectation ParseFault(const Board& board, const Field& f) {
@@ -199,13 +208,13 @@ EventExpectation ParseEvent(const Board& board, const Field& f) {
   const Field kind = m.Require("kind");
   e.kind = kind.Scalar();
   const EventKind* known = nullptr;
-  std::string kinds;
+  std::vector<std::string> kinds;
   for (const EventKind& k : kEventKinds) {
     if (e.kind == k.kind) known = &k;
-    kinds += std::string(kinds.empty() ? "" : ", ") + k.kind;
+    kinds.push_back(k.kind);
   }
   if (known == nullptr) {
-    kind.Fail(fmt::format("faultline records no event of kind '{}'", e.kind), "use one of " + kinds);
+    kind.Fail(fmt::format("faultline records no event of kind '{}'", e.kind), DidYouMean(e.kind, kinds));
   }
   if (m.Has("where")) {
     const Field where = m.Get("where");
