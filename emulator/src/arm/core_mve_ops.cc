@@ -49,8 +49,8 @@ constexpr int kOpMovI32 = 0x5, kOpLdI32 = 0xd, kOpStI32 = 0x10, kOpAndI32 = 0x1a
               kOpXorI32 = 0x1c, kOpShlI32 = 0x1d, kOpLdI64 = 0x49, kOpStI64 = 0x4d,
               kOpAddI64 = 0x4e, kOpSubI64 = 0x4f, kOpMulI64 = 0x50, kOpAndI64 = 0x57, kOpXorI64 = 0x59, kOpShlI64 = 0x5a,
               kOpShrI64 = 0x5b, kOpSarI64 = 0x5c;
-// tcg-cond.h: EQ, NE, LT, LTU, LEU, GTU.
-constexpr int kCondEq = 8, kCondNe = 9, kCondLt = 2, kCondLtu = 4, kCondLeu = 12, kCondGtu = 13;
+// tcg-cond.h: EQ, NE, LT, LTU, LEU, GT, GTU.
+constexpr int kCondEq = 8, kCondNe = 9, kCondLt = 2, kCondLtu = 4, kCondLeu = 12, kCondGt = 11, kCondGtu = 13;
 constexpr size_t kCpuR = 0x9600;          // offsetof(TCGContext, cpu_R)
 constexpr size_t kTempMemOffset = 0x18;   // offsetof(TCGTemp, mem_offset)
 constexpr size_t kTemps = 0x388, kTempSize = 0x38, kMaxTemps = 512;  // TCGContext.temps
@@ -387,7 +387,8 @@ void TransferAddress(const Ops& o, const arm::mve::Insn& insn, uintptr_t to, uin
   tcg_gen_addi_i32_arm(o.s, o.V(to), o.V(rn), offset || insn.pre ? (insn.add ? insn.imm : -insn.imm) : 0);
 }
 
-// VADD, VSUB, VMUL of 32-bit lanes (Qm, or Rm for every lane: the scalar forms), VDUP.32
+// VADD, VSUB, VMUL, VMAX, VMIN of 32-bit lanes (Qm, or Rm for every lane: the scalar forms
+// of the first three), VDUP.32
 // of Rt, and VAND/VORR/VEOR (Handlers::Add ... Dup, And, Orr, Eor): each 64-bit half of
 // the result is made, then written under the predicate byte by byte, as lanes.h MergeAll
 // writes it (d ^= (r ^ d) & bytes). No lane saturates, so FPSCR.QC is never touched. A
@@ -398,6 +399,9 @@ void Lanewise(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, u
   const bool bitwise = Named(insn, "VAND") || Named(insn, "VORR") || Named(insn, "VEOR");
   const bool by_scalar = dup || Named(insn, "VADD (scalar)") || Named(insn, "VSUB (scalar)") ||
                          Named(insn, "VMUL (scalar)");
+  // VMAX/VMIN: signed or unsigned (U) by a conditional move.
+  const bool max = Named(insn, "VMAX"), min = Named(insn, "VMIN");
+  const int pick = max ? (insn.u ? kCondGtu : kCondGt) : (insn.u ? kCondLtu : kCondLt);
   const int op32 = Named(insn, "VSUB") || Named(insn, "VSUB (scalar)")   ? kOpSubI32
                    : Named(insn, "VMUL") || Named(insn, "VMUL (scalar)") ? kOpMulI32
                                                                          : kOpAddI32;
@@ -419,7 +423,11 @@ void Lanewise(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, u
         }
         o.Op(kOpLdI32, w[k], q, 16 * insn.qn + lane);
         if (!by_scalar) o.Op(kOpLdI32, a, q, 16 * insn.qm + lane);
-        o.Op(op32, w[k], w[k], by_scalar ? scalar : a);
+        if (max || min) {
+          tcg_gen_movcond_i32_arm(o.s, pick, o.V(w[k]), o.V(w[k]), o.V(a), o.V(w[k]), o.V(a));
+        } else {
+          o.Op(op32, w[k], w[k], by_scalar ? scalar : a);
+        }
       }
       tcg_gen_concat_i32_i64_arm(o.s, o.V(r), o.V(w[0]), o.V(w[1]));
     }
@@ -563,7 +571,9 @@ MveOpKind KindOf(const arm::mve::Insn& insn) {
   // Lane-wise 32-bit arithmetic (Rm, Rt a general register other than SP and PC) and the
   // bitwise forms.
   const bool rm_ok = insn.rm < 13 || insn.rm == 14;
-  if (((Named(insn, "VADD") || Named(insn, "VSUB") || Named(insn, "VMUL")) && insn.size == 2) ||
+  if (((Named(insn, "VADD") || Named(insn, "VSUB") || Named(insn, "VMUL") || Named(insn, "VMAX") ||
+        Named(insn, "VMIN")) &&
+       insn.size == 2) ||
       ((Named(insn, "VADD (scalar)") || Named(insn, "VSUB (scalar)") || Named(insn, "VMUL (scalar)")) &&
        insn.size == 2 && rm_ok) ||
       (Named(insn, "VDUP") && insn.size == 2 && rt_ok) || Named(insn, "VAND") || Named(insn, "VORR") ||

@@ -2,8 +2,8 @@
 // the predicate bookkeeping (VPST, VCTP, VMRS/VMSR P0 and VPR), the long shifts by
 // register (LSLL, ASRL), the across-vector sums VADDV and VMLADAV/VMLSDAV, contiguous
 // loads (VLDRB/VLDRH/VLDRW, and the widening VLDRB.S16/S32, VLDRH.S32) from a page of
-// plain memory, and the lane-wise VADD/VSUB/VMUL of 32-bit lanes (by a vector or a
-// scalar), VDUP.32 and the bitwise VAND/VORR/VEOR.
+// plain memory, and the lane-wise VADD/VSUB/VMUL (by a vector or a scalar) and VMAX/VMIN
+// of 32-bit lanes, VDUP.32 and the bitwise VAND/VORR/VEOR.
 #pragma once
 
 #include <cstdint>
