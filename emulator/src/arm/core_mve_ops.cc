@@ -388,7 +388,7 @@ void TransferAddress(const Ops& o, const arm::mve::Insn& insn, uintptr_t to, uin
 }
 
 // VADD, VSUB, VMUL, VMAX, VMIN of 32-bit lanes (Qm, or Rm for every lane: the scalar forms
-// of the first three), VDUP.32
+// of the first three), VSHR.32 by an immediate, VDUP.32
 // of Rt, and VAND/VORR/VEOR (Handlers::Add ... Dup, And, Orr, Eor): each 64-bit half of
 // the result is made, then written under the predicate byte by byte, as lanes.h MergeAll
 // writes it (d ^= (r ^ d) & bytes). No lane saturates, so FPSCR.QC is never touched. A
@@ -399,8 +399,9 @@ void Lanewise(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, u
   const bool bitwise = Named(insn, "VAND") || Named(insn, "VORR") || Named(insn, "VEOR");
   const bool by_scalar = dup || Named(insn, "VADD (scalar)") || Named(insn, "VSUB (scalar)") ||
                          Named(insn, "VMUL (scalar)");
-  // VMAX/VMIN: signed or unsigned (U) by a conditional move.
-  const bool max = Named(insn, "VMAX"), min = Named(insn, "VMIN");
+  // VMAX/VMIN: signed or unsigned (U) by a conditional move. VSHR #imm (1-32) of Qm:
+  // arithmetic (a shift by 32 leaves the sign everywhere) or logical (by 32: zero).
+  const bool max = Named(insn, "VMAX"), min = Named(insn, "VMIN"), shr = Named(insn, "VSHR");
   const int pick = max ? (insn.u ? kCondGtu : kCondGt) : (insn.u ? kCondLtu : kCondLt);
   const int op32 = Named(insn, "VSUB") || Named(insn, "VSUB (scalar)")   ? kOpSubI32
                    : Named(insn, "VMUL") || Named(insn, "VMUL (scalar)") ? kOpMulI32
@@ -419,6 +420,17 @@ void Lanewise(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, u
         const unsigned lane = 4 * (2 * h + k);
         if (dup) {
           o.Op(kOpMovI32, w[k], scalar);
+          continue;
+        }
+        if (shr) {
+          o.Op(kOpLdI32, w[k], q, 16 * insn.qm + lane);
+          if (!insn.u) {
+            tcg_gen_sari_i32_arm(o.s, o.V(w[k]), o.V(w[k]), std::min(insn.imm, 31));
+          } else if (insn.imm < 32) {
+            tcg_gen_shri_i32_arm(o.s, o.V(w[k]), o.V(w[k]), insn.imm);
+          } else {
+            o.Op(kOpXorI32, w[k], w[k], w[k]);
+          }
           continue;
         }
         o.Op(kOpLdI32, w[k], q, 16 * insn.qn + lane);
@@ -572,7 +584,7 @@ MveOpKind KindOf(const arm::mve::Insn& insn) {
   // bitwise forms.
   const bool rm_ok = insn.rm < 13 || insn.rm == 14;
   if (((Named(insn, "VADD") || Named(insn, "VSUB") || Named(insn, "VMUL") || Named(insn, "VMAX") ||
-        Named(insn, "VMIN")) &&
+        Named(insn, "VMIN") || Named(insn, "VSHR")) &&
        insn.size == 2) ||
       ((Named(insn, "VADD (scalar)") || Named(insn, "VSUB (scalar)") || Named(insn, "VMUL (scalar)")) &&
        insn.size == 2 && rm_ok) ||
