@@ -570,7 +570,7 @@ MveOpKind KindOf(const arm::mve::Insn& insn) {
   // Rt is a general register other than SP and PC (UNPREDICTABLE; the call keeps them).
   const bool rt_ok = insn.rt < 13 || insn.rt == 14, rn_ok = insn.rn < 13 || insn.rn == 14;
   if (Named(insn, "VPST") || ((Named(insn, "VMRS P0/VPR") || Named(insn, "VMSR P0/VPR")) && rt_ok) ||
-      (Named(insn, "VCTP") && rn_ok)) {
+      (Named(insn, "VCTP") && rn_ok) || Named(insn, "LCTP")) {
     return MveOpKind::kPredicate;
   }
   if (PredicateOnly()) return MveOpKind::kNone;
@@ -634,6 +634,13 @@ bool EmitAsOps(TCGContext* s, const arm::mve::Insn& insn, const MveOpTargets& t,
     AdvanceVpt(o, v);
     o.Op(kOpStI32, v, vpr_at, 0);
     o.Free(mask);
+  } else if (Named(insn, "LCTP")) {
+    // Handlers::Lctp: LTPSIZE 4, the end of a tail-predicated loop (a relocated LETP loop's
+    // exit runs one); setting 4 asks nothing more of the core (Core::LtpsizeWritten).
+    const uintptr_t ltpsize_at = o.Pointer(t.ltpsize), four = o.Const(4);
+    o.Op(kOpStI32, four, ltpsize_at, 0);
+    o.Free(four);
+    o.Free(ltpsize_at);
   } else if (Named(insn, "VPST")) {
     // Handlers::Vpst: both mask fields from the instruction's mask.
     const uint32_t mask = uint32_t(insn.imm);

@@ -1,5 +1,5 @@
 // MVE instructions emitted as TCG ops instead of the MVE unit's call (core_mve_ops.cc):
-// the predicate bookkeeping (VPST, VCTP, VMRS/VMSR P0 and VPR), the long shifts by
+// the predicate bookkeeping (VPST, VCTP, VMRS/VMSR P0 and VPR, LCTP), the long shifts by
 // register (LSLL, ASRL), the across-vector sums VADDV and VMLADAV/VMLSDAV, contiguous
 // loads (VLDRB/VLDRH/VLDRW, and the widening VLDRB.S16/S32, VLDRH.S32) from a page of
 // plain memory, and the lane-wise VADD/VSUB/VMUL (by a vector or a scalar) and VMAX/VMIN
