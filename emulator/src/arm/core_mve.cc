@@ -134,11 +134,12 @@ namespace {
 // (TLB_NOTDIRTY, engine/store_path.cc) all answer null, and so does a page whose
 // protections (the board's access narrowed by the MPU) refuse the access, which the TLB
 // entry does not show for reads (Core::PageAllows): the element-by-element path then
-// takes the access and any fault exactly as before. A load remembers the four pages it
-// was answered for last (a loop reads its input and its weights): a RAM page's host
+// takes the access and any fault exactly as before. A load remembers the pages it was
+// answered for (kMveLoadPages of them, by page number: a loop reads its input and its
+// weights, a depthwise kernel six pages in turn): a RAM page's host
 // bytes do not move, and what else could change the answer changes the protections
 // first (Core::protection_changes), so the answer stands until then. A store remembers
-// its four pages too, while no cache model watches stores (Core::AsksDataFills: the
+// its pages too, while no cache model watches stores (Core::AsksDataFills: the
 // I-cache sees the first store to a page after an invalidate) and no code was ever
 // translated from the page (engine::ArmCodeIn): such a page's entry is TLB_NOTDIRTY,
 // whose stores must go where they invalidate the code.
@@ -160,19 +161,15 @@ class EngineMemory final : public arm::mve::Memory {
     constexpr uint32_t kOffset = (1u << kPageBits) - 1;
     const uint32_t page = address >> kPageBits;
     if (size == 0 || page != ((address + size - 1) >> kPageBits)) return nullptr;
-    LoadPage* known = store ? stores_ : loads_;
-    for (int i = 0; i < kMveLoadPages; ++i) {
-      const LoadPage& p = known[i];
-      if (p.page == page && p.mmu_idx == mmu_idx_ && p.protections == core_.protection_changes() &&
-          (!store || (!engine::ArmCodeIn(address, address + 1) && !core_.AsksDataFills()))) {
-        return p.host + (address & kOffset);
-      }
+    LoadPage& known = (store ? stores_ : loads_)[page % kMveLoadPages];
+    if (known.page == page && known.mmu_idx == mmu_idx_ && known.protections == core_.protection_changes() &&
+        (!store || (!engine::ArmCodeIn(address, address + 1) && !core_.AsksDataFills()))) {
+      return known.host + (address & kOffset);
     }
     if (!core_.PageAllows(address, store)) return nullptr;
     auto* host = static_cast<uint8_t*>(tlb_vaddr_to_host_arm(env_, address, store ? 1 : 0, mmu_idx_));
     if (host != nullptr && (!store || !core_.AsksDataFills())) {
-      std::copy_backward(known, known + kMveLoadPages - 1, known + kMveLoadPages);
-      known[0] = {page, mmu_idx_, core_.protection_changes(), host - (address & kOffset)};
+      known = {page, mmu_idx_, core_.protection_changes(), host - (address & kOffset)};
     }
     return host;
   }
@@ -185,8 +182,8 @@ class EngineMemory final : public arm::mve::Memory {
   void* env_;
   uintptr_t ra_ = 0;
   int mmu_idx_ = 0;
-  LoadPage loads_[kMveLoadPages];   // newest first
-  LoadPage stores_[kMveLoadPages];  // newest first
+  LoadPage loads_[kMveLoadPages];   // page p at p % kMveLoadPages
+  LoadPage stores_[kMveLoadPages];  // the same
 };
 
 // FPSCR as QEMU 5.0 keeps it for the M33, plus FZ16, which the M33 does not have (its

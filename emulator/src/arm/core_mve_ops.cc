@@ -473,53 +473,47 @@ void Load(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, uintp
   static const CallN call_n = engine::Unicorns<CallN>("tcg_gen_callN_arm");
   static const ConstI32 const_i32 = engine::Unicorns<ConstI32>("tcg_const_i32_arm");
   // host = the page's bytes at the address: a local temp, which (unlike the others)
-  // keeps its value past a branch, as do the page's key and the protections' count.
+  // keeps its value past a branch, as do the page's key, the protections' count and the
+  // address of the page's entry.
   const auto local = [&] { return reinterpret_cast<uintptr_t>(tcg_temp_new_internal_arm(o.s, kTypeI64, true)); };
-  const uintptr_t host = local(), key = local(), protections = local();
+  const uintptr_t host = local(), key = local(), protections = local(), entry = local();
   TCGLabel* slow = gen_new_label_arm(o.s);
   TCGLabel* done = gen_new_label_arm(o.s);
-  TCGLabel* hit = gen_new_label_arm(o.s);
   {
     const uintptr_t address = o.New(kTypeI32), x = o.New(kTypeI32), offset = o.New(kTypeI64),
-                    changes_at = o.Pointer(t.loads.protections);
+                    changes_at = o.Pointer(t.loads.protections), pages = o.Pointer(t.loads.pages);
     TransferAddress(o, insn, address, rn, false);
     // The key of the address's page as MveLoadPage's first eight bytes hold it: page,
-    // then the MMU index.
+    // then the MMU index; its entry, at the page number modulo the entries.
     tcg_gen_shri_i32_arm(o.s, o.V(x), o.V(address), 10);
     tcg_gen_extu_i32_i64_arm(o.s, o.V(key), o.V(x));
+    tcg_gen_andi_i32_arm(o.s, o.V(x), o.V(x), kMveLoadPages - 1);
+    tcg_gen_extu_i32_i64_arm(o.s, o.V(entry), o.V(x));
+    tcg_gen_shli_i64_arm(o.s, o.V(offset), o.V(entry), 4);  // 24 bytes an entry: 16 + 8
+    tcg_gen_shli_i64_arm(o.s, o.V(entry), o.V(entry), 3);
+    o.Op(kOpAddI64, entry, entry, offset);
+    o.Op(kOpAddI64, entry, entry, pages);
     tcg_gen_ori_i64_arm(o.s, o.V(key), o.V(key), int64_t(uint64_t(uint32_t(t.loads.mmu_idx)) << 32));
     o.Op(kOpLdI64, protections, changes_at, 0);
     // 16 bytes past the page's last 16 (1 KiB pages) span two: the call.
     tcg_gen_andi_i32_arm(o.s, o.V(x), o.V(address), 0x3FF);
     tcg_gen_extu_i32_i64_arm(o.s, o.V(offset), o.V(x));
-    for (uintptr_t temp : {address, x, changes_at}) o.Free(temp);
+    for (uintptr_t temp : {address, x, changes_at, pages}) o.Free(temp);
     tcg_gen_brcondi_i64_arm(o.s, kCondGtu, o.V(offset), 0x3F0, slow);
     o.Free(offset);
   }
-  // The pages, newest first: the first whose key is the address's and whose protections
-  // stand gives the host bytes; none: the call.
+  // The entry gives the host bytes if it is the address's page and its protections stand;
+  // else the call. (Ordinary temps die at each branch: each test makes its own.)
   static_assert(sizeof(MveLoadPage) == 24 && offsetof(MveLoadPage, protections) == 8 &&
                 offsetof(MveLoadPage, host) == 16);
-  // (Ordinary temps die at each branch: each test makes its own.)
-  for (int e = 0; e < kMveLoadPages; ++e) {
-    TCGLabel* next = gen_new_label_arm(o.s);
-    const uintptr_t at = 24 * unsigned(e);
-    for (const auto& [field, expected] : {std::pair{at, key}, std::pair{at + 8, protections}}) {
-      const uintptr_t pages = o.Pointer(t.loads.pages), v = o.New(kTypeI64);
-      o.Op(kOpLdI64, v, pages, field);
-      o.Op(kOpXorI64, v, v, expected);
-      tcg_gen_brcondi_i64_arm(o.s, kCondNe, o.V(v), 0, next);
-      o.Free(v);
-      o.Free(pages);
-    }
-    const uintptr_t pages = o.Pointer(t.loads.pages);
-    o.Op(kOpLdI64, host, pages, at + 16);
-    o.Free(pages);
-    Branch(o, hit);
-    SetLabel(o, next);
+  for (const auto& [field, expected] : {std::pair{0, key}, std::pair{8, protections}}) {
+    const uintptr_t v = o.New(kTypeI64);
+    o.Op(kOpLdI64, v, entry, field);
+    o.Op(kOpXorI64, v, v, expected);
+    tcg_gen_brcondi_i64_arm(o.s, kCondNe, o.V(v), 0, slow);
+    o.Free(v);
   }
-  Branch(o, slow);
-  SetLabel(o, hit);
+  o.Op(kOpLdI64, host, entry, 16);
   {
     const uintptr_t address = o.New(kTypeI32), x = o.New(kTypeI32), offset = o.New(kTypeI64);
     TransferAddress(o, insn, address, rn, false);
@@ -559,7 +553,7 @@ void Load(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, uintp
   SetLabel(o, done);
   // Either way R0 is what the instruction left: the MRS writes it back.
   o.Op(kOpMovI32, reinterpret_cast<uintptr_t>(ret), r0);
-  for (uintptr_t temp : {host, key, protections}) o.Free(temp);
+  for (uintptr_t temp : {host, key, protections, entry}) o.Free(temp);
 }
 
 }  // namespace

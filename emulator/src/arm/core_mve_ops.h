@@ -20,9 +20,11 @@ namespace faultline::arm {
 // A page of plain memory the MVE unit's loads were last answered for (core_mve.cc,
 // EngineMemory::Host): its host bytes stand while the MMU index and the core's count of
 // protection changes are those it was found under.
-// How many such pages the loads remember: a depthwise kernel reads its patch, its
-// weights and its bias, each of which may straddle a page boundary.
-constexpr int kMveLoadPages = 4;
+// The pages the loads remember, by page number modulo their count (direct-mapped: one
+// lookup, ops or host code): CMSIS-NN's depthwise kernel reads six pages in turn (its
+// im2col buffer, weights, bias, multipliers, shifts and the stack), which a list of
+// four, replaced in turn, never held.
+constexpr int kMveLoadPages = 64;
 struct MveLoadPage {
   uint32_t page = UINT32_MAX;  // address >> 10 (1 KiB M-profile pages)
   int mmu_idx = -1;
@@ -39,7 +41,7 @@ struct MveOpTargets {
   uint8_t* q;               // Q0-Q7 in the engine's CPU state (State::q)
   uint8_t* scratch;         // 16 bytes of the MVE unit's own (the sums' masked Qm)
   struct {
-    const MveLoadPage* pages;  // kMveLoadPages pages, newest first
+    const MveLoadPage* pages;  // kMveLoadPages pages, page p at p % kMveLoadPages
     const uint64_t* protections;
     int mmu_idx;  // the block's
   } loads;
