@@ -23,7 +23,7 @@
 #define MAGIC 0x4345564Du /* "MVEC" */
 
 enum { FLAG_MEMORY = 1, FLAG_PREDICATED = 2, FLAG_TAIL = 4, FLAG_SMALL = 8, FLAG_OFFSETS = 16, FLAG_ADDRESSES = 32,
-       FLAG_EXTREMES = 64 };
+       FLAG_EXTREMES = 64, FLAG_EDGES = 128 };
 
 struct mve_case {
     uint16_t code[4]; /* instruction, pop {pc}, nop */
@@ -173,7 +173,17 @@ static uint32_t extreme(uint32_t *s)
     return hi << 16 | lo;
 }
 
-/* Operands: random bits; DSP cases get extreme() values; "small" cases (shifts by a
+/* A word for a saturating vector instruction's operands: mostly a 32-bit edge (its
+ * 16- and 8-bit lanes edges too: INT_MIN squared is the one VQRDMULH.32 saturation),
+ * else extreme(). */
+static uint32_t edge_word(uint32_t *s)
+{
+    static const uint32_t edges[6] = { 0x80000000u, 0x7FFFFFFFu, 0x80000001u, 0xFFFFFFFFu, 0x00000000u, 0x40000000u };
+    const uint32_t pick = xorshift(s) & 7;
+    return pick < 6 ? edges[pick] : extreme(s);
+}
+
+/* Operands: random bits; DSP cases get extreme() values, saturating vector ones edges; "small" cases (shifts by a
  * register, element counts) get values near zero in the general-purpose registers so the interesting range is hit;
  * gather/scatter cases get offsets or addresses that stay inside the scratch buffer. */
 static void setup(const struct mve_case *c, struct state *st)
@@ -184,6 +194,7 @@ static void setup(const struct mve_case *c, struct state *st)
         uint32_t v = xorshift(&s);
         if (c->flags & FLAG_OFFSETS) v = small_lanes(v, size);
         else if (c->flags & FLAG_ADDRESSES) v = SCRATCH_MIDDLE + (v & 0xF0) - 0x80;
+        else if (c->flags & FLAG_EDGES) v = edge_word(&s);
         st->q[i] = v;
     }
     for (int i = 0; i < 13; ++i) {
@@ -191,6 +202,7 @@ static void setup(const struct mve_case *c, struct state *st)
         if (c->flags & FLAG_MEMORY) v = SCRATCH_MIDDLE + (v & 0x1F0) - 0x100;
         else if (c->flags & FLAG_SMALL) v = (v & 0x3F) - 0x20;
         else if (c->flags & FLAG_EXTREMES) v = extreme(&s);
+        else if (c->flags & FLAG_EDGES) v = edge_word(&s);
         st->r[i] = v;
     }
     st->lr = xorshift(&s);

@@ -9,6 +9,9 @@
  *      accumulators that wrap; one 32-bit sum per instruction and predicate.
  *   3. VADDVA and VMLADAVA in a tail-predicated loop (DLSTP.8 ... LETP) over 0-33
  *      elements: the inactive lanes of the last iteration add nothing.
+ *   4. VQADD.S32/U32 and VQRDMULH.S32 (by a vector and by a scalar) at their saturation
+ *      edges (INT_MIN squared, INT_MAX + 1, a carry out), in the T slot of a VPT block
+ *      with each lane active or not: the lanes written and FPSCR.QC.
  */
 #include <stdint.h>
 
@@ -120,6 +123,40 @@ static void tail_sums(const int8_t *p, uint32_t n, uint32_t *sum, uint32_t *dot)
     *dot = d;
 }
 
+/* Q2 = OP(Q0, Q1 or Rm) in the T slot of a VPST under P0 = p0 (Q2 starts as `out`);
+ * returns FPSCR.QC, then cleared. */
+#define SATURATING(name, insn)                                                                   \
+    __attribute__((noinline)) static uint32_t name(const int32_t *n, const int32_t *m, int32_t s,  \
+                                                   uint32_t p0, int32_t *out)                    \
+    {                                                                                            \
+        uint32_t fpscr;                                                                          \
+        __asm__ volatile("vldrw.32 q0, [%1]\n\t"                                                \
+                         "vldrw.32 q1, [%2]\n\t"                                                \
+                         "vldrw.32 q2, [%5]\n\t"                                                \
+                         "vmsr p0, %4\n\t"                                                      \
+                         "vpst\n\t" insn "\n\t"                                                 \
+                         "vstrw.32 q2, [%5]\n\t"                                                \
+                         "vmrs %0, fpscr\n\t"                                                   \
+                         : "=&r"(fpscr)                                                          \
+                         : "r"(n), "r"(m), "r"(s), "r"(p0), "r"(out)                             \
+                         : "q0", "q1", "q2", "memory");                                          \
+        const uint32_t cleared = fpscr & ~(1u << 27);                                            \
+        __asm__ volatile("vmsr fpscr, %0" ::"r"(cleared));                                       \
+        return fpscr >> 27 & 1u;                                                                 \
+    }
+SATURATING(vqadd_s32, "vqaddt.s32 q2, q0, q1")
+SATURATING(vqadd_u32, "vqaddt.u32 q2, q0, q1")
+SATURATING(vqrdmulh_s32, "vqrdmulht.s32 q2, q0, q1")
+SATURATING(vqrdmulh_s32_scalar, "vqrdmulht.s32 q2, q0, %3")
+
+static const struct {
+    const char *name;
+    uint32_t (*fn)(const int32_t *, const int32_t *, int32_t, uint32_t, int32_t *);
+} kSaturating[] = {{"vqadd.s32", vqadd_s32},
+                   {"vqadd.u32", vqadd_u32},
+                   {"vqrdmulh.s32", vqrdmulh_s32},
+                   {"vqrdmulh.s32 scalar", vqrdmulh_s32_scalar}};
+
 int main(void)
 {
     /* The first vector instruction creates the FP context: the blocks after it may run
@@ -165,6 +202,22 @@ int main(void)
         sh_puts_hex("tail n ", n);
         sh_puts_hex("  sum ", sum);
         sh_puts_hex("  dot ", dot);
+    }
+    /* Lane 0 saturates every form (INT_MIN squared; INT_MIN + INT_MIN; a carry out), lane 1
+     * the additions (INT_MAX + 1; 0xffffffff + 1), lanes 2-3 nothing. */
+    static const int32_t kSatN[4] __attribute__((aligned(16))) = {INT32_MIN, INT32_MAX, 0x40000000, -3};
+    static const int32_t kSatM[4] __attribute__((aligned(16))) = {INT32_MIN, 1, 0x40000000, 7};
+    static const uint32_t lanes[] = {0xffff, 0xfff0, 0x000f, 0x00f0, 0xff00, 0x0000};
+    for (unsigned i = 0; i < sizeof kSaturating / sizeof kSaturating[0]; ++i) {
+        sh_write0(kSaturating[i].name);
+        sh_write0("\n");
+        for (unsigned p = 0; p < sizeof lanes / sizeof lanes[0]; ++p) {
+            int32_t out[4] __attribute__((aligned(16))) = {0x11111111, 0x22222222, 0x33333333, 0x44444444};
+            const uint32_t qc = kSaturating[i].fn(kSatN, kSatM, INT32_MIN, lanes[p], out);
+            sh_puts_hex("  p0 ", lanes[p]);
+            for (unsigned e = 0; e < 4; ++e) sh_puts_hex("    ", (uint32_t)out[e]);
+            sh_puts_hex("    qc ", qc);
+        }
     }
     return 0;
 }

@@ -34,7 +34,7 @@ namespace mve = faultline::arm::mve;
 
 constexpr uint32_t kCases = 0x60000000;  // DDR: where the harness reads its table
 constexpr uint32_t kMagic = 0x4345564D;
-enum : uint32_t { kMemory = 1, kPredicated = 2, kTail = 4, kSmall = 8, kOffsets = 16, kAddresses = 32 };
+enum : uint32_t { kMemory = 1, kPredicated = 2, kTail = 4, kSmall = 8, kOffsets = 16, kAddresses = 32, kEdges = 128 };
 
 std::string Hex(uint32_t v) {
   char b[16];
@@ -80,6 +80,13 @@ std::vector<Case> Generate(uint32_t seed, unsigned per_encoding) {
       }
       if (name.find("(scalar)") != std::string::npos && name.find("SHL") != std::string::npos) flags |= kSmall;
       if (name == "VCTP") flags |= kSmall;
+      // The saturating forms emitted as ops (core_mve_ops.cc): every other case on operands
+      // at the edges of their ranges, where they saturate (FLAG_EDGES: INT_MIN squared is
+      // VQRDMULH.32's one saturation). Not yet the other VQ forms: VQDMULLB/T's QC on such
+      // operands differs from QEMU 7.2's in a few predicated cases (seeds 4 and 15 with
+      // FAULTLINE_MVE_DIFF_PER=80), unexplained so far.
+      const bool edges = name == "VQADD" || name == "VQRDMULH" || name == "VQRDMULH (scalar)";
+      if (edges && made % 2 == 1) flags |= kEdges;
       // A VPT inside a VPT block is UNPREDICTABLE: the predication instructions run outside.
       const bool predication = StartsWith(name, "VP") || StartsWith(name, "VCMP/VPT") ||
                                StartsWith(name, "VMRS") || StartsWith(name, "VMSR") || name == "VCTP";

@@ -33,7 +33,8 @@ TEST(MveOps, PredicateBookkeepingIsEmittedAsOps) {
   EXPECT_GE(arm::MveInstructionsEmittedAsOps() - before, 8u);
 }
 
-// mve_ops runs LSLL/ASRL by register, VADDV(A) and VMLADAV(A)/VMLSDAV(A) at their edges
+// mve_ops runs LSLL/ASRL by register, VADDV(A) and VMLADAV(A)/VMLSDAV(A) at their edges,
+// VQADD and VQRDMULH where they saturate (QC, active and inactive lanes),
 // (shifts of 0, 32, 64 and more, negative, by a low byte alone; every size and sign, T
 // and E slots of a VPT block, elements half predicated, accumulators that wrap; a
 // tail-predicated loop over 0-33 elements) and loads their vectors with VLDRW and VLDRB.

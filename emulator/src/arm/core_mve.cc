@@ -433,7 +433,8 @@ bool MveUnit::EmitOps(TCGContext* s, uint32_t i, TCGTemp* ret, TCGTemp** args) {
                              &core.ltpsize_,  state.q,
                              scratch,
                              {memory->load_pages(), core.pages_->changes(), d.mmu_idx},
-                             {reinterpret_cast<void*>(&helper_v7m_mrs_arm), args[0], kTag | i}};
+                             {reinterpret_cast<void*>(&helper_v7m_mrs_arm), args[0], kTag | i},
+                             &state.qc};
   if (!EmitAsOps(s, d.insn, targets, ret)) return false;
   emitted_as_ops.fetch_add(1, std::memory_order_relaxed);
   return true;

@@ -36,21 +36,14 @@
 
 #include "../engine/unicorn_interpose.h"
 #include "../engine/unicorn_tcg.h"
+#include "mve_ops_tcg.h"
 
 namespace faultline::arm {
 
 namespace {
 
-// QEMU 5.0 tcg-opc.h numbers, as unicorn_dsp_ops.cc and core_block_count.cc read them.
-constexpr int kTypeI32 = 0, kTypeI64 = 1;
-constexpr int kOpSetLabel = 0x1, kOpBr = 0x3, kOpMoviI64 = 0x40;
-constexpr int kOpLd16uI32 = 0xb;
-constexpr int kOpMovI32 = 0x5, kOpLdI32 = 0xd, kOpStI32 = 0x10, kOpAndI32 = 0x1a, kOpOrI32 = 0x1b,
-              kOpXorI32 = 0x1c, kOpShlI32 = 0x1d, kOpLdI64 = 0x49, kOpStI64 = 0x4d,
-              kOpAddI64 = 0x4e, kOpSubI64 = 0x4f, kOpMulI64 = 0x50, kOpAndI64 = 0x57, kOpXorI64 = 0x59, kOpShlI64 = 0x5a,
-              kOpShrI64 = 0x5b, kOpSarI64 = 0x5c;
-// tcg-cond.h: EQ, NE, LT, LTU, LEU, GT, GTU.
-constexpr int kCondEq = 8, kCondNe = 9, kCondLt = 2, kCondLtu = 4, kCondLeu = 12, kCondGt = 11, kCondGtu = 13;
+using namespace mve_ops;  // the TCG vocabulary (mve_ops_tcg.h)
+
 constexpr size_t kCpuR = 0x9600;          // offsetof(TCGContext, cpu_R)
 constexpr size_t kTempMemOffset = 0x18;   // offsetof(TCGTemp, mem_offset)
 constexpr size_t kTemps = 0x388, kTempSize = 0x38, kMaxTemps = 512;  // TCGContext.temps
@@ -59,19 +52,6 @@ constexpr uint32_t kP0 = 0xFFFF, kMasks = 0xFFu << 16;  // VPR (DDI 0553 §B5.4)
 
 std::atomic<uint64_t> emitted[6];  // by MveOpKind
 
-struct Ops {
-  TCGContext* s;
-  uintptr_t Arg(intptr_t v) const { return reinterpret_cast<uintptr_t>(s) + uintptr_t(v); }  // TCGv -> op argument
-  intptr_t V(uintptr_t t) const { return intptr_t(t - reinterpret_cast<uintptr_t>(s)); }
-  uintptr_t New(int type) const { return reinterpret_cast<uintptr_t>(tcg_temp_new_internal_arm(s, type, false)); }
-  void Free(uintptr_t t) const { tcg_temp_free_internal_arm(s, reinterpret_cast<TCGTemp*>(t)); }
-  uintptr_t Pointer(const void* p) const {
-    return Arg(tcg_const_i64_arm(s, int64_t(reinterpret_cast<uintptr_t>(p))));
-  }
-  uintptr_t Const(int32_t v) const { return Arg(tcg_const_i32_arm(s, v)); }
-  uintptr_t Const64(int64_t v) const { return Arg(tcg_const_i64_arm(s, v)); }
-  void Op(int opc, uintptr_t a, uintptr_t b, uintptr_t c = 0) const { tcg_gen_op3_arm(s, opc, a, b, c); }
-};
 
 // The translator's global for Rn (cpu_R[n]), or 0 if the layout is not what it should be.
 uintptr_t GeneralRegister(TCGContext* s, unsigned n) {
@@ -97,7 +77,6 @@ bool PredicateOnly() {
   return only;
 }
 
-bool Named(const arm::mve::Insn& insn, const char* name) { return std::strcmp(insn.name, name) == 0; }
 
 // VPR's mask fields (bits 23:16) where the ops being emitted will run, when the block
 // itself set them: after a VPST emitted as ops, each beat-wise instruction emitted as ops
@@ -252,16 +231,6 @@ void LongShift(const Ops& o, const arm::mve::Insn& insn, uintptr_t lo, uintptr_t
   for (uintptr_t temp : {value, n, negated, left, right, amount, n8, zero, limit}) o.Free(temp);
 }
 
-// All ones in each byte whose bit of an 8-bit predicate is set (lanes.h KeepBytes).
-struct ByteMasks {
-  uint64_t of[256] = {};
-  constexpr ByteMasks() {
-    for (int m = 0; m < 256; ++m) {
-      for (int b = 0; b < 8; ++b) of[m] |= (m >> b & 1) ? uint64_t(0xFF) << (8 * b) : 0;
-    }
-  }
-};
-constexpr ByteMasks kByteMasks;
 
 // The 16 bytes at host pointer `at` (an i64 temp) as two 64-bit halves (lane 0 lowest),
 // with `mask` (0: none) widened to whole elements of `size` (LaneMask: an element is
@@ -387,77 +356,6 @@ void TransferAddress(const Ops& o, const arm::mve::Insn& insn, uintptr_t to, uin
   tcg_gen_addi_i32_arm(o.s, o.V(to), o.V(rn), offset || insn.pre ? (insn.add ? insn.imm : -insn.imm) : 0);
 }
 
-// VADD, VSUB, VMUL, VMAX, VMIN of 32-bit lanes (Qm, or Rm for every lane: the scalar forms
-// of the first three), VSHR.32 by an immediate, VDUP.32
-// of Rt, and VAND/VORR/VEOR (Handlers::Add ... Dup, And, Orr, Eor): each 64-bit half of
-// the result is made, then written under the predicate byte by byte, as lanes.h MergeAll
-// writes it (d ^= (r ^ d) & bytes). No lane saturates, so FPSCR.QC is never touched. A
-// half of Qd is written only after its half of Qn and Qm was read: lanes do not cross.
-void Lanewise(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, uintptr_t mask, uintptr_t scalar) {
-  constexpr int kOpAddI32 = 0x11, kOpSubI32 = 0x12, kOpMulI32 = 0x13, kOpOrI64 = 0x58;
-  const bool dup = Named(insn, "VDUP");
-  const bool bitwise = Named(insn, "VAND") || Named(insn, "VORR") || Named(insn, "VEOR");
-  const bool by_scalar = dup || Named(insn, "VADD (scalar)") || Named(insn, "VSUB (scalar)") ||
-                         Named(insn, "VMUL (scalar)");
-  // VMAX/VMIN: signed or unsigned (U) by a conditional move. VSHR #imm (1-32) of Qm:
-  // arithmetic (a shift by 32 leaves the sign everywhere) or logical (by 32: zero).
-  const bool max = Named(insn, "VMAX"), min = Named(insn, "VMIN"), shr = Named(insn, "VSHR");
-  const int pick = max ? (insn.u ? kCondGtu : kCondGt) : (insn.u ? kCondLtu : kCondLt);
-  const int op32 = Named(insn, "VSUB") || Named(insn, "VSUB (scalar)")   ? kOpSubI32
-                   : Named(insn, "VMUL") || Named(insn, "VMUL (scalar)") ? kOpMulI32
-                                                                         : kOpAddI32;
-  const int op64 = Named(insn, "VAND") ? kOpAndI64 : Named(insn, "VORR") ? kOpOrI64 : kOpXorI64;
-  const uintptr_t q = o.Pointer(t.q), table = o.Pointer(kByteMasks.of), r = o.New(kTypeI64), d = o.New(kTypeI64),
-                  bytes = o.New(kTypeI64), a = o.New(kTypeI32), index = o.New(kTypeI32);
-  const uintptr_t w[2] = {o.New(kTypeI32), o.New(kTypeI32)};
-  for (unsigned h = 0; h < 2; ++h) {
-    if (bitwise) {
-      o.Op(kOpLdI64, r, q, 16 * insn.qn + 8 * h);
-      o.Op(kOpLdI64, d, q, 16 * insn.qm + 8 * h);
-      o.Op(op64, r, r, d);
-    } else {
-      for (unsigned k = 0; k < 2; ++k) {
-        const unsigned lane = 4 * (2 * h + k);
-        if (dup) {
-          o.Op(kOpMovI32, w[k], scalar);
-          continue;
-        }
-        if (shr) {
-          o.Op(kOpLdI32, w[k], q, 16 * insn.qm + lane);
-          if (!insn.u) {
-            tcg_gen_sari_i32_arm(o.s, o.V(w[k]), o.V(w[k]), std::min(insn.imm, 31));
-          } else if (insn.imm < 32) {
-            tcg_gen_shri_i32_arm(o.s, o.V(w[k]), o.V(w[k]), insn.imm);
-          } else {
-            o.Op(kOpXorI32, w[k], w[k], w[k]);
-          }
-          continue;
-        }
-        o.Op(kOpLdI32, w[k], q, 16 * insn.qn + lane);
-        if (!by_scalar) o.Op(kOpLdI32, a, q, 16 * insn.qm + lane);
-        if (max || min) {
-          tcg_gen_movcond_i32_arm(o.s, pick, o.V(w[k]), o.V(w[k]), o.V(a), o.V(w[k]), o.V(a));
-        } else {
-          o.Op(op32, w[k], w[k], by_scalar ? scalar : a);
-        }
-      }
-      tcg_gen_concat_i32_i64_arm(o.s, o.V(r), o.V(w[0]), o.V(w[1]));
-    }
-    // The predicate's bytes of this half: all ones where the byte is written.
-    tcg_gen_extract_i32_arm(o.s, o.V(index), o.V(mask), 8 * h, 8);
-    tcg_gen_extu_i32_i64_arm(o.s, o.V(bytes), o.V(index));
-    tcg_gen_shli_i64_arm(o.s, o.V(bytes), o.V(bytes), 3);
-    o.Op(kOpAddI64, bytes, bytes, table);
-    o.Op(kOpLdI64, bytes, bytes, 0);
-    o.Op(kOpLdI64, d, q, 16 * insn.qd + 8 * h);
-    o.Op(kOpXorI64, r, r, d);
-    o.Op(kOpAndI64, r, r, bytes);
-    o.Op(kOpXorI64, d, d, r);
-    o.Op(kOpStI64, d, q, 16 * insn.qd + 8 * h);
-  }
-  for (uintptr_t temp : {q, table, r, d, bytes, a, index, w[0], w[1]}) o.Free(temp);
-}
-
 using CallN = void (*)(TCGContext*, void*, TCGTemp*, int, TCGTemp**);
 using ConstI32 = intptr_t (*)(TCGContext*, int32_t);
 
@@ -578,8 +476,9 @@ MveOpKind KindOf(const arm::mve::Insn& insn) {
   // bitwise forms.
   const bool rm_ok = insn.rm < 13 || insn.rm == 14;
   if (((Named(insn, "VADD") || Named(insn, "VSUB") || Named(insn, "VMUL") || Named(insn, "VMAX") ||
-        Named(insn, "VMIN") || Named(insn, "VSHR")) &&
+        Named(insn, "VMIN") || Named(insn, "VSHR") || Named(insn, "VQADD") || Named(insn, "VQRDMULH")) &&
        insn.size == 2) ||
+      (Named(insn, "VQRDMULH (scalar)") && insn.size == 2 && rm_ok) ||
       ((Named(insn, "VADD (scalar)") || Named(insn, "VSUB (scalar)") || Named(insn, "VMUL (scalar)")) &&
        insn.size == 2 && rm_ok) ||
       (Named(insn, "VDUP") && insn.size == 2 && rt_ok) || Named(insn, "VAND") || Named(insn, "VORR") ||

@@ -2,8 +2,9 @@
 // the predicate bookkeeping (VPST, VCTP, VMRS/VMSR P0 and VPR, LCTP), the long shifts by
 // register (LSLL, ASRL), the across-vector sums VADDV and VMLADAV/VMLSDAV, contiguous
 // loads (VLDRB/VLDRH/VLDRW, and the widening VLDRB.S16/S32, VLDRH.S32) from a page of
-// plain memory, and the lane-wise VADD/VSUB/VMUL (by a vector or a scalar) and VMAX/VMIN
-// of 32-bit lanes, VDUP.32 and the bitwise VAND/VORR/VEOR.
+// plain memory, and the lane-wise VADD/VSUB/VMUL (by a vector or a scalar), VMAX/VMIN,
+// VSHR, VQADD and VQRDMULH (by a vector or a scalar) of 32-bit lanes, VDUP.32 and the
+// bitwise VAND/VORR/VEOR.
 #pragma once
 
 #include <cstdint>
@@ -52,6 +53,7 @@ struct MveOpTargets {
     TCGTemp* env;
     uint32_t tag;
   } call;
+  bool* qc;  // FPSCR.QC as the MVE unit keeps it (State::qc), which saturating forms set
 };
 
 // What EmitAsOps emits an instruction as (kNone: it does not).

@@ -1,0 +1,59 @@
+// The TCG vocabulary the MVE instructions emitted as ops share (core_mve_ops.cc, the
+// predicate bookkeeping, sums and loads; core_mve_lanes.cc, the lane-wise arithmetic).
+// Internal to the Arm core.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "../engine/unicorn_tcg.h"
+#include "arm/mve/mve.h"
+#include "core_mve_ops.h"
+
+namespace faultline::arm::mve_ops {
+
+// QEMU 5.0 tcg-opc.h numbers, as unicorn_dsp_ops.cc and core_block_count.cc read them.
+inline constexpr int kTypeI32 = 0, kTypeI64 = 1;
+inline constexpr int kOpSetLabel = 0x1, kOpBr = 0x3, kOpMoviI32 = 0x6, kOpMoviI64 = 0x40;
+inline constexpr int kOpLd16uI32 = 0xb;
+inline constexpr int kOpMovI32 = 0x5, kOpLdI32 = 0xd, kOpStI32 = 0x10, kOpAndI32 = 0x1a, kOpOrI32 = 0x1b,
+              kOpXorI32 = 0x1c, kOpShlI32 = 0x1d, kOpLdI64 = 0x49, kOpStI64 = 0x4d,
+              kOpAddI64 = 0x4e, kOpSubI64 = 0x4f, kOpMulI64 = 0x50, kOpAndI64 = 0x57, kOpXorI64 = 0x59, kOpShlI64 = 0x5a,
+              kOpShrI64 = 0x5b, kOpSarI64 = 0x5c;
+// tcg-cond.h: EQ, NE, LT, LTU, LEU, GT, GTU.
+inline constexpr int kCondEq = 8, kCondNe = 9, kCondLt = 2, kCondLtu = 4, kCondLeu = 12, kCondGt = 11, kCondGtu = 13;
+
+// Ops on one translation: temps, constants and three-operand ops of QEMU 5.0's TCG.
+struct Ops {
+  TCGContext* s;
+  uintptr_t Arg(intptr_t v) const { return reinterpret_cast<uintptr_t>(s) + uintptr_t(v); }  // TCGv -> op argument
+  intptr_t V(uintptr_t t) const { return intptr_t(t - reinterpret_cast<uintptr_t>(s)); }
+  uintptr_t New(int type) const { return reinterpret_cast<uintptr_t>(tcg_temp_new_internal_arm(s, type, false)); }
+  void Free(uintptr_t t) const { tcg_temp_free_internal_arm(s, reinterpret_cast<TCGTemp*>(t)); }
+  uintptr_t Pointer(const void* p) const {
+    return Arg(tcg_const_i64_arm(s, int64_t(reinterpret_cast<uintptr_t>(p))));
+  }
+  uintptr_t Const(int32_t v) const { return Arg(tcg_const_i32_arm(s, v)); }
+  uintptr_t Const64(int64_t v) const { return Arg(tcg_const_i64_arm(s, v)); }
+  void Op(int opc, uintptr_t a, uintptr_t b, uintptr_t c = 0) const { tcg_gen_op3_arm(s, opc, a, b, c); }
+};
+
+inline bool Named(const arm::mve::Insn& insn, const char* name) { return std::strcmp(insn.name, name) == 0; }
+
+// All ones in each byte whose bit of an 8-bit predicate is set (lanes.h KeepBytes).
+struct ByteMasks {
+  uint64_t of[256] = {};
+  constexpr ByteMasks() {
+    for (int m = 0; m < 256; ++m) {
+      for (int b = 0; b < 8; ++b) of[m] |= (m >> b & 1) ? uint64_t(0xFF) << (8 * b) : 0;
+    }
+  }
+};
+inline constexpr ByteMasks kByteMasks;
+
+// VADD, VSUB, VMUL, VMAX, VMIN, VSHR, VQADD, VQRDMULH of 32-bit lanes, VDUP.32 and
+// VAND/VORR/VEOR (core_mve_lanes.cc): Qd written under the predicate `mask`; `scalar` the
+// general register the scalar forms read.
+void Lanewise(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, uintptr_t mask, uintptr_t scalar);
+
+}  // namespace faultline::arm::mve_ops
