@@ -83,7 +83,7 @@ std::vector<Case> Generate(uint32_t seed, unsigned per_encoding) {
       // The saturating forms emitted as ops (core_mve_ops.cc): every other case on operands
       // at the edges of their ranges, where they saturate (FLAG_EDGES: INT_MIN squared is
       // VQRDMULH.32's one saturation). Not yet the other VQ forms: VQDMULLB/T's QC on such
-      // operands differs from QEMU 7.2's in a few predicated cases (seeds 4 and 15 with
+      // operands differs from QEMU 7.2's in a few predicated cases (seed 15, and seed 4 with
       // FAULTLINE_MVE_DIFF_PER=80), unexplained so far.
       const bool edges = name == "VQADD" || name == "VQRDMULH" || name == "VQRDMULH (scalar)";
       if (edges && made % 2 == 1) flags |= kEdges;
