@@ -5,12 +5,7 @@
 namespace faultline {
 
 Clint::Clint(const Peripheral& p) : name_(p.name) {
-  const auto index = [&](const char* name) {
-    for (size_t r = 0; r < p.registers.size(); ++r) {
-      if (p.registers[r].name == name) return r;
-    }
-    return size_t{0};
-  };
+  const auto index = [&](const char* name) { return RegisterIndex(p.registers, name); };
   msip_ = index("MSIP");
   mtimecmp_ = index("MTIMECMP");
   mtimecmph_ = index("MTIMECMPH");

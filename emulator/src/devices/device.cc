@@ -1,5 +1,8 @@
 #include "device.h"
 
+#include <algorithm>
+#include <cassert>
+
 #include "bus_port.h"
 #include "ethos_u/ethos_u.h"
 #include "dma330.h"
@@ -20,6 +23,12 @@ std::string ToString(BusResp resp) {
     case BusResp::kDecErr: return "DECERR";
   }
   return "?";
+}
+
+size_t RegisterIndex(const std::vector<Register>& layout, const std::string& name) {
+  auto it = std::find_if(layout.begin(), layout.end(), [&](const Register& r) { return r.name == name; });
+  assert(it != layout.end());
+  return size_t(it - layout.begin());
 }
 
 std::unique_ptr<Device> MakeDevice(const Peripheral& peripheral, std::unique_ptr<BusPort> port) {

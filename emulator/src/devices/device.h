@@ -49,6 +49,9 @@ class InterruptController : public Device {
   virtual bool SetSourceLevel(uint32_t source, bool level) = 0;
 };
 
+// The index of the register `name` in a model's layout (board/*_models.cc names them).
+size_t RegisterIndex(const std::vector<Register>& layout, const std::string& name);
+
 // The model a peripheral's `model:` names (a UART, a timer, an NPU), or null for a register
 // block whose behaviour is the board's rules alone. A bus master among them (an NPU) reaches
 // memory through `port`, its view of the map; the others get none.

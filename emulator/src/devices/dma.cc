@@ -3,16 +3,9 @@
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <cassert>
 #include <span>
 
 namespace faultline {
-
-size_t DmaController::RegisterIndex(const std::vector<Register>& layout, const std::string& name) {
-  auto it = std::find_if(layout.begin(), layout.end(), [&](const Register& r) { return r.name == name; });
-  assert(it != layout.end());
-  return size_t(it - layout.begin());
-}
 
 bool DmaController::MoveBlock(DmaTransfer& t, Side source, Side destination) {
   std::vector<uint8_t> block(size_t(t.bytes), 0);

@@ -44,9 +44,6 @@ class DmaController : public Device {
   // (DMALD)"), or nothing for the copy as a whole.
   void BusError(DmaTransfer& t, const BusResponse& r, const std::string& what = "") const;
 
-  // The index of the register `name` in a model's layout (board/dma_models.cc names them).
-  static size_t RegisterIndex(const std::vector<Register>& layout, const std::string& name);
-
   std::string name_;
   std::unique_ptr<BusPort> port_;
   std::vector<DmaTransfer> transfers_;

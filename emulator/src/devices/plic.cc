@@ -9,12 +9,7 @@ constexpr uint32_t kPriorityMask = 7;  // VIRT_IRQCHIP_NUM_PRIO_BITS 3
 }  // namespace
 
 Plic::Plic(const Peripheral& p) : name_(p.name) {
-  const auto index = [&](const std::string& name) {
-    for (size_t r = 0; r < p.registers.size(); ++r) {
-      if (p.registers[r].name == name) return r;
-    }
-    return size_t{0};
-  };
+  const auto index = [&](const std::string& name) { return RegisterIndex(p.registers, name); };
   priority_ = index("PRIORITY1");
   pending_reg_ = index("PENDING0");
   for (uint32_t c = 0; c < kContexts; ++c) {
