@@ -174,13 +174,14 @@ static uint32_t extreme(uint32_t *s)
 }
 
 /* A word for a saturating vector instruction's operands: mostly a 32-bit edge (its
- * 16- and 8-bit lanes edges too: INT_MIN squared is the one VQRDMULH.32 saturation),
- * else extreme(). */
+ * 16- and 8-bit lanes edges too: INT_MIN squared is the one VQRDMULH.32 saturation;
+ * four -128 bytes make a byte dot product's pairs 2 x 16384, past 16 bits), else extreme(). */
 static uint32_t edge_word(uint32_t *s)
 {
-    static const uint32_t edges[6] = { 0x80000000u, 0x7FFFFFFFu, 0x80000001u, 0xFFFFFFFFu, 0x00000000u, 0x40000000u };
+    static const uint32_t edges[7] = { 0x80000000u, 0x7FFFFFFFu, 0x80000001u, 0xFFFFFFFFu, 0x00000000u, 0x40000000u,
+                                       0x80808080u };
     const uint32_t pick = xorshift(s) & 7;
-    return pick < 6 ? edges[pick] : extreme(s);
+    return pick < 7 ? edges[pick] : extreme(s);
 }
 
 /* Operands: random bits; DSP cases get extreme() values, saturating vector ones edges; "small" cases (shifts by a

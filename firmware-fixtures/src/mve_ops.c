@@ -12,6 +12,9 @@
  *   4. VQADD.S32/U32 and VQRDMULH.S32 (by a vector and by a scalar) at their saturation
  *      edges (INT_MIN squared, INT_MAX + 1, a carry out), in the T slot of a VPT block
  *      with each lane active or not: the lanes written and FPSCR.QC.
+ *   5. VSHL and VRSHL .S32/.U32 by a scalar, by the counts of 1 (the bottom byte, signed,
+ *      counts), on the edges of both ranges, in the T slot under P0 with all, some and no
+ *      lanes active: one hash of the four lanes per instruction, count and predicate.
  */
 #include <stdint.h>
 
@@ -149,6 +152,28 @@ SATURATING(vqadd_u32, "vqaddt.u32 q2, q0, q1")
 SATURATING(vqrdmulh_s32, "vqrdmulht.s32 q2, q0, q1")
 SATURATING(vqrdmulh_s32_scalar, "vqrdmulht.s32 q2, q0, %3")
 
+/* Q2 (from and back to `q`) = Q2 shifted by Rm = s in the T slot of a VPST under P0 = p0. */
+#define SHIFT_BY_SCALAR(name, insn)                                                               \
+    __attribute__((noinline)) static void name(int32_t *q, int32_t s, uint32_t p0)                \
+    {                                                                                            \
+        __asm__ volatile("vldrw.32 q2, [%0]\n\t"                                                 \
+                         "vmsr p0, %2\n\t"                                                       \
+                         "vpst\n\t" insn "\n\t"                                                  \
+                         "vstrw.32 q2, [%0]\n\t"                                                 \
+                         :                                                                       \
+                         : "r"(q), "r"(s), "r"(p0)                                               \
+                         : "q2", "memory");                                                      \
+    }
+SHIFT_BY_SCALAR(vshl_s32, "vshlt.s32 q2, %1")
+SHIFT_BY_SCALAR(vshl_u32, "vshlt.u32 q2, %1")
+SHIFT_BY_SCALAR(vrshl_s32, "vrshlt.s32 q2, %1")
+SHIFT_BY_SCALAR(vrshl_u32, "vrshlt.u32 q2, %1")
+
+static const struct {
+    const char *name;
+    void (*fn)(int32_t *, int32_t, uint32_t);
+} kShiftByScalar[] = {{"vshl.s32", vshl_s32}, {"vshl.u32", vshl_u32}, {"vrshl.s32", vrshl_s32}, {"vrshl.u32", vrshl_u32}};
+
 static const struct {
     const char *name;
     uint32_t (*fn)(const int32_t *, const int32_t *, int32_t, uint32_t, int32_t *);
@@ -217,6 +242,23 @@ int main(void)
             sh_puts_hex("  p0 ", lanes[p]);
             for (unsigned e = 0; e < 4; ++e) sh_puts_hex("    ", (uint32_t)out[e]);
             sh_puts_hex("    qc ", qc);
+        }
+    }
+    static const int32_t kShifted[4] __attribute__((aligned(16))) = {INT32_MIN, INT32_MAX, -3, 0x40000001};
+    static const uint32_t some[] = {0xffff, 0x0ff0, 0x0000};
+    for (unsigned i = 0; i < sizeof kShiftByScalar / sizeof kShiftByScalar[0]; ++i) {
+        sh_write0(kShiftByScalar[i].name);
+        sh_write0("\n");
+        for (unsigned c = 0; c < sizeof shifts / sizeof shifts[0]; ++c) {
+            uint32_t h = 0;
+            for (unsigned p = 0; p < sizeof some / sizeof some[0]; ++p) {
+                int32_t q[4] __attribute__((aligned(16)));
+                for (unsigned e = 0; e < 4; ++e) q[e] = kShifted[e];
+                kShiftByScalar[i].fn(q, shifts[c], some[p]);
+                for (unsigned e = 0; e < 4; ++e) h = h * 31u + (uint32_t)q[e];
+            }
+            sh_puts_hex("  by ", (uint32_t)shifts[c]);
+            sh_puts_hex("    ", h);
         }
     }
     return 0;

@@ -90,5 +90,26 @@ TEST(MveOps, LanewiseArithmeticRunsAsOps) {
   EXPECT_GE(arm::MveInstructionsEmittedAsOps(arm::MveOpKind::kLanewise) - before, 2u);
 }
 
+// Vector stores run as ops on a page no code came from; once code was translated from
+// the page, its stores leave the ops (the engine's store path drops the stale
+// translations): a function rewritten in RAM with VSTRB.8 returns what was last written.
+TEST(MveOps, VectorStoresThatRewriteCodeRunTheNewCode) {
+  REQUIRE_FIXTURES();
+  const char* e = std::getenv("FAULTLINE_MVE_INLINE");
+  if (e != nullptr && std::strcmp(e, "stock") == 0) GTEST_SKIP() << "FAULTLINE_MVE_INLINE=stock";
+  Board board = LoadBoardFile(std::filesystem::path(FAULTLINE_BOARDS_DIR) / "mps3-an547.yaml");
+  const std::filesystem::path elf = testing::Fixture("mps3-an547", "mve_store_code");
+  const uint64_t stores = arm::MveInstructionsEmittedAsOps(arm::MveOpKind::kStore);
+  const RunResult r = faultline::Run(board, LoadElf(elf), RunOptions{});
+  EXPECT_EQ(r.outcome, Outcome::kExit) << r.console;
+  EXPECT_GT(arm::MveInstructionsEmittedAsOps(arm::MveOpKind::kStore) - stores, 0u);
+  for (int value = 1; value <= 4; ++value) {
+    const std::string expected = "call returns 0x0000000" + std::to_string(value) + "\n";
+    EXPECT_NE(r.console.find(expected), std::string::npos) << expected << "---\n" << r.console;
+  }
+  if (!testing::HaveQemu()) GTEST_SKIP() << "qemu-system-arm not installed; ./scripts/setup installs it";
+  EXPECT_EQ(r.console, testing::QemuSemihostingConsole("mps3-an547", "cortex-m55", elf));
+}
+
 }  // namespace
 }  // namespace faultline

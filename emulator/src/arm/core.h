@@ -35,10 +35,6 @@ struct uc_struct;
 
 namespace faultline::arm {
 
-// Whether any byte of [base, base + size) lies in the default memory map's execute-never
-// space (Armv8-M ARM §B8.1, Armv7-M ARM §B3.1): Peripheral 0x40000000-0x5FFFFFFF,
-// Device and System from 0xA0000000.
-
 enum class Reg { kR0, kR1, kR2, kR3, kSp, kLr, kPc, kMsp, kPsp, kXpsr, kControl, kApsr /* NZCVQ, GE */ };
 
 struct Stop {
@@ -304,6 +300,8 @@ class Core : public engine::ArmFills {
   // when a fault it raised is to be taken before the instruction.
   bool MveFpInstruction();
   void MveRestore(uint32_t fpscr, uint32_t vpr);
+  // A cache model began or stopped watching stores: the MVE unit's store pages go.
+  void MveCachesChanged();
   // MVE instructions executed so far.
   uint64_t mve_instructions() const;
   // The core running on this thread (the translator's fetches ask it); returns the

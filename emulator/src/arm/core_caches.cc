@@ -33,7 +33,10 @@ void Core::MakeCaches() {
       map_, ccsidr == 0 ? DCache::Geometry{}
                         : DCache::Geometry{((ccsidr >> 13) & 0x7FFFu) + 1, ((ccsidr >> 3) & 0x3FFu) + 1,
                                            1u << ((ccsidr & 7u) + 4)});
-  dcache_->OnChange([this] { engine::DropTlb(uc_); });
+  dcache_->OnChange([this] {
+    engine::DropTlb(uc_);
+    MveCachesChanged();
+  });
   dcache_->Attributes(
       [this](uint64_t a) { return scs_.mpu().CacheabilityAt(a, scs_.mpu_mair0(), scs_.mpu_mair1()); });
   if (scs_.instruction_ccsidr() == 0) {
@@ -41,7 +44,10 @@ void Core::MakeCaches() {
     return;
   }
   icache_ = std::make_unique<ICache>(map_, *dcache_);
-  icache_->OnChange([this] { engine::DropTlb(uc_); });
+  icache_->OnChange([this] {
+    engine::DropTlb(uc_);
+    MveCachesChanged();
+  });
   map_.SetCpuCache(icache_.get());  // in front of the data cache for the other masters
 }
 

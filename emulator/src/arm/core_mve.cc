@@ -162,22 +162,33 @@ class EngineMemory final : public arm::mve::Memory {
     const uint32_t page = address >> kPageBits;
     if (size == 0 || page != ((address + size - 1) >> kPageBits)) return nullptr;
     LoadPage& known = (store ? stores_ : loads_)[page % kMveLoadPages];
-    if (known.page == page && known.mmu_idx == mmu_idx_ && known.protections == core_.protection_changes() &&
-        (!store || (!engine::ArmCodeIn(address, address + 1) && !core_.AsksDataFills()))) {
+    const uint64_t key = StoreKey(store);
+    if (known.page == page && known.mmu_idx == mmu_idx_ && known.protections == key) {
       return known.host + (address & kOffset);
     }
     if (!core_.PageAllows(address, store)) return nullptr;
     auto* host = static_cast<uint8_t*>(tlb_vaddr_to_host_arm(env_, address, store ? 1 : 0, mmu_idx_));
-    if (host != nullptr && (!store || !core_.AsksDataFills())) {
-      known = {page, mmu_idx_, core_.protection_changes(), host - (address & kOffset)};
+    if (host != nullptr && (!store || (!engine::ArmCodeIn(address, address + 1) && !core_.AsksDataFills()))) {
+      known = {page, mmu_idx_, key, host - (address & kOffset)};
     }
     return host;
   }
-  // What contiguous loads emitted as ops look up (core_mve_ops.cc).
+  // What contiguous loads and stores emitted as ops look up (core_mve_ops.cc).
   const MveLoadPage* load_pages() const { return loads_; }
+  const MveLoadPage* store_pages() const { return stores_; }
+  // A cache model began or stopped watching stores (Core::MakeCaches): no store page
+  // stands.
+  void ForgetStorePages() {
+    for (LoadPage& p : stores_) p = {};
+  }
 
  private:
   using LoadPage = MveLoadPage;
+  // What an answer is kept under: the protection changes, and for a store the pages
+  // that became code as well (MveStoreKey).
+  uint64_t StoreKey(bool store) const {
+    return core_.protection_changes() + (store ? *engine::ArmCodePagesMarked() : 0);
+  }
   const Core& core_;
   void* env_;
   uintptr_t ra_ = 0;
@@ -432,7 +443,8 @@ bool MveUnit::EmitOps(TCGContext* s, uint32_t i, TCGTemp* ret, TCGTemp** args) {
   const MveOpTargets targets{&state.vpr,      d.counted ? &executed : nullptr,
                              &core.ltpsize_,  state.q,
                              scratch,
-                             {memory->load_pages(), core.pages_->changes(), d.mmu_idx},
+                             {memory->load_pages(), core.pages_->changes(), d.mmu_idx, memory->store_pages(),
+                              engine::ArmCodePagesMarked()},
                              {reinterpret_cast<void*>(&helper_v7m_mrs_arm), args[0], kTag | i},
                              &state.qc};
   if (!EmitAsOps(s, d.insn, targets, ret)) return false;
@@ -512,6 +524,10 @@ bool Core::MveFpInstruction() {
 void Core::MveClearFpContext() {
   if (mve_) mve_->fp_context = false;
 }
+void Core::MveCachesChanged() {
+  if (mve_ && mve_->memory) mve_->memory->ForgetStorePages();
+}
+
 void Core::MveRestore(uint32_t fpscr, uint32_t vpr) {
   mve_->state.qc = fpscr & arm::mve::fpscr::kQc;
   mve_->state.fz16 = fpscr & arm::mve::fpscr::kFz16;

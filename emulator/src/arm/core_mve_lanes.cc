@@ -64,13 +64,13 @@ void Saturating(const Ops& o, const arm::mve::Insn& insn, uintptr_t n, uintptr_t
 }  // namespace
 
 // VADD, VSUB, VMUL, VMAX, VMIN of 32-bit lanes (Qm, or Rm for every lane: the scalar forms
-// of the first three), VSHR.32 by an immediate, VDUP.32
+// of the first three), VSHR.32 by an immediate, VSHL.32 and VRSHL.32 by a scalar, VDUP.32
 // of Rt, and VAND/VORR/VEOR (Handlers::Add ... Dup, And, Orr, Eor): each 64-bit half of
 // the result is made, then written under the predicate byte by byte, as lanes.h MergeAll
 // writes it (d ^= (r ^ d) & bytes). No lane saturates, so FPSCR.QC is never touched. A
 // half of Qd is written only after its half of Qn and Qm was read: lanes do not cross.
 void Lanewise(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, uintptr_t mask, uintptr_t scalar) {
-  constexpr int kOpAddI32 = 0x11, kOpSubI32 = 0x12, kOpMulI32 = 0x13, kOpOrI64 = 0x58;
+  constexpr int kOpAddI32 = 0x11, kOpSubI32 = 0x12, kOpMulI32 = 0x13;
   const bool dup = Named(insn, "VDUP");
   const bool bitwise = Named(insn, "VAND") || Named(insn, "VORR") || Named(insn, "VEOR");
   const bool by_scalar = dup || Named(insn, "VADD (scalar)") || Named(insn, "VSUB (scalar)") ||
@@ -80,6 +80,31 @@ void Lanewise(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, u
   // VQADD and VQRDMULH saturate, and a saturation in an active lane sets QC.
   const bool max = Named(insn, "VMAX"), min = Named(insn, "VMIN"), shr = Named(insn, "VSHR");
   const bool qadd = Named(insn, "VQADD"), qrdmulh = Named(insn, "VQRDMULH") || Named(insn, "VQRDMULH (scalar)");
+  // VSHL and VRSHL of Qda by the bottom byte of Rm, signed (ShiftBy): each lane, extended
+  // to 64 bits, is ((v << left) + round) >> right, with left the count (0-32: by 32 or
+  // more, no bits stay) and right its negation (up to 33 rounding, where a rounded
+  // result is 0 from 33 on, and up to 63 not, where the sign alone is left), the
+  // rounding constant half of 1 << right.
+  const bool by_count = Named(insn, "VSHL (scalar)") || Named(insn, "VRSHL (scalar)");
+  uintptr_t left = 0, right = 0, round = 0;
+  if (by_count) {
+    const uintptr_t c = o.New(kTypeI32), x = o.New(kTypeI32), zero = o.Const(0),
+                    cap = o.Const(Named(insn, "VRSHL (scalar)") ? 33 : 63), most = o.Const(32);
+    left = o.New(kTypeI64);
+    right = o.New(kTypeI64);
+    round = o.Const64(Named(insn, "VRSHL (scalar)") ? 1 : 0);
+    tcg_gen_ext8s_i32_arm(o.s, o.V(c), o.V(scalar));
+    tcg_gen_smax_i32_arm(o.s, o.V(x), o.V(c), o.V(zero));
+    tcg_gen_umin_i32_arm(o.s, o.V(x), o.V(x), o.V(most));
+    tcg_gen_extu_i32_i64_arm(o.s, o.V(left), o.V(x));
+    o.Op(kOpSubI32, c, zero, c);
+    tcg_gen_smax_i32_arm(o.s, o.V(x), o.V(c), o.V(zero));
+    tcg_gen_umin_i32_arm(o.s, o.V(x), o.V(x), o.V(cap));
+    tcg_gen_extu_i32_i64_arm(o.s, o.V(right), o.V(x));
+    o.Op(kOpShlI64, round, round, right);
+    tcg_gen_shri_i64_arm(o.s, o.V(round), o.V(round), 1);
+    for (uintptr_t temp : {c, x, zero, cap, most}) o.Free(temp);
+  }
   const uintptr_t saturated = o.New(kTypeI32);
   if (qadd || qrdmulh) tcg_gen_op2_arm(o.s, kOpMoviI32, saturated, 0);
   const int pick = max ? (insn.u ? kCondGtu : kCondGt) : (insn.u ? kCondLtu : kCondLt);
@@ -100,6 +125,15 @@ void Lanewise(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, u
         const unsigned lane = 4 * (2 * h + k);
         if (dup) {
           o.Op(kOpMovI32, w[k], scalar);
+          continue;
+        }
+        if (by_count) {
+          constexpr int kOpLd32uI64 = 0x47;  // then ld32s_i64 (tcg-opc.h)
+          o.Op(kOpLd32uI64 + (insn.u ? 0 : 1), d, q, 16 * insn.qm + lane);
+          o.Op(kOpShlI64, d, d, left);
+          o.Op(kOpAddI64, d, d, round);
+          o.Op(kOpSarI64, d, d, right);
+          tcg_gen_extrl_i64_i32_arm(o.s, o.V(w[k]), o.V(d));
           continue;
         }
         if (shr) {
@@ -147,6 +181,9 @@ void Lanewise(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, u
     o.Free(qc_at);
   }
   for (uintptr_t temp : {q, table, r, d, bytes, a, index, w[0], w[1], saturated}) o.Free(temp);
+  if (by_count) {
+    for (uintptr_t temp : {left, right, round}) o.Free(temp);
+  }
 }
 
 

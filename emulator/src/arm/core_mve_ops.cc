@@ -50,7 +50,7 @@ constexpr size_t kTemps = 0x388, kTempSize = 0x38, kMaxTemps = 512;  // TCGConte
 
 constexpr uint32_t kP0 = 0xFFFF, kMasks = 0xFFu << 16;  // VPR (DDI 0553 §B5.4)
 
-std::atomic<uint64_t> emitted[6];  // by MveOpKind
+std::atomic<uint64_t> emitted[7];  // by MveOpKind
 
 
 // The translator's global for Rn (cpu_R[n]), or 0 if the layout is not what it should be.
@@ -231,11 +231,10 @@ void LongShift(const Ops& o, const arm::mve::Insn& insn, uintptr_t lo, uintptr_t
   for (uintptr_t temp : {value, n, negated, left, right, amount, n8, zero, limit}) o.Free(temp);
 }
 
+}  // namespace
 
-// The 16 bytes at host pointer `at` (an i64 temp) as two 64-bit halves (lane 0 lowest),
-// with `mask` (0: none) widened to whole elements of `size` (LaneMask: an element is
-// active by its lowest byte's bit): the bytes of inactive elements read 0.
-void MaskHalves(const Ops& o, uintptr_t mask, unsigned size, uintptr_t half[2]);
+namespace mve_ops {
+
 void Halves(const Ops& o, uintptr_t at, uintptr_t mask, unsigned size, uintptr_t half[2]) {
   for (unsigned h = 0; h < 2; ++h) {
     half[h] = o.New(kTypeI64);
@@ -243,6 +242,33 @@ void Halves(const Ops& o, uintptr_t at, uintptr_t mask, unsigned size, uintptr_t
   }
   MaskHalves(o, mask, size, half);
 }
+
+void MaskHalves(const Ops& o, uintptr_t mask, unsigned size, uintptr_t half[2]) {
+  if (mask == 0) return;
+  const uintptr_t lanes = o.New(kTypeI32), index = o.New(kTypeI32), bytes = o.New(kTypeI64),
+                  table = o.Pointer(kByteMasks.of);
+  tcg_gen_andi_i32_arm(o.s, o.V(lanes), o.V(mask), size == 0 ? 0xFFFF : size == 1 ? 0x5555 : 0x1111);
+  if (size != 0) tcg_gen_muli_i32_arm(o.s, o.V(lanes), o.V(lanes), size == 1 ? 3 : 15);
+  for (unsigned h = 0; h < 2; ++h) {
+    tcg_gen_extract_i32_arm(o.s, o.V(index), o.V(lanes), 8 * h, 8);
+    tcg_gen_extu_i32_i64_arm(o.s, o.V(bytes), o.V(index));
+    tcg_gen_shli_i64_arm(o.s, o.V(bytes), o.V(bytes), 3);
+    o.Op(kOpAddI64, bytes, bytes, table);
+    o.Op(kOpLdI64, bytes, bytes, 0);
+    o.Op(kOpAndI64, half[h], half[h], bytes);
+  }
+  for (uintptr_t temp : {lanes, index, bytes, table}) o.Free(temp);
+}
+
+void Halves(const Ops& o, const uint8_t* q, uintptr_t mask, unsigned size, uintptr_t half[2]) {
+  const uintptr_t at = o.Pointer(q);
+  Halves(o, at, mask, size, half);
+  o.Free(at);
+}
+
+}  // namespace mve_ops
+
+namespace {
 
 // The lanes of a widening load (VLDRB.S16/U16/S32/U32, VLDRH.S32/U32: Transfer with
 // msize below size) from host pointer `at` as two 64-bit halves, each memory element
@@ -270,64 +296,6 @@ void WideningHalves(const Ops& o, const arm::mve::Insn& insn, uintptr_t at, uint
   MaskHalves(o, mask, insn.size, half);
 }
 
-// The bytes of inactive elements of `size` in the halves cleared: `mask` (0: none)
-// widened to whole elements (LaneMask: an element is active by its lowest byte's bit).
-void MaskHalves(const Ops& o, uintptr_t mask, unsigned size, uintptr_t half[2]) {
-  if (mask == 0) return;
-  const uintptr_t lanes = o.New(kTypeI32), index = o.New(kTypeI32), bytes = o.New(kTypeI64),
-                  table = o.Pointer(kByteMasks.of);
-  tcg_gen_andi_i32_arm(o.s, o.V(lanes), o.V(mask), size == 0 ? 0xFFFF : size == 1 ? 0x5555 : 0x1111);
-  if (size != 0) tcg_gen_muli_i32_arm(o.s, o.V(lanes), o.V(lanes), size == 1 ? 3 : 15);
-  for (unsigned h = 0; h < 2; ++h) {
-    tcg_gen_extract_i32_arm(o.s, o.V(index), o.V(lanes), 8 * h, 8);
-    tcg_gen_extu_i32_i64_arm(o.s, o.V(bytes), o.V(index));
-    tcg_gen_shli_i64_arm(o.s, o.V(bytes), o.V(bytes), 3);
-    o.Op(kOpAddI64, bytes, bytes, table);
-    o.Op(kOpLdI64, bytes, bytes, 0);
-    o.Op(kOpAndI64, half[h], half[h], bytes);
-  }
-  for (uintptr_t temp : {lanes, index, bytes, table}) o.Free(temp);
-}
-void Halves(const Ops& o, const uint8_t* q, uintptr_t mask, unsigned size, uintptr_t half[2]) {
-  const uintptr_t at = o.Pointer(q);
-  Halves(o, at, mask, size, half);
-  o.Free(at);
-}
-
-// `to` = element e of `size` of the 16 bytes at host pointer `at`, extended as
-// `is_unsigned` says: one host load.
-void Element(const Ops& o, uintptr_t to, uintptr_t at, unsigned size, unsigned e, bool is_unsigned) {
-  // ld8u_i64 ... ld32s_i64 (tcg-opc.h): unsigned then signed, by size.
-  constexpr int kOpLd8uI64 = 0x43;
-  o.Op(kOpLd8uI64 + 2 * int(size) + (is_unsigned ? 0 : 1), to, at, e << size);
-}
-
-// VADDV(A) and VMLADAV(A)/VMLSDAV(A) with X (Handlers::AddAcross, MulAddAcross): the sum
-// over the active elements of Qm, or of the products of Qn's and Qm's, into Rda (plus Rda
-// with A). Qm is copied to the MVE unit's scratch vector with its inactive elements 0, so
-// they add nothing, and each element is a load from there; the 32-bit result is the low
-// half of the 64-bit sum, so signed and unsigned sums, wrapping, are the same ops.
-void Across(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, uintptr_t mask, uintptr_t rda) {
-  const bool multiply = !Named(insn, "VADDV");
-  uintptr_t m[2];
-  Halves(o, t.q + 16 * insn.qm, mask, insn.size, m);
-  const uintptr_t scratch = o.Pointer(t.scratch), n = o.Pointer(t.q + 16 * insn.qn);
-  o.Op(kOpStI64, m[0], scratch, 0);
-  o.Op(kOpStI64, m[1], scratch, 8);
-  const uintptr_t sum = insn.accumulate ? o.New(kTypeI64) : o.Const64(0), x = o.New(kTypeI64),
-                  y = o.New(kTypeI64);
-  if (insn.accumulate) tcg_gen_extu_i32_i64_arm(o.s, o.V(sum), o.V(rda));
-  for (unsigned e = 0; e < 16u >> insn.size; ++e) {
-    Element(o, x, scratch, insn.size, e, insn.u);
-    if (multiply) {
-      Element(o, y, n, insn.size, insn.exchange ? e ^ 1 : e, insn.u);
-      o.Op(kOpMulI64, x, x, y);
-    }
-    o.Op(insn.subtract && (e & 1) ? kOpSubI64 : kOpAddI64, sum, sum, x);
-  }
-  tcg_gen_extrl_i64_i32_arm(o.s, o.V(rda), o.V(sum));
-  for (uintptr_t temp : {m[0], m[1], scratch, n, sum, x, y}) o.Free(temp);
-}
 
 // The MVE unit's count of vector instructions, one more (MveUnit::executed).
 void Count(const Ops& o, const MveOpTargets& t) {
@@ -359,17 +327,76 @@ void TransferAddress(const Ops& o, const arm::mve::Insn& insn, uintptr_t to, uin
 using CallN = void (*)(TCGContext*, void*, TCGTemp*, int, TCGTemp**);
 using ConstI32 = intptr_t (*)(TCGContext*, int32_t);
 
-// VLDRB/VLDRH/VLDRW Qd, [Rn, #imm]{!} (Transfer's contiguous load, HostTransfer): where
-// the 16 bytes lie in one of the pages the MVE unit's loads were last answered for
-// (EngineMemory::Host: plain memory, under the MMU index and protections it was found
-// with), the ops read them there, zero the inactive elements and write Qd; anywhere else
-// (another page, a span across two, MMIO, a page the MPU refuses) the translator's call
-// runs the instruction as before, with its faults where QEMU takes them. The pages are
-// the same two EngineMemory::Host would answer from, so the ops read what it would.
-void Load(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, uintptr_t rn, uintptr_t lr,
-          uintptr_t r0, TCGTemp* ret) {
+// A store's active elements of Qd written to host pointer `host` (HostTransfer): the
+// memory bytes merged with Qd's under the lanes' byte masks (`mask` widened to elements
+// by MaskHalves). A narrowing store (VSTRB.16/32, VSTRH.32) first gathers each lane's low
+// bytes, and its masks' likewise, through the MVE unit's scratch vector: 4 or 8 bytes.
+void StoreActive(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, uintptr_t host, uintptr_t q,
+                 uintptr_t mask) {
+  uintptr_t bytes[2] = {o.Const64(-1), o.Const64(-1)};
+  MaskHalves(o, mask, insn.size, bytes);
+  const uintptr_t data = o.New(kTypeI64), old = o.New(kTypeI64);
+  // Memory's bytes where the mask is clear, Qd's where it is set: old ^ ((data ^ old) & m).
+  const auto merge = [&](uintptr_t m) {
+    o.Op(kOpXorI64, data, data, old);
+    o.Op(kOpAndI64, data, data, m);
+    o.Op(kOpXorI64, data, data, old);
+  };
+  if (insn.msize == insn.size) {
+    for (unsigned h = 0; h < 2; ++h) {
+      o.Op(kOpLdI64, data, q, int32_t(16 * insn.qd + 8 * h));
+      o.Op(kOpLdI64, old, host, int32_t(8 * h));
+      merge(bytes[h]);
+      o.Op(kOpStI64, data, host, int32_t(8 * h));
+    }
+  } else {
+    // ld8u_i64, ld16u_i64 (by memory size), ld32u_i64 and st32_i64 (QEMU 5.0 tcg-opc.h).
+    constexpr int kOpLd8uI64 = 0x43, kOpLd32uI64 = 0x47, kOpSt32I64 = 0x4c;
+    const int load = kOpLd8uI64 + 2 * int(insn.msize);
+    const uintptr_t scratch = o.Pointer(t.scratch), m = o.New(kTypeI64), x = o.New(kTypeI64);
+    o.Op(kOpStI64, bytes[0], scratch, 0);
+    o.Op(kOpStI64, bytes[1], scratch, 8);
+    const unsigned n = 16u >> insn.size, width = 8u << insn.msize;
+    struct Gather {
+      uintptr_t to, from;
+      uint32_t at;
+    };
+    for (const Gather& g : {Gather{data, q, 16u * insn.qd}, Gather{m, scratch, 0}}) {
+      const auto& [to, from, at] = g;
+      for (unsigned e = 0; e < n; ++e) {  // lane e's low bytes at memory element e
+        o.Op(load, e == 0 ? to : x, from, int32_t(at + (e << insn.size)));
+        if (e == 0) continue;
+        tcg_gen_shli_i64_arm(o.s, o.V(x), o.V(x), e * width);
+        o.Op(kOpOrI64, to, to, x);
+      }
+    }
+    const bool word = n << insn.msize == 4;  // VSTRB.32: 4 bytes; VSTRB.16, VSTRH.32: 8
+    o.Op(word ? kOpLd32uI64 : kOpLdI64, old, host, 0);
+    merge(m);
+    o.Op(word ? kOpSt32I64 : kOpStI64, data, host, 0);
+    for (uintptr_t temp : {scratch, m, x}) o.Free(temp);
+  }
+  for (uintptr_t temp : {bytes[0], bytes[1], data, old}) o.Free(temp);
+}
+
+// VLDRB/VLDRH/VLDRW and VSTRB/VSTRH/VSTRW Qd, [Rn, #imm]{!} (Transfer's contiguous
+// transfer, HostTransfer): where the span lies in one of the pages the MVE unit's loads
+// (or stores) were last answered for (EngineMemory::Host: plain memory, under the MMU
+// index and protections it was found with; for a store, on a page no code came from
+// while no cache model watches stores), the ops move the bytes there: a load zeroes the
+// inactive elements and writes Qd, a store writes the active elements' bytes only.
+// Anywhere else (another page, a span across two, MMIO, a page the MPU refuses) the
+// translator's call runs the instruction as before, with its faults where QEMU takes
+// them. The pages are those EngineMemory::Host would answer from, so the ops reach the
+// bytes it would.
+void Transfer(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, uintptr_t rn, uintptr_t lr,
+              uintptr_t r0, TCGTemp* ret) {
   static const CallN call_n = engine::Unicorns<CallN>("tcg_gen_callN_arm");
   static const ConstI32 const_i32 = engine::Unicorns<ConstI32>("tcg_const_i32_arm");
+  const bool store = !(insn.raw >> 20 & 1);
+  // The bytes the span covers in memory: a narrowing store's elements are narrower than
+  // its lanes. A load reads 16 (HostTransfer's widening loads read fewer; 16 is safe).
+  const uint32_t span = store ? (16u >> insn.size) << insn.msize : 16u;
   // host = the page's bytes at the address: a local temp, which (unlike the others)
   // keeps its value past a branch, as do the page's key, the protections' count and the
   // address of the page's entry.
@@ -379,7 +406,8 @@ void Load(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, uintp
   TCGLabel* done = gen_new_label_arm(o.s);
   {
     const uintptr_t address = o.New(kTypeI32), x = o.New(kTypeI32), offset = o.New(kTypeI64),
-                    changes_at = o.Pointer(t.loads.protections), pages = o.Pointer(t.loads.pages);
+                    changes_at = o.Pointer(t.loads.protections),
+                    pages = o.Pointer(store ? t.loads.store_pages : t.loads.pages);
     TransferAddress(o, insn, address, rn, false);
     // The key of the address's page as MveLoadPage's first eight bytes hold it: page,
     // then the MMU index; its entry, at the page number modulo the entries.
@@ -393,11 +421,17 @@ void Load(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, uintp
     o.Op(kOpAddI64, entry, entry, pages);
     tcg_gen_ori_i64_arm(o.s, o.V(key), o.V(key), int64_t(uint64_t(uint32_t(t.loads.mmu_idx)) << 32));
     o.Op(kOpLdI64, protections, changes_at, 0);
-    // 16 bytes past the page's last 16 (1 KiB pages) span two: the call.
+    if (store) {  // EngineMemory::StoreKey
+      const uintptr_t marked_at = o.Pointer(t.loads.code_pages_marked);
+      o.Op(kOpLdI64, offset, marked_at, 0);
+      o.Op(kOpAddI64, protections, protections, offset);
+      o.Free(marked_at);
+    }
+    // A span past the page's end reaches two: the call.
     tcg_gen_andi_i32_arm(o.s, o.V(x), o.V(address), 0x3FF);
     tcg_gen_extu_i32_i64_arm(o.s, o.V(offset), o.V(x));
     for (uintptr_t temp : {address, x, changes_at, pages}) o.Free(temp);
-    tcg_gen_brcondi_i64_arm(o.s, kCondGtu, o.V(offset), 0x3F0, slow);
+    tcg_gen_brcondi_i64_arm(o.s, kCondGtu, o.V(offset), 0x400 - span, slow);
     o.Free(offset);
   }
   // The entry gives the host bytes if it is the address's page and its protections stand;
@@ -423,21 +457,27 @@ void Load(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, uintp
   {
     // The fast path: every temp is new after the branch.
     const uintptr_t vpr_at = o.Pointer(t.vpr), v = o.New(kTypeI32), mask = o.New(kTypeI32), q = o.Pointer(t.q);
-    uintptr_t half[2];
     o.Op(kOpLdI32, v, vpr_at, 0);
     ElementMask(o, t, mask, v, lr);
-    if (insn.msize < insn.size) {
-      WideningHalves(o, insn, host, mask, half);
+    if (store) {
+      StoreActive(o, insn, t, host, q, mask);
     } else {
-      Halves(o, host, mask, insn.size, half);  // a load writes every lane, zero where inactive
+      uintptr_t half[2];
+      if (insn.msize < insn.size) {
+        WideningHalves(o, insn, host, mask, half);
+      } else {
+        Halves(o, host, mask, insn.size, half);  // a load writes every lane, zero where inactive
+      }
+      o.Op(kOpStI64, half[0], q, 16 * insn.qd);
+      o.Op(kOpStI64, half[1], q, 16 * insn.qd + 8);
+      o.Free(half[0]);
+      o.Free(half[1]);
     }
-    o.Op(kOpStI64, half[0], q, 16 * insn.qd);
-    o.Op(kOpStI64, half[1], q, 16 * insn.qd + 8);
     if (insn.wback) TransferAddress(o, insn, rn, rn, true);
     AdvanceVpt(o, v);
     o.Op(kOpStI32, v, vpr_at, 0);
     Count(o, t);
-    for (uintptr_t temp : {vpr_at, v, mask, q, half[0], half[1]}) o.Free(temp);
+    for (uintptr_t temp : {vpr_at, v, mask, q}) o.Free(temp);
   }
   Branch(o, done);
   SetLabel(o, slow);
@@ -479,17 +519,18 @@ MveOpKind KindOf(const arm::mve::Insn& insn) {
         Named(insn, "VMIN") || Named(insn, "VSHR") || Named(insn, "VQADD") || Named(insn, "VQRDMULH")) &&
        insn.size == 2) ||
       (Named(insn, "VQRDMULH (scalar)") && insn.size == 2 && rm_ok) ||
-      ((Named(insn, "VADD (scalar)") || Named(insn, "VSUB (scalar)") || Named(insn, "VMUL (scalar)")) &&
+      ((Named(insn, "VADD (scalar)") || Named(insn, "VSUB (scalar)") || Named(insn, "VMUL (scalar)") ||
+        Named(insn, "VSHL (scalar)") || Named(insn, "VRSHL (scalar)")) &&
        insn.size == 2 && rm_ok) ||
       (Named(insn, "VDUP") && insn.size == 2 && rt_ok) || Named(insn, "VAND") || Named(insn, "VORR") ||
       Named(insn, "VEOR")) {
     return MveOpKind::kLanewise;
   }
-  // Contiguous loads (L, bit 20), as wide as their elements or widening; Rn is not PC
-  // (the decoder's refusal).
+  // Contiguous loads and stores (L, bit 20), as wide as their elements or widening
+  // (narrowing); Rn is not PC (the decoder's refusal).
   const bool contiguous = Named(insn, "VLDR/VSTR") || Named(insn, "VLDRB/VSTRB (widening)") ||
                           Named(insn, "VLDRH/VSTRH (widening)");
-  if (contiguous && (insn.raw >> 20 & 1)) return MveOpKind::kLoad;
+  if (contiguous) return insn.raw >> 20 & 1 ? MveOpKind::kLoad : MveOpKind::kStore;
   return MveOpKind::kNone;
 }
 
@@ -497,16 +538,16 @@ bool EmitAsOps(TCGContext* s, const arm::mve::Insn& insn, const MveOpTargets& t,
   const Ops o{s};
   const MveOpKind kind = KindOf(insn);
   const bool vctp = Named(insn, "VCTP");
-  const unsigned first = kind == MveOpKind::kPredicate ? (vctp ? insn.rn : insn.rt)
-                         : kind == MveOpKind::kLoad     ? insn.rn
-                                                        : insn.rda;
+  const bool transfer = kind == MveOpKind::kLoad || kind == MveOpKind::kStore;
+  const unsigned first = kind == MveOpKind::kPredicate ? (vctp ? insn.rn : insn.rt) : transfer ? insn.rn : insn.rda;
   const uintptr_t r0 = GeneralRegister(s, 0), rt = GeneralRegister(s, first), lr = GeneralRegister(s, 14),
                   rm = GeneralRegister(s, insn.rm), rdahi = GeneralRegister(s, insn.rdahi);
   // The general register a lane-wise form reads (VDUP's Rt, the scalar forms' Rm).
   const uintptr_t scalar = GeneralRegister(s, Named(insn, "VDUP") ? insn.rt : insn.rm);
   if (r0 == 0 || rt == 0 || lr == 0 || rm == 0 || rdahi == 0 || scalar == 0) return false;
-  if (kind == MveOpKind::kLoad) {
-    Load(o, insn, t, GeneralRegister(s, insn.rn), lr, r0, ret);
+  if (kind == MveOpKind::kStore && t.loads.store_pages == nullptr) return false;
+  if (transfer) {
+    Transfer(o, insn, t, GeneralRegister(s, insn.rn), lr, r0, ret);
     emitted[int(kind)].fetch_add(1, std::memory_order_relaxed);
     return true;
   }

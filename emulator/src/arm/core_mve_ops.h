@@ -2,7 +2,8 @@
 // the predicate bookkeeping (VPST, VCTP, VMRS/VMSR P0 and VPR, LCTP), the long shifts by
 // register (LSLL, ASRL), the across-vector sums VADDV and VMLADAV/VMLSDAV, contiguous
 // loads (VLDRB/VLDRH/VLDRW, and the widening VLDRB.S16/S32, VLDRH.S32) from a page of
-// plain memory, and the lane-wise VADD/VSUB/VMUL (by a vector or a scalar), VMAX/VMIN,
+// plain memory and stores (the narrowing VSTRB.16/32, VSTRH.32 too) to one that holds no
+// code, and the lane-wise VADD/VSUB/VMUL (by a vector or a scalar), VMAX/VMIN,
 // VSHR, VQADD and VQRDMULH (by a vector or a scalar) of 32-bit lanes, VDUP.32 and the
 // bitwise VAND/VORR/VEOR.
 #pragma once
@@ -45,9 +46,13 @@ struct MveOpTargets {
     const MveLoadPage* pages;  // kMveLoadPages pages, page p at p % kMveLoadPages
     const uint64_t* protections;
     int mmu_idx;  // the block's
+    // The stores' pages, kept under the protections plus the pages marked as code
+    // (engine::ArmCodePagesMarked); null: stores stay calls.
+    const MveLoadPage* store_pages;
+    const uint64_t* code_pages_marked;
   } loads;
-  // The call the ops replace, which a contiguous load makes where its pages are not
-  // known: helper_v7m_mrs(env, tag).
+  // The call the ops replace, which a contiguous load or store makes where its pages are
+  // not known: helper_v7m_mrs(env, tag).
   struct {
     void* helper;
     TCGTemp* env;
@@ -57,7 +62,7 @@ struct MveOpTargets {
 };
 
 // What EmitAsOps emits an instruction as (kNone: it does not).
-enum class MveOpKind { kNone, kPredicate, kLongShift, kAcross, kLoad, kLanewise };
+enum class MveOpKind { kNone, kPredicate, kLongShift, kAcross, kLoad, kLanewise, kStore };
 MveOpKind KindOf(const arm::mve::Insn& insn);
 
 // Whether `insn` is one EmitAsOps emits.

@@ -13,12 +13,13 @@
 namespace faultline::arm::mve_ops {
 
 // QEMU 5.0 tcg-opc.h numbers, as unicorn_dsp_ops.cc and core_block_count.cc read them.
-inline constexpr int kTypeI32 = 0, kTypeI64 = 1;
+inline constexpr int kTypeI32 = 0, kTypeI64 = 1, kTypeV128 = 3;  // TCGType
+inline constexpr unsigned kMo16 = 1, kMo32 = 2, kMo64 = 3;                             // MemOp element sizes
 inline constexpr int kOpSetLabel = 0x1, kOpBr = 0x3, kOpMoviI32 = 0x6, kOpMoviI64 = 0x40;
 inline constexpr int kOpLd16uI32 = 0xb;
 inline constexpr int kOpMovI32 = 0x5, kOpLdI32 = 0xd, kOpStI32 = 0x10, kOpAndI32 = 0x1a, kOpOrI32 = 0x1b,
               kOpXorI32 = 0x1c, kOpShlI32 = 0x1d, kOpLdI64 = 0x49, kOpStI64 = 0x4d,
-              kOpAddI64 = 0x4e, kOpSubI64 = 0x4f, kOpMulI64 = 0x50, kOpAndI64 = 0x57, kOpXorI64 = 0x59, kOpShlI64 = 0x5a,
+              kOpAddI64 = 0x4e, kOpSubI64 = 0x4f, kOpMulI64 = 0x50, kOpAndI64 = 0x57, kOpOrI64 = 0x58, kOpXorI64 = 0x59, kOpShlI64 = 0x5a,
               kOpShrI64 = 0x5b, kOpSarI64 = 0x5c;
 // tcg-cond.h: EQ, NE, LT, LTU, LEU, GT, GTU.
 inline constexpr int kCondEq = 8, kCondNe = 9, kCondLt = 2, kCondLtu = 4, kCondLeu = 12, kCondGt = 11, kCondGtu = 13;
@@ -50,6 +51,18 @@ struct ByteMasks {
   }
 };
 inline constexpr ByteMasks kByteMasks;
+
+// The 16 bytes at host pointer `at` (an i64 temp; or `q`, a constant) as two 64-bit
+// halves (lane 0 lowest), with `mask` (0: none) widened to whole elements of `size`
+// (LaneMask: an element is active by its lowest byte's bit): inactive elements read 0.
+void Halves(const Ops& o, uintptr_t at, uintptr_t mask, unsigned size, uintptr_t half[2]);
+void Halves(const Ops& o, const uint8_t* q, uintptr_t mask, unsigned size, uintptr_t half[2]);
+// The bytes of inactive elements of `size` in the halves cleared, as Halves.
+void MaskHalves(const Ops& o, uintptr_t mask, unsigned size, uintptr_t half[2]);
+
+// VADDV(A) and VMLADAV(A)/VMLSDAV(A) with X (core_mve_across.cc): Rda written from the
+// sum over Qm's elements active under the predicate `mask`.
+void Across(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, uintptr_t mask, uintptr_t rda);
 
 // VADD, VSUB, VMUL, VMAX, VMIN, VSHR, VQADD, VQRDMULH of 32-bit lanes, VDUP.32 and
 // VAND/VORR/VEOR (core_mve_lanes.cc): Qd written under the predicate `mask`; `scalar` the

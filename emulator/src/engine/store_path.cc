@@ -147,6 +147,9 @@ struct StorePath {
   // generated code: a superset for each engine, so a page is never wrongly treated as data.
   static inline std::atomic<uint64_t> code_pages[(uint64_t{1} << 32 >> Target::kPageBits) / 64];
 
+  // Pages marked so far (ArmCodePagesMarked).
+  static inline std::atomic<uint64_t> marked{0};
+
   static bool HasCode(uint32_t page) {
     return code_pages[page / 64].load(std::memory_order_relaxed) & (uint64_t{1} << (page % 64));
   }
@@ -193,7 +196,10 @@ struct StorePath {
     for (uint64_t a = pc & ~((1u << Target::kPageBits) - 1); a < uint64_t{pc} + kMaxBlockSpan && a <= 0xFFFFFFFFu;
          a += 1u << Target::kPageBits) {
       uint32_t page = uint32_t(a >> Target::kPageBits);
-      code_pages[page / 64].fetch_or(uint64_t{1} << (page % 64), std::memory_order_relaxed);
+      const uint64_t bit = uint64_t{1} << (page % 64);
+      if (!(code_pages[page / 64].fetch_or(bit, std::memory_order_relaxed) & bit)) {
+        marked.fetch_add(1, std::memory_order_relaxed);
+      }
       // Always, not only the first time: another engine may have marked the page while
       // this one still holds a fast (not-dirty) entry for it.
       Target::FlushPage(cpu, uint32_t(a));
@@ -232,6 +238,11 @@ FAULTLINE_STORE_PATH(riscv32, Rv32)
 namespace faultline::engine {
 
 uint64_t FastStorePages() { return fast_store_pages.load(std::memory_order_relaxed); }
+
+const uint64_t* ArmCodePagesMarked() {
+  static_assert(sizeof(std::atomic<uint64_t>) == sizeof(uint64_t) && std::atomic<uint64_t>::is_always_lock_free);
+  return reinterpret_cast<const uint64_t*>(&Arm::marked);
+}
 
 bool ArmCodeIn(uint64_t begin, uint64_t end) {
   for (uint64_t page = begin >> ArmTarget::kPageBits; page <= (end - 1) >> ArmTarget::kPageBits && page < (1u << 22); ++page) {

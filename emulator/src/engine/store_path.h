@@ -15,4 +15,9 @@ uint64_t FastStorePages();
 // write there by another master must drop that code (Core::MasterWrote).
 bool ArmCodeIn(uint64_t begin, uint64_t end);
 
+// How many pages any engine of the Arm target has become code pages so far (it only
+// grows): what a cached answer that a page holds no code compares (the MVE unit's store
+// pages, arm/core_mve.cc, and the vector stores emitted as ops that read them).
+const uint64_t* ArmCodePagesMarked();
+
 }  // namespace faultline::engine

@@ -49,6 +49,7 @@ void tcg_gen_extr_i64_i32_arm(TCGContext* s, intptr_t lo, intptr_t hi, intptr_t 
 void tcg_gen_extrl_i64_i32_arm(TCGContext* s, intptr_t ret, intptr_t a);
 void tcg_gen_umin_i64_arm(TCGContext* s, intptr_t ret, intptr_t a1, intptr_t a2);
 void tcg_gen_shli_i64_arm(TCGContext* s, intptr_t ret, intptr_t a1, int64_t a2);
+void tcg_gen_shri_i64_arm(TCGContext* s, intptr_t ret, intptr_t a1, int64_t a2);
 void tcg_gen_addi_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
 void tcg_gen_shri_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
 void tcg_gen_ori_i64_arm(TCGContext* s, intptr_t ret, intptr_t a1, int64_t a2);
@@ -61,6 +62,23 @@ void tcg_gen_sari_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
 void tcg_gen_sextract_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, unsigned ofs, unsigned len);
 void tcg_gen_smin_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, intptr_t a2);
 void tcg_gen_smax_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, intptr_t a2);
+
+// Host vectors (QEMU 5.0 tcg-op-vec.c; a TCGv_vec is a temp of TCG_TYPE_V128 made with
+// tcg_temp_new_internal_arm): the x86 backend has 128-bit vectors only with AVX
+// (tcg/i386/tcg-target.h, TCG_TARGET_HAS_v128 = have_avx1, set from CPUID at start).
+extern bool have_avx1_arm;
+void tcg_gen_ld_vec_arm(TCGContext* s, intptr_t r, intptr_t base, uintptr_t offset);
+void tcg_gen_st_vec_arm(TCGContext* s, intptr_t r, intptr_t base, uintptr_t offset);
+void tcg_gen_dupi_vec_arm(TCGContext* s, unsigned vece, intptr_t r, uint64_t a);
+void tcg_gen_add_vec_arm(TCGContext* s, unsigned vece, intptr_t r, intptr_t a, intptr_t b);
+void tcg_gen_sub_vec_arm(TCGContext* s, unsigned vece, intptr_t r, intptr_t a, intptr_t b);
+void tcg_gen_mul_vec_arm(TCGContext* s, unsigned vece, intptr_t r, intptr_t a, intptr_t b);
+void tcg_gen_and_vec_arm(TCGContext* s, unsigned vece, intptr_t r, intptr_t a, intptr_t b);
+void tcg_gen_andc_vec_arm(TCGContext* s, unsigned vece, intptr_t r, intptr_t a, intptr_t b);
+void tcg_gen_or_vec_arm(TCGContext* s, unsigned vece, intptr_t r, intptr_t a, intptr_t b);
+void tcg_gen_dup_i64_vec_arm(TCGContext* s, unsigned vece, intptr_t r, intptr_t a);
+void tcg_gen_shli_vec_arm(TCGContext* s, unsigned vece, intptr_t r, intptr_t a, int64_t i);
+void tcg_gen_sari_vec_arm(TCGContext* s, unsigned vece, intptr_t r, intptr_t a, int64_t i);
 
 TCGTemp* tcg_temp_new_internal_riscv32(TCGContext* s, int type, bool local);
 void tcg_temp_free_internal_riscv32(TCGContext* s, TCGTemp* t);
