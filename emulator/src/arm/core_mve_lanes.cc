@@ -64,7 +64,8 @@ void Saturating(const Ops& o, const arm::mve::Insn& insn, uintptr_t n, uintptr_t
 }  // namespace
 
 // VADD, VSUB, VMUL, VMAX, VMIN of 32-bit lanes (Qm, or Rm for every lane: the scalar forms
-// of the first three), VSHR.32 by an immediate, VSHL.32 and VRSHL.32 by a scalar, VDUP.32
+// of the first three), VSHR.32 by an immediate, VSHL.32 and VRSHL.32 by a scalar, VDUP.32,
+// VMOV/VMVN/VORR/VBIC of an immediate
 // of Rt, and VAND/VORR/VEOR (Handlers::Add ... Dup, And, Orr, Eor): each 64-bit half of
 // the result is made, then written under the predicate byte by byte, as lanes.h MergeAll
 // writes it (d ^= (r ^ d) & bytes). No lane saturates, so FPSCR.QC is never touched. A
@@ -115,8 +116,16 @@ void Lanewise(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, u
   const uintptr_t q = o.Pointer(t.q), table = o.Pointer(kByteMasks.of), r = o.New(kTypeI64), d = o.New(kTypeI64),
                   bytes = o.New(kTypeI64), a = o.New(kTypeI32), index = o.New(kTypeI32);
   const uintptr_t w[2] = {o.New(kTypeI32), o.New(kTypeI32)};
+  const bool immediate = Named(insn, "VMOV/VMVN/VORR/VBIC (immediate)");
+  const arm::mve::ExpandedImmediate expanded = immediate ? arm::mve::ExpandModifiedImmediate(insn) : arm::mve::ExpandedImmediate{};
   for (unsigned h = 0; h < 2; ++h) {
-    if (bitwise) {
+    if (immediate) {  // Handlers::ModifiedImmediate: both halves the same pattern
+      tcg_gen_op2_arm(o.s, kOpMoviI64, r, uintptr_t(expanded.imm));
+      if (expanded.how != arm::mve::ExpandedImmediate::kMove) {
+        o.Op(kOpLdI64, d, q, 16 * insn.qd + 8 * h);
+        o.Op(expanded.how == arm::mve::ExpandedImmediate::kOr ? kOpOrI64 : kOpAndI64, r, r, d);
+      }
+    } else if (bitwise) {
       o.Op(kOpLdI64, r, q, 16 * insn.qn + 8 * h);
       o.Op(kOpLdI64, d, q, 16 * insn.qm + 8 * h);
       o.Op(op64, r, r, d);

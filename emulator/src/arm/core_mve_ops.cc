@@ -394,9 +394,9 @@ void Transfer(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, u
   static const CallN call_n = engine::Unicorns<CallN>("tcg_gen_callN_arm");
   static const ConstI32 const_i32 = engine::Unicorns<ConstI32>("tcg_const_i32_arm");
   const bool store = !(insn.raw >> 20 & 1);
-  // The bytes the span covers in memory: a narrowing store's elements are narrower than
-  // its lanes. A load reads 16 (HostTransfer's widening loads read fewer; 16 is safe).
-  const uint32_t span = store ? (16u >> insn.size) << insn.msize : 16u;
+  // The bytes the span covers in memory (Contiguous's): a widening load's and a narrowing
+  // store's elements are narrower than their lanes.
+  const uint32_t span = (16u >> insn.size) << insn.msize;
   // host = the page's bytes at the address: a local temp, which (unlike the others)
   // keeps its value past a branch, as do the page's key, the protections' count and the
   // address of the page's entry.
@@ -523,7 +523,7 @@ MveOpKind KindOf(const arm::mve::Insn& insn) {
         Named(insn, "VSHL (scalar)") || Named(insn, "VRSHL (scalar)")) &&
        insn.size == 2 && rm_ok) ||
       (Named(insn, "VDUP") && insn.size == 2 && rt_ok) || Named(insn, "VAND") || Named(insn, "VORR") ||
-      Named(insn, "VEOR")) {
+      Named(insn, "VEOR") || Named(insn, "VMOV/VMVN/VORR/VBIC (immediate)")) {
     return MveOpKind::kLanewise;
   }
   // Contiguous loads and stores (L, bit 20), as wide as their elements or widening

@@ -242,7 +242,7 @@ void Handlers::Clz(const Insn& i, State& s) {
 }
 
 // AdvSIMDExpandImm (DDI 0553 §C2.1.x) and the VMOV/VMVN/VORR/VBIC selection by cmode and op.
-void Handlers::ModifiedImmediate(const Insn& i, State& s) {
+ExpandedImmediate ExpandModifiedImmediate(const Insn& i) {
   const uint32_t cmode = i.rda, imm8 = uint32_t(i.imm);
   const bool op = i.subtract;
   uint64_t imm = 0;
@@ -269,13 +269,18 @@ void Handlers::ModifiedImmediate(const Insn& i, State& s) {
   }
   const bool logical = (cmode & 1) && cmode < 12;
   if (op && cmode != 14) imm = ~imm;  // VMVN, and VBIC's inverted mask
+  return {imm, logical ? (op ? ExpandedImmediate::kAnd : ExpandedImmediate::kOr) : ExpandedImmediate::kMove};
+}
+
+void Handlers::ModifiedImmediate(const Insn& i, State& s) {
+  const auto [imm, how] = ExpandModifiedImmediate(i);
   uint8_t bytes[16];
   std::memcpy(bytes, &imm, 8);
   std::memcpy(bytes + 8, &imm, 8);
   Unary<uint8_t>(s, i, [&, b = 0](uint8_t, bool&) mutable {
     const uint8_t old = Q(s, i.qd)[b], v = bytes[b];
     ++b;
-    return logical ? (op ? uint8_t(old & v) : uint8_t(old | v)) : v;
+    return how == ExpandedImmediate::kAnd ? uint8_t(old & v) : how == ExpandedImmediate::kOr ? uint8_t(old | v) : v;
   });
 }
 

@@ -120,6 +120,14 @@ struct Insn {
 // shifts the other way, and 64 or more leaves 0 (ASR: the sign).
 uint64_t LongShift(uint64_t value, int32_t n, uint32_t op);
 
+// VMOV/VMVN/VORR/VBIC (immediate): the 64-bit pattern both halves of Qd take (VMVN's
+// and VBIC's inverted), and whether Qd becomes it, or it ORed or ANDed into Qd.
+struct ExpandedImmediate {
+  uint64_t imm;
+  enum { kMove, kOr, kAnd } how;
+};
+ExpandedImmediate ExpandModifiedImmediate(const Insn& i);
+
 // Decodes the 32-bit Thumb instruction hw1:hw2 if it is an MVE instruction faultline
 // executes; nullopt for anything else (scalar code, and MVE encodings not yet handled:
 // those reach the engine, which stops on them as before).
