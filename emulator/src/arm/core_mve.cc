@@ -440,13 +440,19 @@ bool MveUnit::OpsMayReplaceCall() const {
 bool MveUnit::EmitOps(TCGContext* s, uint32_t i, TCGTemp* ret, TCGTemp** args) {
   const Decoded& d = insns[i];
   if (!EmitsAsOps(d.insn) || !OpsMayReplaceCall()) return false;
-  const MveOpTargets targets{&state.vpr,      d.counted ? &executed : nullptr,
+  MveOpTargets targets{&state.vpr,      d.counted ? &executed : nullptr,
                              &core.ltpsize_,  state.q,
                              scratch,
                              {memory->load_pages(), core.pages_->changes(), d.mmu_idx, memory->store_pages(),
                               engine::ArmCodePagesMarked()},
                              {reinterpret_cast<void*>(&helper_v7m_mrs_arm), args[0], kTag | i},
-                             &state.qc};
+                             &state.qc,
+                             {nullptr, nullptr, 0}};
+  // A DLSTP whose loop calls nothing (known once per site) leaves the core nothing to do.
+  if (std::strcmp(d.insn.name, "DLSTP") == 0) {
+    const uint32_t site = core.LoopStartSite(d.address);
+    if (!core.TpLoopCalls(site)) targets.loop_start = {&core.loop_ltpsize_, &core.loop_started_at_, site};
+  }
   if (!EmitAsOps(s, d.insn, targets, ret)) return false;
   emitted_as_ops.fetch_add(1, std::memory_order_relaxed);
   return true;

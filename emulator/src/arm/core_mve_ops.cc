@@ -494,6 +494,7 @@ MveOpKind KindOf(const arm::mve::Insn& insn) {
       (Named(insn, "VCTP") && rn_ok) || Named(insn, "LCTP")) {
     return MveOpKind::kPredicate;
   }
+  if (Named(insn, "DLSTP")) return MveOpKind::kPredicate;  // Rn is not SP or PC (LoopStart)
   if (PredicateOnly()) return MveOpKind::kNone;
   // The decoder has refused SP and PC for RdaHi and Rm; RdaLo and Rda are even.
   if (Named(insn, "LSLL/ASRL (register)")) return MveOpKind::kLongShift;
@@ -528,7 +529,11 @@ bool EmitAsOps(TCGContext* s, const arm::mve::Insn& insn, const MveOpTargets& t,
   const MveOpKind kind = KindOf(insn);
   const bool vctp = Named(insn, "VCTP");
   const bool transfer = kind == MveOpKind::kLoad || kind == MveOpKind::kStore;
-  const unsigned first = kind == MveOpKind::kPredicate ? (vctp ? insn.rn : insn.rt) : transfer ? insn.rn : insn.rda;
+  const bool dlstp = Named(insn, "DLSTP");
+  const unsigned first = kind == MveOpKind::kPredicate ? (vctp || dlstp ? insn.rn : insn.rt)
+                         : transfer                    ? insn.rn
+                                                       : insn.rda;
+  if (dlstp && t.loop_start.ltpsize == nullptr) return false;
   const uintptr_t r0 = GeneralRegister(s, 0), rt = GeneralRegister(s, first), lr = GeneralRegister(s, 14),
                   rm = GeneralRegister(s, insn.rm), rdahi = GeneralRegister(s, insn.rdahi);
   // The general register a lane-wise form reads (VDUP's Rt, the scalar forms' Rm).
@@ -557,6 +562,25 @@ bool EmitAsOps(TCGContext* s, const arm::mve::Insn& insn, const MveOpTargets& t,
     AdvanceVpt(o, v);
     o.Op(kOpStI32, v, vpr_at, 0);
     o.Free(mask);
+  } else if (dlstp) {
+    // Handlers::Dlstp: LR from Rn, LTPSIZE the element size; where LTPSIZE changes, the
+    // loop is the core's latest (MveUnit::Execute): the record of its LTPSIZE and site,
+    // moved conditionally. (Its body calls nothing: TailPredicationStarts returns.)
+    const uintptr_t ltpsize_at = o.Pointer(t.ltpsize), size = o.Const(insn.size), x = o.New(kTypeI32);
+    o.Op(kOpLdI32, v, ltpsize_at, 0);
+    o.Op(kOpStI32, size, ltpsize_at, 0);
+    o.Op(kOpMovI32, lr, rt);
+    const uint32_t* record[2] = {t.loop_start.ltpsize, t.loop_start.started_at};
+    const int32_t value[2] = {int32_t(insn.size), int32_t(t.loop_start.site)};
+    for (int k = 0; k < 2; ++k) {
+      const uintptr_t at = o.Pointer(record[k]), now = o.Const(value[k]);
+      o.Op(kOpLdI32, x, at, 0);
+      tcg_gen_movcond_i32_arm(s, kCondNe, o.V(x), o.V(v), o.V(size), o.V(now), o.V(x));
+      o.Op(kOpStI32, x, at, 0);
+      o.Free(at);
+      o.Free(now);
+    }
+    for (uintptr_t temp : {ltpsize_at, size, x}) o.Free(temp);
   } else if (Named(insn, "LCTP")) {
     // Handlers::Lctp: LTPSIZE 4, the end of a tail-predicated loop (a relocated LETP loop's
     // exit runs one); setting 4 asks nothing more of the core (Core::LtpsizeWritten).

@@ -1,5 +1,5 @@
 // MVE instructions emitted as TCG ops instead of the MVE unit's call (core_mve_ops.cc):
-// the predicate bookkeeping (VPST, VCTP, VMRS/VMSR P0 and VPR, LCTP), the long shifts by
+// the predicate bookkeeping (VPST, VCTP, VMRS/VMSR P0 and VPR, DLSTP, LCTP), the long shifts by
 // register (LSLL, ASRL), the across-vector sums VADDV and VMLADAV/VMLSDAV, contiguous
 // loads (VLDRB/VLDRH/VLDRW, and the widening VLDRB.S16/S32, VLDRH.S32) from a page of
 // plain memory and stores (the narrowing VSTRB.16/32, VSTRH.32 too) to one that holds no
@@ -59,6 +59,14 @@ struct MveOpTargets {
     uint32_t tag;
   } call;
   bool* qc;  // FPSCR.QC as the MVE unit keeps it (State::qc), which saturating forms set
+  // A DLSTP: the core's record of the tail-predicated loop that last started
+  // (Core::loop_ltpsize_, loop_started_at_) and this one's site; null where the loop's
+  // body calls out (Core::TailPredicationStarts then has work to do): the call stays.
+  struct {
+    uint32_t* ltpsize;
+    uint32_t* started_at;
+    uint32_t site;
+  } loop_start;
 };
 
 // What EmitAsOps emits an instruction as (kNone: it does not).
