@@ -61,10 +61,49 @@ void Saturating(const Ops& o, const arm::mve::Insn& insn, uintptr_t n, uintptr_t
   o.Free(x);
 }
 
+// A shift by a signed count (ShiftBy, 32-bit lanes): each lane, extended to 64 bits,
+// becomes ((v << left) + round) >> right, with left the count (0-32: by 32 or more, no
+// bits stay) and right its negation (up to 33 rounding, where a rounded result is 0 from
+// 33 on; up to 63 not, where the sign alone is left), the rounding constant half of
+// 1 << right.
+struct Shift {
+  uintptr_t left = 0, right = 0, round = 0;
+  bool rounding = false;
+  Shift() = default;
+  Shift(const Ops& o, bool r) : left(o.New(kTypeI64)), right(o.New(kTypeI64)), round(o.New(kTypeI64)), rounding(r) {}
+  // The amounts for the count in the bottom byte of `count` (an i32).
+  void By(const Ops& o, uintptr_t count) const {
+    constexpr int kOpSubI32 = 0x12;
+    const uintptr_t c = o.New(kTypeI32), x = o.New(kTypeI32), zero = o.Const(0), cap = o.Const(rounding ? 33 : 63),
+                    most = o.Const(32);
+    tcg_gen_ext8s_i32_arm(o.s, o.V(c), o.V(count));
+    tcg_gen_smax_i32_arm(o.s, o.V(x), o.V(c), o.V(zero));
+    tcg_gen_umin_i32_arm(o.s, o.V(x), o.V(x), o.V(most));
+    tcg_gen_extu_i32_i64_arm(o.s, o.V(left), o.V(x));
+    o.Op(kOpSubI32, c, zero, c);
+    tcg_gen_smax_i32_arm(o.s, o.V(x), o.V(c), o.V(zero));
+    tcg_gen_umin_i32_arm(o.s, o.V(x), o.V(x), o.V(cap));
+    tcg_gen_extu_i32_i64_arm(o.s, o.V(right), o.V(x));
+    tcg_gen_op2_arm(o.s, kOpMoviI64, round, rounding ? 1 : 0);
+    o.Op(kOpShlI64, round, round, right);
+    tcg_gen_shri_i64_arm(o.s, o.V(round), o.V(round), 1);
+    for (uintptr_t temp : {c, x, zero, cap, most}) o.Free(temp);
+  }
+  void Apply(const Ops& o, uintptr_t v) const {
+    o.Op(kOpShlI64, v, v, left);
+    o.Op(kOpAddI64, v, v, round);
+    o.Op(kOpSarI64, v, v, right);
+  }
+  void Free(const Ops& o) const {
+    for (uintptr_t temp : {left, right, round}) o.Free(temp);
+  }
+};
+
 }  // namespace
 
 // VADD, VSUB, VMUL, VMAX, VMIN of 32-bit lanes (Qm, or Rm for every lane: the scalar forms
-// of the first three), VSHR.32 by an immediate, VSHL.32 and VRSHL.32 by a scalar, VDUP.32,
+// of the first three), VSHR.32 by an immediate, VSHL.32 and VRSHL.32 by a scalar or a
+// vector, VDUP.32,
 // VMOV/VMVN/VORR/VBIC of an immediate
 // of Rt, and VAND/VORR/VEOR (Handlers::Add ... Dup, And, Orr, Eor): each 64-bit half of
 // the result is made, then written under the predicate byte by byte, as lanes.h MergeAll
@@ -81,31 +120,12 @@ void Lanewise(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, u
   // VQADD and VQRDMULH saturate, and a saturation in an active lane sets QC.
   const bool max = Named(insn, "VMAX"), min = Named(insn, "VMIN"), shr = Named(insn, "VSHR");
   const bool qadd = Named(insn, "VQADD"), qrdmulh = Named(insn, "VQRDMULH") || Named(insn, "VQRDMULH (scalar)");
-  // VSHL and VRSHL of Qda by the bottom byte of Rm, signed (ShiftBy): each lane, extended
-  // to 64 bits, is ((v << left) + round) >> right, with left the count (0-32: by 32 or
-  // more, no bits stay) and right its negation (up to 33 rounding, where a rounded
-  // result is 0 from 33 on, and up to 63 not, where the sign alone is left), the
-  // rounding constant half of 1 << right.
+  // VSHL and VRSHL of Qda by the bottom byte of Rm, or of Qm by that of Qn's lane.
   const bool by_count = Named(insn, "VSHL (scalar)") || Named(insn, "VRSHL (scalar)");
-  uintptr_t left = 0, right = 0, round = 0;
-  if (by_count) {
-    const uintptr_t c = o.New(kTypeI32), x = o.New(kTypeI32), zero = o.Const(0),
-                    cap = o.Const(Named(insn, "VRSHL (scalar)") ? 33 : 63), most = o.Const(32);
-    left = o.New(kTypeI64);
-    right = o.New(kTypeI64);
-    round = o.Const64(Named(insn, "VRSHL (scalar)") ? 1 : 0);
-    tcg_gen_ext8s_i32_arm(o.s, o.V(c), o.V(scalar));
-    tcg_gen_smax_i32_arm(o.s, o.V(x), o.V(c), o.V(zero));
-    tcg_gen_umin_i32_arm(o.s, o.V(x), o.V(x), o.V(most));
-    tcg_gen_extu_i32_i64_arm(o.s, o.V(left), o.V(x));
-    o.Op(kOpSubI32, c, zero, c);
-    tcg_gen_smax_i32_arm(o.s, o.V(x), o.V(c), o.V(zero));
-    tcg_gen_umin_i32_arm(o.s, o.V(x), o.V(x), o.V(cap));
-    tcg_gen_extu_i32_i64_arm(o.s, o.V(right), o.V(x));
-    o.Op(kOpShlI64, round, round, right);
-    tcg_gen_shri_i64_arm(o.s, o.V(round), o.V(round), 1);
-    for (uintptr_t temp : {c, x, zero, cap, most}) o.Free(temp);
-  }
+  const bool by_counts = Named(insn, "VSHL (vector)") || Named(insn, "VRSHL (vector)");
+  const bool rounding = Named(insn, "VRSHL (scalar)") || Named(insn, "VRSHL (vector)");
+  const Shift shift = by_count || by_counts ? Shift(o, rounding) : Shift{};
+  if (by_count) shift.By(o, scalar);
   const uintptr_t saturated = o.New(kTypeI32);
   if (qadd || qrdmulh) tcg_gen_op2_arm(o.s, kOpMoviI32, saturated, 0);
   const int pick = max ? (insn.u ? kCondGtu : kCondGt) : (insn.u ? kCondLtu : kCondLt);
@@ -136,12 +156,15 @@ void Lanewise(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, u
           o.Op(kOpMovI32, w[k], scalar);
           continue;
         }
-        if (by_count) {
+        if (by_count || by_counts) {
+          if (by_counts) {
+            constexpr int kOpLd8sI32 = 0xa;  // the count: the bottom byte of Qn's lane
+            o.Op(kOpLd8sI32, a, q, 16 * insn.qn + lane);
+            shift.By(o, a);
+          }
           constexpr int kOpLd32uI64 = 0x47;  // then ld32s_i64 (tcg-opc.h)
           o.Op(kOpLd32uI64 + (insn.u ? 0 : 1), d, q, 16 * insn.qm + lane);
-          o.Op(kOpShlI64, d, d, left);
-          o.Op(kOpAddI64, d, d, round);
-          o.Op(kOpSarI64, d, d, right);
+          shift.Apply(o, d);
           tcg_gen_extrl_i64_i32_arm(o.s, o.V(w[k]), o.V(d));
           continue;
         }
@@ -190,9 +213,7 @@ void Lanewise(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, u
     o.Free(qc_at);
   }
   for (uintptr_t temp : {q, table, r, d, bytes, a, index, w[0], w[1], saturated}) o.Free(temp);
-  if (by_count) {
-    for (uintptr_t temp : {left, right, round}) o.Free(temp);
-  }
+  if (by_count || by_counts) shift.Free(o);
 }
 
 

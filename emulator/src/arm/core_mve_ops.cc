@@ -506,7 +506,8 @@ MveOpKind KindOf(const arm::mve::Insn& insn) {
   // bitwise forms.
   const bool rm_ok = insn.rm < 13 || insn.rm == 14;
   if (((Named(insn, "VADD") || Named(insn, "VSUB") || Named(insn, "VMUL") || Named(insn, "VMAX") ||
-        Named(insn, "VMIN") || Named(insn, "VSHR") || Named(insn, "VQADD") || Named(insn, "VQRDMULH")) &&
+        Named(insn, "VMIN") || Named(insn, "VSHR") || Named(insn, "VQADD") || Named(insn, "VQRDMULH") ||
+        Named(insn, "VSHL (vector)") || Named(insn, "VRSHL (vector)")) &&
        insn.size == 2) ||
       (Named(insn, "VQRDMULH (scalar)") && insn.size == 2 && rm_ok) ||
       ((Named(insn, "VADD (scalar)") || Named(insn, "VSUB (scalar)") || Named(insn, "VMUL (scalar)") ||
