@@ -83,13 +83,34 @@ struct InlineCount {
     engine::EmitRing(engine::kArmTcg, s, base, info, {FieldOffset(c, &c.road_at_), c.road_.get(), c.road_mask_});
   }
 
+  // A hidden Armv8.1-M trampoline (a site's stand-in or a loop's entry): the block hook
+  // counts nothing there and checks nothing (Hooks::BlockChecks), it only makes no block
+  // current; so do three ops, and no call. (CMSIS-style Helium code enters its loops
+  // through these hundreds of thousands of times a run.)
+  static void EmitHidden(TCGContext* s, Core& c) {
+    const engine::Tcg& tcg = engine::kArmTcg;
+    const intptr_t base = tcg.const_i64(s, int64_t(reinterpret_cast<uintptr_t>(&c.left_))),
+                   none = tcg.const_i64(s, int64_t(reinterpret_cast<uintptr_t>(&Core::kNoBlock)));
+    TCGTemp* at = tcg.temp_new(s, engine::kTypeI64, false);
+    tcg.op3(s, engine::kOpLdI64, engine::TempArg(at), engine::Arg(s, base), FieldOffset(c, &c.road_at_));
+    tcg.op3(s, engine::kOpStI64, engine::TempArg(at), engine::Arg(s, base), FieldOffset(c, &c.current_at_));
+    tcg.op3(s, engine::kOpStI64, engine::Arg(s, none), engine::Arg(s, base), FieldOffset(c, &c.current_));
+    tcg.temp_free(s, at);
+    for (intptr_t v : {base, none}) tcg.temp_free(s, reinterpret_cast<TCGTemp*>(engine::Arg(s, v)));
+  }
+
   // Emits the counting ops and the conditional call; false if the block stays on
   // Unicorn's path.
   static bool Emit(uc_struct* uc, Hook* hook) {
     Translation& t = translation;
     Core& c = *static_cast<Core*>(hook->user_data);
     t.core = &c;  // for every block, counted here or not (Chain)
-    if (t.s == nullptr || t.tb == nullptr || !c.CountsInline(t.tb->pc)) return false;
+    if (t.s == nullptr || t.tb == nullptr) return false;
+    if (const Core::TrampolinePage* page = c.PageOf(t.tb->pc); page != nullptr && !page->counted) {
+      EmitHidden(t.s, c);
+      return true;
+    }
+    if (!c.CountsInline(t.tb->pc)) return false;
     t.info = c.inline_blocks_.New();
     // The road to the fault (core.h): this block's entry into the ring, whose address
     // and size are fixed before the first translation (TraceBlocks).
