@@ -133,8 +133,8 @@ void Lanewise(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, u
                    : Named(insn, "VMUL") || Named(insn, "VMUL (scalar)") ? kOpMulI32
                                                                          : kOpAddI32;
   const int op64 = Named(insn, "VAND") ? kOpAndI64 : Named(insn, "VORR") ? kOpOrI64 : kOpXorI64;
-  const uintptr_t q = o.Pointer(t.q), table = o.Pointer(kByteMasks.of), r = o.New(kTypeI64), d = o.New(kTypeI64),
-                  bytes = o.New(kTypeI64), a = o.New(kTypeI32), index = o.New(kTypeI32);
+  const uintptr_t q = o.Pointer(t.q), r = o.New(kTypeI64), d = o.New(kTypeI64), bytes = o.New(kTypeI64),
+                  a = o.New(kTypeI32), written = PredicateBytes(o, mask);
   const uintptr_t w[2] = {o.New(kTypeI32), o.New(kTypeI32)};
   const bool immediate = Named(insn, "VMOV/VMVN/VORR/VBIC (immediate)");
   const arm::mve::ExpandedImmediate expanded = immediate ? arm::mve::ExpandModifiedImmediate(insn) : arm::mve::ExpandedImmediate{};
@@ -192,11 +192,7 @@ void Lanewise(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, u
       tcg_gen_concat_i32_i64_arm(o.s, o.V(r), o.V(w[0]), o.V(w[1]));
     }
     // The predicate's bytes of this half: all ones where the byte is written.
-    tcg_gen_extract_i32_arm(o.s, o.V(index), o.V(mask), 8 * h, 8);
-    tcg_gen_extu_i32_i64_arm(o.s, o.V(bytes), o.V(index));
-    tcg_gen_shli_i64_arm(o.s, o.V(bytes), o.V(bytes), 3);
-    o.Op(kOpAddI64, bytes, bytes, table);
-    o.Op(kOpLdI64, bytes, bytes, 0);
+    o.Op(kOpLdI64, bytes, written, 8 * h);
     o.Op(kOpLdI64, d, q, 16 * insn.qd + 8 * h);
     o.Op(kOpXorI64, r, r, d);
     o.Op(kOpAndI64, r, r, bytes);
@@ -212,7 +208,7 @@ void Lanewise(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, u
     o.Free(x);
     o.Free(qc_at);
   }
-  for (uintptr_t temp : {q, table, r, d, bytes, a, index, w[0], w[1], saturated}) o.Free(temp);
+  for (uintptr_t temp : {q, r, d, bytes, a, written, w[0], w[1], saturated}) o.Free(temp);
   if (by_count || by_counts) shift.Free(o);
 }
 

@@ -244,11 +244,9 @@ void Halves(const Ops& o, uintptr_t at, uintptr_t mask, unsigned size, uintptr_t
   MaskHalves(o, mask, size, half);
 }
 
-void MaskHalves(const Ops& o, uintptr_t mask, unsigned size, uintptr_t half[2]) {
-  if (mask == 0) return;
-  // All ones in each byte whose bit of a 16-bit predicate is set, both halves: one
-  // lookup of 16 bytes (1 MiB, made on first use), where two of 8 cost a dozen more host
-  // instructions on every predicated load, store and sum.
+uintptr_t PredicateBytes(const Ops& o, uintptr_t mask) {
+  // One lookup of 16 bytes (1 MiB, made on first use), where two of 8 cost a dozen more
+  // host instructions on every predicated load, store, sum and lane-wise write.
   static const std::unique_ptr<uint64_t[]> masks = [] {
     auto m = std::make_unique<uint64_t[]>(2u << 16);
     for (uint32_t p = 0; p < (1u << 16); ++p) {
@@ -257,21 +255,27 @@ void MaskHalves(const Ops& o, uintptr_t mask, unsigned size, uintptr_t half[2]) 
     }
     return m;
   }();
-  const uintptr_t lanes = o.New(kTypeI32), at = o.New(kTypeI64), bytes = o.New(kTypeI64), table = o.Pointer(masks.get());
-  if (size == 0) {
-    tcg_gen_extu_i32_i64_arm(o.s, o.V(at), o.V(mask));  // ElementMask's: 16 bits
-  } else {
-    tcg_gen_andi_i32_arm(o.s, o.V(lanes), o.V(mask), size == 1 ? 0x5555 : 0x1111);
-    tcg_gen_muli_i32_arm(o.s, o.V(lanes), o.V(lanes), size == 1 ? 3 : 15);
-    tcg_gen_extu_i32_i64_arm(o.s, o.V(at), o.V(lanes));
-  }
+  const uintptr_t at = o.New(kTypeI64), table = o.Pointer(masks.get());
+  tcg_gen_extu_i32_i64_arm(o.s, o.V(at), o.V(mask));
   tcg_gen_shli_i64_arm(o.s, o.V(at), o.V(at), 4);
   o.Op(kOpAddI64, at, at, table);
+  o.Free(table);
+  return at;
+}
+
+void MaskHalves(const Ops& o, uintptr_t mask, unsigned size, uintptr_t half[2]) {
+  if (mask == 0) return;
+  const uintptr_t lanes = o.New(kTypeI32), bytes = o.New(kTypeI64);
+  if (size != 0) {  // ElementMask's bits by element
+    tcg_gen_andi_i32_arm(o.s, o.V(lanes), o.V(mask), size == 1 ? 0x5555 : 0x1111);
+    tcg_gen_muli_i32_arm(o.s, o.V(lanes), o.V(lanes), size == 1 ? 3 : 15);
+  }
+  const uintptr_t at = PredicateBytes(o, size == 0 ? mask : lanes);
   for (unsigned h = 0; h < 2; ++h) {
     o.Op(kOpLdI64, bytes, at, 8 * h);
     o.Op(kOpAndI64, half[h], half[h], bytes);
   }
-  for (uintptr_t temp : {lanes, at, bytes, table}) o.Free(temp);
+  for (uintptr_t temp : {lanes, at, bytes}) o.Free(temp);
 }
 
 void Halves(const Ops& o, const uint8_t* q, uintptr_t mask, unsigned size, uintptr_t half[2]) {

@@ -57,6 +57,9 @@ inline constexpr ByteMasks kByteMasks;
 // (LaneMask: an element is active by its lowest byte's bit): inactive elements read 0.
 void Halves(const Ops& o, uintptr_t at, uintptr_t mask, unsigned size, uintptr_t half[2]);
 void Halves(const Ops& o, const uint8_t* q, uintptr_t mask, unsigned size, uintptr_t half[2]);
+// A new i64 temp holding the address of 16 bytes, all ones in each byte whose bit of the
+// predicate `mask` (16 bits, an i32 temp) is set: the low half's 8, then the high half's.
+uintptr_t PredicateBytes(const Ops& o, uintptr_t mask);
 // The bytes of inactive elements of `size` in the halves cleared, as Halves.
 void MaskHalves(const Ops& o, uintptr_t mask, unsigned size, uintptr_t half[2]);
 
