@@ -103,8 +103,8 @@ struct Shift {
 
 // VADD, VSUB, VMUL, VMAX, VMIN of 32-bit lanes (Qm, or Rm for every lane: the scalar forms
 // of the first three), VSHR.32 by an immediate, VSHL.32 and VRSHL.32 by a scalar or a
-// vector, VDUP.32,
-// VMOV/VMVN/VORR/VBIC of an immediate
+// vector, VDUP (every size),
+// VMOV/VMVN/VORR/VBIC of an immediate, VPSEL
 // of Rt, and VAND/VORR/VEOR (Handlers::Add ... Dup, And, Orr, Eor): each 64-bit half of
 // the result is made, then written under the predicate byte by byte, as lanes.h MergeAll
 // writes it (d ^= (r ^ d) & bytes). No lane saturates, so FPSCR.QC is never touched. A
@@ -136,10 +136,35 @@ void Lanewise(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, u
   const uintptr_t q = o.Pointer(t.q), r = o.New(kTypeI64), d = o.New(kTypeI64), bytes = o.New(kTypeI64),
                   a = o.New(kTypeI32), written = PredicateBytes(o, mask);
   const uintptr_t w[2] = {o.New(kTypeI32), o.New(kTypeI32)};
+  // VPSEL: each byte of Qn where its P0 bit is set, else Qm's (Handlers::Vpsel).
+  const bool vpsel = Named(insn, "VPSEL");
+  uintptr_t chosen = 0;
+  if (vpsel) {
+    const uintptr_t vpr_at = o.Pointer(t.vpr), p0 = o.New(kTypeI32);
+    o.Op(kOpLdI32, p0, vpr_at, 0);
+    tcg_gen_andi_i32_arm(o.s, o.V(p0), o.V(p0), 0xFFFF);
+    chosen = PredicateBytes(o, p0);
+    o.Free(p0);
+    o.Free(vpr_at);
+  }
+  // VDUP: Rt's low byte, halfword or word in every lane of its size.
+  const uintptr_t pattern = o.New(kTypeI32);
+  if (dup && insn.size == 2) o.Op(kOpMovI32, pattern, scalar);
+  if (dup && insn.size < 2) {
+    tcg_gen_andi_i32_arm(o.s, o.V(pattern), o.V(scalar), insn.size == 0 ? 0xFF : 0xFFFF);
+    tcg_gen_muli_i32_arm(o.s, o.V(pattern), o.V(pattern), insn.size == 0 ? 0x01010101 : 0x00010001);
+  }
   const bool immediate = Named(insn, "VMOV/VMVN/VORR/VBIC (immediate)");
   const arm::mve::ExpandedImmediate expanded = immediate ? arm::mve::ExpandModifiedImmediate(insn) : arm::mve::ExpandedImmediate{};
   for (unsigned h = 0; h < 2; ++h) {
-    if (immediate) {  // Handlers::ModifiedImmediate: both halves the same pattern
+    if (vpsel) {
+      o.Op(kOpLdI64, r, q, 16 * insn.qn + 8 * h);
+      o.Op(kOpLdI64, d, q, 16 * insn.qm + 8 * h);
+      o.Op(kOpLdI64, bytes, chosen, 8 * h);
+      o.Op(kOpXorI64, r, r, d);  // d ^ ((r ^ d) & bytes)
+      o.Op(kOpAndI64, r, r, bytes);
+      o.Op(kOpXorI64, r, r, d);
+    } else if (immediate) {  // Handlers::ModifiedImmediate: both halves the same pattern
       tcg_gen_op2_arm(o.s, kOpMoviI64, r, uintptr_t(expanded.imm));
       if (expanded.how != arm::mve::ExpandedImmediate::kMove) {
         o.Op(kOpLdI64, d, q, 16 * insn.qd + 8 * h);
@@ -153,7 +178,7 @@ void Lanewise(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, u
       for (unsigned k = 0; k < 2; ++k) {
         const unsigned lane = 4 * (2 * h + k);
         if (dup) {
-          o.Op(kOpMovI32, w[k], scalar);
+          o.Op(kOpMovI32, w[k], pattern);
           continue;
         }
         if (by_count || by_counts) {
@@ -210,6 +235,8 @@ void Lanewise(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, u
   }
   for (uintptr_t temp : {q, r, d, bytes, a, written, w[0], w[1], saturated}) o.Free(temp);
   if (by_count || by_counts) shift.Free(o);
+  if (vpsel) o.Free(chosen);
+  o.Free(pattern);
 }
 
 

@@ -531,8 +531,8 @@ MveOpKind KindOf(const arm::mve::Insn& insn) {
       ((Named(insn, "VADD (scalar)") || Named(insn, "VSUB (scalar)") || Named(insn, "VMUL (scalar)") ||
         Named(insn, "VSHL (scalar)") || Named(insn, "VRSHL (scalar)")) &&
        insn.size == 2 && rm_ok) ||
-      (Named(insn, "VDUP") && insn.size == 2 && rt_ok) || Named(insn, "VAND") || Named(insn, "VORR") ||
-      Named(insn, "VEOR") || Named(insn, "VMOV/VMVN/VORR/VBIC (immediate)")) {
+      (Named(insn, "VDUP") && rt_ok) || Named(insn, "VAND") || Named(insn, "VORR") ||
+      Named(insn, "VEOR") || Named(insn, "VMOV/VMVN/VORR/VBIC (immediate)") || Named(insn, "VPSEL")) {
     return MveOpKind::kLanewise;
   }
   // Contiguous loads and stores (L, bit 20), as wide as their elements or widening

@@ -4,7 +4,7 @@
 // loads (VLDRB/VLDRH/VLDRW, and the widening VLDRB.S16/S32, VLDRH.S32) from a page of
 // plain memory and stores (the narrowing VSTRB.16/32, VSTRH.32 too) to one that holds no
 // code, and the lane-wise VADD/VSUB/VMUL (by a vector or a scalar), VMAX/VMIN,
-// VSHR, VQADD and VQRDMULH (by a vector or a scalar) of 32-bit lanes, VDUP.32 and the
+// VSHR, VQADD and VQRDMULH (by a vector or a scalar) of 32-bit lanes, VDUP, VPSEL and the
 // bitwise VAND/VORR/VEOR.
 #pragma once
 

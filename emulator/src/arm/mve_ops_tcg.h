@@ -67,7 +67,7 @@ void MaskHalves(const Ops& o, uintptr_t mask, unsigned size, uintptr_t half[2]);
 // sum over Qm's elements active under the predicate `mask`.
 void Across(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, uintptr_t mask, uintptr_t rda);
 
-// VADD, VSUB, VMUL, VMAX, VMIN, VSHR, VQADD, VQRDMULH of 32-bit lanes, VDUP.32 and
+// VADD, VSUB, VMUL, VMAX, VMIN, VSHR, VQADD, VQRDMULH of 32-bit lanes, VDUP, VPSEL and
 // VAND/VORR/VEOR (core_mve_lanes.cc): Qd written under the predicate `mask`; `scalar` the
 // general register the scalar forms read.
 void Lanewise(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, uintptr_t mask, uintptr_t scalar);
