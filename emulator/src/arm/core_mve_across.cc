@@ -109,9 +109,15 @@ void Across(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, uin
   const uintptr_t sum = insn.accumulate ? o.New(kTypeI64) : o.Const64(0), x = o.New(kTypeI64),
                   y = o.New(kTypeI64);
   if (insn.accumulate) tcg_gen_extu_i32_i64_arm(o.s, o.V(sum), o.V(rda));
-  if (multiply && insn.size == 0 && !insn.u && !insn.exchange && HostVectors()) {
+  if (insn.size == 0 && !insn.u && !insn.exchange && HostVectors()) {
+    // VADDV.S8 is the dot product with ones (each pair of bytes still fits 16 bits).
     uintptr_t qn[2];
-    Halves(o, n, 0, 0, qn);
+    if (multiply) {
+      Halves(o, n, 0, 0, qn);
+    } else {
+      qn[0] = o.Const64(0x0101010101010101);
+      qn[1] = o.Const64(0x0101010101010101);
+    }
     VectorDot(o, m, qn, scratch, insn.subtract, sum);
     o.Free(qn[0]);
     o.Free(qn[1]);
