@@ -15,6 +15,8 @@
  *   5. VSHL and VRSHL .S32/.U32 by a scalar, by the counts of 1 (the bottom byte, signed,
  *      counts), on the edges of both ranges, in the T slot under P0 with all, some and no
  *      lanes active: one hash of the four lanes per instruction, count and predicate.
+ *   6. VPT blocks of one to four slots, T and E, after a compare (a call): the lane-wise
+ *      ops in them read the mask fields from VPR.
  */
 #include <stdint.h>
 
@@ -169,6 +171,36 @@ SHIFT_BY_SCALAR(vshl_u32, "vshlt.u32 q2, %1")
 SHIFT_BY_SCALAR(vrshl_s32, "vrshlt.s32 q2, %1")
 SHIFT_BY_SCALAR(vrshl_u32, "vrshlt.u32 q2, %1")
 
+/* Q2 (from and back to `q`) after a VPT block that compares Q0 >= Q1 (signed) and runs
+ * lane-wise instructions in its T and E slots: the compare is a call, so the ops after
+ * it do not know the mask fields and read them from VPR (arm/core_mve_ops.cc VptSteps). */
+#define VPT_BLOCK(name, vpt, body)                                                                 \
+    __attribute__((noinline)) static void name(const int32_t *n, const int32_t *m, int32_t *q)    \
+    {                                                                                            \
+        __asm__ volatile("vldrw.32 q0, [%0]\n\t"                                                 \
+                         "vldrw.32 q1, [%1]\n\t"                                                 \
+                         "vldrw.32 q2, [%2]\n\t" vpt ".s32 ge, q0, q1\n\t" body                 \
+                         "vstrw.32 q2, [%2]\n\t"                                                 \
+                         :                                                                       \
+                         : "r"(n), "r"(m), "r"(q)                                                \
+                         : "q0", "q1", "q2", "memory");                                          \
+    }
+VPT_BLOCK(vpt_t, "vpt", "vaddt.i32 q2, q2, q1\n\t")
+VPT_BLOCK(vpt_te, "vpte", "vaddt.i32 q2, q2, q1\n\t" "vsube.i32 q2, q2, q0\n\t")
+VPT_BLOCK(vpt_tt, "vptt", "vaddt.i32 q2, q2, q1\n\t" "vsubt.i32 q2, q2, q0\n\t")
+VPT_BLOCK(vpt_tet, "vptet", "vaddt.i32 q2, q2, q1\n\t" "vsube.i32 q2, q2, q0\n\t" "vaddt.i32 q2, q2, q2\n\t")
+VPT_BLOCK(vpt_tee, "vptee", "vaddt.i32 q2, q2, q1\n\t" "vsube.i32 q2, q2, q0\n\t" "vadde.i32 q2, q2, q2\n\t")
+VPT_BLOCK(vpt_ttt, "vpttt", "vaddt.i32 q2, q2, q1\n\t" "vsubt.i32 q2, q2, q0\n\t" "vaddt.i32 q2, q2, q2\n\t")
+VPT_BLOCK(vpt_teee, "vpteee", "vaddt.i32 q2, q2, q1\n\t" "vsube.i32 q2, q2, q0\n\t" "vadde.i32 q2, q2, q2\n\t" "vorre q2, q2, q0\n\t")
+VPT_BLOCK(vpt_ttet, "vpttet", "vaddt.i32 q2, q2, q1\n\t" "vsubt.i32 q2, q2, q0\n\t" "vadde.i32 q2, q2, q2\n\t" "vorrt q2, q2, q0\n\t")
+VPT_BLOCK(vpt_tete, "vptete", "vaddt.i32 q2, q2, q1\n\t" "vsube.i32 q2, q2, q0\n\t" "vaddt.i32 q2, q2, q2\n\t" "vorre q2, q2, q0\n\t")
+VPT_BLOCK(vpt_ttte, "vpttte", "vaddt.i32 q2, q2, q1\n\t" "vsubt.i32 q2, q2, q0\n\t" "vaddt.i32 q2, q2, q2\n\t" "vorre q2, q2, q0\n\t")
+
+static const struct {
+    const char *name;
+    void (*fn)(const int32_t *, const int32_t *, int32_t *);
+} kVptBlocks[] = {{"vpt", vpt_t}, {"vpte", vpt_te}, {"vptt", vpt_tt}, {"vptet", vpt_tet}, {"vptee", vpt_tee}, {"vpttt", vpt_ttt}, {"vpteee", vpt_teee}, {"vpttet", vpt_ttet}, {"vptete", vpt_tete}, {"vpttte", vpt_ttte}};
+
 static const struct {
     const char *name;
     void (*fn)(int32_t *, int32_t, uint32_t);
@@ -260,6 +292,16 @@ int main(void)
             sh_puts_hex("  by ", (uint32_t)shifts[c]);
             sh_puts_hex("    ", h);
         }
+    }
+    /* Lanes 0 and 2 compare true, 1 and 3 false: each slot writes half the lanes. */
+    static const int32_t kVptN[4] __attribute__((aligned(16))) = {5, -7, 0x7fffffff, INT32_MIN};
+    static const int32_t kVptM[4] __attribute__((aligned(16))) = {5, 3, -1, 0};
+    for (unsigned i = 0; i < sizeof kVptBlocks / sizeof kVptBlocks[0]; ++i) {
+        int32_t q[4] __attribute__((aligned(16))) = {0x11111111, 0x22222222, 0x33333333, 0x44444444};
+        kVptBlocks[i].fn(kVptN, kVptM, q);
+        sh_write0(kVptBlocks[i].name);
+        sh_write0("\n");
+        for (unsigned e = 0; e < 4; ++e) sh_puts_hex("    ", (uint32_t)q[e]);
     }
     return 0;
 }

@@ -95,15 +95,6 @@ thread_local KnownMasks known;
 int Known(TCGContext* s) { return known.s == s ? known.masks : -1; }
 void Know(TCGContext* s, int masks) { known = {s, masks}; }
 
-// `to` = all ones in the byte lanes of half `at` (16: lanes 0-7, 20: 8-15) whose VPT mask
-// field in `vpr` is zero (`cond` kCondEq: the half is outside a VPT block), or whose mask
-// says the next instruction is an E one (kCondGtu 8: VPTAdvance inverts that half).
-void HalfWhereMask(const Ops& o, uintptr_t to, uintptr_t vpr, unsigned at, int cond) {
-  tcg_gen_extract_i32_arm(o.s, o.V(to), o.V(vpr), at, 4);
-  tcg_gen_setcondi_i32_arm(o.s, cond, o.V(to), o.V(to), cond == kCondEq ? 0 : 8);
-  tcg_gen_muli_i32_arm(o.s, o.V(to), o.V(to), at == 16 ? 0x00FF : 0xFF00);
-}
-
 // ElementMask's tail predicate by LTPSIZE (0-7) and LR (0-31, LR above 31 as 31): with
 // LTPSIZE < 4 and LR <= 16 >> LTPSIZE, on a tail-predicated loop's last iteration, the
 // first LR << LTPSIZE bytes; otherwise every byte.
@@ -120,20 +111,50 @@ struct Tails {
 };
 constexpr Tails kTails;
 
+// What the mask fields (VPR bits 16-23: MASK01, MASK23) make of an instruction where the
+// block does not know them: the halves outside a VPT block (ElementMask: every lane
+// active), and what the step after it changes in VPR (AdvanceVptBlock: a half whose mask
+// is above 0b1000 inverts its P0 bits, both masks shift left one) as one XOR.
+struct VptStep {
+  uint32_t change;   // VPR ^= change
+  uint32_t outside;  // mask |= outside
+};
+struct VptSteps {
+  VptStep of[256] = {};
+  constexpr VptSteps() {
+    for (uint32_t fields = 0; fields < 256; ++fields) {
+      const uint32_t mask01 = fields & 0xF, mask23 = fields >> 4;
+      const uint32_t next = ((mask01 << 1) & 0xF) | ((mask23 << 1) & 0xF) << 4;
+      of[fields].change = (mask01 > 8 ? 0x00FFu : 0) | (mask23 > 8 ? 0xFF00u : 0) | (fields ^ next) << 16;
+      of[fields].outside = (mask01 == 0 ? 0x00FFu : 0) | (mask23 == 0 ? 0xFF00u : 0);
+    }
+  }
+};
+constexpr VptSteps kVptSteps;
+
 // ElementMask (arm/mve/mve.h) of VPR `v` into `mask`: P0 in a VPT block's halves, all
 // lanes outside, less the lanes past LR on a tail-predicated loop's last iteration
-// (LTPSIZE read from the core at run time: it is not part of a block's key).
-void ElementMask(const Ops& o, const MveOpTargets& t, uintptr_t mask, uintptr_t v, uintptr_t lr) {
+// (LTPSIZE read from the core at run time: it is not part of a block's key). Returns,
+// where the block does not know the mask fields, a temp holding the address of their
+// VptStep (AdvanceVpt's), else 0.
+uintptr_t ElementMask(const Ops& o, const MveOpTargets& t, uintptr_t mask, uintptr_t v, uintptr_t lr) {
   const uintptr_t x = o.New(kTypeI32), y = o.New(kTypeI32);
+  uintptr_t step = 0;
   tcg_gen_andi_i32_arm(o.s, o.V(mask), o.V(v), int32_t(kP0));
   if (const int k = Known(o.s); k >= 0) {
     const int32_t outside = ((k & 0xF) == 0 ? 0x00FF : 0) | ((k >> 4) == 0 ? 0xFF00 : 0);
     if (outside != 0) tcg_gen_ori_i32_arm(o.s, o.V(mask), o.V(mask), outside);
   } else {
-    HalfWhereMask(o, x, v, 16, kCondEq);
+    static_assert(sizeof(VptStep) == 8 && offsetof(VptStep, outside) == 4);
+    const uintptr_t steps = o.Pointer(kVptSteps.of);
+    step = o.New(kTypeI64);
+    tcg_gen_extract_i32_arm(o.s, o.V(x), o.V(v), 16, 8);
+    tcg_gen_extu_i32_i64_arm(o.s, o.V(step), o.V(x));
+    tcg_gen_shli_i64_arm(o.s, o.V(step), o.V(step), 3);
+    o.Op(kOpAddI64, step, step, steps);
+    o.Op(kOpLdI32, x, step, 4);
     o.Op(kOpOrI32, mask, mask, x);
-    HalfWhereMask(o, x, v, 20, kCondEq);
-    o.Op(kOpOrI32, mask, mask, x);
+    o.Free(steps);
   }
   // Tail predication: a table by LTPSIZE and LR (at most 31: any more is no tail).
   const uintptr_t ltpsize_at = o.Pointer(t.ltpsize), limit = o.Const(31), index = o.New(kTypeI64),
@@ -149,11 +170,13 @@ void ElementMask(const Ops& o, const MveOpTargets& t, uintptr_t mask, uintptr_t 
   o.Op(kOpLd16uI32, y, index, 0);
   o.Op(kOpAndI32, mask, mask, y);
   for (uintptr_t temp : {x, y, ltpsize_at, limit, index, table}) o.Free(temp);
+  return step;
 }
 
 // AdvanceVptBlock: a half whose mask is above 0b1000 inverts its P0 bits; both masks
-// shift left one (with both mask fields zero it changes nothing, so no test).
-void AdvanceVpt(const Ops& o, uintptr_t v) {
+// shift left one (with both mask fields zero it changes nothing, so no test). `step`:
+// ElementMask's, for mask fields the block does not know (freed here).
+void AdvanceVpt(const Ops& o, uintptr_t v, uintptr_t step) {
   if (const int k = Known(o.s); k >= 0) {
     const int mask01 = k & 0xF, mask23 = k >> 4, next = ((mask01 << 1) & 0xF) | ((mask23 << 1) & 0xF) << 4;
     const int32_t invert = (mask01 > 8 ? 0x00FF : 0) | (mask23 > 8 ? 0xFF00 : 0);
@@ -165,16 +188,11 @@ void AdvanceVpt(const Ops& o, uintptr_t v) {
     Know(o.s, next);
     return;
   }
-  const uintptr_t x = o.New(kTypeI32);
-  HalfWhereMask(o, x, v, 16, kCondGtu);
-  o.Op(kOpXorI32, v, v, x);
-  HalfWhereMask(o, x, v, 20, kCondGtu);
-  o.Op(kOpXorI32, v, v, x);
-  tcg_gen_shli_i32_arm(o.s, o.V(x), o.V(v), 1);
-  tcg_gen_andi_i32_arm(o.s, o.V(x), o.V(x), 0x00EE0000);
-  tcg_gen_andi_i32_arm(o.s, o.V(v), o.V(v), int32_t(~kMasks));
-  o.Op(kOpOrI32, v, v, x);
-  o.Free(x);
+  const uintptr_t change = o.New(kTypeI32);
+  o.Op(kOpLdI32, change, step, 0);
+  o.Op(kOpXorI32, v, v, change);
+  o.Free(change);
+  o.Free(step);
 }
 
 // VCTP (Handlers::Vctp): P0 = the first min(Rn, elements) elements, under the current
@@ -182,7 +200,7 @@ void AdvanceVpt(const Ops& o, uintptr_t v) {
 void Vctp(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, uintptr_t v, uintptr_t rn,
           uintptr_t lr) {
   const uintptr_t mask = o.New(kTypeI32), x = o.New(kTypeI32), one = o.Const(1);
-  ElementMask(o, t, mask, v, lr);
+  const uintptr_t step = ElementMask(o, t, mask, v, lr);
   // The predicate: (1 << (min(Rn, 16 >> size) << size)) - 1, at most 16 bits.
   const uintptr_t elements = o.Const(int32_t(16u >> insn.size));
   tcg_gen_umin_i32_arm(o.s, o.V(x), o.V(rn), o.V(elements));
@@ -191,7 +209,7 @@ void Vctp(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, uintp
   tcg_gen_subi_i32_arm(o.s, o.V(x), o.V(x), 1);
   o.Op(kOpAndI32, x, x, mask);
   tcg_gen_deposit_i32_arm(o.s, o.V(v), o.V(v), o.V(x), 0, 16);
-  AdvanceVpt(o, v);
+  AdvanceVpt(o, v, step);
   for (uintptr_t temp : {mask, x, one, elements}) o.Free(temp);
 }
 
@@ -465,7 +483,7 @@ void Transfer(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, u
     // The fast path: every temp is new after the branch.
     const uintptr_t vpr_at = o.Pointer(t.vpr), v = o.New(kTypeI32), mask = o.New(kTypeI32), q = o.Pointer(t.q);
     o.Op(kOpLdI32, v, vpr_at, 0);
-    ElementMask(o, t, mask, v, lr);
+    const uintptr_t step = ElementMask(o, t, mask, v, lr);
     if (store) {
       StoreActive(o, insn, t, host, q, mask);
     } else {
@@ -481,7 +499,7 @@ void Transfer(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, u
       o.Free(half[1]);
     }
     if (insn.wback) TransferAddress(o, insn, rn, rn, true);
-    AdvanceVpt(o, v);
+    AdvanceVpt(o, v, step);
     o.Op(kOpStI32, v, vpr_at, 0);
     Count(o, t);
     for (uintptr_t temp : {vpr_at, v, mask, q}) o.Free(temp);
@@ -572,13 +590,13 @@ bool EmitAsOps(TCGContext* s, const arm::mve::Insn& insn, const MveOpTargets& t,
     // Beat-wise under the predicate: VPR read for the mask, its VPT block moved on.
     const uintptr_t mask = o.New(kTypeI32);
     o.Op(kOpLdI32, v, vpr_at, 0);
-    ElementMask(o, t, mask, v, lr);
+    const uintptr_t step = ElementMask(o, t, mask, v, lr);
     if (kind == MveOpKind::kLanewise) {
       Lanewise(o, insn, t, mask, scalar);
     } else {
       Across(o, insn, t, mask, rt);
     }
-    AdvanceVpt(o, v);
+    AdvanceVpt(o, v, step);
     o.Op(kOpStI32, v, vpr_at, 0);
     o.Free(mask);
   } else if (dlstp) {
