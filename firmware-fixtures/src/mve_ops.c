@@ -15,8 +15,9 @@
  *   5. VSHL and VRSHL .S32/.U32 by a scalar, by the counts of 1 (the bottom byte, signed,
  *      counts), on the edges of both ranges, in the T slot under P0 with all, some and no
  *      lanes active: one hash of the four lanes per instruction, count and predicate.
- *   6. VPT blocks of one to four slots, T and E, after a compare (a call): the lane-wise
- *      ops in them read the mask fields from VPR.
+ *   6. VPT blocks of two to four slots, T and E, whose first is a call: the lane-wise
+ *      ops after it read the mask fields from VPR; and every mask value written by VMSR
+ *      VPR before four lane-wise instructions.
  */
 #include <stdint.h>
 
@@ -172,8 +173,9 @@ SHIFT_BY_SCALAR(vrshl_s32, "vrshlt.s32 q2, %1")
 SHIFT_BY_SCALAR(vrshl_u32, "vrshlt.u32 q2, %1")
 
 /* Q2 (from and back to `q`) after a VPT block that compares Q0 >= Q1 (signed) and runs
- * lane-wise instructions in its T and E slots: the compare is a call, so the ops after
- * it do not know the mask fields and read them from VPR (arm/core_mve_ops.cc VptSteps). */
+ * lane-wise instructions in its T and E slots. The first slot is a VMOVLB, which faultline
+ * runs as a call: the ops after it do not know the mask fields and read them from VPR
+ * (arm/core_mve_ops.cc VptSteps). */
 #define VPT_BLOCK(name, vpt, body)                                                                 \
     __attribute__((noinline)) static void name(const int32_t *n, const int32_t *m, int32_t *q)    \
     {                                                                                            \
@@ -183,23 +185,44 @@ SHIFT_BY_SCALAR(vrshl_u32, "vrshlt.u32 q2, %1")
                          "vstrw.32 q2, [%2]\n\t"                                                 \
                          :                                                                       \
                          : "r"(n), "r"(m), "r"(q)                                                \
-                         : "q0", "q1", "q2", "memory");                                          \
+                         : "q0", "q1", "q2", "q3", "memory");                                    \
     }
-VPT_BLOCK(vpt_t, "vpt", "vaddt.i32 q2, q2, q1\n\t")
-VPT_BLOCK(vpt_te, "vpte", "vaddt.i32 q2, q2, q1\n\t" "vsube.i32 q2, q2, q0\n\t")
-VPT_BLOCK(vpt_tt, "vptt", "vaddt.i32 q2, q2, q1\n\t" "vsubt.i32 q2, q2, q0\n\t")
-VPT_BLOCK(vpt_tet, "vptet", "vaddt.i32 q2, q2, q1\n\t" "vsube.i32 q2, q2, q0\n\t" "vaddt.i32 q2, q2, q2\n\t")
-VPT_BLOCK(vpt_tee, "vptee", "vaddt.i32 q2, q2, q1\n\t" "vsube.i32 q2, q2, q0\n\t" "vadde.i32 q2, q2, q2\n\t")
-VPT_BLOCK(vpt_ttt, "vpttt", "vaddt.i32 q2, q2, q1\n\t" "vsubt.i32 q2, q2, q0\n\t" "vaddt.i32 q2, q2, q2\n\t")
-VPT_BLOCK(vpt_teee, "vpteee", "vaddt.i32 q2, q2, q1\n\t" "vsube.i32 q2, q2, q0\n\t" "vadde.i32 q2, q2, q2\n\t" "vorre q2, q2, q0\n\t")
-VPT_BLOCK(vpt_ttet, "vpttet", "vaddt.i32 q2, q2, q1\n\t" "vsubt.i32 q2, q2, q0\n\t" "vadde.i32 q2, q2, q2\n\t" "vorrt q2, q2, q0\n\t")
-VPT_BLOCK(vpt_tete, "vptete", "vaddt.i32 q2, q2, q1\n\t" "vsube.i32 q2, q2, q0\n\t" "vaddt.i32 q2, q2, q2\n\t" "vorre q2, q2, q0\n\t")
-VPT_BLOCK(vpt_ttte, "vpttte", "vaddt.i32 q2, q2, q1\n\t" "vsubt.i32 q2, q2, q0\n\t" "vaddt.i32 q2, q2, q2\n\t" "vorre q2, q2, q0\n\t")
+VPT_BLOCK(vpt_te, "vpte", "vmovlbt.s16 q3, q2\n\t" "vadde.i32 q2, q2, q1\n\t")
+VPT_BLOCK(vpt_tt, "vptt", "vmovlbt.s16 q3, q2\n\t" "vaddt.i32 q2, q2, q1\n\t")
+VPT_BLOCK(vpt_tet, "vptet", "vmovlbt.s16 q3, q2\n\t" "vadde.i32 q2, q2, q1\n\t" "vsubt.i32 q2, q2, q0\n\t")
+VPT_BLOCK(vpt_tee, "vptee", "vmovlbt.s16 q3, q2\n\t" "vadde.i32 q2, q2, q1\n\t" "vsube.i32 q2, q2, q0\n\t")
+VPT_BLOCK(vpt_ttt, "vpttt", "vmovlbt.s16 q3, q2\n\t" "vaddt.i32 q2, q2, q1\n\t" "vsubt.i32 q2, q2, q0\n\t")
+VPT_BLOCK(vpt_teee, "vpteee", "vmovlbt.s16 q3, q2\n\t" "vadde.i32 q2, q2, q1\n\t" "vsube.i32 q2, q2, q0\n\t" "vorre q2, q2, q0\n\t")
+VPT_BLOCK(vpt_ttet, "vpttet", "vmovlbt.s16 q3, q2\n\t" "vaddt.i32 q2, q2, q1\n\t" "vsube.i32 q2, q2, q0\n\t" "vorrt q2, q2, q0\n\t")
+VPT_BLOCK(vpt_tete, "vptete", "vmovlbt.s16 q3, q2\n\t" "vadde.i32 q2, q2, q1\n\t" "vsubt.i32 q2, q2, q0\n\t" "vorre q2, q2, q0\n\t")
+VPT_BLOCK(vpt_ttte, "vpttte", "vmovlbt.s16 q3, q2\n\t" "vaddt.i32 q2, q2, q1\n\t" "vsubt.i32 q2, q2, q0\n\t" "vorre q2, q2, q0\n\t")
+VPT_BLOCK(vpt_tttt, "vptttt", "vmovlbt.s16 q3, q2\n\t" "vaddt.i32 q2, q2, q1\n\t" "vsubt.i32 q2, q2, q0\n\t" "vorrt q2, q2, q0\n\t")
 
 static const struct {
     const char *name;
     void (*fn)(const int32_t *, const int32_t *, int32_t *);
-} kVptBlocks[] = {{"vpt", vpt_t}, {"vpte", vpt_te}, {"vptt", vpt_tt}, {"vptet", vpt_tet}, {"vptee", vpt_tee}, {"vpttt", vpt_ttt}, {"vpteee", vpt_teee}, {"vpttet", vpt_ttet}, {"vptete", vpt_tete}, {"vpttte", vpt_ttte}};
+} kVptBlocks[] = {{"vpte", vpt_te}, {"vptt", vpt_tt}, {"vptet", vpt_tet}, {"vptee", vpt_tee}, {"vpttt", vpt_ttt}, {"vpteee", vpt_teee}, {"vpttet", vpt_ttet}, {"vptete", vpt_tete}, {"vpttte", vpt_ttte}, {"vptttt", vpt_tttt}};
+
+/* Q2 (from and back to `q`) after four lane-wise instructions run with VPR = `vpr` written
+ * by VMSR: mask fields a VPT block would leave mid-way (an exception return restores them
+ * so), which the ops read from VPR. Returns VPR after them. */
+__attribute__((noinline)) static uint32_t vpr_steps(uint32_t vpr, int32_t *q, const int32_t *n)
+{
+    uint32_t after;
+    __asm__ volatile("vldrw.32 q0, [%2]\n\t"
+                     "vldrw.32 q2, [%1]\n\t"
+                     "vmsr vpr, %3\n\t"
+                     "vadd.i32 q2, q2, q0\n\t"
+                     "vsub.i32 q2, q2, q0\n\t"
+                     "vadd.i32 q2, q2, q2\n\t"
+                     "vorr q2, q2, q0\n\t"
+                     "vmrs %0, vpr\n\t"
+                     "vstrw.32 q2, [%1]\n\t"
+                     : "=&r"(after)
+                     : "r"(q), "r"(n), "r"(vpr)
+                     : "q0", "q2", "memory");
+    return after;
+}
 
 static const struct {
     const char *name;
@@ -302,6 +325,17 @@ int main(void)
         sh_write0(kVptBlocks[i].name);
         sh_write0("\n");
         for (unsigned e = 0; e < 4; ++e) sh_puts_hex("    ", (uint32_t)q[e]);
+    }
+    for (uint32_t fields = 1; fields < 16; ++fields) {
+        for (unsigned both = 0; both < 2; ++both) {
+            const uint32_t masks = fields | (both ? fields << 4 : 0);
+            int32_t q[4] __attribute__((aligned(16))) = {0x11111111, 0x22222222, 0x33333333, 0x44444444};
+            const uint32_t after = vpr_steps(masks << 16 | 0x0ff0u, q, kVptN);
+            uint32_t h = after;
+            for (unsigned e = 0; e < 4; ++e) h = h * 31u + (uint32_t)q[e];
+            sh_puts_hex("masks ", masks);
+            sh_puts_hex("    ", h);
+        }
     }
     return 0;
 }

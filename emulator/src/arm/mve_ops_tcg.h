@@ -21,8 +21,9 @@ inline constexpr int kOpMovI32 = 0x5, kOpLdI32 = 0xd, kOpStI32 = 0x10, kOpAndI32
               kOpXorI32 = 0x1c, kOpShlI32 = 0x1d, kOpLdI64 = 0x49, kOpStI64 = 0x4d,
               kOpAddI64 = 0x4e, kOpSubI64 = 0x4f, kOpMulI64 = 0x50, kOpAndI64 = 0x57, kOpOrI64 = 0x58, kOpXorI64 = 0x59, kOpShlI64 = 0x5a,
               kOpShrI64 = 0x5b, kOpSarI64 = 0x5c;
-// tcg-cond.h: EQ, NE, LT, LTU, LEU, GT, GTU.
-inline constexpr int kCondEq = 8, kCondNe = 9, kCondLt = 2, kCondLtu = 4, kCondLeu = 12, kCondGt = 11, kCondGtu = 13;
+// tcg-cond.h: EQ, NE, LT, GE, LE, GT, LTU, GEU, LEU, GTU.
+inline constexpr int kCondEq = 8, kCondNe = 9, kCondLt = 2, kCondGe = 3, kCondLe = 10, kCondGt = 11, kCondLtu = 4,
+                     kCondGeu = 5, kCondLeu = 12, kCondGtu = 13;
 
 // Ops on one translation: temps, constants and three-operand ops of QEMU 5.0's TCG.
 struct Ops {
@@ -62,6 +63,20 @@ void Halves(const Ops& o, const uint8_t* q, uintptr_t mask, unsigned size, uintp
 uintptr_t PredicateBytes(const Ops& o, uintptr_t mask);
 // The bytes of inactive elements of `size` in the halves cleared, as Halves.
 void MaskHalves(const Ops& o, uintptr_t mask, unsigned size, uintptr_t half[2]);
+
+// The predicate bookkeeping each vector instruction's ops make (core_mve_ops.cc):
+// ElementMask (arm/mve/mve.h) of VPR `v` into `mask`, returning, where the block does not
+// know VPR's mask fields, a temp with the address of their step (else 0); the VPT block's
+// step after the instruction (AdvanceVptBlock; frees `step`); the MVE unit's count.
+uintptr_t ElementMask(const Ops& o, const MveOpTargets& t, uintptr_t mask, uintptr_t v, uintptr_t lr);
+void AdvanceVpt(const Ops& o, uintptr_t v, uintptr_t step);
+void Count(const Ops& o, const MveOpTargets& t);
+
+// VLDRB/VLDRH/VLDRW and VSTRB/VSTRH/VSTRW Qd, [Rn, #imm]{!} (core_mve_transfers.cc): the
+// ops, or the translator's call `t.call` where the page is not known; R0 as the
+// instruction left it into `ret`.
+void Transfer(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, uintptr_t rn, uintptr_t lr,
+              uintptr_t r0, TCGTemp* ret);
 
 // VADDV(A) and VMLADAV(A)/VMLSDAV(A) with X (core_mve_across.cc): Rda written from the
 // sum over Qm's elements active under the predicate `mask`.

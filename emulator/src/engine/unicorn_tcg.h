@@ -33,6 +33,7 @@ void tcg_gen_ori_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
 void tcg_gen_deposit_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, intptr_t a2, unsigned ofs, unsigned len);
 void tcg_gen_extract_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, unsigned ofs, unsigned len);
 void tcg_gen_setcondi_i32_arm(TCGContext* s, int cond, intptr_t ret, intptr_t a1, int32_t a2);
+void tcg_gen_setcond_i32_arm(TCGContext* s, int cond, intptr_t ret, intptr_t a1, intptr_t a2);
 void tcg_gen_muli_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
 void tcg_gen_shli_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
 void tcg_gen_subi_i32_arm(TCGContext* s, intptr_t ret, intptr_t a1, int32_t a2);
