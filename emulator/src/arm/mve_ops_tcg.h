@@ -1,5 +1,6 @@
-// The TCG vocabulary the MVE instructions emitted as ops share (core_mve_ops.cc, the
-// predicate bookkeeping, sums and loads; core_mve_lanes.cc, the lane-wise arithmetic).
+// The TCG vocabulary the MVE instructions emitted as ops share (core_mve_ops.cc, which
+// chooses them, and the predicate bookkeeping; core_mve_transfers.cc, loads and stores;
+// core_mve_across.cc, the across sums; core_mve_lanes.cc, the lane-wise arithmetic).
 // Internal to the Arm core.
 #pragma once
 
@@ -82,7 +83,8 @@ void Transfer(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, u
 // sum over Qm's elements active under the predicate `mask`.
 void Across(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, uintptr_t mask, uintptr_t rda);
 
-// VADD, VSUB, VMUL, VMAX, VMIN, VSHR, VQADD, VQRDMULH of 32-bit lanes, VDUP, VPSEL and
+// VADD, VSUB, VMUL, VMAX, VMIN, VSHR, VSHL/VRSHL by a scalar or a vector, VQADD,
+// VQRDMULH of 32-bit lanes, VDUP, VPSEL, VMOV/VMVN/VORR/VBIC (immediate) and
 // VAND/VORR/VEOR (core_mve_lanes.cc): Qd written under the predicate `mask`; `scalar` the
 // general register the scalar forms read.
 void Lanewise(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, uintptr_t mask, uintptr_t scalar);
