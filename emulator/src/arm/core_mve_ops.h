@@ -1,11 +1,13 @@
-// MVE instructions emitted as TCG ops instead of the MVE unit's call (core_mve_ops.cc):
-// the predicate bookkeeping (VPST, VCTP, VMRS/VMSR P0 and VPR, DLSTP, LCTP), the long shifts by
-// register (LSLL, ASRL), the across-vector sums VADDV and VMLADAV/VMLSDAV, contiguous
-// loads (VLDRB/VLDRH/VLDRW, and the widening VLDRB.S16/S32, VLDRH.S32) from a page of
-// plain memory and stores (the narrowing VSTRB.16/32, VSTRH.32 too) to one that holds no
-// code, and the lane-wise VADD/VSUB/VMUL (by a vector or a scalar), VMAX/VMIN,
-// VSHR, VQADD and VQRDMULH (by a vector or a scalar) of 32-bit lanes, VDUP, VPSEL and the
-// bitwise VAND/VORR/VEOR.
+// MVE instructions emitted as TCG ops instead of the MVE unit's call (core_mve_ops.cc
+// and the files it names in mve_ops_tcg.h): the predicate bookkeeping (VPST, VCTP, VMRS/
+// VMSR P0 and VPR, the integer VCMP/VPT, DLSTP, LCTP), the long shifts by register (LSLL,
+// ASRL), the across-vector sums VADDV and VMLADAV/VMLSDAV (the signed byte forms as host
+// vector ops), contiguous loads (VLDRB/VLDRH/VLDRW, and the widening VLDRB.S16/S32,
+// VLDRH.S32) from a page of plain memory and stores (the narrowing VSTRB.16/32, VSTRH.32
+// too) to one that holds no code, and the lane-wise VADD/VSUB/VMUL (by a vector or a
+// scalar), VMAX/VMIN, VSHR, VSHL/VRSHL (by a scalar or a vector), VQADD and VQRDMULH (by a
+// vector or a scalar) of 32-bit lanes, VDUP, VPSEL, VMOV/VMVN/VORR/VBIC (immediate) and
+// the bitwise VAND/VORR/VEOR.
 #pragma once
 
 #include <cstdint>
