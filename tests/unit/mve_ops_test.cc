@@ -111,5 +111,19 @@ TEST(MveOps, VectorStoresThatRewriteCodeRunTheNewCode) {
   EXPECT_EQ(r.console, testing::QemuSemihostingConsole("mps3-an547", "cortex-m55", elf));
 }
 
+// Without the host's vectors (FAULTLINE_MVE_INLINE=scalar: what runs on a host without
+// AVX) the byte dot products and sums are scalar ops, and print the same console.
+TEST(MveOps, TheScalarDotProductsPrintWhatTheVectorOnesPrint) {
+  REQUIRE_FIXTURES();
+  const std::string board = (std::filesystem::path(FAULTLINE_BOARDS_DIR) / "mps3-an547.yaml").string();
+  const std::filesystem::path elf = testing::Fixture("mps3-an547", "mve_ops");
+  const RunResult r = faultline::Run(LoadBoardFile(board), LoadElf(elf), RunOptions{});
+  ASSERT_EQ(r.outcome, Outcome::kExit) << r.console;
+  const testing::Completed scalar =
+      testing::RunProgram({"env", "FAULTLINE_MVE_INLINE=scalar", FAULTLINE_CLI, "run", "--board", board, elf.string()});
+  EXPECT_EQ(scalar.status, 0) << scalar.err;
+  EXPECT_NE(scalar.out.find(r.console), std::string::npos) << scalar.out;
+}
+
 }  // namespace
 }  // namespace faultline
