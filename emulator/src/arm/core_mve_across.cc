@@ -2,9 +2,7 @@
 // and VMLADAV(A)/VMLSDAV(A) with and without X, the signed byte dot products CMSIS-NN's
 // int8 kernels spend their time in as host vector ops (docs/performance.md). Compared
 // with QEMU 7.2 by MveDiff (edge operands for the byte forms) and the mve_ops fixture.
-#include <cstdlib>
-#include <cstring>
-
+#include "../engine/unicorn_build.h"
 #include "mve_ops_tcg.h"
 
 namespace faultline::arm::mve_ops {
@@ -23,10 +21,7 @@ void Element(const Ops& o, uintptr_t to, uintptr_t at, unsigned size, unsigned e
 // vectors with AVX (tcg/i386/tcg-target.h); FAULTLINE_MVE_INLINE=scalar keeps them
 // scalar ops, for A/B measurement and the tests' comparison of the two.
 bool HostVectors() {
-  static const bool scalar = [] {
-    const char* v = std::getenv("FAULTLINE_MVE_INLINE");
-    return v != nullptr && std::strcmp(v, "scalar") == 0;
-  }();
+  static const bool scalar = engine::TurnedOff("FAULTLINE_MVE_INLINE", "scalar");
   return have_avx1_arm && !scalar;
 }
 

@@ -148,7 +148,7 @@ void Lanewise(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, u
     o.Free(vpr_at);
   }
   // VDUP: Rt's low byte, halfword or word in every lane of its size.
-  const uintptr_t pattern = o.New(kTypeI32);
+  const uintptr_t pattern = dup ? o.New(kTypeI32) : 0;
   if (dup && insn.size == 2) o.Op(kOpMovI32, pattern, scalar);
   if (dup && insn.size < 2) {
     tcg_gen_andi_i32_arm(o.s, o.V(pattern), o.V(scalar), insn.size == 0 ? 0xFF : 0xFFFF);
@@ -236,7 +236,7 @@ void Lanewise(const Ops& o, const arm::mve::Insn& insn, const MveOpTargets& t, u
   for (uintptr_t temp : {q, r, d, bytes, a, written, w[0], w[1], saturated}) o.Free(temp);
   if (by_count || by_counts) shift.Free(o);
   if (vpsel) o.Free(chosen);
-  o.Free(pattern);
+  if (dup) o.Free(pattern);
 }
 
 

@@ -35,6 +35,7 @@
 #include <cstring>
 #include <memory>
 
+#include "../engine/unicorn_build.h"
 #include "../engine/unicorn_interpose.h"
 #include "../engine/unicorn_tcg.h"
 #include "mve_ops_tcg.h"
@@ -71,10 +72,7 @@ uintptr_t GeneralRegister(TCGContext* s, unsigned n) {
 // before the long shifts, sums and loads), for A/B measurement; =stock keeps every call
 // (core_mve.cc).
 bool PredicateOnly() {
-  static const bool only = [] {
-    const char* e = std::getenv("FAULTLINE_MVE_INLINE");
-    return e != nullptr && std::strcmp(e, "predicate") == 0;
-  }();
+  static const bool only = engine::TurnedOff("FAULTLINE_MVE_INLINE", "predicate");
   return only;
 }
 
